@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""synthrisk: measure how much a synthetic table leaks about the real records it was made from.
+
+>>> import synthrisk
+>>> sorted(synthrisk.METRICS)[:2]
+['dcr_baseline_protection', 'dcr_overfitting_protection']
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from synthrisk.evaluate import evaluate
+from synthrisk.exceptions import (
+    ConfigError,
+    InputError,
+    MissingDependencyError,
+    ParameterError,
+    SchemaMismatchError,
+    SynthriskError,
+    SynthriskWarning,
+    UnreliableEstimateWarning,
+)
+from synthrisk.metrics import METRICS, DCRBaselineProtection, DCROverfittingProtection, Metric
+from synthrisk.results import EvaluationReport, MetricResult, RecordScores
+from synthrisk.schema import ColumnSpec, Schema, infer_schema
+
+__all__ = [
+    "METRICS",
+    "ColumnSpec",
+    "ConfigError",
+    "DCRBaselineProtection",
+    "DCROverfittingProtection",
+    "EvaluationReport",
+    "InputError",
+    "Metric",
+    "MetricResult",
+    "MissingDependencyError",
+    "ParameterError",
+    "RecordScores",
+    "Schema",
+    "SchemaMismatchError",
+    "SynthriskError",
+    "SynthriskWarning",
+    "UnreliableEstimateWarning",
+    "__version__",
+    "evaluate",
+    "infer_schema",
+]

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The synthrisk error and warning family.
+
+Every error subclasses :class:`SynthriskError` *and* the matching builtin, so
+``except ValueError`` keeps working. Statistical caveats are warnings that are also
+recorded in the metric result; they never stop an evaluation.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "InputError",
+    "MissingDependencyError",
+    "ParameterError",
+    "SchemaMismatchError",
+    "SynthriskError",
+    "SynthriskWarning",
+    "UnreliableEstimateWarning",
+]
+
+
+class SynthriskError(Exception):
+    """Base class for all synthrisk errors."""
+
+
+class InputError(SynthriskError, ValueError):
+    """A table or file cannot be used: empty, unreadable, unsupported values."""
+
+
+class SchemaMismatchError(SynthriskError, ValueError):
+    """The tables or the metadata do not describe the same columns."""
+
+
+class ParameterError(SynthriskError, ValueError):
+    """A metric or API parameter has a value that is not allowed."""
+
+
+class ConfigError(SynthriskError, ValueError):
+    """A configuration file is malformed or has unknown keys."""
+
+
+class MissingDependencyError(SynthriskError, ImportError):
+    """An optional dependency is needed but not installed."""
+
+
+class SynthriskWarning(UserWarning):
+    """Base class for synthrisk warnings."""
+
+
+class UnreliableEstimateWarning(SynthriskWarning):
+    """A risk estimate was computed but should not be trusted as it stands."""

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Privacy metrics. Each module registers its metrics in :data:`METRICS` on import."""
+
+from __future__ import annotations
+
+from synthrisk.metrics._base import METRICS, Context, Metric, Outcome, get_metric, register
+from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
+
+__all__ = [
+    "METRICS",
+    "Context",
+    "DCRBaselineProtection",
+    "DCROverfittingProtection",
+    "Metric",
+    "Outcome",
+    "get_metric",
+    "register",
+]

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Frozen result objects and the JSON report contract.
+
+JSON report (schema_version 1; keys fixed, more may be added)::
+
+    {"schema_version": 1, "synthrisk_version": str, "seed": int,
+     "inputs": {"real": {"rows": int, "columns": [...]}, "synthetic": {...}, "holdout": {...} | null},
+     "schema": {...}, "warnings": [str],
+     "results": [{"metric": id, "score": float | null, "breakdown": {...},
+                  "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float}]}
+
+Per-record values (for example every synthetic row's DCR) live on the result objects
+and enter the JSON only when asked (``include_records=True``), as row positions with
+values; real record *values* are never written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from synthrisk._typing import FloatArray, IntArray, JSONValue
+
+__all__ = ["SCHEMA_VERSION", "EvaluationReport", "MetricResult", "RecordScores", "to_jsonable"]
+
+SCHEMA_VERSION = 1
+
+
+def to_jsonable(value: Any) -> JSONValue:
+    """Convert numpy scalars/arrays, tuples and NaN into JSON-safe Python values."""
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) or math.isinf(value) else value
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordScores:
+    """One value per record of one table (for example each synthetic row's DCR).
+
+    Attributes
+    ----------
+    table : str
+        ``real``, ``synthetic`` or ``holdout``: whose rows ``index`` refers to.
+    index : ndarray of shape (n,)
+        0-based row positions in that input table.
+    values : ndarray of shape (n,)
+        The value for each of those rows.
+    description : str
+        What the values mean, in one sentence.
+    """
+
+    table: str
+    index: IntArray
+    values: FloatArray
+    description: str = ""
+
+    def __repr__(self) -> str:
+        return f"RecordScores(table={self.table!r}, n={len(self.index)}, description={self.description!r})"
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form: positions and values, never record contents."""
+        return {
+            "table": self.table,
+            "description": self.description,
+            "index": to_jsonable(self.index),
+            "values": to_jsonable(self.values),
+        }
+
+    def to_frame(self) -> Any:
+        """The scores as a pandas DataFrame indexed by row position."""
+        import pandas as pd
+
+        return pd.DataFrame({"value": self.values}, index=pd.Index(self.index, name=f"{self.table}_row"))
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricResult:
+    """The outcome of one metric.
+
+    Attributes
+    ----------
+    metric : str
+        Metric id, e.g. ``dcr_baseline_protection``.
+    score : float or None
+        The headline number (None where it is undefined, e.g. NaN in the reference).
+    breakdown : dict
+        Reference-compatible breakdown (same keys as the reference library) plus extras.
+    ci : tuple of (float, float) or None
+        Confidence interval of the score, where the metric provides one.
+    params : dict
+        Parameters the metric ran with (after defaults were applied).
+    warnings : tuple of str
+        Statistical caveats found while computing.
+    seconds : float
+        Wall time of the computation.
+    records : dict of str to RecordScores
+        Per-record values (not in the JSON unless asked for).
+    """
+
+    metric: str
+    score: float | None
+    breakdown: Mapping[str, JSONValue]
+    ci: tuple[float, float] | None = None
+    params: Mapping[str, JSONValue] = dataclasses.field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    seconds: float = 0.0
+    records: Mapping[str, RecordScores] = dataclasses.field(default_factory=dict, compare=False)
+
+    def __repr__(self) -> str:
+        score = "None" if self.score is None else f"{self.score:.4f}"
+        ci = "" if self.ci is None else f", ci=({self.ci[0]:.4f}, {self.ci[1]:.4f})"
+        warn = f", warnings={len(self.warnings)}" if self.warnings else ""
+        return f"MetricResult(metric={self.metric!r}, score={score}{ci}{warn})"
+
+    def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
+        """JSON-safe form following the report contract."""
+        out: dict[str, JSONValue] = {
+            "metric": self.metric,
+            "score": to_jsonable(self.score),
+            "breakdown": to_jsonable(self.breakdown),
+            "ci": None if self.ci is None else to_jsonable(list(self.ci)),
+            "params": to_jsonable(self.params),
+            "warnings": list(self.warnings),
+            "seconds": round(float(self.seconds), 6),
+        }
+        if include_records and self.records:
+            out["records"] = {name: rec.to_dict() for name, rec in self.records.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetricResult:
+        """Rebuild a result from its JSON form (records are restored when present)."""
+        records = {
+            name: RecordScores(
+                table=rec["table"],
+                index=np.asarray(rec["index"], dtype=np.int64),
+                values=np.asarray([np.nan if v is None else v for v in rec["values"]], dtype=np.float64),
+                description=rec.get("description", ""),
+            )
+            for name, rec in (data.get("records") or {}).items()
+        }
+        ci = data.get("ci")
+        return cls(
+            metric=data["metric"],
+            score=data.get("score"),
+            breakdown=data.get("breakdown") or {},
+            ci=None if ci is None else (float(ci[0]), float(ci[1])),
+            params=data.get("params") or {},
+            warnings=tuple(data.get("warnings") or ()),
+            seconds=float(data.get("seconds") or 0.0),
+            records=records,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationReport:
+    """Everything one evaluation produced; serialises to the JSON report contract."""
+
+    synthrisk_version: str
+    seed: int
+    inputs: Mapping[str, JSONValue]
+    results: tuple[MetricResult, ...]
+    schema: Mapping[str, JSONValue] = dataclasses.field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    def __getitem__(self, metric: str) -> MetricResult:
+        for result in self.results:
+            if result.metric == metric:
+                return result
+        msg = f"no result for metric {metric!r}; results: {[r.metric for r in self.results]}."
+        raise KeyError(msg)
+
+    def __repr__(self) -> str:
+        lines = [f"EvaluationReport(seed={self.seed}, results=["]
+        lines += [f"    {r!r}," for r in self.results]
+        lines.append("])")
+        return "\n".join(lines)
+
+    def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
+        """JSON-safe form following the report contract."""
+        return {
+            "schema_version": self.schema_version,
+            "synthrisk_version": self.synthrisk_version,
+            "seed": self.seed,
+            "inputs": to_jsonable(self.inputs),
+            "schema": to_jsonable(self.schema),
+            "warnings": list(self.warnings),
+            "results": [r.to_dict(include_records=include_records) for r in self.results],
+        }
+
+    def to_json(self, *, include_records: bool = False, indent: int | None = 2) -> str:
+        """The report as a JSON string (NaN never appears: undefined numbers are null)."""
+        return json.dumps(self.to_dict(include_records=include_records), indent=indent, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvaluationReport:
+        """Rebuild a report from its JSON form."""
+        return cls(
+            synthrisk_version=data["synthrisk_version"],
+            seed=int(data["seed"]),
+            inputs=data.get("inputs") or {},
+            results=tuple(MetricResult.from_dict(r) for r in data.get("results") or ()),
+            schema=data.get("schema") or {},
+            warnings=tuple(data.get("warnings") or ()),
+            schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> EvaluationReport:
+        """Rebuild a report from a JSON string."""
+        return cls.from_dict(json.loads(text))
+

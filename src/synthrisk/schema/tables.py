@@ -1,0 +1,346 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Validation and normalisation of the input tables (real, synthetic, holdout).
+
+Everything that looks at user-supplied dtypes lives here and in ``schema.py``: metrics
+receive clean pandas copies with one dtype per kind, and encoded arrays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from synthrisk.exceptions import InputError, SchemaMismatchError
+from synthrisk.schema.schema import ColumnSpec, Schema, infer_schema, schema_from_metadata
+
+if TYPE_CHECKING:
+    from synthrisk._typing import JSONValue
+    from synthrisk.schema.encoding import EncodedTable, Encoder
+
+__all__ = ["TABLE_NAMES", "Tables", "as_pandas", "prepare_tables"]
+
+TABLE_NAMES = ("real", "synthetic", "holdout")
+_HIGH_CARDINALITY_SHARE = 0.5
+_HIGH_CARDINALITY_MIN = 1000
+
+
+def as_pandas(table: Any, *, name: str) -> pd.DataFrame:
+    """Return ``table`` as a pandas DataFrame (pandas, polars or pyarrow input).
+
+    pandas input is returned as is (callers never modify it); polars and pyarrow
+    tables are converted.
+    """
+    if isinstance(table, pd.DataFrame):
+        return table
+    module = type(table).__module__.split(".")[0]
+    if module == "polars" and hasattr(table, "to_pandas"):
+        try:
+            return table.to_pandas()
+        except ImportError:  # polars needs pyarrow for to_pandas in some versions
+            return pd.DataFrame(table.to_dict(as_series=False))
+    if module == "pyarrow" and hasattr(table, "to_pandas"):
+        return table.to_pandas()
+    msg = (
+        f"`{name}` must be a pandas DataFrame, a polars DataFrame or a pyarrow Table; "
+        f"got {type(table).__name__}."
+    )
+    raise InputError(msg)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tables:
+    """Validated, normalised copies of the input tables and their schema.
+
+    Numerical columns are float64, datetime columns datetime64[ns] (naive UTC),
+    categorical and boolean columns object dtype with ``NaN`` for missing values.
+    Row positions (0-based) are the row identifiers used in per-record results.
+    """
+
+    real: pd.DataFrame
+    synthetic: pd.DataFrame
+    holdout: pd.DataFrame | None
+    schema: Schema
+    notes: tuple[str, ...] = ()
+
+    def table(self, name: str) -> pd.DataFrame:
+        """Return one table by name (``real``, ``synthetic`` or ``holdout``)."""
+        frame = getattr(self, name)
+        if frame is None:
+            msg = f"no `{name}` table was given."
+            raise InputError(msg)
+        return frame  # type: ignore[no-any-return]
+
+    @functools.cached_property
+    def encoder(self) -> Encoder:
+        """Encoder fitted on all tables (shared category codes and time origin)."""
+        from synthrisk.schema.encoding import Encoder
+
+        frames = [f for f in (self.real, self.synthetic, self.holdout) if f is not None]
+        return Encoder.fit(self.schema, *frames)
+
+    def encoded(self, name: str) -> EncodedTable:
+        """Encoded arrays of one table (cached)."""
+        return self._encoded_cache(name)
+
+    @functools.lru_cache(maxsize=3)  # noqa: B019 - the instance is frozen and lives for one evaluation
+    def _encoded_cache(self, name: str) -> EncodedTable:
+        return self.encoder.transform(self.table(name))
+
+    def summary(self) -> dict[str, JSONValue]:
+        """The ``inputs`` block of the JSON report."""
+        out: dict[str, JSONValue] = {}
+        for name in TABLE_NAMES:
+            frame = getattr(self, name)
+            out[name] = None if frame is None else {"rows": len(frame), "columns": list(map(str, frame.columns))}
+        return out
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def prepare_tables(
+    real: Any,
+    synthetic: Any,
+    holdout: Any = None,
+    *,
+    metadata: Mapping[str, Any] | Schema | None = None,
+) -> Tables:
+    """Validate the input tables and return normalised copies with their schema.
+
+    Raises
+    ------
+    InputError
+        Empty tables, all-missing columns, infinite values, unparsable dates,
+        unsupported dtypes.
+    SchemaMismatchError
+        Tables with different columns, metadata naming unknown columns or sdtypes.
+    """
+    frames: dict[str, pd.DataFrame | None] = {
+        "real": as_pandas(real, name="real"),
+        "synthetic": as_pandas(synthetic, name="synthetic"),
+        "holdout": None if holdout is None else as_pandas(holdout, name="holdout"),
+    }
+    for name, frame in frames.items():
+        if frame is None:
+            continue
+        if frame.shape[1] == 0:
+            msg = f"the `{name}` table has no columns."
+            raise InputError(msg)
+        if len(frame) == 0:
+            msg = f"the `{name}` table is empty (0 rows); every table needs at least one row."
+            raise InputError(msg)
+        names = [str(c) for c in frame.columns]
+        if len(set(names)) != len(names):
+            dupes = sorted({c for c in names if names.count(c) > 1})
+            msg = f"the `{name}` table has duplicated column names {dupes}; rename them."
+            raise InputError(msg)
+    _check_same_columns(frames)
+
+    reference = frames["real"]
+    assert reference is not None
+    reference = reference.rename(columns=str) if not all(isinstance(c, str) for c in reference.columns) else reference
+    notes: list[str] = []
+    if metadata is None:
+        schema = infer_schema(reference)
+    elif isinstance(metadata, Schema):
+        schema = metadata
+        missing = [c for c in reference.columns if c not in schema.names]
+        if missing:
+            msg = f"the schema does not describe columns {missing}."
+            raise SchemaMismatchError(msg)
+    else:
+        schema, notes = schema_from_metadata(metadata, reference)
+
+    order = schema.names
+    cleaned: dict[str, pd.DataFrame | None] = {}
+    specs = list(schema.columns)
+    for name, frame in frames.items():
+        if frame is None:
+            cleaned[name] = None
+            continue
+        frame = frame.rename(columns=str)
+        columns = {}
+        for i, spec in enumerate(specs):
+            values, spec = _normalise_column(frame[spec.name], spec, table=name)
+            specs[i] = spec
+            columns[spec.name] = values
+        cleaned[name] = pd.DataFrame(columns, columns=order).reset_index(drop=True)
+    schema = dataclasses.replace(schema, columns=tuple(specs))
+
+    for spec in schema.modelable:
+        for name, frame in cleaned.items():
+            if frame is not None and frame[spec.name].isna().all():
+                msg = (
+                    f"column {spec.name!r} is entirely missing in the `{name}` table; "
+                    "drop it, or mark it as kind 'id' in the metadata to exclude it."
+                )
+                raise InputError(msg)
+    real_frame = cleaned["real"]
+    assert real_frame is not None
+    for spec in schema.modelable:
+        if spec.kind == "categorical":
+            n_unique = real_frame[spec.name].nunique()
+            if n_unique >= _HIGH_CARDINALITY_MIN and n_unique > _HIGH_CARDINALITY_SHARE * len(real_frame):
+                notes.append(
+                    f"column {spec.name!r} has {n_unique} distinct values in {len(real_frame)} real rows: "
+                    "it behaves like an identifier; exact matches on it dominate distances. "
+                    "Mark it as kind 'id' or 'text' in the metadata if it is one."
+                )
+    if not schema.modelable:
+        msg = "no column is usable for the metrics: every column is an id, pii or text column."
+        raise InputError(msg)
+    return Tables(
+        real=real_frame,
+        synthetic=cleaned["synthetic"],  # type: ignore[arg-type]
+        holdout=cleaned["holdout"],
+        schema=schema,
+        notes=tuple(notes),
+    )
+
+
+def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
+    real = frames["real"]
+    assert real is not None
+    real_cols = [str(c) for c in real.columns]
+    for name in ("synthetic", "holdout"):
+        frame = frames[name]
+        if frame is None:
+            continue
+        cols = [str(c) for c in frame.columns]
+        only_real = [c for c in real_cols if c not in cols]
+        only_other = [c for c in cols if c not in real_cols]
+        if only_real or only_other:
+            parts = []
+            if only_real:
+                parts.append(f"only in `real`: {only_real}")
+            if only_other:
+                parts.append(f"only in `{name}`: {only_other}")
+            msg = (
+                f"the `real` and `{name}` tables have different columns ({'; '.join(parts)}). "
+                "Pass tables with the same columns."
+            )
+            raise SchemaMismatchError(msg)
+
+
+def _normalise_column(series: pd.Series, spec: ColumnSpec, *, table: str) -> tuple[pd.Series, ColumnSpec]:
+    where = f"column {spec.name!r} of the `{table}` table"
+    if spec.excluded:
+        return series.astype(object).reset_index(drop=True), spec
+    _reject_unsupported(series, where)
+    if spec.kind == "numerical":
+        values = _to_float(series, where)
+        if np.isinf(values).any():
+            n_inf = int(np.isinf(values).sum())
+            msg = f"{where} has {n_inf} infinite value(s); replace them with finite numbers or missing values."
+            raise InputError(msg)
+        return pd.Series(values), spec
+    if spec.kind == "datetime":
+        parsed, spec = _to_datetime(series, spec, where)
+        return parsed, spec
+    # categorical / boolean: object values, NaN for every kind of missing
+    values = series.astype(object).to_numpy(copy=True)
+    missing = pd.isna(values)
+    values[missing] = np.nan
+    for v in values[~missing][:1000]:
+        if isinstance(v, float) and np.isinf(v):
+            msg = f"{where} has infinite values; replace them with finite numbers or missing values."
+            raise InputError(msg)
+    return pd.Series(values, dtype=object), spec
+
+
+def _reject_unsupported(series: pd.Series, where: str) -> None:
+    if pd.api.types.is_complex_dtype(series.dtype):
+        msg = f"{where} has complex numbers, which synthrisk does not support; split them into real and imaginary columns."
+        raise InputError(msg)
+    if series.dtype == object:
+        sample = series.dropna().iloc[:1000]
+        for v in sample:
+            if isinstance(v, (list, dict, set, tuple, np.ndarray, complex)):
+                msg = (
+                    f"{where} holds nested or complex values ({type(v).__name__}); "
+                    "flatten them into scalar columns first."
+                )
+                raise InputError(msg)
+
+
+def _to_float(series: pd.Series, where: str) -> np.ndarray:
+    if pd.api.types.is_timedelta64_dtype(series.dtype):
+        return series.dt.total_seconds().to_numpy(dtype="float64", na_value=np.nan)
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        msg = f"{where} is a datetime but is declared numerical; declare it as 'datetime'."
+        raise InputError(msg)
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return series.astype("float64").to_numpy()
+    if pd.api.types.is_numeric_dtype(series.dtype) and not isinstance(series.dtype, pd.CategoricalDtype):
+        return series.to_numpy(dtype="float64", na_value=np.nan)
+    try:
+        return pd.to_numeric(series.astype(object), errors="raise").to_numpy(dtype="float64", na_value=np.nan)
+    except (ValueError, TypeError) as exc:
+        msg = f"{where} is declared numerical but holds values that are not numbers ({exc}); declare it categorical or clean it."
+        raise InputError(msg) from None
+
+
+def _to_datetime(series: pd.Series, spec: ColumnSpec, where: str) -> tuple[pd.Series, ColumnSpec]:
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        values = series
+        if getattr(series.dt, "tz", None) is not None:
+            values = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        return values.astype("datetime64[ns]").reset_index(drop=True), spec
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        msg = f"{where} is declared datetime but holds numbers; declare it numerical or store dates."
+        raise InputError(msg)
+    strings = series.astype(object)
+    non_null = strings.dropna().astype(str)
+    fmt = spec.datetime_format
+    if fmt is None:
+        fmt = _guess_format(non_null, where)
+        spec = dataclasses.replace(spec, datetime_format=fmt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        parsed = pd.to_datetime(strings, format=fmt, errors="coerce", utc=True)
+    bad = parsed.isna() & strings.notna()
+    if bad.any():
+        examples = strings[bad].astype(str).unique()[:3].tolist()
+        msg = (
+            f"{where} holds values that do not parse as dates with format {fmt!r}: {examples}. "
+            "Fix the values or give the right 'datetime_format' in the metadata."
+        )
+        raise InputError(msg)
+    return parsed.dt.tz_localize(None).astype("datetime64[ns]").reset_index(drop=True), spec
+
+
+def _guess_format(values: pd.Series, where: str) -> str:
+    from pandas.tseries.api import guess_datetime_format
+
+    if len(values) == 0:
+        return "ISO8601"
+    first = values.iloc[0]
+    if values.str.match(r"^\d{4}-\d{2}-\d{2}").all():
+        return "ISO8601"
+    month_first = guess_datetime_format(first, dayfirst=False)
+    day_first = guess_datetime_format(first, dayfirst=True)
+    candidates = [f for f in dict.fromkeys([month_first, day_first]) if f is not None]
+    working = []
+    for fmt in candidates:
+        parsed = pd.to_datetime(values, format=fmt, errors="coerce")
+        if parsed.notna().all():
+            working.append(fmt)
+    if len(working) == 1:
+        return working[0]
+    if not working:
+        msg = (
+            f"{where} is declared datetime but its values (e.g. {first!r}) do not parse as dates; "
+            "give a 'datetime_format' in the metadata or declare the column categorical."
+        )
+        raise InputError(msg)
+    msg = (
+        f"{where} has dates such as {first!r} that read both as {working[0]!r} and {working[1]!r}; "
+        "give the 'datetime_format' in the metadata."
+    )
+    raise InputError(msg)
