@@ -21,7 +21,15 @@ from synthrisk.exceptions import (
     SynthriskWarning,
     UnreliableEstimateWarning,
 )
-from synthrisk.metrics import METRICS, DCRBaselineProtection, DCROverfittingProtection, Metric
+from synthrisk.metrics import (
+    METRICS,
+    DCRBaselineProtection,
+    DCROverfittingProtection,
+    InferenceRisk,
+    LinkabilityRisk,
+    Metric,
+    SinglingOutRisk,
+)
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
@@ -32,7 +40,9 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "EvaluationReport",
+    "InferenceRisk",
     "InputError",
+    "LinkabilityRisk",
     "Metric",
     "MetricResult",
     "MissingDependencyError",
@@ -40,6 +50,7 @@ __all__ = [
     "RecordScores",
     "Schema",
     "SchemaMismatchError",
+    "SinglingOutRisk",
     "SynthriskError",
     "SynthriskWarning",
     "UnreliableEstimateWarning",
