@@ -21,7 +21,12 @@ from synthrisk.exceptions import (
     SynthriskWarning,
     UnreliableEstimateWarning,
 )
-from synthrisk.metrics import METRICS, DCRBaselineProtection, DCROverfittingProtection, Metric
+from synthrisk.metrics import (
+    METRICS,
+    DCRBaselineProtection,
+    DCROverfittingProtection,
+    Metric,
+)
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 

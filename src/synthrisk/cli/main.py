@@ -31,7 +31,8 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see `{self.prog} --help`)")
+        msg = f"{message} (see `{self.prog} --help`)"
+        raise _UsageError(msg)
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -184,7 +184,7 @@ class Metric(abc.ABC):
             records=outcome.records,
         )
 
-    def check_tables(self, tables: Tables) -> None:
+    def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default
         """Check parameters that depend on the tables (column names); override as needed."""
 
     @abc.abstractmethod

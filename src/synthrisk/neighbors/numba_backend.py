@@ -55,7 +55,7 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _knn_kernel(  # noqa: PLR0913, PLR0912, PLR0915 - a kernel's arguments are its data
+def _knn_kernel(
     q_num, q_cat, r_num_sorted, order, group_codes, group_start,
     scale, indicator, clip, nan_one, nan_both, power, divisor, k, out_d, out_i,
 ):  # pragma: no cover - compiled  # fmt: skip

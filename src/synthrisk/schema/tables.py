@@ -17,7 +17,12 @@ import numpy as np
 import pandas as pd
 
 from synthrisk.exceptions import InputError, SchemaMismatchError
-from synthrisk.schema.schema import ColumnSpec, Schema, infer_schema, schema_from_metadata
+from synthrisk.schema.schema import (
+    ColumnSpec,
+    Schema,
+    infer_schema,
+    schema_from_metadata,
+)
 
 if TYPE_CHECKING:
     from synthrisk._typing import JSONValue
@@ -74,7 +79,7 @@ class Tables:
         if frame is None:
             msg = f"no `{name}` table was given."
             raise InputError(msg)
-        return frame  # type: ignore[no-any-return]
+        return frame
 
     @functools.cached_property
     def encoder(self) -> Encoder:
