@@ -182,6 +182,8 @@ class Metric(abc.ABC):
             warnings=tuple(context.warnings),
             seconds=seconds,
             records=outcome.records,
+            attack=self.attack,
+            higher_is_safer=self.higher_is_safer,
         )
 
     def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default
