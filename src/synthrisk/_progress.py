@@ -41,11 +41,17 @@ class RichProgress:
     @contextlib.contextmanager
     def task(self, description: str, total: int) -> Iterator[Advance]:
         """Show one bar while the block runs."""
-        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         with Progress(
             TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-            console=self._console, transient=True,
+            console=self._console, transient=True, disable=not self._console.is_terminal,
         ) as bar:  # fmt: skip
             task_id = bar.add_task(description, total=max(total, 1))
             yield lambda n: bar.advance(task_id, n)
