@@ -48,13 +48,15 @@ COMPAT_OPTIONS: tuple[str | None, ...] = (None, *get_args(Compat))
 
 def check_compat(value: Any) -> str | None:
     """Return ``value`` if it is None, ``"anonymeter-1.0"`` or ``"anonymeter-1.1"``."""
-    if value is not None and (not isinstance(value, str) or value not in COMPAT_OPTIONS):
+    if value is not None and (
+        not isinstance(value, str) or value not in COMPAT_OPTIONS
+    ):
         msg = (
             f"`compat` must be one of {list(COMPAT_OPTIONS)}; got {value!r}. "
             "None (the default) fixes Anonymeter's known bugs; a version string reproduces that version."
         )
         raise ParameterError(msg)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def check_n_attacks(value: Any, *, allow_none: bool) -> int | None:
@@ -62,7 +64,9 @@ def check_n_attacks(value: Any, *, allow_none: bool) -> int | None:
     return check_int(value, name="n_attacks", minimum=1, allow_none=allow_none)
 
 
-def cap_attacks(n_requested: int, n_available: int, *, table: str, warnings: list[str]) -> int:
+def cap_attacks(
+    n_requested: int, n_available: int, *, table: str, warnings: list[str]
+) -> int:
     """``min(n_requested, n_available)``, recording a warning when it caps."""
     if n_requested > n_available:
         warnings.append(
@@ -73,7 +77,9 @@ def cap_attacks(n_requested: int, n_available: int, *, table: str, warnings: lis
     return n_requested
 
 
-def attack_breakdown(estimate: AttackEstimate, **extra: JSONValue) -> dict[str, JSONValue]:
+def attack_breakdown(
+    estimate: AttackEstimate, **extra: JSONValue
+) -> dict[str, JSONValue]:
     """Breakdown of an attack result: risk, rates, counts, PETsARD's view, then ``extra``."""
     out = estimate.to_dict()
     out["petsard"] = estimate.petsard()
@@ -97,10 +103,12 @@ def shared_scale(tables: Tables, columns: Sequence[str]) -> FloatArray:
     if stacked.shape[1] == 0:
         return np.zeros(0)
     # validation guarantees no column is entirely missing in a table
-    return np.nanmax(stacked, axis=0) - np.nanmin(stacked, axis=0)  # type: ignore[no-any-return]
+    return np.nanmax(stacked, axis=0) - np.nanmin(stacked, axis=0)
 
 
-def datetimes_as_categories(frames: Sequence[EncodedTable], datetime_names: Sequence[str]) -> list[EncodedTable]:
+def datetimes_as_categories(
+    frames: Sequence[EncodedTable], datetime_names: Sequence[str]
+) -> list[EncodedTable]:
     """Move datetime columns from the numeric block to category codes (Anonymeter's typing).
 
     Anonymeter label-encodes every non-number column, datetimes included, so two dates
@@ -110,7 +118,11 @@ def datetimes_as_categories(frames: Sequence[EncodedTable], datetime_names: Sequ
     frames = list(frames)
     if not frames:
         return frames
-    moved = [i for i, name in enumerate(frames[0].numeric_names) if name in set(datetime_names)]
+    moved = [
+        i
+        for i, name in enumerate(frames[0].numeric_names)
+        if name in set(datetime_names)
+    ]
     if not moved:
         return frames
     keep = [i for i in range(len(frames[0].numeric_names)) if i not in moved]
@@ -127,13 +139,20 @@ def datetimes_as_categories(frames: Sequence[EncodedTable], datetime_names: Sequ
         new_codes.append(per_frame)
     out = []
     for j, f in enumerate(frames):
-        extra = np.column_stack([codes[j] for codes in new_codes]) if new_codes else np.empty((f.n_rows, 0))
+        extra = (
+            np.column_stack([codes[j] for codes in new_codes])
+            if new_codes
+            else np.empty((f.n_rows, 0))
+        )
         out.append(
             EncodedTable(
                 numeric=np.ascontiguousarray(f.numeric[:, keep]),
-                codes=np.ascontiguousarray(np.hstack([f.codes, extra.astype(np.int64)])),
+                codes=np.ascontiguousarray(
+                    np.hstack([f.codes, extra.astype(np.int64)])
+                ),
                 numeric_names=tuple(f.numeric_names[i] for i in keep),
-                categorical_names=f.categorical_names + tuple(f.numeric_names[i] for i in moved),
+                categorical_names=f.categorical_names
+                + tuple(f.numeric_names[i] for i in moved),
             )
         )
     return out
@@ -163,4 +182,4 @@ def gower_neighbors(
             query, reference.take(perm), k=k, distance="gower", backend=context.backend,  # type: ignore[arg-type]
             working_memory=context.working_memory, scale=scale, missing=missing, progress=advance,
         )  # fmt: skip
-    return perm[nn.indices]  # type: ignore[no-any-return]
+    return perm[nn.indices]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import keyword
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -95,7 +96,7 @@ class ColumnInfo:
         if categories is None:
             msg = f"column {self.names[column]!r} is not categorical."
             raise ValueError(msg)
-        found = categories.get_indexer([value])[0]
+        found = categories.get_indexer(pd.Index([value], dtype=object))[0]
         return float("nan") if found < 0 else float(found)
 
 
@@ -132,7 +133,9 @@ class QueryTable:
         """Index a unified value matrix."""
         values = np.ascontiguousarray(values, dtype=np.float64)
         order = np.ascontiguousarray(np.argsort(values, axis=0, kind="stable").T)
-        sorted_values = np.ascontiguousarray(np.take_along_axis(values, order.T, axis=0).T)
+        sorted_values = np.ascontiguousarray(
+            np.take_along_axis(values, order.T, axis=0).T
+        )
         n_valid = (~np.isnan(values)).sum(axis=0).astype(np.int64)
         return cls(values, order.astype(np.int64), sorted_values, n_valid)
 
@@ -172,7 +175,9 @@ class QueryBatch:
 
     def take(self, rows: IntArray) -> QueryBatch:
         """The queries at positions ``rows``."""
-        return QueryBatch(self.cols[rows], self.ops[rows], self.vals[rows], self.lengths[rows])
+        return QueryBatch(
+            self.cols[rows], self.ops[rows], self.vals[rows], self.lengths[rows]
+        )
 
     @classmethod
     def concat(cls, batches: list[QueryBatch], width: int) -> QueryBatch:
@@ -212,7 +217,11 @@ class QueryBatch:
         out = []
         for i in range(len(self)):
             n = int(self.lengths[i])
-            out.append(self.cols[i, :n].tobytes() + self.ops[i, :n].tobytes() + self.vals[i, :n].tobytes())
+            out.append(
+                self.cols[i, :n].tobytes()
+                + self.ops[i, :n].tobytes()
+                + self.vals[i, :n].tobytes()
+            )
         return out
 
 
@@ -241,7 +250,9 @@ def _upper(sorted_col, n_valid, v):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _segments(sorted_col, n_valid, n_rows, op, v, ne_null):  # pragma: no cover - compiled
+def _segments(
+    sorted_col, n_valid, n_rows, op, v, ne_null
+):  # pragma: no cover - compiled
     """Two runs ``[a1, b1)`` and ``[a2, b2)`` of the sorted order matching one predicate."""
     if op == 6:  # IS NULL
         return n_valid, n_rows, 0, 0
@@ -290,7 +301,18 @@ def _holds(x, op, v, ne_null):  # pragma: no cover - compiled
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _count_kernel(
-    values, order, sorted_values, n_valid, q_cols, q_ops, q_vals, q_len, ne_null, cap, out_count, out_first
+    values,
+    order,
+    sorted_values,
+    n_valid,
+    q_cols,
+    q_ops,
+    q_vals,
+    q_len,
+    ne_null,
+    cap,
+    out_count,
+    out_first,
 ):  # pragma: no cover - compiled
     n_rows = values.shape[0]
     for qi in numba.prange(q_cols.shape[0]):
@@ -302,7 +324,14 @@ def _count_kernel(
         bb2 = 0
         for t in range(q_len[qi]):
             c = q_cols[qi, t]
-            a1, b1, a2, b2 = _segments(sorted_values[c], n_valid[c], n_rows, q_ops[qi, t], q_vals[qi, t], ne_null)
+            a1, b1, a2, b2 = _segments(
+                sorted_values[c],
+                n_valid[c],
+                n_rows,
+                q_ops[qi, t],
+                q_vals[qi, t],
+                ne_null,
+            )
             size = (b1 - a1) + (b2 - a2)
             if size < best_size:
                 best_size = size
@@ -319,7 +348,12 @@ def _count_kernel(
                     row = order[c0, pos]
                     ok = True
                     for t in range(q_len[qi]):
-                        if t != best_t and not _holds(values[row, q_cols[qi, t]], q_ops[qi, t], q_vals[qi, t], ne_null):
+                        if t != best_t and not _holds(
+                            values[row, q_cols[qi, t]],
+                            q_ops[qi, t],
+                            q_vals[qi, t],
+                            ne_null,
+                        ):
                             ok = False
                             break
                     if ok:
@@ -339,7 +373,17 @@ def _count_kernel(
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _fill_kernel(
-    values, order, sorted_values, n_valid, q_cols, q_ops, q_vals, q_len, ne_null, offsets, out_rows
+    values,
+    order,
+    sorted_values,
+    n_valid,
+    q_cols,
+    q_ops,
+    q_vals,
+    q_len,
+    ne_null,
+    offsets,
+    out_rows,
 ):  # pragma: no cover - compiled
     n_rows = values.shape[0]
     for qi in numba.prange(q_cols.shape[0]):
@@ -353,7 +397,14 @@ def _fill_kernel(
         bb2 = 0
         for t in range(q_len[qi]):
             c = q_cols[qi, t]
-            a1, b1, a2, b2 = _segments(sorted_values[c], n_valid[c], n_rows, q_ops[qi, t], q_vals[qi, t], ne_null)
+            a1, b1, a2, b2 = _segments(
+                sorted_values[c],
+                n_valid[c],
+                n_rows,
+                q_ops[qi, t],
+                q_vals[qi, t],
+                ne_null,
+            )
             size = (b1 - a1) + (b2 - a2)
             if size < best_size:
                 best_size = size
@@ -372,7 +423,9 @@ def _fill_kernel(
                 row = order[c0, pos]
                 ok = True
                 for t in range(q_len[qi]):
-                    if t != best_t and not _holds(values[row, q_cols[qi, t]], q_ops[qi, t], q_vals[qi, t], ne_null):
+                    if t != best_t and not _holds(
+                        values[row, q_cols[qi, t]], q_ops[qi, t], q_vals[qi, t], ne_null
+                    ):
                         ok = False
                         break
                 if ok:
@@ -380,7 +433,7 @@ def _fill_kernel(
                     at += 1
 
 
-def _kernel_args(table: QueryTable, batch: QueryBatch) -> tuple[object, ...]:
+def _kernel_args(table: QueryTable, batch: QueryBatch) -> tuple[Any, ...]:
     return (
         table.values, table.order, table.sorted_values, table.n_valid,
         np.ascontiguousarray(batch.cols, dtype=np.int64), np.ascontiguousarray(batch.ops, dtype=np.int8),
@@ -415,11 +468,20 @@ def count_matches(
     counts = np.zeros(n_queries, dtype=np.int64)
     first = np.full(n_queries, -1, dtype=np.int64)
     if n_queries and table.n_rows:
-        _count_kernel(*_kernel_args(table, batch), bool(ne_matches_null), int(max(cap, 1)), counts, first)
+        kernel: Any = _count_kernel
+        kernel(
+            *_kernel_args(table, batch),
+            bool(ne_matches_null),
+            int(max(cap, 1)),
+            counts,
+            first,
+        )
     return counts, first
 
 
-def match_lists(table: QueryTable, batch: QueryBatch, *, ne_matches_null: bool = False) -> tuple[IntArray, IntArray]:
+def match_lists(
+    table: QueryTable, batch: QueryBatch, *, ne_matches_null: bool = False
+) -> tuple[IntArray, IntArray]:
     """All rows matching each query, as CSR arrays.
 
     Returns
@@ -429,12 +491,15 @@ def match_lists(table: QueryTable, batch: QueryBatch, *, ne_matches_null: bool =
     rows : ndarray of shape (offsets[-1],)
         Matching row positions.
     """
-    counts, _ = count_matches(table, batch, cap=max(table.n_rows, 1), ne_matches_null=ne_matches_null)
+    counts, _ = count_matches(
+        table, batch, cap=max(table.n_rows, 1), ne_matches_null=ne_matches_null
+    )
     offsets = np.zeros(len(batch) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     rows = np.empty(int(offsets[-1]), dtype=np.int64)
     if rows.size:
-        _fill_kernel(*_kernel_args(table, batch), bool(ne_matches_null), offsets, rows)
+        fill: Any = _fill_kernel
+        fill(*_kernel_args(table, batch), bool(ne_matches_null), offsets, rows)
     return offsets, rows
 
 
@@ -462,7 +527,9 @@ def format_value(info: ColumnInfo, column: int, value: float) -> str:
     return repr(float(value))
 
 
-def render_query(info: ColumnInfo, cols: IntArray, ops: np.ndarray, vals: FloatArray, length: int) -> str:
+def render_query(
+    info: ColumnInfo, cols: IntArray, ops: np.ndarray, vals: FloatArray, length: int
+) -> str:
     """A readable query, e.g. ``age >= 63 AND race == 'Other'`` (columns sorted by name)."""
     parts = []
     order = sorted(range(int(length)), key=lambda t: info.names[int(cols[t])])
@@ -474,5 +541,7 @@ def render_query(info: ColumnInfo, cols: IntArray, ops: np.ndarray, vals: FloatA
         elif op == OP_NEVER:
             parts.append(f"{name} NEVER MATCHES")
         else:
-            parts.append(f"{name} {OPS[op]} {format_value(info, column, float(vals[t]))}")
+            parts.append(
+                f"{name} {OPS[op]} {format_value(info, column, float(vals[t]))}"
+            )
     return " AND ".join(parts)

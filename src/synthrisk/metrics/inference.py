@@ -92,7 +92,7 @@ def inference_success(
             match = np.abs(guesses - secrets) <= tolerance * scale
         else:
             match = np.abs(guesses - secrets) <= tolerance * np.abs(secrets)
-    return both_missing | match  # type: ignore[no-any-return]
+    return both_missing | match
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,7 +152,7 @@ class InferenceAttack:
             confidence_level=confidence_level,
         )  # fmt: skip
 
-    def groups(self, *, confidence_level: float = 0.95) -> dict[str, AttackEstimate]:
+    def groups(self, *, confidence_level: float = 0.95) -> dict[float, AttackEstimate]:
         """Rates and risk per value of the secret (Anonymeter 1.1's ``risk_for_groups``).
 
         Main and control successes are counted among the targets holding that value;
@@ -160,9 +160,10 @@ class InferenceAttack:
         ``compat``, the control denominator is the number of attacked holdout rows
         with the value; with ``compat="anonymeter-1.1"`` it is every holdout row with
         the value, attacked or not (1.1's behaviour, which deflates the control rate).
+        Keys are encoded secret values; ``group_labels`` gives their text.
         """
-        out: dict[str, AttackEstimate] = {}
-        for value, label in self.group_labels.items():
+        out: dict[float, AttackEstimate] = {}
+        for value in self.group_labels:
             in_main = self.main_secrets == value
             if not in_main.any():
                 continue
@@ -177,7 +178,7 @@ class InferenceAttack:
                     n_control = int(self.control_success[in_control].sum())
                 else:
                     n_control_attacks = None
-            out[label] = estimate_attack(
+            out[value] = estimate_attack(
                 n_success=int(self.main_success[in_main].sum()), n_attacks=int(in_main.sum()),
                 n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
                 n_control=n_control, n_control_attacks=n_control_attacks, confidence_level=confidence_level,
@@ -211,6 +212,7 @@ def inference_attack(
     context: Context | None = None,
     guess: GuessFunction | None = None,
     labels: dict[str, np.ndarray] | None = None,
+    max_groups: int | None = MAX_GROUPS,
 ) -> InferenceAttack:
     """Run the inference attack on validated tables (the holdout is optional).
 
@@ -241,6 +243,9 @@ def inference_attack(
     labels : dict, default=None
         Row labels of the ``real`` and ``synthetic`` tables, for Anonymeter 1.1's
         index-realigned baseline (positions when None).
+    max_groups : int or None, default=50
+        Per-value results are prepared only when the secret has at most this many
+        distinct real values (None: always).
     """
     context = Context() if context is None else context
     warnings: list[str] = []
@@ -254,9 +259,15 @@ def inference_attack(
             regression = kind in ("numerical", "datetime")
     n_real, n_syn = len(tables.real), len(tables.synthetic)
     n_hold = None if tables.holdout is None else len(tables.holdout)
-    requested = (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    requested = (
+        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    )
     n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
-    n_ctrl = None if n_hold is None else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    n_ctrl = (
+        None
+        if n_hold is None
+        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    )
     if compat == "anonymeter-1.0":
         n_base = cap_attacks(requested, n_syn, table="synthetic", warnings=warnings)
         n_base = min(n_base, n_real)
@@ -285,10 +296,17 @@ def inference_attack(
             query, ref, k=1, rng=stream, context=context, scale=scale_aux, missing=missing,  # type: ignore[arg-type]
             description=f"Inference: {name} targets",
         )[:, 0]  # fmt: skip
-        return syn_secret[rows]  # type: ignore[no-any-return]
+        return syn_secret[rows]
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
-        return inference_success(guesses, secrets, regression=regression, tolerance=tolerance, rule=rule, scale=scale)
+        return inference_success(
+            guesses,
+            secrets,
+            regression=regression,
+            tolerance=tolerance,
+            rule=rule,
+            scale=scale,
+        )
 
     real_secret = _secret_values(tables, "real", secret)
     targets = main_rng.choice(n_real, size=n_main, replace=False)
@@ -304,7 +322,9 @@ def inference_attack(
         # guess only when its label is among the sampled synthetic labels
         real_labels = np.arange(n_real) if labels is None else labels["real"]
         syn_labels = np.arange(n_syn) if labels is None else labels["synthetic"]
-        where = pd.Index(syn_labels[base_rows]).get_indexer(real_labels[base_targets])
+        where = pd.Index(syn_labels[base_rows]).get_indexer(
+            pd.Index(real_labels[base_targets])
+        )
         base_guesses = np.where(where >= 0, base_guesses[np.maximum(where, 0)], np.nan)
     baseline_success = judge(base_guesses, real_secret[base_targets])
 
@@ -316,11 +336,13 @@ def inference_attack(
         control_guesses = attack("holdout", control_targets, ctrl_rng)
         control_secrets = hold_secret[control_targets]
         control_success = judge(control_guesses, control_secrets)
-        values, counts = np.unique(hold_secret[~np.isnan(hold_secret)], return_counts=True)
-        holdout_sizes = {float(v): int(c) for v, c in zip(values, counts)}
+        values, counts = np.unique(
+            hold_secret[~np.isnan(hold_secret)], return_counts=True
+        )
+        holdout_sizes = {float(v): int(c) for v, c in zip(values, counts, strict=True)}
     distinct = np.unique(real_secret[~np.isnan(real_secret)])
     group_labels: dict[float, str] = {}
-    if distinct.size <= MAX_GROUPS:
+    if max_groups is None or distinct.size <= max_groups:
         group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
     return InferenceAttack(
         secret=secret, aux_cols=tuple(aux_cols), regression=bool(regression), targets=targets,
@@ -391,7 +413,9 @@ class InferenceRisk(Metric):
         if aux_cols is not None:
             if isinstance(aux_cols, str):
                 aux_cols = [aux_cols]
-            if not isinstance(aux_cols, Sequence) or not all(isinstance(c, str) for c in aux_cols):
+            if not isinstance(aux_cols, Sequence) or not all(
+                isinstance(c, str) for c in aux_cols
+            ):
                 msg = f"`aux_cols` must be a list of column names; got {aux_cols!r}."
                 raise ParameterError(msg)
             cols = list(aux_cols)
@@ -417,14 +441,21 @@ class InferenceRisk(Metric):
     def _aux(self, tables: Tables) -> list[str]:
         cols = self.params["aux_cols"]
         if cols is None:
-            return [c.name for c in tables.schema.modelable if c.name != self.params["secret"]]
+            return [
+                c.name
+                for c in tables.schema.modelable
+                if c.name != self.params["secret"]
+            ]
         return list(cols)
 
     def check_tables(self, tables: Tables) -> None:
         """``secret`` and ``aux_cols`` must name usable columns; regression needs a numeric secret."""
         usable = [c.name for c in tables.schema.modelable]
         secret = self.params["secret"]
-        for name, cols in (("secret", [secret]), ("aux_cols", self.params["aux_cols"] or [])):
+        for name, cols in (
+            ("secret", [secret]),
+            ("aux_cols", self.params["aux_cols"] or []),
+        ):
             excluded = [c for c in cols if c in tables.schema.names and c not in usable]
             if excluded:
                 msg = (
@@ -438,7 +469,10 @@ class InferenceRisk(Metric):
         elif not self._aux(tables):
             msg = f"`aux_cols` would be empty: {secret!r} is the only usable column."
             raise ParameterError(msg)
-        if self.params["regression"] and tables.schema[secret].kind not in ("numerical", "datetime"):
+        if self.params["regression"] and tables.schema[secret].kind not in (
+            "numerical",
+            "datetime",
+        ):
             msg = (
                 f"`regression=True` needs a numerical or datetime `secret`; {secret!r} is "
                 f"{tables.schema[secret].kind}."
@@ -461,20 +495,33 @@ class InferenceRisk(Metric):
         groups: dict[str, JSONValue] | None = None
         if result.group_labels:
             groups = {}
-            for label, est in result.groups(confidence_level=level).items():
+            for value, est in result.groups(confidence_level=level).items():
                 risk_g = est.risk()
-                groups[label] = {
+                groups[result.group_labels[value]] = {
                     "risk": risk_g.value,
                     "risk_ci": [risk_g.ci[0], risk_g.ci[1]],
-                    "attack_rate": {"value": est.attack_rate.value, "error": est.attack_rate.error},
+                    "attack_rate": {
+                        "value": est.attack_rate.value,
+                        "error": est.attack_rate.error,
+                    },
                     "control_rate": None
                     if est.control_rate is None
-                    else {"value": est.control_rate.value, "error": est.control_rate.error},
-                    "n_attacks": {"main": est.n_attacks, "control": est.n_control_attacks},
+                    else {
+                        "value": est.control_rate.value,
+                        "error": est.control_rate.error,
+                    },
+                    "n_attacks": {
+                        "main": est.n_attacks,
+                        "control": est.n_control_attacks,
+                    },
                 }
         risk = estimate.risk()
         breakdown = attack_breakdown(
-            estimate, secret=p["secret"], aux_cols=aux, regression=result.regression, groups=groups
+            estimate,
+            secret=p["secret"],
+            aux_cols=aux,
+            regression=result.regression,
+            groups=groups,
         )
         records = {
             "inferred_real": RecordScores(
@@ -484,4 +531,10 @@ class InferenceRisk(Metric):
         }  # fmt: skip
         params: dict[str, Any] = dict(p)
         params["aux_cols"] = aux
-        return Outcome(score=risk.value, breakdown=breakdown, ci=risk.ci, records=records, params=params)
+        return Outcome(
+            score=risk.value,
+            breakdown=breakdown,
+            ci=risk.ci,
+            records=records,
+            params=params,
+        )

@@ -71,19 +71,21 @@ def count_links(idx_a: IntArray, idx_b: IntArray, k: int) -> IntArray:
     if a.shape[0] == 0:
         return np.zeros(0, dtype=bool)
     if k <= 64:
-        return (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))  # type: ignore[no-any-return]
+        return (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
     out = np.empty(a.shape[0], dtype=bool)
     for i in range(a.shape[0]):
         out[i] = np.intersect1d(a[i], b[i], assume_unique=True).size > 0
     return out
 
 
-def random_subsets(rng: np.random.Generator, n_rows: int, size: int, n_population: int) -> IntArray:
+def random_subsets(
+    rng: np.random.Generator, n_rows: int, size: int, n_population: int
+) -> IntArray:
     """``n_rows`` independent uniform subsets of ``size`` distinct positions in ``range(n_population)``."""
     if size * 4 > n_population:
-        return np.array([rng.choice(n_population, size=size, replace=False) for _ in range(n_rows)]).reshape(
-            n_rows, size
-        )
+        return np.array(
+            [rng.choice(n_population, size=size, replace=False) for _ in range(n_rows)]
+        ).reshape(n_rows, size)
     out = rng.integers(0, n_population, size=(n_rows, size))
     if size == 1:
         return out
@@ -132,7 +134,11 @@ class LinkabilityAttack:
     warnings: tuple[str, ...]
 
     def _k(self, n_neighbors: int | None) -> int:
-        k = self.n_neighbors if n_neighbors is None else int(check_int(n_neighbors, name="n_neighbors", minimum=1))  # type: ignore[arg-type]
+        k = (
+            self.n_neighbors
+            if n_neighbors is None
+            else int(check_int(n_neighbors, name="n_neighbors", minimum=1) or 1)
+        )
         if k > self.n_neighbors:
             msg = (
                 f"`n_neighbors` must be at most the number of neighbours computed ({self.n_neighbors}); got {k}. "
@@ -154,7 +160,9 @@ class LinkabilityAttack:
             raise ParameterError(msg)
         return count_links(a, b, k)
 
-    def estimate(self, *, confidence_level: float = 0.95, n_neighbors: int | None = None) -> AttackEstimate:
+    def estimate(
+        self, *, confidence_level: float = 0.95, n_neighbors: int | None = None
+    ) -> AttackEstimate:
         """Rates and risk for links among the first ``n_neighbors`` neighbours."""
         k = self._k(n_neighbors)
         n_control = None
@@ -166,12 +174,16 @@ class LinkabilityAttack:
             n_baseline=int(self.links("baseline", n_neighbors=k).sum()),
             n_baseline_attacks=int(self.targets.size),
             n_control=n_control,
-            n_control_attacks=None if self.control_targets is None else int(self.control_targets.size),
+            n_control_attacks=None
+            if self.control_targets is None
+            else int(self.control_targets.size),
             confidence_level=confidence_level,
         )
 
 
-def _halves(tables: Tables, name: str, rows: IntArray, aux_cols: Sequence[Sequence[str]]) -> list[Any]:
+def _halves(
+    tables: Tables, name: str, rows: IntArray, aux_cols: Sequence[Sequence[str]]
+) -> list[Any]:
     table = tables.encoded(name).take(rows)
     return [table.select(list(cols)) for cols in aux_cols]
 
@@ -213,9 +225,15 @@ def linkability_attack(
     n_real = len(tables.real)
     n_syn = len(tables.synthetic)
     n_hold = None if tables.holdout is None else len(tables.holdout)
-    requested = (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    requested = (
+        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    )
     n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
-    n_ctrl = None if n_hold is None else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    n_ctrl = (
+        None
+        if n_hold is None
+        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    )
     k = n_neighbors
     if k > n_syn:
         warnings.append(
@@ -226,7 +244,9 @@ def linkability_attack(
     main_rng, base_rng, ctrl_rng = rng.spawn(3)
     datetime_names = [c.name for c in tables.schema.modelable if c.kind == "datetime"]
 
-    def search(name: str, targets: IntArray, stream: np.random.Generator) -> tuple[IntArray, IntArray]:
+    def search(
+        name: str, targets: IntArray, stream: np.random.Generator
+    ) -> tuple[IntArray, IntArray]:
         query = _halves(tables, name, targets, halves)
         reference = _halves(tables, "synthetic", np.arange(n_syn), halves)
         out = []
@@ -239,9 +259,15 @@ def linkability_attack(
                 scale, missing = None, "anonymeter"
             out.append(
                 gower_neighbors(
-                    q, r, k=k, rng=stream, context=context, scale=scale, missing=missing,  # type: ignore[arg-type]
+                    q,
+                    r,
+                    k=k,
+                    rng=stream,
+                    context=context,
+                    scale=scale,
+                    missing=missing,  # type: ignore[arg-type]
                     description=f"Linkability: {name} targets, half {'AB'[h]}",
-                )  # fmt: skip
+                )
             )
         return out[0], out[1]
 
@@ -268,7 +294,11 @@ def check_aux_pair(aux_cols: Any) -> tuple[list[str], list[str]]:
             "e.g. aux_cols=[['age', 'zip'], ['income', 'job']]."
         )
         raise ParameterError(msg)
-    if isinstance(aux_cols, str) or not isinstance(aux_cols, Sequence) or len(aux_cols) != 2:
+    if (
+        isinstance(aux_cols, str)
+        or not isinstance(aux_cols, Sequence)
+        or len(aux_cols) != 2
+    ):
         msg = f"`aux_cols` must be two lists of column names; got {aux_cols!r}."
         raise ParameterError(msg)
     halves = []
@@ -373,15 +403,25 @@ class LinkabilityRisk(Metric):
             context.warn(message)
         by_k: dict[str, JSONValue] = {}
         for k in range(1, result.n_neighbors + 1):
-            est_k = estimate if k == result.n_neighbors else result.estimate(confidence_level=level, n_neighbors=k)
+            est_k = (
+                estimate
+                if k == result.n_neighbors
+                else result.estimate(confidence_level=level, n_neighbors=k)
+            )
             risk_k = est_k.risk()
             by_k[str(k)] = {
                 "risk": risk_k.value,
                 "risk_ci": [risk_k.ci[0], risk_k.ci[1]],
-                "n_success": {"main": est_k.n_success, "baseline": est_k.n_baseline, "control": est_k.n_control},
+                "n_success": {
+                    "main": est_k.n_success,
+                    "baseline": est_k.n_baseline,
+                    "control": est_k.n_control,
+                },
             }
         risk = estimate.risk()
-        breakdown = attack_breakdown(estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k)
+        breakdown = attack_breakdown(
+            estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k
+        )
         linked = result.links("main")
         records = {
             "linked_real": RecordScores(
@@ -389,4 +429,6 @@ class LinkabilityRisk(Metric):
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
         }  # fmt: skip
-        return Outcome(score=risk.value, breakdown=breakdown, ci=risk.ci, records=records)
+        return Outcome(
+            score=risk.value, breakdown=breakdown, ci=risk.ci, records=records
+        )

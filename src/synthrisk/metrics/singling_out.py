@@ -41,7 +41,12 @@ from synthrisk._progress import NullProgress, Progress
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._attacks import attack_breakdown, check_compat, check_confidence_level, check_n_attacks
+from synthrisk.metrics._attacks import (
+    attack_breakdown,
+    check_compat,
+    check_confidence_level,
+    check_n_attacks,
+)
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._queries import (
     OP_EQ,
@@ -102,7 +107,12 @@ def _size_model(n: Any, w_eff: float, norm: float) -> Any:
 
 
 def fit_size_correction(
-    sizes: IntArray, successes: FloatArray, n_real: int, n_control: int, *, start: Literal["anonymeter", "global"]
+    sizes: IntArray,
+    successes: FloatArray,
+    n_real: int,
+    n_control: int,
+    *,
+    start: Literal["anonymeter", "global"],
 ) -> float:
     """Factor ``s(n_real) / s(n_control)`` of the fitted model ``s(n) = A · F(n; w)``.
 
@@ -143,11 +153,17 @@ def fit_size_correction(
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore", OptimizeWarning)
         _warnings.simplefilter("ignore", RuntimeWarning)
-        popt, _ = curve_fit(_size_model, xdata=x, ydata=y, bounds=(0, (1, np.inf)), p0=p0)
-    if start == "global" and np.sum((_size_model(x, *popt) - y) ** 2) > np.sum((_size_model(x, *p0) - y) ** 2):
+        popt, _ = curve_fit(
+            _size_model, xdata=x, ydata=y, bounds=(0, (1, np.inf)), p0=p0
+        )
+    if start == "global" and np.sum((_size_model(x, *popt) - y) ** 2) > np.sum(
+        (_size_model(x, *p0) - y) ** 2
+    ):
         popt = np.asarray(p0)
     with np.errstate(all="ignore"):
-        factor = float(_size_model(float(n_real), *popt) / _size_model(float(n_control), *popt))
+        factor = float(
+            _size_model(float(n_real), *popt) / _size_model(float(n_control), *popt)
+        )
     if not math.isfinite(factor) or factor < 0:
         msg = f"the size-correction fit gave an unusable factor {factor!r}."
         raise RuntimeError(msg)
@@ -159,16 +175,21 @@ def column_info(tables: Tables) -> ColumnInfo:
     real = tables.encoded("real")
     names = real.numeric_names + real.categorical_names
     kinds = tuple(tables.schema[n].kind for n in names)
-    categories = tuple(tables.encoder.categories.get(n) if n in real.categorical_names else None for n in names)
+    categories = tuple(
+        tables.encoder.categories.get(n) if n in real.categorical_names else None
+        for n in names
+    )
     integral = []
-    for i, name in enumerate(names):
+    for i in range(len(names)):
         if i < len(real.numeric_names) and kinds[i] == "numerical":
             col = real.numeric[:, i]
             col = col[~np.isnan(col)]
             integral.append(bool(np.all(col == np.round(col))))
         else:
             integral.append(False)
-    return ColumnInfo(names, kinds, categories, tables.encoder.time_origin, tuple(integral))
+    return ColumnInfo(
+        names, kinds, categories, tables.encoder.time_origin, tuple(integral)
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,7 +262,11 @@ class SinglingOutAttack:
     @property
     def n_control_raw(self) -> int | None:
         """Queries that single out a holdout row, before the size correction."""
-        return None if self.control_counts is None else int(np.sum(self.control_counts == 1))
+        return (
+            None
+            if self.control_counts is None
+            else int(np.sum(self.control_counts == 1))
+        )
 
     @property
     def denominator(self) -> int:
@@ -260,7 +285,9 @@ class SinglingOutAttack:
         raw = self.n_control_raw
         if raw is None:
             return None
-        value = raw * (1.0 if self.control_correction is None else self.control_correction)
+        value = raw * (
+            1.0 if self.control_correction is None else self.control_correction
+        )
         return min(value, float(self.denominator))
 
     def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
@@ -272,7 +299,9 @@ class SinglingOutAttack:
             confidence_level=confidence_level,
         )  # fmt: skip
 
-    def query_strings(self, which: Literal["main", "baseline", "generated"] = "main") -> list[str]:
+    def query_strings(
+        self, which: Literal["main", "baseline", "generated"] = "main"
+    ) -> list[str]:
         """Readable queries: those that singled out a real row (``"main"``), the random
         ones that did (``"baseline"``), or every generated query (``"generated"``)."""
         if which == "baseline":
@@ -282,7 +311,13 @@ class SinglingOutAttack:
         else:
             batch, keep = self.queries, np.ones(self.n_queries, dtype=bool)
         return [
-            render_query(self.info, batch.cols[i], batch.ops[i], batch.vals[i], int(batch.lengths[i]))
+            render_query(
+                self.info,
+                batch.cols[i],
+                batch.ops[i],
+                batch.vals[i],
+                int(batch.lengths[i]),
+            )
             for i in np.flatnonzero(keep)
         ]
 
@@ -295,22 +330,30 @@ def _dedup(values: FloatArray) -> IntArray:
     return np.flatnonzero(~duplicated)
 
 
-def _choose_columns(rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray) -> IntArray:
+def _choose_columns(
+    rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray
+) -> IntArray:
     """``width`` distinct columns per query (uniform), ordered by column name."""
     if width >= n_columns:
         cols = np.tile(np.arange(n_columns), (n_queries, 1))
-        rng.random((n_queries, n_columns))  # keep the stream length independent of the shortcut
+        rng.random(
+            (n_queries, n_columns)
+        )  # keep the stream length independent of the shortcut
     else:
         keys = rng.random((n_queries, n_columns))
         cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
     order = np.argsort(rank[cols], axis=1, kind="stable")
-    return np.ascontiguousarray(np.take_along_axis(cols, order, axis=1).astype(np.int64))
+    return np.ascontiguousarray(
+        np.take_along_axis(cols, order, axis=1).astype(np.int64)
+    )
 
 
 class _Rules:
     """Version-dependent rules of query generation and evaluation."""
 
-    def __init__(self, info: ColumnInfo, compat: str | None, mode: str, warnings: list[str]) -> None:
+    def __init__(
+        self, info: ColumnInfo, compat: str | None, mode: str, warnings: list[str]
+    ) -> None:
         self.compat = compat
         self.info = info
         m = info.n_columns
@@ -347,7 +390,11 @@ class _Rules:
         if compat is None:
             base_numeric |= kinds == _KIND_CODE["datetime"]
         self.base_numeric = base_numeric
-        if compat == "anonymeter-1.1" and mode == "multivariate" and (kinds == _KIND_CODE["datetime"]).any():
+        if (
+            compat == "anonymeter-1.1"
+            and mode == "multivariate"
+            and (kinds == _KIND_CODE["datetime"]).any()
+        ):
             warnings.append(
                 "Anonymeter 1.1 compatibility: Anonymeter 1.1 raises an error on datetime columns in "
                 "multivariate mode (it compares them with strings); synthrisk uses half-lines on them as "
@@ -360,11 +407,16 @@ class _Rules:
             for j, categories in enumerate(info.categories):
                 if categories is None:
                     continue
-                bad = np.array([isinstance(v, str) and ("'" in v or '"' in v) for v in categories], dtype=bool)
+                bad = np.array(
+                    [isinstance(v, str) and ("'" in v or '"' in v) for v in categories],
+                    dtype=bool,
+                )
                 if bad.any():
                     self.bad_codes[j] = bad
 
-    def multivariate_ops(self, cols: IntArray, vals: FloatArray, medians: FloatArray) -> np.ndarray:
+    def multivariate_ops(
+        self, cols: IntArray, vals: FloatArray, medians: FloatArray
+    ) -> np.ndarray:
         """Operators of multivariate queries built from record values ``vals``."""
         with np.errstate(invalid="ignore"):
             above = vals > medians[cols]
@@ -382,7 +434,15 @@ class _Rules:
         ops[self.never[cols]] = OP_NEVER
         return ops
 
-    def v10_text(self, cols: IntArray, ops: np.ndarray, vals: FloatArray, length: int, *, univariate: bool) -> str:
+    def v10_text(
+        self,
+        cols: IntArray,
+        ops: np.ndarray,
+        vals: FloatArray,
+        length: int,
+        *,
+        univariate: bool,
+    ) -> str:
         """The query as Anonymeter 1.0 writes it (its duplicate check compares sorted characters)."""
         parts = []
         for t in range(length):
@@ -404,7 +464,9 @@ class _Rules:
                 else:
                     text = str(item)
             symbol = {OP_EQ: "==", OP_LE: "<=", OP_GE: ">="}.get(op, "==")
-            parts.append(f"{name} {symbol} {text}" if univariate else f"{name}{symbol} {text}")
+            parts.append(
+                f"{name} {symbol} {text}" if univariate else f"{name}{symbol} {text}"
+            )
         return " & ".join(parts)
 
 
@@ -425,7 +487,11 @@ def _keep_unique(
             "".join(
                 sorted(
                     rules.v10_text(
-                        batch.cols[i], batch.ops[i], batch.vals[i], int(batch.lengths[i]), univariate=univariate
+                        batch.cols[i],
+                        batch.ops[i],
+                        batch.vals[i],
+                        int(batch.lengths[i]),
+                        univariate=univariate,
                     )
                 )
             )
@@ -433,7 +499,7 @@ def _keep_unique(
         ]
     else:
         keys = batch.take(hits).keys()
-    for i, key in zip(hits, keys):
+    for i, key in zip(hits, keys, strict=True):
         last = int(i)
         if key in seen:
             continue
@@ -480,9 +546,13 @@ def _multivariate_queries(
             vals = np.ascontiguousarray(values[rows[:, None], cols])
             ops = rules.multivariate_ops(cols, vals, medians)
             batch = QueryBatch(cols, ops, vals, np.full(size, n_cols, dtype=np.int64))
-            counts, _ = count_matches(syn, batch, cap=2, ne_matches_null=rules.ne_matches_null)
+            counts, _ = count_matches(
+                syn, batch, cap=2, ne_matches_null=rules.ne_matches_null
+            )
             hits = np.flatnonzero(counts == 1)
-            kept, last = _keep_unique(batch, hits, seen, n_attacks - n_found, rules, univariate=False)
+            kept, last = _keep_unique(
+                batch, hits, seen, n_attacks - n_found, rules, univariate=False
+            )
             if kept:
                 found.append(batch.take(np.asarray(kept)))
                 advance(len(kept))
@@ -490,7 +560,9 @@ def _multivariate_queries(
             n_hits += hits.size
             attempts += last + 1 if n_found >= n_attacks else size
             rate = max(n_hits / max(attempts, 1), 1e-5)
-            batch_size = int(min(max((n_attacks - n_found) / rate * 1.1 + 1, _BATCH_MIN), _BATCH_MAX))
+            batch_size = int(
+                min(max((n_attacks - n_found) / rate * 1.1 + 1, _BATCH_MIN), _BATCH_MAX)
+            )
     return QueryBatch.concat(found, n_cols), attempts
 
 
@@ -536,7 +608,12 @@ def _univariate_queries(
 
 
 def _baseline_queries(
-    syn: QueryTable, rules: _Rules, *, n_queries: int, width: int, rng: np.random.Generator
+    syn: QueryTable,
+    rules: _Rules,
+    *,
+    n_queries: int,
+    width: int,
+    rng: np.random.Generator,
 ) -> QueryBatch:
     """Random queries: random columns, a random distinct synthetic value each, a random operator."""
     values = syn.values
@@ -573,14 +650,18 @@ def _baseline_queries(
             out_v = v
         missing = np.isnan(v)
         if missing.any():
-            null_first = (rng.integers(0, 2, size=k) == 0) if compat_10 else (choice == 0)
+            null_first = (
+                (rng.integers(0, 2, size=k) == 0) if compat_10 else (choice == 0)
+            )
             o[missing] = np.where(null_first[missing], OP_ISNULL, OP_NOTNULL)
             out_v = np.where(missing, 0.0, out_v)
         if rules.never[j]:
             o[:] = OP_NEVER
         ops[sel] = o
         vals[sel] = out_v
-    return QueryBatch(cols, ops, np.ascontiguousarray(vals), np.full(n_queries, width, dtype=np.int64))
+    return QueryBatch(
+        cols, ops, np.ascontiguousarray(vals), np.full(n_queries, width, dtype=np.int64)
+    )
 
 
 def _control_correction(
@@ -603,16 +684,22 @@ def _control_correction(
         # Anonymeter 1.1 counts every query, singling out or not, in every subsample
         successes = np.full(sizes.size, float(len(queries)))
     else:
-        offsets, rows = match_lists(control, queries, ne_matches_null=rules.ne_matches_null)
+        offsets, rows = match_lists(
+            control, queries, ne_matches_null=rules.ne_matches_null
+        )
         query_of = np.repeat(np.arange(len(queries)), np.diff(offsets))
         successes = np.empty(sizes.size)
         for i, size in enumerate(sizes):
             mask = np.zeros(n_control, dtype=np.float64)
             mask[rng.choice(n_control, size=int(size), replace=False)] = 1.0
-            per_query = np.bincount(query_of, weights=mask[rows], minlength=len(queries))
+            per_query = np.bincount(
+                query_of, weights=mask[rows], minlength=len(queries)
+            )
             successes[i] = float(np.sum(per_query == 1))
     try:
-        start: Literal["anonymeter", "global"] = "global" if rules.compat is None else "anonymeter"
+        start: Literal["anonymeter", "global"] = (
+            "global" if rules.compat is None else "anonymeter"
+        )
         return fit_size_correction(sizes, successes, n_real, n_control, start=start)
     except (RuntimeError, ValueError) as exc:
         warnings.append(
@@ -676,14 +763,24 @@ def singling_out_attack(
 
     if mode == "multivariate":
         queries, n_attempts = _multivariate_queries(
-            syn, rules, n_attacks=n_attacks, n_cols=n_cols, max_attempts=max_attempts, rng=gen_rng, progress=progress
+            syn,
+            rules,
+            n_attacks=n_attacks,
+            n_cols=n_cols,
+            max_attempts=max_attempts,
+            rng=gen_rng,
+            progress=progress,
         )
-        if len(queries) < n_attacks and (max_attempts is not None and n_attempts >= max_attempts):
+        if len(queries) < n_attacks and (
+            max_attempts is not None and n_attempts >= max_attempts
+        ):
             reason = f"`max_attempts` ({max_attempts}) was reached"
         else:
             reason = "the synthetic table offers no more"
     else:
-        queries, n_attempts = _univariate_queries(syn, rules, n_attacks=n_attacks, rng=gen_rng)
+        queries, n_attempts = _univariate_queries(
+            syn, rules, n_attacks=n_attacks, rng=gen_rng
+        )
         reason = "the synthetic table has no more rare values or extremes"
     if len(queries) < n_attacks:
         if compat is None:
@@ -702,28 +799,43 @@ def singling_out_attack(
             f"({reason}); {denominator}."
         )
 
-    main_counts, main_first = count_matches(real, queries, cap=2, ne_matches_null=rules.ne_matches_null)
+    main_counts, main_first = count_matches(
+        real, queries, cap=2, ne_matches_null=rules.ne_matches_null
+    )
     main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
 
     width = n_cols if mode == "multivariate" else 1
-    baseline = _baseline_queries(syn, rules, n_queries=n_attacks, width=width, rng=base_rng)
-    baseline_counts, _ = count_matches(real, baseline, cap=2, ne_matches_null=rules.ne_matches_null)
+    baseline = _baseline_queries(
+        syn, rules, n_queries=n_attacks, width=width, rng=base_rng
+    )
+    baseline_counts, _ = count_matches(
+        real, baseline, cap=2, ne_matches_null=rules.ne_matches_null
+    )
 
     control_counts = None
     correction = None
     if control is not None:
-        control_counts, _ = count_matches(control, queries, cap=2, ne_matches_null=rules.ne_matches_null)
+        control_counts, _ = count_matches(
+            control, queries, cap=2, ne_matches_null=rules.ne_matches_null
+        )
         if control.n_rows != real.n_rows and np.any(control_counts == 1):
             correction = _control_correction(
-                control, queries, n_real=real.n_rows, rules=rules, rng=ctrl_rng, warnings=warnings
+                control,
+                queries,
+                n_real=real.n_rows,
+                rules=rules,
+                rng=ctrl_rng,
+                warnings=warnings,
             )
         if correction is not None:
-            denominator = len(queries) if (compat is None and len(queries)) else n_attacks
+            n_denominator = (
+                len(queries) if (compat is None and len(queries)) else n_attacks
+            )
             corrected = int(np.sum(control_counts == 1)) * correction
-            if corrected > denominator:
+            if corrected > n_denominator:
                 warnings.append(
                     f"the size-corrected control count ({corrected:.1f}) exceeds the number of attacks "
-                    f"({denominator}); it was capped."
+                    f"({n_denominator}); it was capped."
                 )
     return SinglingOutAttack(
         mode=mode, n_attacks=n_attacks, n_cols=n_cols, compat=compat, info=info, queries=queries,
@@ -786,7 +898,9 @@ class SinglingOutRisk(Metric):
             mode=mode,
             n_attacks=check_n_attacks(n_attacks, allow_none=False),
             n_cols=check_int(n_cols, name="n_cols", minimum=1),
-            max_attempts=check_int(max_attempts, name="max_attempts", minimum=1, allow_none=True),
+            max_attempts=check_int(
+                max_attempts, name="max_attempts", minimum=1, allow_none=True
+            ),
             confidence_level=check_confidence_level(confidence_level),
             compat=check_compat(compat),
         )
@@ -831,4 +945,6 @@ class SinglingOutRisk(Metric):
                 "real rows singled out by a successful query (value: the query's number among the generated ones)",
             )
         }
-        return Outcome(score=risk.value, breakdown=breakdown, ci=risk.ci, records=records)
+        return Outcome(
+            score=risk.value, breakdown=breakdown, ci=risk.ci, records=records
+        )

@@ -83,7 +83,11 @@ def check_confidence_level(value: Any, *, name: str = "confidence_level") -> flo
 
     ``0`` is allowed: the interval then collapses to the point ``n / N``.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) < 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0.0 <= float(value) < 1.0
+    ):
         msg = f"`{name}` must be a number in [0, 1), e.g. 0.95; got {value!r}."
         raise ParameterError(msg)
     return float(value)
@@ -99,7 +103,9 @@ def probit(confidence_level: float) -> float:
     return float(norm.ppf(0.5 * (1.0 + level)))
 
 
-def success_rate(n_success: float, n_total: int, *, confidence_level: float = 0.95) -> SuccessRate:
+def success_rate(
+    n_success: float, n_total: int, *, confidence_level: float = 0.95
+) -> SuccessRate:
     """Wilson score estimate of a success rate.
 
     Parameters
@@ -126,10 +132,18 @@ def success_rate(n_success: float, n_total: int, *, confidence_level: float = 0.
     >>> success_rate(0, 500).value == success_rate(0, 500).error
     True
     """
-    if isinstance(n_total, bool) or not isinstance(n_total, numbers.Integral) or n_total < 1:
+    if (
+        isinstance(n_total, bool)
+        or not isinstance(n_total, numbers.Integral)
+        or n_total < 1
+    ):
         msg = f"`n_total` must be an integer >= 1; got {n_total!r}."
         raise ParameterError(msg)
-    if isinstance(n_success, bool) or not isinstance(n_success, numbers.Real) or not 0 <= n_success <= n_total:
+    if (
+        isinstance(n_success, bool)
+        or not isinstance(n_success, numbers.Real)
+        or not 0 <= n_success <= n_total
+    ):
         msg = f"`n_success` must be a number between 0 and n_total ({n_total}); got {n_success!r}."
         raise ParameterError(msg)
     z = probit(confidence_level)
@@ -141,7 +155,9 @@ def success_rate(n_success: float, n_total: int, *, confidence_level: float = 0.
     return SuccessRate(value=rate, error=error)
 
 
-def residual_success(attack_rate: SuccessRate, control_rate: SuccessRate) -> SuccessRate:
+def residual_success(
+    attack_rate: SuccessRate, control_rate: SuccessRate
+) -> SuccessRate:
     """Excess of the attack over the control attack, ``(A - C) / (1 - C)``.
 
     The error is propagated to first order,
@@ -155,7 +171,9 @@ def residual_success(attack_rate: SuccessRate, control_rate: SuccessRate) -> Suc
     residual = (a - c) / (1.0 - c)
     d_attack = 1.0 / abs(1.0 - c)
     d_control = (a - 1.0) / (1.0 - c) ** 2
-    error = math.sqrt((attack_rate.error * d_attack) ** 2 + (control_rate.error * d_control) ** 2)
+    error = math.sqrt(
+        (attack_rate.error * d_attack) ** 2 + (control_rate.error * d_control) ** 2
+    )
     return SuccessRate(value=residual, error=error)
 
 
@@ -170,11 +188,14 @@ def bind_value(point_estimate: float, error_bound: float) -> PrivacyRisk:
         return min(max(float(x), 0.0), 1.0)
 
     return PrivacyRisk(
-        value=clip(point_estimate), ci=(clip(point_estimate - error_bound), clip(point_estimate + error_bound))
+        value=clip(point_estimate),
+        ci=(clip(point_estimate - error_bound), clip(point_estimate + error_bound)),
     )
 
 
-def baseline_warning(attack_rate: SuccessRate, baseline_rate: SuccessRate, *, attack: str = "attack") -> str | None:
+def baseline_warning(
+    attack_rate: SuccessRate, baseline_rate: SuccessRate, *, attack: str = "attack"
+) -> str | None:
     """The sanity-check message when the attack does no better than random guessing, else None."""
     if baseline_rate.value >= attack_rate.value:
         return (
@@ -248,7 +269,11 @@ class AttackEstimate:
         risk = self.risk()
 
         def rate(r: SuccessRate | None) -> dict[str, float] | None:
-            return None if r is None else {"value": float(r.value), "error": float(r.error)}
+            return (
+                None
+                if r is None
+                else {"value": float(r.value), "error": float(r.error)}
+            )
 
         return {
             "risk": risk.value,
@@ -323,7 +348,11 @@ def estimate_attack(
     """
     level = check_confidence_level(confidence_level)
     n_base_attacks = n_attacks if n_baseline_attacks is None else n_baseline_attacks
-    n_ctrl_attacks = None if n_control is None else (n_attacks if n_control_attacks is None else n_control_attacks)
+    n_ctrl_attacks = (
+        None
+        if n_control is None
+        else (n_attacks if n_control_attacks is None else n_control_attacks)
+    )
     attack = success_rate(n_success, n_attacks, confidence_level=level)
     base = success_rate(n_baseline, n_base_attacks, confidence_level=level)
     control = None

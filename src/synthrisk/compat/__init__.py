@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Drop-in layers that mirror the APIs of the reference libraries, backed by synthrisk."""

@@ -1,0 +1,466 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Anonymeter-compatible evaluators backed by synthrisk.
+
+``SinglingOutEvaluator``, ``LinkabilityEvaluator`` and ``InferenceEvaluator`` take the
+constructor arguments of Anonymeter 1.1 (``ori, syn, control, ...``) and offer its
+life-cycle (``evaluate()`` → ``results()`` / ``risk()``). By default they reproduce
+Anonymeter 1.1's behaviour, bugs included (``compat="anonymeter-1.1"``); pass
+``compat="anonymeter-1.0"`` for the version PETsARD pins, or ``compat=None`` for
+synthrisk's fixed behaviour. Random parts cannot be bit-identical to Anonymeter
+(its tie order and unseeded draws), so results agree statistically, not digit for digit.
+
+Differences of the API: queries are returned as readable strings (not polars
+expressions); ``queries(baseline=True)`` returns the random queries that singled out
+(Anonymeter's accessor always returns an empty list); ``n_jobs`` is accepted and
+ignored (synthrisk uses all cores through numba); every evaluator accepts ``seed``.
+
+>>> import pandas as pd
+>>> from synthrisk.compat.anonymeter import LinkabilityEvaluator
+>>> ori = pd.DataFrame({"col0": [0, 0, 4, 0], "col1": [0, 1, 9, 4]})
+>>> syn = pd.DataFrame({"col0": [0, 1, 4, 9], "col1": [0, 1, 4, 9]})
+>>> ev = LinkabilityEvaluator(ori=ori, syn=syn, aux_cols=(["col0"], ["col1"]), n_attacks=4).evaluate()
+>>> ev.risk(confidence_level=0).value
+0.25
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
+from synthrisk.metrics._attacks import check_compat
+from synthrisk.metrics._base import Context
+from synthrisk.metrics.inference import InferenceAttack, inference_attack
+from synthrisk.metrics.linkability import (
+    LinkabilityAttack,
+    check_aux_pair,
+    linkability_attack,
+)
+from synthrisk.metrics.singling_out import SinglingOutAttack, singling_out_attack
+from synthrisk.schema.tables import Tables, prepare_tables
+from synthrisk.stats.intervals import (
+    AttackEstimate,
+    PrivacyRisk,
+    SuccessRate,
+    estimate_attack,
+)
+
+__all__ = [
+    "EvaluationResults",
+    "InferenceEvaluator",
+    "LinkabilityEvaluator",
+    "PrivacyRisk",
+    "SinglingOutEvaluator",
+    "SuccessRate",
+    "evaluation_results",
+]
+
+
+_T = TypeVar("_T")
+
+
+class InferencePredictor(Protocol):
+    """Anonymeter 1.1's custom inference model: ``predict(x) -> pandas Series``."""
+
+    def predict(self, x: pd.DataFrame) -> pd.Series:
+        """Guess the secret of every row of ``x``."""
+        ...
+
+
+class EvaluationResults:
+    """Rates and risk of an evaluation, with the attributes of Anonymeter's ``EvaluationResults``.
+
+    Warns (``UnreliableEstimateWarning``, a ``UserWarning``) when the attack does no
+    better than the baseline, as Anonymeter does.
+    """
+
+    def __init__(self, estimate: AttackEstimate, *, warn: bool = True) -> None:
+        self._estimate = estimate
+        self.n_attacks_ori = estimate.n_attacks
+        self.n_attacks_baseline = estimate.n_baseline_attacks
+        self.n_attacks_control = (
+            -1 if estimate.n_control_attacks is None else estimate.n_control_attacks
+        )
+        self.n_success = estimate.n_success
+        self.n_baseline = estimate.n_baseline
+        self.n_control = estimate.n_control
+        self.attack_rate: SuccessRate = estimate.attack_rate
+        self.baseline_rate: SuccessRate = estimate.baseline_rate
+        self.control_rate: SuccessRate | None = estimate.control_rate
+        if warn:
+            for message in estimate.warnings():
+                warnings.warn(message, UnreliableEstimateWarning, stacklevel=3)
+
+    @property
+    def estimate(self) -> AttackEstimate:
+        """The underlying synthrisk estimate."""
+        return self._estimate
+
+    def risk(self, baseline: bool = False) -> PrivacyRisk:
+        """The privacy risk (or the baseline rate as a risk)."""
+        return self._estimate.risk(baseline=baseline)
+
+
+def _kind(series: pd.Series) -> str:
+    """Anonymeter's typing: numbers are numeric (bool is not), everything else categorical."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "boolean"
+    if pd.api.types.is_numeric_dtype(dtype) and not isinstance(
+        dtype, pd.CategoricalDtype
+    ):
+        return "numerical"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    return "categorical"
+
+
+def _prepare(ori: Any, syn: Any, control: Any) -> Tables:
+    if not isinstance(ori, pd.DataFrame) or not isinstance(syn, pd.DataFrame):
+        msg = "`ori` and `syn` must be pandas DataFrames."
+        raise ParameterError(msg)
+    metadata = {"columns": {str(c): {"kind": _kind(ori[c])} for c in ori.columns}}
+    return prepare_tables(ori, syn, control, metadata=metadata)
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return (
+        seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    )
+
+
+def _evaluated(attack: _T | None, name: str) -> _T:
+    if attack is None:
+        msg = f"The {name} evaluator wasn't evaluated yet. Please, run `evaluate()` first."
+        raise RuntimeError(msg)
+    return attack
+
+
+class SinglingOutEvaluator:
+    """Singling-out risk with Anonymeter 1.1's API.
+
+    Parameters
+    ----------
+    ori, syn : pandas DataFrame
+        Original (training) and synthetic data.
+    n_attacks : int, default=500
+        Number of singling-out queries to generate.
+    n_cols : int, default=3
+        Columns per multivariate query.
+    control : pandas DataFrame, default=None
+        Original rows not used to train the generator.
+    max_attempts : int or None, default=10_000_000
+        Cap on multivariate candidate queries.
+    seed : int, default=None
+        Seed of every random draw (fresh entropy when None).
+    compat : {"anonymeter-1.1", "anonymeter-1.0", None}, default="anonymeter-1.1"
+        Behaviour to reproduce; None for synthrisk's fixed behaviour.
+    """
+
+    def __init__(
+        self,
+        ori: pd.DataFrame,
+        syn: pd.DataFrame,
+        n_attacks: int = 500,
+        n_cols: int = 3,
+        control: pd.DataFrame | None = None,
+        max_attempts: int | None = 10_000_000,
+        seed: int | None = None,
+        *,
+        compat: str | None = "anonymeter-1.1",
+    ) -> None:
+        self._tables = _prepare(ori, syn, control)
+        self._n_attacks = n_attacks
+        self._n_cols = n_cols
+        self._max_attempts = max_attempts
+        self._compat = check_compat(compat)
+        self._rng = _rng(seed)
+        self._attack: SinglingOutAttack | None = None
+
+    def evaluate(self, mode: str = "multivariate") -> SinglingOutEvaluator:
+        """Generate the queries and run the main, baseline and control attacks."""
+        if mode not in ("multivariate", "univariate"):
+            msg = f"mode must be either 'multivariate' or 'univariate', got {mode} instead."
+            raise ValueError(msg)
+        self._attack = singling_out_attack(
+            self._tables, mode=mode, n_attacks=self._n_attacks, n_cols=self._n_cols,  # type: ignore[arg-type]
+            max_attempts=self._max_attempts, compat=self._compat, rng=self._rng,
+        )  # fmt: skip
+        for message in self._attack.warnings:
+            warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)
+        return self
+
+    @property
+    def attack(self) -> SinglingOutAttack:
+        """The synthrisk attack result."""
+        return _evaluated(self._attack, "singling out")
+
+    def queries(self, baseline: bool = False) -> list[str]:
+        """The successful queries of the main (or baseline) attack, as readable strings."""
+        return self.attack.query_strings("baseline" if baseline else "main")
+
+    def results(self, confidence_level: float = 0.95) -> EvaluationResults:
+        """Rates of the three attacks."""
+        return EvaluationResults(
+            self.attack.estimate(confidence_level=confidence_level)
+        )
+
+    def risk(
+        self, confidence_level: float = 0.95, baseline: bool = False
+    ) -> PrivacyRisk:
+        """The singling-out risk and its interval."""
+        return self.attack.estimate(confidence_level=confidence_level).risk(
+            baseline=baseline
+        )
+
+
+class LinkabilityEvaluator:
+    """Linkability risk with Anonymeter 1.1's API.
+
+    Parameters
+    ----------
+    ori, syn : pandas DataFrame
+        Original and synthetic data.
+    aux_cols : pair of lists of str
+        The attacker's two column sets.
+    n_attacks : int or None, default=500
+        Targets; None = every original row. Capped (with a warning) to the size of the
+        control set, where Anonymeter raises.
+    n_neighbors : int, default=1
+        Neighbours computed per half; ``results(n_neighbors=k)`` re-counts for smaller k.
+    control : pandas DataFrame, default=None
+        Original rows not used to train the generator.
+    seed : int, default=None
+        Seed of every random draw (fresh entropy when None).
+    compat : {"anonymeter-1.1", "anonymeter-1.0", None}, default="anonymeter-1.1"
+        Behaviour to reproduce; None for synthrisk's fixed behaviour.
+    """
+
+    def __init__(
+        self,
+        ori: pd.DataFrame,
+        syn: pd.DataFrame,
+        aux_cols: Sequence[Sequence[str]],
+        n_attacks: int | None = 500,
+        n_neighbors: int = 1,
+        control: pd.DataFrame | None = None,
+        *,
+        seed: int | None = None,
+        compat: str | None = "anonymeter-1.1",
+    ) -> None:
+        self._ori = ori
+        self._syn = syn
+        self._control = control
+        self._aux_cols = aux_cols
+        self._n_attacks = len(ori) if n_attacks is None else n_attacks
+        self._n_neighbors = n_neighbors
+        self._compat = check_compat(compat)
+        self._rng = _rng(seed)
+        self._attack: LinkabilityAttack | None = None
+
+    def evaluate(self, n_jobs: int = -2) -> LinkabilityEvaluator:
+        """Run the main, baseline and control attacks."""
+        halves = check_aux_pair(
+            [list(h) if not isinstance(h, str) else [h] for h in self._aux_cols]
+        )
+        tables = _prepare(self._ori, self._syn, self._control)
+        self._attack = linkability_attack(
+            tables, aux_cols=halves, n_attacks=self._n_attacks, n_neighbors=self._n_neighbors,
+            compat=self._compat, rng=self._rng, context=Context(),
+        )  # fmt: skip
+        for message in self._attack.warnings:
+            warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)
+        return self
+
+    @property
+    def attack(self) -> LinkabilityAttack:
+        """The synthrisk attack result."""
+        return _evaluated(self._attack, "linkability")
+
+    def results(
+        self, confidence_level: float = 0.95, n_neighbors: int | None = None
+    ) -> EvaluationResults:
+        """Rates of the three attacks, counting links among the first ``n_neighbors``."""
+        return EvaluationResults(
+            self.attack.estimate(
+                confidence_level=confidence_level, n_neighbors=n_neighbors
+            )
+        )
+
+    def risk(
+        self,
+        confidence_level: float = 0.95,
+        baseline: bool = False,
+        n_neighbors: int | None = None,
+    ) -> PrivacyRisk:
+        """The linkability risk and its interval."""
+        estimate = self.attack.estimate(
+            confidence_level=confidence_level, n_neighbors=n_neighbors
+        )
+        return estimate.risk(baseline=baseline)
+
+
+class InferenceEvaluator:
+    """Inference risk with Anonymeter 1.1's API.
+
+    Parameters
+    ----------
+    ori, syn : pandas DataFrame
+        Original and synthetic data.
+    aux_cols : list of str
+        Columns the attacker knows.
+    secret : str
+        Column the attacker guesses.
+    regression : bool or None, default=False
+        Judge guesses within 5 % (True) or exactly (False, Anonymeter 1.1's default);
+        None decides from the column type.
+    n_attacks : int, default=500
+        Targets per attack (capped to the sizes of the tables, as 1.1 does).
+    control : pandas DataFrame, default=None
+        Original rows not used to train the generator.
+    inference_model : object with ``predict(x) -> Series``, default=None
+        Custom guesser replacing the nearest neighbour (fitted on ``syn``).
+    seed : int, default=None
+        Seed of every random draw (fresh entropy when None).
+    compat : {"anonymeter-1.1", "anonymeter-1.0", None}, default="anonymeter-1.1"
+        Behaviour to reproduce; None for synthrisk's fixed behaviour.
+    """
+
+    def __init__(
+        self,
+        ori: pd.DataFrame,
+        syn: pd.DataFrame,
+        aux_cols: Sequence[str],
+        secret: str,
+        regression: bool | None = False,
+        n_attacks: int = 500,
+        control: pd.DataFrame | None = None,
+        inference_model: InferencePredictor | None = None,
+        *,
+        seed: int | None = None,
+        compat: str | None = "anonymeter-1.1",
+    ) -> None:
+        if not isinstance(secret, str):
+            msg = "secret must be a single column name"
+            raise ValueError(msg)
+        if secret not in ori.columns:
+            msg = f"secret column '{secret}' not found in ori dataframe"
+            raise ValueError(msg)
+        self._ori = ori
+        self._syn = syn
+        self._control = control
+        self._aux_cols = list(aux_cols)
+        self._secret = secret
+        self._regression = regression
+        self._n_attacks = n_attacks
+        self._model = inference_model
+        self._compat = check_compat(compat)
+        self._rng = _rng(seed)
+        self._attack: InferenceAttack | None = None
+        self._tables: Tables | None = None
+
+    def _guess_with_model(self, tables: Tables) -> Any:
+        model = self._model
+        assert model is not None
+        frames = {"real": self._ori, "holdout": self._control}
+        kind = tables.schema[self._secret].kind
+
+        def guess(name: str, rows: IntArray) -> FloatArray:
+            frame = frames[name]
+            assert frame is not None
+            predicted = model.predict(frame.iloc[rows])
+            values = pd.Series(np.asarray(predicted), dtype=object)
+            if kind in ("categorical", "boolean"):
+                codes = (
+                    tables.encoder.categories[self._secret]
+                    .get_indexer(values)
+                    .astype(np.float64)
+                )
+                codes[codes < 0] = np.nan
+                return codes
+            return pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+
+        return guess
+
+    def evaluate(self, n_jobs: int = -2) -> InferenceEvaluator:
+        """Run the main, baseline and control attacks."""
+        tables = _prepare(self._ori, self._syn, self._control)
+        labels = None
+        if self._ori.index.is_unique and self._syn.index.is_unique:
+            labels = {
+                "real": self._ori.index.to_numpy(),
+                "synthetic": self._syn.index.to_numpy(),
+            }
+        self._attack = inference_attack(
+            tables, secret=self._secret, aux_cols=self._aux_cols, n_attacks=self._n_attacks,
+            regression=self._regression, compat=self._compat, rng=self._rng, context=Context(),
+            guess=None if self._model is None else self._guess_with_model(tables), labels=labels, max_groups=None,
+        )  # fmt: skip
+        self._tables = tables
+        for message in self._attack.warnings:
+            warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)
+        return self
+
+    @property
+    def attack(self) -> InferenceAttack:
+        """The synthrisk attack result."""
+        return _evaluated(self._attack, "inference")
+
+    def results(self, confidence_level: float = 0.95) -> EvaluationResults:
+        """Rates of the three attacks."""
+        return EvaluationResults(
+            self.attack.estimate(confidence_level=confidence_level)
+        )
+
+    def risk(
+        self, confidence_level: float = 0.95, baseline: bool = False
+    ) -> PrivacyRisk:
+        """The inference risk and its interval."""
+        return self.attack.estimate(confidence_level=confidence_level).risk(
+            baseline=baseline
+        )
+
+    def risk_for_groups(
+        self, confidence_level: float = 0.95
+    ) -> dict[Any, EvaluationResults]:
+        """Results per value of the secret among the attacked targets."""
+        attack = self.attack
+        assert self._tables is not None
+        kind = self._tables.schema[self._secret].kind
+        out: dict[Any, EvaluationResults] = {}
+        for value, estimate in attack.groups(confidence_level=confidence_level).items():
+            if kind in ("categorical", "boolean"):
+                key: Any = self._tables.encoder.categories[self._secret][int(value)]
+            elif kind == "datetime":
+                key = pd.Timestamp(
+                    self._tables.encoder.time_origin + round(value * 1e9)
+                )
+            else:
+                key = int(value) if float(value).is_integer() else value
+            out[key] = EvaluationResults(estimate, warn=False)
+        return out
+
+
+def evaluation_results(
+    n_attacks: int | tuple[int, int, int],
+    n_success: float,
+    n_baseline: float,
+    n_control: float | None = None,
+    confidence_level: float = 0.95,
+) -> EvaluationResults:
+    """Anonymeter's ``EvaluationResults(n_attacks, n_success, n_baseline, n_control, confidence_level)``."""
+    if isinstance(n_attacks, tuple):
+        n_main, n_base, n_ctrl = n_attacks
+    else:
+        n_main = n_base = n_ctrl = n_attacks
+    estimate = estimate_attack(
+        n_success=n_success, n_attacks=n_main, n_baseline=n_baseline, n_baseline_attacks=n_base,
+        n_control=n_control, n_control_attacks=n_ctrl, confidence_level=confidence_level,
+    )  # fmt: skip
+    return EvaluationResults(estimate)
