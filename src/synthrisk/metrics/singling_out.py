@@ -28,6 +28,7 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import keyword
 import math
 import warnings as _warnings
@@ -83,6 +84,7 @@ Mode = Literal["univariate", "multivariate"]
 
 _BATCH_MIN = 1000
 _BATCH_MAX = 200_000
+_ENUMERATE_MAX = 2_000_000
 _KIND_CODE = {"numerical": 0, "datetime": 1, "categorical": 2, "boolean": 3}
 _NUMERIC_OPS = np.array([OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE], dtype=np.int8)
 
@@ -479,9 +481,24 @@ def _keep_unique(
     *,
     univariate: bool,
 ) -> tuple[list[int], int]:
-    """Hits whose query was not seen before, up to ``limit``; and the last hit examined."""
+    """Hits whose query was not seen before, up to ``limit``; and the last hit examined.
+
+    Exact repeats inside the batch are dropped first (vectorised), so that only new
+    candidates reach the Python-level check against earlier batches.
+    """
     kept: list[int] = []
-    last = -1
+    last = int(hits[-1]) if hits.size else -1
+    if hits.size == 0:
+        return kept, last
+    key_matrix = np.hstack(
+        [
+            batch.cols[hits],
+            batch.ops[hits].astype(np.int64),
+            batch.vals[hits].view(np.int64),
+        ]
+    )
+    _, first = np.unique(key_matrix, axis=0, return_index=True)
+    candidates = hits[np.sort(first)]
     if rules.compat == "anonymeter-1.0":
         keys: list[Any] = [
             "".join(
@@ -495,17 +512,17 @@ def _keep_unique(
                     )
                 )
             )
-            for i in hits
+            for i in candidates
         ]
     else:
-        keys = batch.take(hits).keys()
-    for i, key in zip(hits, keys, strict=True):
-        last = int(i)
+        keys = batch.take(candidates).keys()
+    for i, key in zip(candidates, keys, strict=True):
         if key in seen:
             continue
         seen.add(key)
         kept.append(int(i))
         if len(kept) >= limit:
+            last = int(i)
             break
     return kept, last
 
@@ -534,9 +551,14 @@ def _multivariate_queries(
         # Anonymeter 1.1 tries whole batches of min(1000, max_attempts) attempts
         step = min(1000, budget)
         budget = -(-budget // step) * step
+    enumerated = _enumerate_if_small(
+        syn, rules, medians, n_attacks=n_attacks, n_cols=n_cols, budget=budget, rng=rng
+    )
+    if enumerated is not None:
+        return enumerated
     found: list[QueryBatch] = []
     seen: set[Any] = set()
-    n_found = attempts = n_hits = 0
+    n_found = attempts = 0
     batch_size = _BATCH_MIN
     with progress.task("Singling out: generating queries", n_attacks) as advance:
         while n_found < n_attacks and (budget is None or attempts < budget):
@@ -557,13 +579,57 @@ def _multivariate_queries(
                 found.append(batch.take(np.asarray(kept)))
                 advance(len(kept))
             n_found += len(kept)
-            n_hits += hits.size
             attempts += last + 1 if n_found >= n_attacks else size
-            rate = max(n_hits / max(attempts, 1), 1e-5)
+            # size the next batch from the rate of *new* queries (it grows when they run out)
+            rate = max(n_found / max(attempts, 1), 1e-5)
             batch_size = int(
                 min(max((n_attacks - n_found) / rate * 1.1 + 1, _BATCH_MIN), _BATCH_MAX)
             )
     return QueryBatch.concat(found, n_cols), attempts
+
+
+def _enumerate_if_small(
+    syn: QueryTable,
+    rules: _Rules,
+    medians: FloatArray,
+    *,
+    n_attacks: int,
+    n_cols: int,
+    budget: int | None,
+    rng: np.random.Generator,
+) -> tuple[QueryBatch, int] | None:
+    """All multivariate queries, when there are few and fewer single out than requested.
+
+    A multivariate query is fixed by a synthetic row and a set of ``n_cols`` columns,
+    so there are at most ``n_rows * C(n_columns, n_cols)`` of them. When that space is
+    small and the attempt budget exceeds the coupon-collector bound ``S (ln S + 10)``,
+    random sampling would find every singling-out query with near certainty; if they
+    are fewer than ``n_attacks``, they are all returned at once (in random order)
+    instead of spending the whole budget looking for more. Returns None otherwise.
+    """
+    n_syn, m = syn.values.shape
+    space = n_syn * math.comb(m, n_cols)
+    if space > _ENUMERATE_MAX or (
+        budget is not None and budget < space * (math.log(space) + 10)
+    ):
+        return None
+    rank = rules.info.name_rank()
+    subsets = np.array(list(itertools.combinations(range(m), n_cols)), dtype=np.int64)
+    subsets = np.take_along_axis(
+        subsets, np.argsort(rank[subsets], axis=1, kind="stable"), axis=1
+    )
+    rows = np.repeat(np.arange(n_syn), len(subsets))
+    cols = np.ascontiguousarray(np.tile(subsets, (n_syn, 1)))
+    vals = np.ascontiguousarray(syn.values[rows[:, None], cols])
+    ops = rules.multivariate_ops(cols, vals, medians)
+    batch = QueryBatch(cols, ops, vals, np.full(space, n_cols, dtype=np.int64))
+    counts, _ = count_matches(syn, batch, cap=2, ne_matches_null=rules.ne_matches_null)
+    hits = np.flatnonzero(counts == 1)
+    kept, _ = _keep_unique(batch, hits, set(), n_attacks, rules, univariate=False)
+    if len(kept) >= n_attacks:
+        return None
+    order = rng.permutation(np.asarray(kept, dtype=np.int64))
+    return batch.take(order), space
 
 
 def _univariate_queries(
@@ -776,7 +842,7 @@ def singling_out_attack(
         ):
             reason = f"`max_attempts` ({max_attempts}) was reached"
         else:
-            reason = "the synthetic table offers no more"
+            reason = "the synthetic table offers no more distinct ones"
     else:
         queries, n_attempts = _univariate_queries(
             syn, rules, n_attacks=n_attacks, rng=gen_rng
