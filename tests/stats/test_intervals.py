@@ -199,3 +199,12 @@ def test_counts_are_validated(n_success: float, n_total: int) -> None:
 def test_residual_needs_control_below_one() -> None:
     with pytest.raises(ParameterError, match="control success rate must be below 1"):
         residual_success(SuccessRate(0.5, 0.1), SuccessRate(1.0, 0.0))
+
+
+def test_control_always_successful_leaves_the_risk_undefined() -> None:
+    est = estimate_attack(n_success=2, n_attacks=2, n_baseline=0, n_control=2, confidence_level=0)
+    risk = est.risk()
+    assert math.isnan(risk.value)
+    assert all(math.isnan(b) for b in risk.ci)
+    assert est.to_dict()["risk_ci"] is None
+    assert any("control attack succeeded every time" in w for w in est.warnings())

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
@@ -28,7 +29,11 @@ from synthrisk.metrics._base import Context
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.intervals import AttackEstimate, check_confidence_level
+from synthrisk.stats.intervals import (
+    AttackEstimate,
+    PrivacyRisk,
+    check_confidence_level,
+)
 
 __all__ = [
     "Compat",
@@ -39,6 +44,7 @@ __all__ = [
     "check_n_attacks",
     "datetimes_as_categories",
     "gower_neighbors",
+    "score_and_ci",
     "shared_scale",
 ]
 
@@ -85,6 +91,13 @@ def attack_breakdown(
     out["petsard"] = estimate.petsard()
     out.update(extra)
     return out
+
+
+def score_and_ci(risk: PrivacyRisk) -> tuple[float | None, tuple[float, float] | None]:
+    """The metric's ``score`` and ``ci`` from a risk (None where it is undefined)."""
+    if math.isnan(risk.value):
+        return None, None
+    return risk.value, (risk.ci[0], risk.ci[1])
 
 
 def shared_scale(tables: Tables, columns: Sequence[str]) -> FloatArray:

@@ -30,6 +30,7 @@ from synthrisk.metrics._attacks import (
     check_n_attacks,
     datetimes_as_categories,
     gower_neighbors,
+    score_and_ci,
     shared_scale,
 )
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -515,7 +516,7 @@ class InferenceRisk(Metric):
                         "control": est.n_control_attacks,
                     },
                 }
-        risk = estimate.risk()
+        score, ci = score_and_ci(estimate.risk())
         breakdown = attack_breakdown(
             estimate,
             secret=p["secret"],
@@ -532,9 +533,9 @@ class InferenceRisk(Metric):
         params: dict[str, Any] = dict(p)
         params["aux_cols"] = aux
         return Outcome(
-            score=risk.value,
+            score=score,
             breakdown=breakdown,
-            ci=risk.ci,
+            ci=ci,
             records=records,
             params=params,
         )

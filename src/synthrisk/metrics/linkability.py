@@ -34,6 +34,7 @@ from synthrisk.metrics._attacks import (
     check_n_attacks,
     datetimes_as_categories,
     gower_neighbors,
+    score_and_ci,
     shared_scale,
 )
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -418,7 +419,7 @@ class LinkabilityRisk(Metric):
                     "control": est_k.n_control,
                 },
             }
-        risk = estimate.risk()
+        score, ci = score_and_ci(estimate.risk())
         breakdown = attack_breakdown(
             estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k
         )
@@ -429,6 +430,4 @@ class LinkabilityRisk(Metric):
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
         }  # fmt: skip
-        return Outcome(
-            score=risk.value, breakdown=breakdown, ci=risk.ci, records=records
-        )
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)

@@ -47,6 +47,7 @@ from synthrisk.metrics._attacks import (
     check_compat,
     check_confidence_level,
     check_n_attacks,
+    score_and_ci,
 )
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._queries import (
@@ -992,7 +993,7 @@ class SinglingOutRisk(Metric):
         estimate = result.estimate(confidence_level=p["confidence_level"])
         for message in estimate.warnings(attack="singling-out attack"):
             context.warn(message)
-        risk = estimate.risk()
+        score, ci = score_and_ci(estimate.risk())
         breakdown: dict[str, JSONValue] = attack_breakdown(
             estimate,
             mode=p["mode"],
@@ -1011,6 +1012,4 @@ class SinglingOutRisk(Metric):
                 "real rows singled out by a successful query (value: the query's number among the generated ones)",
             )
         }
-        return Outcome(
-            score=risk.value, breakdown=breakdown, ci=risk.ci, records=records
-        )
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)

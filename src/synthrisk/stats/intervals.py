@@ -246,23 +246,31 @@ class AttackEstimate:
         """The privacy risk: residual against the control rate, or the attack rate without control.
 
         ``baseline=True`` returns the baseline rate as a risk (Anonymeter's convention).
+        When the control attack always succeeds (possible only at
+        ``confidence_level=0``) the residual is undefined: value and bounds are NaN.
         """
         if baseline:
             return self.baseline_rate.to_risk()
-        if self.control_rate is None:
-            return self.attack_rate.to_risk()
-        return residual_success(self.attack_rate, self.control_rate).to_risk()
+        return self.residual().to_risk()
 
     def residual(self) -> SuccessRate:
-        """The unclipped residual (or the attack rate without control)."""
+        """The unclipped residual (or the attack rate without control); NaN if control = 1."""
         if self.control_rate is None:
             return self.attack_rate
+        if self.control_rate.value >= 1.0:
+            return SuccessRate(float("nan"), float("nan"))
         return residual_success(self.attack_rate, self.control_rate)
 
     def warnings(self, *, attack: str = "attack") -> list[str]:
-        """Statistical caveats: the baseline sanity check."""
+        """Statistical caveats: the baseline sanity check, a control attack that always succeeds."""
         message = baseline_warning(self.attack_rate, self.baseline_rate, attack=attack)
-        return [] if message is None else [message]
+        out = [] if message is None else [message]
+        if self.control_rate is not None and self.control_rate.value >= 1.0:
+            out.append(
+                f"the control {attack} succeeded every time, so the residual risk cannot be measured "
+                "(it is reported as undefined)."
+            )
+        return out
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe breakdown: risk, interval, the three rates, counts and denominators."""
@@ -277,7 +285,7 @@ class AttackEstimate:
 
         return {
             "risk": risk.value,
-            "risk_ci": [risk.ci[0], risk.ci[1]],
+            "risk_ci": None if math.isnan(risk.value) else [risk.ci[0], risk.ci[1]],
             "attack_rate": rate(self.attack_rate),
             "baseline_rate": rate(self.baseline_rate),
             "control_rate": rate(self.control_rate),
