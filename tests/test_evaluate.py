@@ -20,7 +20,7 @@ def _strip_seconds(text: str) -> dict:
 def test_default_metrics_with_and_without_holdout(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
     real, syn, hold = mixed_tables
     with_holdout = evaluate(real, syn, hold)
-    assert [r.metric for r in with_holdout.results] == ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    assert [r.metric for r in with_holdout.results] == ["dcr_baseline_protection", "dcr_overfitting_protection", "singling_out"]
     without = evaluate(real, syn)
     assert [r.metric for r in without.results] == ["dcr_baseline_protection"]
     assert "metric 'dcr_overfitting_protection' was skipped: it needs a holdout table." in without.warnings

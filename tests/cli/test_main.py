@@ -33,7 +33,7 @@ def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_
     ])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())
-    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection", "singling_out"]
     assert data["seed"] == 3
     assert len(data["inputs"]["real"]["sha256"]) == 64
     assert data["inputs"]["holdout"]["file"] == "holdout.parquet"
