@@ -76,10 +76,18 @@ print(json.dumps(runs))
 """
 
 
-def synthrisk_runs(paths: dict[str, str], payload: dict[str, Any]) -> list[dict[str, Any]]:
-    from synthrisk.compat.anonymeter import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
+def synthrisk_runs(
+    paths: dict[str, str], payload: dict[str, Any]
+) -> list[dict[str, Any]]:
+    from synthrisk.compat.anonymeter import (
+        InferenceEvaluator,
+        LinkabilityEvaluator,
+        SinglingOutEvaluator,
+    )
 
-    ori, syn, control = (pd.read_csv(paths[k]) for k in ("real", "synthetic", "holdout"))
+    ori, syn, control = (
+        pd.read_csv(paths[k]) for k in ("real", "synthetic", "holdout")
+    )
 
     def rates(res: Any) -> dict[str, Any]:
         return {
@@ -96,9 +104,18 @@ def synthrisk_runs(paths: dict[str, str], payload: dict[str, Any]) -> list[dict[
     for seed in payload["seeds"]:
         run: dict[str, Any] = {}
         t = time.perf_counter()
-        so = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=payload["so_attacks"], seed=seed)
+        so = SinglingOutEvaluator(
+            ori=ori,
+            syn=syn,
+            control=control,
+            n_attacks=payload["so_attacks"],
+            seed=seed,
+        )
         so.evaluate(mode="multivariate")
-        run["singling_out"] = {**rates(so.results()), "seconds": time.perf_counter() - t}
+        run["singling_out"] = {
+            **rates(so.results()),
+            "seconds": time.perf_counter() - t,
+        }
         t = time.perf_counter()
         li = LinkabilityEvaluator(
             ori=ori, syn=syn, control=control, aux_cols=payload["split"], n_attacks=payload["link_attacks"],
@@ -117,7 +134,9 @@ def synthrisk_runs(paths: dict[str, str], payload: dict[str, Any]) -> list[dict[
     return runs
 
 
-def generated_tables(seed: int = 2024) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def generated_tables(
+    seed: int = 2024,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Real, synthetic (a third copies real rows) and holdout tables with missing values."""
     g = np.random.default_rng(seed)
 
@@ -152,16 +171,22 @@ def overlap(a: list[float] | None, b: list[float] | None) -> bool | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--ref-venv", type=Path, default=None, help="venv with anonymeter==1.1.0")
+    parser.add_argument(
+        "--ref-venv", type=Path, default=None, help="venv with anonymeter==1.1.0"
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--so-attacks", type=int, default=500)
     parser.add_argument("--link-attacks", type=int, default=2000)
     parser.add_argument("--inf-attacks", type=int, default=2000)
     parser.add_argument("--n-neighbors", type=int, default=10)
     parser.add_argument("--only", choices=["adult", "generated"], default=None)
-    parser.add_argument("--out", type=Path, default=None, help="write all numbers as JSON here")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write all numbers as JSON here"
+    )
     args = parser.parse_args()
     ref_python = reference_python(args.ref_venv, "anonymeter")
     seeds = list(range(args.seeds))
@@ -177,7 +202,11 @@ def main() -> None:
             datasets.append(("adult", paths, ADULT_SPLIT, "income"))
         if args.only in (None, "generated"):
             real, syn, hold = generated_tables()
-            paths = {"real": f"{tmp}/real.csv", "synthetic": f"{tmp}/syn.csv", "holdout": f"{tmp}/hold.csv"}
+            paths = {
+                "real": f"{tmp}/real.csv",
+                "synthetic": f"{tmp}/syn.csv",
+                "holdout": f"{tmp}/hold.csv",
+            }
             for frame, key in ((real, "real"), (syn, "synthetic"), (hold, "holdout")):
                 frame.to_csv(paths[key], index=False)
             datasets.append(("generated", paths, GENERATED_SPLIT, "job"))
@@ -197,27 +226,42 @@ def main() -> None:
         args.out.write_text(json.dumps(all_rows, indent=1))
 
 
-def report(name: str, ref: list[dict], ours: list[dict], args: argparse.Namespace) -> None:
+def report(
+    name: str, ref: list[dict], ours: list[dict], args: argparse.Namespace
+) -> None:
     attacks = [
         ("singling_out", f"singling out (multivariate, {args.so_attacks} queries)"),
-        ("linkability", f"linkability ({args.link_attacks} targets, k = {args.n_neighbors})"),
+        (
+            "linkability",
+            f"linkability ({args.link_attacks} targets, k = {args.n_neighbors})",
+        ),
         ("linkability_k1", f"linkability ({args.link_attacks} targets, k = 1)"),
         ("inference", f"inference ({args.inf_attacks} targets)"),
     ]
     print(f"\n### {name}: overlap of the 95 % intervals over {len(ref)} seeds\n")
-    print("| attack | rate | Anonymeter 1.1 (mean ± mean error) | synthrisk (mean ± mean error) | seeds overlapping |")
+    print(
+        "| attack | rate | Anonymeter 1.1 (mean ± mean error) | synthrisk (mean ± mean error) | seeds overlapping |"
+    )
     print("|---|---|---|---|---|")
     total = ok = 0
     for key, label in attacks:
         for rate in ("main", "baseline", "control"):
-            pairs = [(r[key][rate], o[key][rate]) for r, o in zip(ref, ours, strict=True)]
+            pairs = [
+                (r[key][rate], o[key][rate]) for r, o in zip(ref, ours, strict=True)
+            ]
             flags = [overlap(a, b) for a, b in pairs]
             if any(f is None for f in flags):
                 continue
             total += len(flags)
             ok += sum(bool(f) for f in flags)
-            ref_mean = np.mean([a[0] for a, _ in pairs]), np.mean([a[1] for a, _ in pairs])
-            our_mean = np.mean([b[0] for _, b in pairs]), np.mean([b[1] for _, b in pairs])
+            ref_mean = (
+                np.mean([a[0] for a, _ in pairs]),
+                np.mean([a[1] for a, _ in pairs]),
+            )
+            our_mean = (
+                np.mean([b[0] for _, b in pairs]),
+                np.mean([b[1] for _, b in pairs]),
+            )
             print(
                 f"| {label} | {rate} | {ref_mean[0]:.4f} ± {ref_mean[1]:.4f} | {our_mean[0]:.4f} ± {our_mean[1]:.4f} "
                 f"| {sum(bool(f) for f in flags)}/{len(flags)} |"
@@ -226,7 +270,9 @@ def report(name: str, ref: list[dict], ours: list[dict], args: argparse.Namespac
     for key in ("singling_out", "linkability", "inference"):
         t_ref = np.mean([r[key]["seconds"] for r in ref])
         t_ours = np.mean([o[key]["seconds"] for o in ours])
-        print(f"- {key}: mean seconds per seed Anonymeter {t_ref:.1f} s, synthrisk {t_ours:.2f} s")
+        print(
+            f"- {key}: mean seconds per seed Anonymeter {t_ref:.1f} s, synthrisk {t_ours:.2f} s"
+        )
 
 
 if __name__ == "__main__":

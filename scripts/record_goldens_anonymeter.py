@@ -55,7 +55,11 @@ def stats_goldens() -> list[dict]:
         cl = float(rng.choice([0.0, 0.5, 0.68, 0.9, 0.95, 0.99]))
         n_success = int(rng.integers(0, n + 1))
         n_baseline = int(rng.integers(0, n_base_attacks + 1))
-        n_control = None if rng.random() < 0.2 else float(np.round(rng.uniform(0, n_ctrl_attacks), 4))
+        n_control = (
+            None
+            if rng.random() < 0.2
+            else float(np.round(rng.uniform(0, n_ctrl_attacks), 4))
+        )
         res = EvaluationResults(
             n_attacks=(n, n_base_attacks, n_ctrl_attacks),
             n_success=n_success,
@@ -76,9 +80,14 @@ def stats_goldens() -> list[dict]:
                 "confidence_level": cl,
                 "attack_rate": list(res.attack_rate),
                 "baseline_rate": list(res.baseline_rate),
-                "control_rate": None if res.control_rate is None else list(res.control_rate),
+                "control_rate": None
+                if res.control_rate is None
+                else list(res.control_rate),
                 "risk": [risk.value, *risk.ci],
-                "baseline_risk": [res.risk(baseline=True).value, *res.risk(baseline=True).ci],
+                "baseline_risk": [
+                    res.risk(baseline=True).value,
+                    *res.risk(baseline=True).ci,
+                ],
             }
         )
     return cases
@@ -88,11 +97,22 @@ def query_table(seed: int, n: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     num_f = np.round(rng.normal(10, 3, n), 1)
     num_f[rng.random(n) < 0.1] = np.nan
-    cat = pd.Series(rng.choice(["a", "b", "c", "d", "e"], n, p=[0.4, 0.3, 0.2, 0.09, 0.01]), dtype=object)
+    cat = pd.Series(
+        rng.choice(["a", "b", "c", "d", "e"], n, p=[0.4, 0.3, 0.2, 0.09, 0.01]),
+        dtype=object,
+    )
     cat[rng.random(n) < 0.08] = None
-    word = pd.Series(rng.choice(["plain", "O'Neil", 'say "hi"', "x y"], n), dtype=object)
+    word = pd.Series(
+        rng.choice(["plain", "O'Neil", 'say "hi"', "x y"], n), dtype=object
+    )
     return pd.DataFrame(
-        {"num_f": num_f, "num_i": rng.integers(0, 25, n), "cat": cat, "word": word, "flag": rng.random(n) < 0.3}
+        {
+            "num_f": num_f,
+            "num_i": rng.integers(0, 25, n),
+            "cat": cat,
+            "word": word,
+            "flag": rng.random(n) < 0.3,
+        }
     )
 
 
@@ -123,7 +143,14 @@ def random_queries(df: pd.DataFrame, n_queries: int, seed: int) -> list[list[lis
     return queries
 
 
-_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_OPS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 def polars_expr(query: list[list]) -> pl.Expr:
@@ -169,17 +196,20 @@ def query_goldens() -> dict:
     }
 
 
+# control successes per subsample seen on Adult with 2,000 queries (10 sizes x 5 repeats)
+ADULT_LIKE = [
+    104, 101, 99, 110, 103, 125, 131, 128, 120, 127, 167, 160, 158, 170, 163, 194, 190, 187, 199, 192,
+    221, 210, 206, 215, 218, 200, 230, 226, 221, 233, 245, 238, 241, 236, 244, 244, 240, 247, 239, 242,
+    237, 246, 243, 248, 245, 249, 249, 249, 249, 249,
+]  # fmt: skip
+
+
 def size_correction_goldens() -> list[dict]:
     sizes = np.repeat(np.linspace(1000, 9758, 10).astype(int), 5)
     rng = np.random.default_rng(5)
     model = 4.0e6 * (1 - (sizes * 2e-4 + 1) * (1 - 2e-4) ** sizes) / (sizes + 1)
     cases = {
-        "adult_like": np.array(
-            [104, 101, 99, 110, 103, 125, 131, 128, 120, 127, 167, 160, 158, 170, 163, 194, 190, 187, 199, 192,
-             221, 210, 206, 215, 218, 200, 230, 226, 221, 233, 245, 238, 241, 236, 244, 244, 240, 247, 239, 242,
-             237, 246, 243, 248, 245, 249, 249, 249, 249, 249],
-            dtype=float,
-        ),  # fmt: skip
+        "adult_like": np.array(ADULT_LIKE, dtype=float),
         "flat": np.full(sizes.size, 600.0),
         "model_noise": np.round(model + rng.normal(0, 3, sizes.size)),
     }
@@ -209,8 +239,17 @@ def inference_goldens() -> list[dict]:
     g[20:30] = 0.0
     s[25:30] = 0.0
     for regression in (True, False):
-        ok = evaluate_inference_guesses(guesses=pd.Series(g), secrets=pd.Series(s), regression=regression)
-        cases.append({"guesses": g.tolist(), "secrets": s.tolist(), "regression": regression, "success": ok.tolist()})
+        ok = evaluate_inference_guesses(
+            guesses=pd.Series(g), secrets=pd.Series(s), regression=regression
+        )
+        cases.append(
+            {
+                "guesses": g.tolist(),
+                "secrets": s.tolist(),
+                "regression": regression,
+                "success": ok.tolist(),
+            }
+        )
     return cases
 
 
@@ -222,13 +261,24 @@ def knn_goldens() -> dict:
         num[rng.random(n) < 0.15] = np.nan
         cat = pd.Series(rng.choice(["u", "v", "w"], n), dtype=object)
         cat[rng.random(n) < 0.1] = None
-        day = pd.Timestamp("2022-03-01") + pd.to_timedelta(rng.integers(0, 5, n), unit="D")
-        return pd.DataFrame({"num": num, "count": rng.integers(0, 6, n), "cat": cat, "day": day.strftime("%Y-%m-%d")})
+        day = pd.Timestamp("2022-03-01") + pd.to_timedelta(
+            rng.integers(0, 5, n), unit="D"
+        )
+        return pd.DataFrame(
+            {
+                "num": num,
+                "count": rng.integers(0, 6, n),
+                "cat": cat,
+                "day": day.strftime("%Y-%m-%d"),
+            }
+        )
 
     syn, query = frame(60), frame(25)
     syn.to_csv(METRICS_DATA / "anonymeter_knn_synthetic.csv", index=False)
     query.to_csv(METRICS_DATA / "anonymeter_knn_query.csv", index=False)
-    syn = pd.read_csv(METRICS_DATA / "anonymeter_knn_synthetic.csv", parse_dates=["day"])
+    syn = pd.read_csv(
+        METRICS_DATA / "anonymeter_knn_synthetic.csv", parse_dates=["day"]
+    )
     query = pd.read_csv(METRICS_DATA / "anonymeter_knn_query.csv", parse_dates=["day"])
     nn = MixedTypeKNeighbors(n_neighbors=5, n_jobs=1).fit(syn)
     distances, _ = nn.kneighbors(query, return_distance=True)
@@ -236,16 +286,22 @@ def knn_goldens() -> dict:
         "synthetic": "anonymeter_knn_synthetic.csv",
         "query": "anonymeter_knn_query.csv",
         "k": 5,
-        "distances": [[None if np.isnan(d) else float(d) for d in row] for row in distances],
+        "distances": [
+            [None if np.isnan(d) else float(d) for d in row] for row in distances
+        ],
     }
 
 
 def main() -> None:
-    warnings.simplefilter("ignore")  # Anonymeter's baseline sanity warnings on random counts
+    warnings.simplefilter(
+        "ignore"
+    )  # Anonymeter's baseline sanity warnings on random counts
     METRICS_DATA.mkdir(parents=True, exist_ok=True)
     STATS_DATA.mkdir(parents=True, exist_ok=True)
     stats = {"source": "anonymeter 1.1.0 EvaluationResults", "cases": stats_goldens()}
-    (STATS_DATA / "anonymeter_stats_goldens.json").write_text(json.dumps(stats, indent=1) + "\n")
+    (STATS_DATA / "anonymeter_stats_goldens.json").write_text(
+        json.dumps(stats, indent=1) + "\n"
+    )
     goldens = {
         "source": "anonymeter 1.1.0 (polars engine), pandas masks for 1.0's null semantics",
         "queries": query_goldens(),
@@ -253,8 +309,12 @@ def main() -> None:
         "inference_guesses": inference_goldens(),
         "knn": knn_goldens(),
     }
-    (METRICS_DATA / "anonymeter_goldens.json").write_text(json.dumps(goldens, indent=1) + "\n")
-    print(f"wrote {len(stats['cases'])} stats cases and {len(goldens['queries']['queries'])} query counts")
+    (METRICS_DATA / "anonymeter_goldens.json").write_text(
+        json.dumps(goldens, indent=1) + "\n"
+    )
+    print(
+        f"wrote {len(stats['cases'])} stats cases and {len(goldens['queries']['queries'])} query counts"
+    )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ import pytest
 
 from synthrisk import LinkabilityRisk, evaluate
 from synthrisk.exceptions import ParameterError, SchemaMismatchError
-from synthrisk.metrics.linkability import count_links, linkability_attack, random_subsets
+from synthrisk.metrics.linkability import (
+    count_links,
+    linkability_attack,
+    random_subsets,
+)
 from synthrisk.schema import prepare_tables
 
 ORI = pd.DataFrame({"col0": [0, 0, 4, 0], "col1": [0, 1, 9, 4]})

@@ -116,7 +116,7 @@ def test_empty_inputs() -> None:
     assert first.size == 0
     empty_query = QueryBatch(np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int8), np.zeros((1, 1)), np.zeros(1, np.int64))
     assert count_matches(table, empty_query, cap=5)[0].tolist() == [2]
-    offsets, rows = match_lists(table, empty_query)
+    _, rows = match_lists(table, empty_query)
     assert rows.tolist() == [0, 1]
 
 

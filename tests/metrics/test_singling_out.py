@@ -18,7 +18,16 @@ from scipy import integrate
 
 from synthrisk import SinglingOutRisk, evaluate
 from synthrisk.exceptions import InputError, ParameterError, SchemaMismatchError
-from synthrisk.metrics._queries import OP_EQ, OP_GE, OP_GT, OP_ISNULL, OP_LE, OP_LT, OP_NE, OP_NOTNULL
+from synthrisk.metrics._queries import (
+    OP_EQ,
+    OP_GE,
+    OP_GT,
+    OP_ISNULL,
+    OP_LE,
+    OP_LT,
+    OP_NE,
+    OP_NOTNULL,
+)
 from synthrisk.metrics.singling_out import (
     SinglingOutAttack,
     fit_size_correction,
