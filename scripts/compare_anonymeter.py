@@ -211,9 +211,12 @@ def main() -> None:
                 frame.to_csv(paths[key], index=False)
             datasets.append(("generated", paths, GENERATED_SPLIT, "job"))
         for name, paths, split, secret in datasets:
+            n_holdout = len(
+                pd.read_csv(paths["holdout"])
+            )  # Anonymeter raises above the control size
             payload = {
-                **paths, "seeds": seeds, "so_attacks": args.so_attacks, "link_attacks": args.link_attacks,
-                "inf_attacks": args.inf_attacks, "n_neighbors": args.n_neighbors, "split": [list(s) for s in split],
+                **paths, "seeds": seeds, "so_attacks": args.so_attacks, "link_attacks": min(args.link_attacks, n_holdout),
+                "inf_attacks": min(args.inf_attacks, n_holdout), "n_neighbors": args.n_neighbors, "split": [list(s) for s in split],
                 "secret": secret,
             }  # fmt: skip
             print(f"[{name}] Anonymeter 1.1 ...", flush=True)
@@ -221,22 +224,20 @@ def main() -> None:
             print(f"[{name}] synthrisk (compat='anonymeter-1.1') ...", flush=True)
             ours = synthrisk_runs(paths, payload)
             all_rows[name] = {"anonymeter": ref, "synthrisk": ours}
-            report(name, ref, ours, args)
+            report(name, ref, ours, payload)
     if args.out is not None:
         args.out.write_text(json.dumps(all_rows, indent=1))
 
 
-def report(
-    name: str, ref: list[dict], ours: list[dict], args: argparse.Namespace
-) -> None:
+def report(name: str, ref: list[dict], ours: list[dict], p: dict[str, Any]) -> None:
     attacks = [
-        ("singling_out", f"singling out (multivariate, {args.so_attacks} queries)"),
+        ("singling_out", f"singling out (multivariate, {p['so_attacks']} queries)"),
         (
             "linkability",
-            f"linkability ({args.link_attacks} targets, k = {args.n_neighbors})",
+            f"linkability ({p['link_attacks']} targets, k = {p['n_neighbors']})",
         ),
-        ("linkability_k1", f"linkability ({args.link_attacks} targets, k = 1)"),
-        ("inference", f"inference ({args.inf_attacks} targets)"),
+        ("linkability_k1", f"linkability ({p['link_attacks']} targets, k = 1)"),
+        ("inference", f"inference of `{p['secret']}` ({p['inf_attacks']} targets)"),
     ]
     print(f"\n### {name}: overlap of the 95 % intervals over {len(ref)} seeds\n")
     print(

@@ -339,9 +339,6 @@ def _choose_columns(
     """``width`` distinct columns per query (uniform), ordered by column name."""
     if width >= n_columns:
         cols = np.tile(np.arange(n_columns), (n_queries, 1))
-        rng.random(
-            (n_queries, n_columns)
-        )  # keep the stream length independent of the shortcut
     else:
         keys = rng.random((n_queries, n_columns))
         cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
