@@ -129,8 +129,9 @@ def success_rate(
 
     Examples
     --------
-    >>> success_rate(0, 500).value == success_rate(0, 500).error
-    True
+    >>> rate = success_rate(0, 500)  # the Wilson centre, not 0
+    >>> round(rate.value, 7), round(rate.error, 7)
+    (0.0038122, 0.0038122)
     """
     if (
         isinstance(n_total, bool)
