@@ -21,16 +21,31 @@ from synthrisk.exceptions import (
     SynthriskWarning,
     UnreliableEstimateWarning,
 )
-from synthrisk.metrics import METRICS, DCRBaselineProtection, DCROverfittingProtection, Metric
+from synthrisk.metrics import (
+    METRICS,
+    CategoricalCAP,
+    CategoricalGeneralizedCAP,
+    CategoricalZeroCAP,
+    DCRBaselineProtection,
+    DCROverfittingProtection,
+    DisclosureProtection,
+    DisclosureProtectionEstimate,
+    Metric,
+)
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
     "METRICS",
+    "CategoricalCAP",
+    "CategoricalGeneralizedCAP",
+    "CategoricalZeroCAP",
     "ColumnSpec",
     "ConfigError",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DisclosureProtection",
+    "DisclosureProtectionEstimate",
     "EvaluationReport",
     "InputError",
     "Metric",
