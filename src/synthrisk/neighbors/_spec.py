@@ -10,9 +10,10 @@ backend implements exactly one kernel::
            = min(|x_f - y_f| / scale_f, 1)  if clip, else |x_f - y_f| / scale_f
     term_f = term_f ** 2              if power == 2          (numeric columns only)
     term_c = [code_x != code_y]       categorical columns (missing is its own code)
-    d(x, y) = (sum_f term_f + sum_c term_c) / divisor,  sqrt'd if power == 2
+    d(x, y) = (sum_c term_c + sum_f term_f) / divisor,  sqrt'd if power == 2
 
-Terms are summed numeric columns first, then categorical columns, in column order.
+Terms are summed categorical columns first, then numeric columns, each in column
+order; every backend uses this order, so their distances agree bit for bit.
 """
 
 from __future__ import annotations

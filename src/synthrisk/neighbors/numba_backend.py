@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Multi-core numba neighbour search.
+"""Multi-core numba neighbour search with exact pruning.
 
-One pass over the reference per query row keeps a sorted top-k in registers-sized
-arrays (no n × m matrix at all); the running sum of a pair is abandoned as soon as it
-reaches the current k-th best, which is exact because every term is non-negative.
-Query rows are processed in blocks (for progress and bounded output buffers) and in
-parallel within a block with ``prange``.
+The reference rows are grouped by their categorical codes. For one query row, the
+number of categorical mismatches with every group is a lower bound of the distance
+to all rows of that group (each mismatch costs exactly 1 and every other term is
+non-negative). Groups are visited in increasing order of that bound, a row's running
+sum is abandoned as soon as it can no longer enter the top k, and the scan stops
+once the bound itself is too large. All of this is exact: the result is identical,
+bit for bit and index for index, to the numpy backend (ties to the lowest index).
+
+No n × m matrix is ever built: memory is O(n_reference) per thread.
 """
 
 from __future__ import annotations
@@ -20,84 +24,140 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["kneighbors"]
+__all__ = ["group_reference", "kneighbors"]
+
+
+def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Group reference rows by categorical codes.
+
+    Returns
+    -------
+    group_codes : ndarray of shape (n_groups, n_categorical)
+    group_start : ndarray of shape (n_groups + 1,)
+        Group g holds ``order[group_start[g]:group_start[g + 1]]``.
+    order : ndarray of shape (n_reference,)
+        Reference row positions sorted by group, ascending within a group.
+    """
+    n_ref = r_cat.shape[0]
+    if r_cat.shape[1] == 0:
+        return (
+            np.zeros((1, 0), dtype=np.int64),
+            np.array([0, n_ref], dtype=np.int64),
+            np.arange(n_ref, dtype=np.int64),
+        )
+    group_codes, inverse = np.unique(r_cat, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable").astype(np.int64)
+    counts = np.bincount(inverse, minlength=group_codes.shape[0])
+    group_start = np.zeros(group_codes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=group_start[1:])
+    return np.ascontiguousarray(group_codes, dtype=np.int64), group_start, order
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _knn_kernel(  # noqa: PLR0913 - a kernel's arguments are its data
-    q_num, q_cat, r_num, r_cat, scale, indicator, clip, nan_one, nan_both, power, divisor, k, out_d, out_i
-):  # pragma: no cover - compiled
+def _knn_kernel(  # noqa: PLR0913, PLR0912, PLR0915 - a kernel's arguments are its data
+    q_num, q_cat, r_num_sorted, order, group_codes, group_start,
+    scale, indicator, clip, nan_one, nan_both, power, divisor, k, out_d, out_i,
+):  # pragma: no cover - compiled  # fmt: skip
     n_query = q_num.shape[0]
-    n_ref = r_num.shape[0]
     n_num = q_num.shape[1]
     n_cat = q_cat.shape[1]
-    for i in numba.prange(n_query):
-        best = np.full(k, np.inf)
-        best_i = np.full(k, -1, dtype=np.int64)
-        is_nan = np.zeros(k, dtype=np.bool_)
-        filled = 0
-        worst = np.inf
-        for j in range(n_ref):
-            acc = 0.0
-            pruned = False
-            for f in range(n_num):
-                x = q_num[i, f]
-                y = r_num[j, f]
-                x_nan = math.isnan(x)
-                y_nan = math.isnan(y)
-                if x_nan or y_nan:
-                    term = nan_both if (x_nan and y_nan) else nan_one
-                else:
-                    diff = abs(x - y)
-                    if indicator[f]:
-                        term = 1.0 if diff > 0 else 0.0
-                    else:
-                        term = diff / scale[f]
-                        if clip and term > 1.0:
-                            term = 1.0
-                    if power == 2:
-                        term = term * term
-                acc += term
-                if acc >= worst:
-                    pruned = True
+    n_groups = group_codes.shape[0]
+    n_chunks = min(n_query, 64)
+    for chunk in numba.prange(n_chunks):
+        lo = chunk * n_query // n_chunks
+        hi = (chunk + 1) * n_query // n_chunks
+        mismatches = np.empty(n_groups, dtype=np.int64)
+        bucket_start = np.empty(n_cat + 2, dtype=np.int64)
+        by_bucket = np.empty(n_groups, dtype=np.int64)
+        best = np.empty(k)
+        best_i = np.empty(k, dtype=np.int64)
+        is_nan = np.empty(k, dtype=np.bool_)
+        for i in range(lo, hi):
+            # lower bound of every group: its number of categorical mismatches
+            bucket_start[:] = 0
+            for g in range(n_groups):
+                m = 0
+                for c in range(n_cat):
+                    if q_cat[i, c] != group_codes[g, c]:
+                        m += 1
+                mismatches[g] = m
+                bucket_start[m + 1] += 1
+            for b in range(n_cat + 1):
+                bucket_start[b + 1] += bucket_start[b]
+            for g in range(n_groups):
+                m = mismatches[g]
+                by_bucket[bucket_start[m]] = g
+                bucket_start[m] += 1
+            # bucket_start[b] is now the end of bucket b
+            filled = 0
+            worst = np.inf
+            worst_i = -1
+            begin = 0
+            for b in range(n_cat + 1):
+                end = bucket_start[b]
+                if filled == k and b > worst:
                     break
-            if pruned:
-                continue
-            for c in range(n_cat):
-                if q_cat[i, c] != r_cat[j, c]:
-                    acc += 1.0
-                    if acc >= worst:
-                        pruned = True
-                        break
-            if pruned:
-                continue
-            nan_acc = math.isnan(acc)
-            key = np.inf if nan_acc else acc
-            if filled < k:
-                pos = filled
-                filled += 1
-            elif key < worst:
-                pos = k - 1
-            else:
-                continue
-            while pos > 0 and best[pos - 1] > key:
-                best[pos] = best[pos - 1]
-                best_i[pos] = best_i[pos - 1]
-                is_nan[pos] = is_nan[pos - 1]
-                pos -= 1
-            best[pos] = key
-            best_i[pos] = j
-            is_nan[pos] = nan_acc
-            if filled == k:
-                worst = best[k - 1]
-        for t in range(k):
-            if is_nan[t]:
-                out_d[i, t] = np.nan
-            elif power == 2:
-                out_d[i, t] = math.sqrt(best[t]) / divisor
-            else:
-                out_d[i, t] = best[t] / divisor
-            out_i[i, t] = best_i[t]
+                for gi in range(begin, end):
+                    g = by_bucket[gi]
+                    for t in range(group_start[g], group_start[g + 1]):
+                        j = order[t]
+                        acc = float(b)
+                        if filled == k and (acc > worst or (acc == worst and j > worst_i)):
+                            continue
+                        pruned = False
+                        for f in range(n_num):
+                            x = q_num[i, f]
+                            y = r_num_sorted[t, f]
+                            x_nan = math.isnan(x)
+                            y_nan = math.isnan(y)
+                            if x_nan or y_nan:
+                                term = nan_both if (x_nan and y_nan) else nan_one
+                            else:
+                                diff = abs(x - y)
+                                if indicator[f]:
+                                    term = 1.0 if diff > 0 else 0.0
+                                else:
+                                    term = diff / scale[f]
+                                    if clip and term > 1.0:
+                                        term = 1.0
+                                if power == 2:
+                                    term = term * term
+                            acc += term
+                            if filled == k and (acc > worst or (acc == worst and j > worst_i)):
+                                pruned = True
+                                break
+                        if pruned:
+                            continue
+                        nan_acc = math.isnan(acc)
+                        key = np.inf if nan_acc else acc
+                        if filled < k:
+                            pos = filled
+                            filled += 1
+                        elif key < worst or (key == worst and j < worst_i):
+                            pos = k - 1
+                        else:
+                            continue
+                        while pos > 0 and (best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)):
+                            best[pos] = best[pos - 1]
+                            best_i[pos] = best_i[pos - 1]
+                            is_nan[pos] = is_nan[pos - 1]
+                            pos -= 1
+                        best[pos] = key
+                        best_i[pos] = j
+                        is_nan[pos] = nan_acc
+                        if filled == k:
+                            worst = best[k - 1]
+                            worst_i = best_i[k - 1]
+                begin = end
+            for t in range(k):
+                if is_nan[t]:
+                    out_d[i, t] = np.nan
+                elif power == 2:
+                    out_d[i, t] = math.sqrt(best[t]) / divisor
+                else:
+                    out_d[i, t] = best[t] / divisor
+                out_i[i, t] = best_i[t]
 
 
 def kneighbors(
@@ -115,16 +175,18 @@ def kneighbors(
     n_query = q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
-    # blocks bound the progress granularity; the kernel itself needs O(k) per row
-    step = rows_per_block(8 * r_num.shape[0], working_memory=working_memory, n_rows=n_query)
-    step = min(step, max(256, -(-n_query // 50)))
+    group_codes, group_start, order = group_reference(r_cat)
+    r_num_sorted = np.ascontiguousarray(r_num[order])
+    # blocks bound the progress granularity and the per-block output buffers
+    step = rows_per_block(8 * (r_num.shape[0] + group_codes.shape[0]), working_memory=working_memory, n_rows=n_query)
+    step = min(step, max(512, -(-n_query // 40)))
     scale = np.ascontiguousarray(spec.scale, dtype=np.float64)
     indicator = np.ascontiguousarray(spec.indicator, dtype=np.bool_)
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
         _knn_kernel(
-            q_num[start:stop], q_cat[start:stop], r_num, r_cat, scale, indicator,
-            spec.clip, float(spec.nan_one), float(spec.nan_both), spec.power,
+            q_num[start:stop], q_cat[start:stop], r_num_sorted, order, group_codes, group_start,
+            scale, indicator, spec.clip, float(spec.nan_one), float(spec.nan_both), spec.power,
             float(spec.divisor), k, distances[start:stop], indices[start:stop],
         )  # fmt: skip
         if progress is not None:

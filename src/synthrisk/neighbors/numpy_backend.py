@@ -28,6 +28,8 @@ def block_sums(
     treated as tied even where the final division rounds them to the same distance.
     """
     acc = np.zeros((q_num.shape[0], r_num.shape[0]), dtype=np.float64)
+    for c in range(q_cat.shape[1]):
+        acc += (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
     for f in range(q_num.shape[1]):
         x = q_num[:, f][:, None]
         y = r_num[:, f][None, :]
@@ -45,8 +47,6 @@ def block_sums(
         y_nan = np.isnan(y)
         term = np.where(x_nan & y_nan, spec.nan_both, np.where(x_nan | y_nan, spec.nan_one, term))
         acc += term
-    for c in range(q_cat.shape[1]):
-        acc += (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
     return acc
 
 

@@ -169,7 +169,7 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
     non_null = series.dropna()
     if len(non_null) and all(isinstance(v, str) for v in non_null.iloc[:1000]):
         strings = non_null.astype(str)
-        if strings.map(lambda v: bool(_ISO_DATE.match(v))).all():
+        if strings.str.fullmatch(_ISO_DATE.pattern.strip('^$')).all():
             return ColumnSpec(name, "datetime", datetime_format="ISO8601", note="ISO 8601 date strings")
         if len(strings) >= 20 and strings.is_unique:
             kind = "id" if _ID_NAME.search(str(name)) or strings.str.len().max() <= 40 else "text"

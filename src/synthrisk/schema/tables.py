@@ -323,14 +323,16 @@ def _guess_format(values: pd.Series, where: str) -> str:
     first = values.iloc[0]
     if values.str.match(r"^\d{4}-\d{2}-\d{2}").all():
         return "ISO8601"
-    month_first = guess_datetime_format(first, dayfirst=False)
-    day_first = guess_datetime_format(first, dayfirst=True)
-    candidates = [f for f in dict.fromkeys([month_first, day_first]) if f is not None]
-    working = []
-    for fmt in candidates:
-        parsed = pd.to_datetime(values, format=fmt, errors="coerce")
-        if parsed.notna().all():
-            working.append(fmt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # pandas' dayfirst hints: we try both on purpose
+        month_first = guess_datetime_format(first, dayfirst=False)
+        day_first = guess_datetime_format(first, dayfirst=True)
+        candidates = [f for f in dict.fromkeys([month_first, day_first]) if f is not None]
+        working = []
+        for fmt in candidates:
+            parsed = pd.to_datetime(values, format=fmt, errors="coerce")
+            if parsed.notna().all():
+                working.append(fmt)
     if len(working) == 1:
         return working[0]
     if not working:

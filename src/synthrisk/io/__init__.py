@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reading tables, metadata and YAML configs; writing outputs atomically."""
+
+from __future__ import annotations
+
+from synthrisk.io.config import RunConfig, load_config
+from synthrisk.io.files import read_metadata, read_table, sha256_file, write_text_atomic
+
+__all__ = ["RunConfig", "load_config", "read_metadata", "read_table", "sha256_file", "write_text_atomic"]

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from synthrisk.cli import main
+from synthrisk.datasets import load_demo
+
+
+@pytest.fixture(scope="module")
+def demo_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("demo")
+    demo = load_demo(n_rows=600, seed=1)
+    paths = {"real": folder / "real.csv", "holdout": folder / "holdout.parquet", "synthetic": folder / "syn.csv"}
+    demo.real.to_csv(paths["real"], index=False)
+    demo.holdout.to_parquet(paths["holdout"])
+    demo.synthetic["partial"].to_csv(paths["synthetic"], index=False)
+    paths["metadata"] = folder / "metadata.json"
+    paths["metadata"].write_text(json.dumps(demo.metadata))
+    return paths
+
+
+def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out" / "report.json"
+    code = main([
+        "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
+        "--holdout", str(demo_files["holdout"]), "--metadata", str(demo_files["metadata"]),
+        "--seed", "3", "--json", str(out), "--quiet",
+    ])  # fmt: skip
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    assert data["seed"] == 3
+    assert len(data["inputs"]["real"]["sha256"]) == 64
+    assert data["inputs"]["holdout"]["file"] == "holdout.parquet"
+    assert data["schema"]["excluded"] == ["person_id"]
+    assert capsys.readouterr().out == ""  # --quiet
+
+
+def test_evaluate_prints_a_summary_table(demo_files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]), "--metrics", "dcr_baseline_protection"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "dcr_baseline_protection" in out
+    assert "dcr_overfitting_protection" not in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "--real", "x.csv"], "synthrisk: error: the following arguments are required: --synthetic"),
+        (["evaluate", "--real", "missing.csv", "--synthetic", "missing.csv"], "synthrisk: error: the `real` file 'missing.csv' does not exist."),
+        (["frobnicate"], "synthrisk: error: argument COMMAND: invalid choice: 'frobnicate'"),
+        (["run", "nowhere.yaml"], "synthrisk: error: the configuration file 'nowhere.yaml' does not exist."),
+    ],
+)
+def test_usage_and_input_errors_exit_2_without_traceback(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message)
+    assert "Traceback" not in err
+
+
+def test_bad_input_tables_exit_2(demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"zzz": [1, 2]}).to_csv(other, index=False)
+    assert main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(other), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("synthrisk: error: the `real` and `synthetic` tables have different columns")
+    assert main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]), "--metrics", "dcr_overfitting_protection", "--quiet"]) == 2
+    assert "needs a `holdout` table" in capsys.readouterr().err
+
+
+def test_run_config(demo_files: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "version: 1\n"
+        f"data: {{real: {demo_files['real']}, synthetic: {demo_files['synthetic']}, holdout: {demo_files['holdout']}, metadata: {demo_files['metadata']}}}\n"
+        "seed: 2\n"
+        "metrics:\n  dcr_overfitting_protection: {num_rows_subsample: 100, num_iterations: 2}\n"
+        "report: {json: out/report.json, include_records: true}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 0
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    (result,) = data["results"]
+    assert result["params"]["num_iterations"] == 2
+    assert len(result["records"]["synthetic_to_real"]["index"]) == 100
+    # running the same config twice gives the same numbers
+    first = (tmp_path / "out" / "report.json").read_text()
+    assert main(["run", str(config), "--quiet"]) == 0
+    second = (tmp_path / "out" / "report.json").read_text()
+    for a, b in zip(json.loads(first)["results"], json.loads(second)["results"]):
+        a.pop("seconds"), b.pop("seconds")
+        assert a == b
+
+
+def test_run_config_with_unknown_key_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text("data: {real: a.csv, synthetic: b.csv}\nmetricz: {}\n")
+    assert main(["run", str(config)]) == 2
+    assert "unknown keys ['metricz']" in capsys.readouterr().err
+
+
+def test_demo_writes_reports_and_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--out", str(tmp_path / "d"), "--rows", "600"]) == 0
+    out = capsys.readouterr().out
+    assert "leaky" in out and "independent" in out
+    data = json.loads((tmp_path / "d" / "report.json").read_text())
+    assert data["inputs"]["real"]["rows"] == 300
+    for name in ("leaky", "partial", "fresh", "independent"):
+        assert (tmp_path / "d" / "reports" / f"{name}.json").is_file()
+        assert (tmp_path / "d" / "data" / f"synthetic_{name}.csv").is_file()
+
+
+def test_metrics_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["metrics"]) == 0
+    assert "dcr_overfitting_protection (needs holdout)" in capsys.readouterr().out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("synthrisk ")

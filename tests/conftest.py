@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared fixtures: a seeded generator and small mixed-type tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(20241122)
+
+
+def make_mixed(n: int, seed: int, *, prefix: str = "r") -> pd.DataFrame:
+    """A small mixed-type table with missing values in every kind of column."""
+    g = np.random.default_rng(seed)
+    num = np.round(g.normal(40, 12, n), 1)
+    num[g.random(n) < 0.1] = np.nan
+    cat = pd.Series(g.choice(["a", "b", "c"], n), dtype=object)
+    cat[g.random(n) < 0.1] = None
+    flag = pd.array(g.random(n) < 0.4, dtype="boolean")
+    flag[g.random(n) < 0.05] = pd.NA
+    when = pd.Series(pd.Timestamp("2021-01-01") + pd.to_timedelta(g.integers(0, 300, n), unit="D"))
+    when[g.random(n) < 0.05] = pd.NaT
+    return pd.DataFrame(
+        {
+            "user_id": [f"{prefix}{i}" for i in range(n)],
+            "num": num,
+            "count": pd.array(g.integers(0, 9, n), dtype="Int64"),
+            "cat": cat,
+            "flag": flag,
+            "when": when,
+        }
+    )
+
+
+@pytest.fixture
+def mixed_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return make_mixed(120, 1, prefix="r"), make_mixed(90, 2, prefix="s"), make_mixed(100, 3, prefix="h")

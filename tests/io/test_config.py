@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from synthrisk.exceptions import ConfigError
+from synthrisk.io import load_config
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "version: 1\n"
+        "data: {real: real.csv, synthetic: /abs/syn.csv, holdout: h.csv, metadata: m.json}\n"
+        "seed: 4\n"
+        "metrics:\n  dcr_baseline_protection: {}\n  dcr_overfitting_protection: {num_rows_subsample: null}\n"
+        "report: {json: out/report.json}\n",
+    )
+    config = load_config(path)
+    assert config.real == tmp_path / "real.csv"
+    assert config.synthetic == Path("/abs/syn.csv")
+    assert config.seed == 4
+    assert config.metrics == {"dcr_baseline_protection": {}, "dcr_overfitting_protection": {"num_rows_subsample": None}}
+    assert config.json == tmp_path / "out" / "report.json"
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n", r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report'\]"),
+        ("data: {real: a, synthetic: b, control: c}\n", r"`data` has unknown keys \['control'\]"),
+        ("data: {real: a}\n", r"`data.synthetic` is required"),
+        ("data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n", r"unknown metric 'zz'; available metrics"),
+        ("data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {n: 1}}\n", r"has no parameter\(s\) \['n'\]"),
+        ("data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {num_iterations: 0}}\n", r"`num_iterations` must be an integer >= 1; got 0"),
+        ("data: {real: a, synthetic: b}\nseed: -2\n", r"`seed` must be a non-negative integer"),
+        ("version: 2\ndata: {real: a, synthetic: b}\n", r"`version` must be 1"),
+        ("data: [1, 2\n", r"not valid YAML"),
+        ("data: {real: a, synthetic: b}\nreport: {html: x}\n", r"`report` has unknown keys \['html'\]"),
+    ],
+)
+def test_bad_configs(tmp_path: Path, text: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        load_config(_write(tmp_path, text))
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "none.yaml")

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from synthrisk.exceptions import ConfigError, InputError
+from synthrisk.io import read_metadata, read_table, sha256_file, write_text_atomic
+
+
+def test_read_csv_and_parquet(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", None]})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_parquet(tmp_path / "t.parquet")
+    assert read_table(tmp_path / "t.csv")["a"].tolist() == [1, 2]
+    assert read_table(tmp_path / "t.parquet")["b"].tolist()[0] == "x"
+
+
+def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"the `real` file '.*nope.csv' does not exist"):
+        read_table(tmp_path / "nope.csv", name="real")
+    (tmp_path / "t.xlsx").write_text("x")
+    with pytest.raises(InputError, match=r"unsupported extension '.xlsx'"):
+        read_table(tmp_path / "t.xlsx")
+
+
+def test_unparsable_parquet(tmp_path: Path) -> None:
+    (tmp_path / "t.parquet").write_text("not parquet")
+    with pytest.raises(InputError, match=r"could not be read as PARQUET"):
+        read_table(tmp_path / "t.parquet")
+
+
+def test_metadata_json_and_yaml(tmp_path: Path) -> None:
+    (tmp_path / "m.json").write_text('{"columns": {"a": {"sdtype": "numerical"}}}')
+    (tmp_path / "m.yaml").write_text("columns:\n  a: {sdtype: numerical}\n")
+    assert read_metadata(tmp_path / "m.json") == read_metadata(tmp_path / "m.yaml")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ConfigError, match="could not be parsed"):
+        read_metadata(tmp_path / "bad.json")
+
+
+def test_atomic_write_creates_folders_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "out.json"
+    write_text_atomic(target, "{}")
+    assert target.read_text() == "{}"
+    assert os.listdir(target.parent) == ["out.json"]
+    assert sha256_file(target) == hashlib.sha256(b"{}").hexdigest()
+
+
+def test_atomic_write_to_unwritable_place(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(InputError, match="cannot write"):
+        write_text_atomic(blocker / "out.json", "{}")

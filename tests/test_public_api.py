@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import importlib
+
+import synthrisk
+
+
+def test_all_is_unique_sorted_and_importable() -> None:
+    names = synthrisk.__all__
+    assert len(names) == len(set(names))
+    assert all(hasattr(synthrisk, name) for name in names)
+    assert not any(name.startswith("_") for name in names if name != "__version__")
+
+
+def test_subpackages_export_what_they_list() -> None:
+    for module in ("synthrisk.schema", "synthrisk.neighbors", "synthrisk.metrics", "synthrisk.io", "synthrisk.datasets"):
+        mod = importlib.import_module(module)
+        assert all(hasattr(mod, name) for name in mod.__all__), module
+
+
+def test_every_error_is_a_synthrisk_error_and_a_builtin() -> None:
+    for name in ("InputError", "SchemaMismatchError", "ParameterError", "ConfigError"):
+        cls = getattr(synthrisk, name)
+        assert issubclass(cls, synthrisk.SynthriskError)
+        assert issubclass(cls, ValueError)
+    assert issubclass(synthrisk.MissingDependencyError, ImportError)
+
+
+def test_report_module_does_not_import_metrics() -> None:
+    # dependency direction: results never import metric code
+    import synthrisk.results as results
+
+    from pathlib import Path
+
+    source = Path(results.__file__).read_text(encoding="utf-8")
+    assert "synthrisk.metrics" not in source

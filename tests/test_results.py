@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from synthrisk.results import EvaluationReport, MetricResult, RecordScores, to_jsonable
+
+
+def _report() -> EvaluationReport:
+    rec = RecordScores("synthetic", np.array([0, 2]), np.array([0.5, np.nan]), "d")
+    result = MetricResult(
+        metric="m", score=0.25, breakdown={"score": 0.25, "x": {"y": np.float64(np.nan)}}, ci=(0.1, 0.4),
+        params={"k": np.int64(3)}, warnings=("careful",), seconds=1.5, records={"r": rec},
+    )  # fmt: skip
+    return EvaluationReport(
+        synthrisk_version="0.1.0", seed=7, inputs={"real": {"rows": 3, "columns": ["a"]}, "synthetic": None, "holdout": None},
+        results=(result,),
+    )  # fmt: skip
+
+
+def test_json_contract_keys_and_nan_as_null() -> None:
+    data = json.loads(_report().to_json())
+    assert set(data) >= {"schema_version", "synthrisk_version", "seed", "inputs", "results"}
+    assert data["schema_version"] == 1
+    entry = data["results"][0]
+    assert set(entry) == {"metric", "score", "breakdown", "ci", "params", "warnings", "seconds"}
+    assert entry["breakdown"]["x"]["y"] is None
+    assert entry["params"] == {"k": 3}
+    assert entry["ci"] == [0.1, 0.4]
+
+
+def test_records_only_when_asked_and_round_trip() -> None:
+    report = _report()
+    assert "records" not in json.loads(report.to_json())["results"][0]
+    text = report.to_json(include_records=True)
+    assert json.loads(text)["results"][0]["records"]["r"] == {"table": "synthetic", "description": "d", "index": [0, 2], "values": [0.5, None]}
+    again = EvaluationReport.from_json(text)
+    assert again.to_json(include_records=True) == text
+    assert again["m"].score == 0.25
+
+
+def test_getitem_unknown_metric_lists_results() -> None:
+    with pytest.raises(KeyError, match=r"no result for metric 'zz'; results: \['m'\]"):
+        _report()["zz"]
+
+
+def test_to_jsonable_handles_numpy() -> None:
+    assert to_jsonable({"a": np.array([1, 2]), "b": (np.bool_(True), np.float32(0.5)), "c": float("inf")}) == {
+        "a": [1, 2], "b": [True, 0.5], "c": None,
+    }  # fmt: skip
+
+
+def test_repr_is_readable() -> None:
+    assert repr(_report()["m"]) == "MetricResult(metric='m', score=0.2500, ci=(0.1000, 0.4000), warnings=1)"
