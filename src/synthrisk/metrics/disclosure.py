@@ -643,6 +643,11 @@ def attack_codes(
                     "`continuous_column_names` (binned dates) is probably what you meant."
                 )
             r_codes, s_codes = _exact_codes(tables, column)
+            if tables.schema[column].excluded and column in known:
+                context.warn(
+                    f"known column {column!r} is of kind {kind!r} (left out of distance metrics) and is "
+                    "matched on its exact values: rows match only where the two tables share a value."
+                )
             if kind == "numerical" and column in known:
                 n_distinct = len(pd.unique(r_codes[r_codes >= 0]))
                 if n_distinct > max(_MANY_VALUES, n_bins):
@@ -799,8 +804,8 @@ class DisclosureProtection(_DisclosureBase):
         Columns the attacker knows (e.g. age bracket, sex).
     sensitive_column_names : list of str
         Columns the attacker guesses; several are matched as one tuple.
-    computation_method : {"cap", "zero_cap", "generalized_cap"}, default="cap"
-        Case-insensitive; what to do with a real row whose known values occur in no
+    computation_method : {"cap", "zero_cap", "generalized_cap"}, default=None
+        ``"cap"`` when neither it nor ``computation`` is given. Case-insensitive; what to do with a real row whose known values occur in no
         synthetic row: skip it, count it as protected, or use the nearest keys.
     computation : str, default=None
         Alias of ``computation_method`` (SDMetrics' documentation uses this name).
@@ -825,7 +830,7 @@ class DisclosureProtection(_DisclosureBase):
         *,
         known_column_names: Sequence[str] | None = None,
         sensitive_column_names: Sequence[str] | None = None,
-        computation_method: CapMethod | str | None = "cap",
+        computation_method: CapMethod | str | None = None,
         computation: CapMethod | str | None = None,
         continuous_column_names: Sequence[str] | None = None,
         num_discrete_bins: int = 10,
@@ -898,7 +903,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         *,
         known_column_names: Sequence[str] | None = None,
         sensitive_column_names: Sequence[str] | None = None,
-        computation_method: CapMethod | str | None = "cap",
+        computation_method: CapMethod | str | None = None,
         computation: CapMethod | str | None = None,
         continuous_column_names: Sequence[str] | None = None,
         num_discrete_bins: int = 10,
