@@ -65,11 +65,27 @@ ESTIMATE_CASES = {
     "no_overlap": {"n_sub": 60, "n_iter": 3},
 }
 LEGACY_CASES: dict[str, dict] = {
-    "legacy_categorical": {"key": ["cat_b", "flag", "num_i"], "sensitive": ["sens2"], "missing": "category"},
-    "legacy_multi": {"key": ["cat_b", "num_i"], "sensitive": ["sens2", "sens_num"], "missing": "category"},
+    "legacy_categorical": {
+        "key": ["cat_b", "flag", "num_i"],
+        "sensitive": ["sens2"],
+        "missing": "category",
+    },
+    "legacy_multi": {
+        "key": ["cat_b", "num_i"],
+        "sensitive": ["sens2", "sens_num"],
+        "missing": "category",
+    },
     # float NaN never equals (fresh float objects); object NaN is the np.nan singleton, so it matches
-    "legacy_float_nan": {"key": ["num_k", "cat_b"], "sensitive": ["sens2"], "missing": "never_equal"},
-    "legacy_object_nan": {"key": ["cat_a", "cat_b"], "sensitive": ["sens1"], "missing": "category"},
+    "legacy_float_nan": {
+        "key": ["num_k", "cat_b"],
+        "sensitive": ["sens2"],
+        "missing": "never_equal",
+    },
+    "legacy_object_nan": {
+        "key": ["cat_a", "cat_b"],
+        "sensitive": ["sens1"],
+        "missing": "category",
+    },
 }
 
 
@@ -80,7 +96,13 @@ def make_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     def table(n: int, prefix: str) -> pd.DataFrame:
         cat_a = rng.choice(["a", "b", "c", "d"], n).astype(object)
         cat_a[rng.random(n) < 0.06] = None
-        sens1 = np.where(rng.random(n) < 0.6, np.array(["p", "q", "r", "p"])[np.searchsorted(["a", "b", "c"], cat_a.astype(str))], rng.choice(["p", "q", "r"], n)).astype(object)
+        sens1 = np.where(
+            rng.random(n) < 0.6,
+            np.array(["p", "q", "r", "p"])[
+                np.searchsorted(["a", "b", "c"], cat_a.astype(str))
+            ],
+            rng.choice(["p", "q", "r"], n),
+        ).astype(object)
         sens1[rng.random(n) < 0.05] = None
         flag_na = (rng.random(n) < 0.4).astype(object)
         flag_na[rng.random(n) < 0.1] = None
@@ -90,7 +112,10 @@ def make_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         num_k[rng.random(n) < 0.15] = np.nan
         days = rng.integers(0, 400, n)
         date = pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")
-        date_nat = pd.Series(pd.Timestamp("2021-06-01") + pd.to_timedelta(rng.integers(0, 200, n), unit="D"))
+        date_nat = pd.Series(
+            pd.Timestamp("2021-06-01")
+            + pd.to_timedelta(rng.integers(0, 200, n), unit="D")
+        )
         date_nat[rng.random(n) < 0.05] = pd.NaT
         return pd.DataFrame(
             {
@@ -107,7 +132,11 @@ def make_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "date": pd.Series(date).dt.strftime("%Y-%m-%d"),
                 "date_nat": date_nat.dt.strftime("%Y-%m-%d"),
                 "sens1": sens1,
-                "sens2": np.where(rng.random(n) < 0.7, np.where(days < 200, "u", "v"), rng.choice(["u", "v"], n)),
+                "sens2": np.where(
+                    rng.random(n) < 0.7,
+                    np.where(days < 200, "u", "v"),
+                    rng.choice(["u", "v"], n),
+                ),
                 "sens_num": rng.integers(0, 4, n),
             }
         )
@@ -116,7 +145,10 @@ def make_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     copied = rng.choice(300, size=78, replace=False)
     syn.iloc[:78, 1:] = real.iloc[copied, 1:].to_numpy()
     syn.loc[[3, 8, 13], "const_num"] = [3.0, 11.0, 7.0]  # the real column is constant
-    syn.loc[[5, 6], "num_f"] = [-40.0, 400.0]  # outside the real range: first and last bin
+    syn.loc[[5, 6], "num_f"] = [
+        -40.0,
+        400.0,
+    ]  # outside the real range: first and last bin
     return real, syn
 
 
@@ -158,12 +190,18 @@ def record() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     real.to_csv(OUT / "disclosure_real.csv", index=False)
     syn.to_csv(OUT / "disclosure_synthetic.csv", index=False)
-    real, syn = load(OUT / "disclosure_real.csv"), load(OUT / "disclosure_synthetic.csv")
+    real, syn = (
+        load(OUT / "disclosure_real.csv"),
+        load(OUT / "disclosure_synthetic.csv"),
+    )
 
     goldens: dict = {
         "sdmetrics_version": sdmetrics.__version__,
         "pandas_version": pd.__version__,
-        "files": {"real": "disclosure_real.csv", "synthetic": "disclosure_synthetic.csv"},
+        "files": {
+            "real": "disclosure_real.csv",
+            "synthetic": "disclosure_synthetic.csv",
+        },
         "datetime_columns": list(DATETIME_COLUMNS),
         "cases": {},
         "rows": {},
@@ -172,20 +210,32 @@ def record() -> None:
     }
     for name, case in CASES.items():
         args = (case["known"], case["sensitive"])
-        kwargs = {"continuous_column_names": case.get("continuous"), "num_discrete_bins": case.get("bins", 10)}
+        kwargs = {
+            "continuous_column_names": case.get("continuous"),
+            "num_discrete_bins": case.get("bins", 10),
+        }
         goldens["cases"][name] = {**case, "results": {}}
         for method in METHODS:
-            out = DisclosureProtection.compute_breakdown(real, syn, *args, computation_method=method, **kwargs)
+            out = DisclosureProtection.compute_breakdown(
+                real, syn, *args, computation_method=method, **kwargs
+            )
             goldens["cases"][name]["results"][method] = _breakdown(out)
 
     for name in ROW_CASES:
         case = CASES[name]
         real_pre, syn_pre = DisclosureProtection._discretize_and_fillna(
-            real, syn, case["known"], case["sensitive"], case.get("continuous"), case.get("bins", 10)
+            real,
+            syn,
+            case["known"],
+            case["sensitive"],
+            case.get("continuous"),
+            case.get("bins", 10),
         )
         goldens["rows"][name] = {}
         for method in METHODS:
-            model = CAP_METHODS[method.upper()]._fit(syn_pre, case["known"], case["sensitive"], None)
+            model = CAP_METHODS[method.upper()]._fit(
+                syn_pre, case["known"], case["sensitive"], None
+            )
             probabilities = []
             for idx in range(len(real_pre)):
                 key = tuple(real_pre[case["known"]].iloc[idx])
@@ -201,13 +251,18 @@ def record() -> None:
         for i, method in enumerate(METHODS):
             drawn: list[list[int]] = []
 
-            def sample(self: pd.DataFrame, *args: object, _drawn: list = drawn, **kwargs: object) -> pd.DataFrame:
+            def sample(
+                self: pd.DataFrame,
+                *args: object,
+                _drawn: list = drawn,
+                **kwargs: object,
+            ) -> pd.DataFrame:
                 out = original_sample(self, *args, **kwargs)
                 _drawn.append([int(v) for v in out.index])
                 return out
 
             pd.DataFrame.sample = sample  # type: ignore[method-assign]
-            np.random.seed(SEED + i)
+            np.random.seed(SEED + i)  # noqa: NPY002 - SDMetrics samples with the global RNG
             try:
                 out = DisclosureProtectionEstimate.compute_breakdown(
                     real, syn, case["known"], case["sensitive"], computation_method=method,
@@ -218,15 +273,26 @@ def record() -> None:
                 pd.DataFrame.sample = original_sample  # type: ignore[method-assign]
             goldens["estimate"][name]["results"][method] = {
                 **_breakdown(out),
-                "samples": [[drawn[2 * k], drawn[2 * k + 1]] for k in range(spec["n_iter"])],
+                "samples": [
+                    [drawn[2 * k], drawn[2 * k + 1]] for k in range(spec["n_iter"])
+                ],
             }
 
-    legacy = {"cap": CategoricalCAP, "zero_cap": CategoricalZeroCAP, "generalized_cap": CategoricalGeneralizedCAP}
+    legacy = {
+        "cap": CategoricalCAP,
+        "zero_cap": CategoricalZeroCAP,
+        "generalized_cap": CategoricalGeneralizedCAP,
+    }
     for name, case in LEGACY_CASES.items():
         columns = case["key"] + case["sensitive"]
         goldens["legacy"][name] = {**case, "results": {}}
         for method, cls in legacy.items():
-            score = cls.compute(real[columns], syn[columns], key_fields=case["key"], sensitive_fields=case["sensitive"])
+            score = cls.compute(
+                real[columns],
+                syn[columns],
+                key_fields=case["key"],
+                sensitive_fields=case["sensitive"],
+            )
             goldens["legacy"][name]["results"][method] = _float(score)
 
     path = OUT / "disclosure_goldens.json"
@@ -236,7 +302,9 @@ def record() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref-venv", type=Path, default=None, help="venv with sdmetrics==0.32.0")
+    parser.add_argument(
+        "--ref-venv", type=Path, default=None, help="venv with sdmetrics==0.32.0"
+    )
     args = parser.parse_args()
     try:
         import sdmetrics  # noqa: F401
@@ -246,7 +314,9 @@ def main() -> None:
         if not python.exists():
             tools = ROOT.parent / "shared" / "tools" / "ref-venvs.sh"
             subprocess.run(["bash", str(tools), str(venv.parent)], check=True)
-        os.execv(str(python), [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
+        os.execv(
+            str(python), [str(python), str(Path(__file__).resolve()), *sys.argv[1:]]
+        )
     record()
 
 

@@ -79,8 +79,12 @@ def _frames(real_data: Any, synthetic_data: Any) -> tuple[pd.DataFrame, pd.DataF
     real = as_pandas(real_data, name="real_data")
     synthetic = as_pandas(synthetic_data, name="synthetic_data")
     if set(map(str, real.columns)) != set(map(str, synthetic.columns)):
-        only_real = sorted(set(map(str, real.columns)) - set(map(str, synthetic.columns)))
-        only_syn = sorted(set(map(str, synthetic.columns)) - set(map(str, real.columns)))
+        only_real = sorted(
+            set(map(str, real.columns)) - set(map(str, synthetic.columns))
+        )
+        only_syn = sorted(
+            set(map(str, synthetic.columns)) - set(map(str, real.columns))
+        )
         msg = (
             "`real_data` and `synthetic_data` must have the same columns; "
             f"only in real_data: {only_real}, only in synthetic_data: {only_syn}."
@@ -139,7 +143,9 @@ def _run(
         _strict_check(real, strict_columns)
     used = [c for c in real.columns if c in set(columns)]
     metadata = {"columns": {c: {"kind": _kind(real[c], synthetic[c])} for c in used}}
-    result = metric.compute(real[used], synthetic[used], metadata=metadata, seed=seed, progress=progress)
+    result = metric.compute(
+        real[used], synthetic[used], metadata=metadata, seed=seed, progress=progress
+    )
     _reissue(result)
     return result
 
@@ -149,9 +155,13 @@ def _reissue(result: MetricResult) -> None:
         warnings.warn(message, SynthriskWarning, stacklevel=4)
 
 
-def _names(value: Any, *, name: str, available: Sequence[str], allow_empty: bool = False) -> list[str]:
+def _names(
+    value: Any, *, name: str, available: Sequence[str], allow_empty: bool = False
+) -> list[str]:
     names = _disclosure._column_list(value, name=name, allow_empty=allow_empty)
-    return check_columns(names, name=name, available=list(map(str, available)), allow_empty=allow_empty)
+    return check_columns(
+        names, name=name, available=list(map(str, available)), allow_empty=allow_empty
+    )
 
 
 def _clip_score(cap: float, baseline: float) -> float:
@@ -161,7 +171,9 @@ def _clip_score(cap: float, baseline: float) -> float:
     return min(cap / baseline, 1)
 
 
-def _single_table_metadata(metadata: Any, table_name: str | None) -> dict[str, Any] | None:
+def _single_table_metadata(
+    metadata: Any, table_name: str | None
+) -> dict[str, Any] | None:
     """SDMetrics' choice of one table's metadata from a single- or multi-table dict."""
     if metadata is None:
         return None
@@ -260,9 +272,13 @@ class DisclosureProtection(_SDMetricsMetric):
             real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
             continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
         )  # fmt: skip
-        cap = float(result.breakdown["cap_protection"])  # type: ignore[arg-type]
-        baseline = float(result.breakdown["baseline_protection"])  # type: ignore[arg-type]
-        return {"score": _clip_score(cap, baseline), "cap_protection": cap, "baseline_protection": baseline}
+        cap = float(result.breakdown["cap_protection"])
+        baseline = float(result.breakdown["baseline_protection"])
+        return {
+            "score": _clip_score(cap, baseline),
+            "cap_protection": cap,
+            "baseline_protection": baseline,
+        }
 
     @classmethod
     def compute(
@@ -279,7 +295,7 @@ class DisclosureProtection(_SDMetricsMetric):
         strict_types: bool = False,
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
-        return cls.compute_breakdown(  # type: ignore[no-any-return]
+        return cls.compute_breakdown(
             real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
             continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
         )["score"]  # fmt: skip
@@ -303,10 +319,17 @@ class DisclosureProtection(_SDMetricsMetric):
     ) -> MetricResult:
         real = as_pandas(real_data, name="real_data")
         available = list(map(str, real.columns))
-        known = _names(known_column_names, name="known_column_names", available=available)
-        sensitive = _names(sensitive_column_names, name="sensitive_column_names", available=available)
+        known = _names(
+            known_column_names, name="known_column_names", available=available
+        )
+        sensitive = _names(
+            sensitive_column_names, name="sensitive_column_names", available=available
+        )
         continuous = _names(
-            continuous_column_names, name="continuous_column_names", available=available, allow_empty=True
+            continuous_column_names,
+            name="continuous_column_names",
+            available=available,
+            allow_empty=True,
         )
         params: dict[str, Any] = {
             "known_column_names": known, "sensitive_column_names": sensitive,
@@ -314,7 +337,9 @@ class DisclosureProtection(_SDMetricsMetric):
             "num_discrete_bins": num_discrete_bins, "nat_binning": nat_binning, "strict_types": strict_types,
         }  # fmt: skip
         if estimate:
-            metric: Metric = _disclosure.DisclosureProtectionEstimate(**params, **estimate)
+            metric: Metric = _disclosure.DisclosureProtectionEstimate(
+                **params, **estimate
+            )
         else:
             metric = _disclosure.DisclosureProtection(**params)
         return _run(
@@ -329,7 +354,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     name = "DisclosureProtectionEstimate"
 
     @classmethod
-    def compute_breakdown(  # type: ignore[override]
+    def compute_breakdown(
         cls,
         real_data: Any,
         synthetic_data: Any,
@@ -360,18 +385,24 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         n_sub = int(check_int(num_rows_subsample, name="num_rows_subsample", minimum=1))  # type: ignore[arg-type]
         real = as_pandas(real_data, name="real_data")
         synthetic = as_pandas(synthetic_data, name="synthetic_data")
-        n_sub = min(n_sub, max(len(real), len(synthetic)))  # SDMetrics samples min(n, len) rows
+        n_sub = min(
+            n_sub, max(len(real), len(synthetic))
+        )  # SDMetrics samples min(n, len) rows
         result = cls._result(
             real, synthetic, known_column_names, sensitive_column_names, computation_method,
             continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
             seed=seed, progress=bool(verbose), num_rows_subsample=n_sub, num_iterations=num_iterations,
         )  # fmt: skip
-        cap = float(result.breakdown["cap_protection"])  # type: ignore[arg-type]
-        baseline = float(result.breakdown["baseline_protection"])  # type: ignore[arg-type]
-        return {"score": _clip_score(cap, baseline), "cap_protection": cap, "baseline_protection": baseline}
+        cap = float(result.breakdown["cap_protection"])
+        baseline = float(result.breakdown["baseline_protection"])
+        return {
+            "score": _clip_score(cap, baseline),
+            "cap_protection": cap,
+            "baseline_protection": baseline,
+        }
 
     @classmethod
-    def compute(  # type: ignore[override]
+    def compute(
         cls,
         real_data: Any,
         synthetic_data: Any,
@@ -392,12 +423,12 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         """The score only.
 
         SDMetrics 0.32's ``compute`` ignores ``num_rows_subsample``, ``num_iterations``
-        and ``verbose`` (it always runs 10 × 1000 rows with a progress bar); synthrisk
+        and ``verbose`` (it always runs 10 x 1000 rows with a progress bar); synthrisk
         honours them. ``ignore_arguments=True`` reproduces SDMetrics.
         """
         if ignore_arguments:
             num_rows_subsample, num_iterations, verbose = 1000, 10, True
-        return cls.compute_breakdown(  # type: ignore[no-any-return]
+        return cls.compute_breakdown(
             real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
             continuous_column_names, num_discrete_bins, num_rows_subsample, num_iterations, verbose,
             seed=seed, nat_binning=nat_binning, strict_types=strict_types,
@@ -436,11 +467,20 @@ class _LegacyCAP(_SDMetricsMetric):
         available = list(map(str, real.columns))
         keys = _names(key_fields, name="key_fields", available=available)
         sens = _names(sensitive_fields, name="sensitive_fields", available=available)
-        metric = cls._metric(key_fields=keys, sensitive_fields=sens, missing=missing, strict_types=strict_types)  # type: ignore[arg-type]
-        result = _run(
-            metric, real, synthetic_data, [*keys, *sens], strict_columns=[*keys, *sens] if strict_types else ()
+        metric = cls._metric(
+            key_fields=keys,
+            sensitive_fields=sens,
+            missing=missing,  # type: ignore[arg-type]
+            strict_types=strict_types,
         )
-        return float(result.breakdown["score"])  # type: ignore[arg-type]
+        result = _run(
+            metric,
+            real,
+            synthetic_data,
+            [*keys, *sens],
+            strict_columns=[*keys, *sens] if strict_types else (),
+        )
+        return float(result.breakdown["score"])
 
     @classmethod
     def compute_breakdown(
@@ -534,11 +574,15 @@ class DCRBaselineProtection(_SDMetricsMetric):
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
             raise ParameterError(msg)
         metric = _dcr.DCRBaselineProtection(
-            num_rows_subsample=num_rows_subsample, num_iterations=num_iterations, subsample_real=subsample_real
+            num_rows_subsample=num_rows_subsample,
+            num_iterations=num_iterations,
+            subsample_real=subsample_real,
         )
-        result = metric.compute(real, synthetic, metadata=_metadata_for(meta, real), seed=seed)
+        result = metric.compute(
+            real, synthetic, metadata=_metadata_for(meta, real), seed=seed
+        )
         _reissue(result)
-        return _plain(result.breakdown)  # type: ignore[no-any-return]
+        return _plain(result.breakdown)
 
     @classmethod
     def compute(
@@ -554,7 +598,7 @@ class DCRBaselineProtection(_SDMetricsMetric):
         subsample_real: bool = False,
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
-        return cls.compute_breakdown(  # type: ignore[no-any-return]
+        return cls.compute_breakdown(
             real_data, synthetic_data, metadata, table_name, num_rows_subsample, num_iterations,
             seed=seed, subsample_real=subsample_real,
         )["score"]  # fmt: skip
@@ -592,7 +636,9 @@ class DCROverfittingProtection(_SDMetricsMetric):
             ``{'score', 'synthetic_data_percentages': {'closer_to_training', 'closer_to_holdout'}}``.
         """
         real, synthetic = _frames(real_training_data, synthetic_data)
-        holdout = as_pandas(real_validation_data, name="real_validation_data").rename(columns=str)
+        holdout = as_pandas(real_validation_data, name="real_validation_data").rename(
+            columns=str
+        )
         meta = _single_table_metadata(metadata, table_name)
         if meta is None:
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
@@ -601,9 +647,11 @@ class DCROverfittingProtection(_SDMetricsMetric):
             num_rows_subsample=num_rows_subsample, num_iterations=num_iterations,
             subsample_real=subsample_real, range_source=range_source,  # type: ignore[arg-type]
         )  # fmt: skip
-        result = metric.compute(real, synthetic, holdout, metadata=_metadata_for(meta, real), seed=seed)
+        result = metric.compute(
+            real, synthetic, holdout, metadata=_metadata_for(meta, real), seed=seed
+        )
         _reissue(result)
-        return _plain(result.breakdown)  # type: ignore[no-any-return]
+        return _plain(result.breakdown)
 
     @classmethod
     def compute(
@@ -621,7 +669,7 @@ class DCROverfittingProtection(_SDMetricsMetric):
         range_source: str = "reference",
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
-        return cls.compute_breakdown(  # type: ignore[no-any-return]
+        return cls.compute_breakdown(
             real_training_data, synthetic_data, real_validation_data, metadata, table_name,
             num_rows_subsample, num_iterations, seed=seed, subsample_real=subsample_real,
             range_source=range_source,

@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from synthrisk.metrics._base import METRICS, Context, Metric, Outcome, get_metric, register
+from synthrisk.metrics._base import (
+    METRICS,
+    Context,
+    Metric,
+    Outcome,
+    get_metric,
+    register,
+)
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
     CategoricalCAP,

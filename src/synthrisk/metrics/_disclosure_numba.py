@@ -16,7 +16,7 @@ __all__ = ["generalized_cap_kernel"]
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def generalized_cap_kernel(  # noqa: PLR0913 - a kernel's arguments are its data
+def generalized_cap_kernel(
     real_keys: np.ndarray,
     synthetic_keys: np.ndarray,
     synthetic_count: np.ndarray,

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -183,7 +183,9 @@ def cap_protection(probabilities: FloatArray) -> float:
     return 1.0 - total / scored.size
 
 
-def _pair_counts(rk: IntArray, rs: IntArray, sk: IntArray, ss: IntArray, n_sens: int) -> IntArray:
+def _pair_counts(
+    rk: IntArray, rs: IntArray, sk: IntArray, ss: IntArray, n_sens: int
+) -> IntArray:
     """For every real row: synthetic rows with the same key *and* sensitive tuple."""
     stacked = np.concatenate([sk * n_sens + ss, rk * n_sens + rs])
     codes, uniques = pd.factorize(stacked)
@@ -279,7 +281,11 @@ def generalized_cap_counts(
     check_option(name, name="backend", allowed=("auto", "numpy", "numba"))
     m, k = real_keys.shape
     if name == "auto":
-        name = "numba" if m * synthetic_keys.shape[0] * max(k, 1) >= _NUMBA_MIN_WORK else "numpy"
+        name = (
+            "numba"
+            if m * synthetic_keys.shape[0] * max(k, 1) >= _NUMBA_MIN_WORK
+            else "numpy"
+        )
     if name == "numba":
         from synthrisk.metrics._disclosure_numba import generalized_cap_kernel
 
@@ -314,7 +320,9 @@ def _generalized_counts_numpy(
 
     m, k = real_keys.shape
     u = synthetic_keys.shape[0]
-    votes = sparse.csr_array((csr_count.astype(np.float64), csr_sens, csr_ptr), shape=(u, n_sens))
+    votes = sparse.csr_array(
+        (csr_count.astype(np.float64), csr_sens, csr_ptr), shape=(u, n_sens)
+    )
     votes_t = votes.T.tocsr()
     counts = synthetic_count.astype(np.float64)
     numerator = np.zeros(q_sens.shape[0])
@@ -327,7 +335,9 @@ def _generalized_counts_numpy(
             dist += real_keys[start:stop, c, None] != synthetic_keys[None, :, c]
         pooled = (dist == dist.min(axis=1, keepdims=True)).astype(np.float64)
         denominator[start:stop] = pooled @ counts
-        pooled_votes = votes_t @ pooled.T  # (n_sens, block): pooled rows per sensitive id
+        pooled_votes = (
+            votes_t @ pooled.T
+        )  # (n_sens, block): pooled rows per sensitive id
         q0, q1 = q_ptr[start], q_ptr[stop]
         q_local = np.repeat(np.arange(stop - start), np.diff(q_ptr[start : stop + 1]))
         numerator[q0:q1] = pooled_votes[q_sens[q0:q1], q_local]
@@ -415,7 +425,11 @@ def discretize(
     edges = bin_edges(present, n_bins)
     if edges is None:
         real_codes = np.full(real.shape[0], -1, dtype=np.int64)
-        syn_present = ~_isnan(synthetic) if synthetic_missing is None else ~synthetic_missing & ~_isnan(synthetic)
+        syn_present = (
+            ~_isnan(synthetic)
+            if synthetic_missing is None
+            else ~synthetic_missing & ~_isnan(synthetic)
+        )
         syn_codes = np.where(syn_present, 0, -1).astype(np.int64)
         return real_codes, syn_codes
     real_codes = _cut(real, edges)
@@ -430,7 +444,11 @@ def discretize(
 
 
 def _isnan(values: np.ndarray) -> np.ndarray:
-    return np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape[0], dtype=bool)
+    return (
+        np.isnan(values)
+        if values.dtype.kind == "f"
+        else np.zeros(values.shape[0], dtype=bool)
+    )
 
 
 # ------------------------------------------------------------------ column encoding
@@ -471,7 +489,13 @@ class AttackCodes:
         if synthetic_rows is not None:
             sk, ss = sk[synthetic_rows], ss[synthetic_rows]
         return cap_probabilities(
-            rk, rs, sk, ss, method=method, backend=context.backend, working_memory=context.working_memory
+            rk,
+            rs,
+            sk,
+            ss,
+            method=method,
+            backend=context.backend,
+            working_memory=context.working_memory,
         )
 
 
@@ -497,7 +521,10 @@ def _method(computation_method: Any, computation: Any) -> CapMethod:
     """Normalise ``computation_method`` (case-insensitive) and its alias ``computation``."""
     allowed = get_args(CapMethod)
     values = {}
-    for name, value in (("computation_method", computation_method), ("computation", computation)):
+    for name, value in (
+        ("computation_method", computation_method),
+        ("computation", computation),
+    ):
         if value is None:
             continue
         if not isinstance(value, str) or value.lower() not in allowed:
@@ -510,7 +537,7 @@ def _method(computation_method: Any, computation: Any) -> CapMethod:
             f"({computation!r}) disagree; give only one of them."
         )
         raise ParameterError(msg)
-    return next(iter(values.values()), "cap")  # type: ignore[return-value]
+    return cast("CapMethod", next(iter(values.values()), "cap"))
 
 
 def _check_binnable(tables: Tables, names: Sequence[str]) -> None:
@@ -533,16 +560,28 @@ def _numeric_values(
     if kind == "datetime":
         r_ns = real.to_numpy(dtype="datetime64[ns]").view(np.int64)
         s_ns = syn.to_numpy(dtype="datetime64[ns]").view(np.int64)
-        if nat_binning == "sdmetrics":  # NaT read as the smallest int64, as pandas.to_numeric does
+        if (
+            nat_binning == "sdmetrics"
+        ):  # NaT read as the smallest int64, as pandas.to_numeric does
             return r_ns, s_ns, None, None
         return r_ns, s_ns, real.isna().to_numpy(), syn.isna().to_numpy()
     if kind == "numerical":
-        return real.to_numpy(dtype=np.float64), syn.to_numpy(dtype=np.float64), None, None
+        return (
+            real.to_numpy(dtype=np.float64),
+            syn.to_numpy(dtype=np.float64),
+            None,
+            None,
+        )
     # an id / pii / text column the user asked to bin: its raw values must be numbers
     try:
         r = pd.to_numeric(pd.Series(real.to_numpy(dtype=object)), errors="raise")
         s = pd.to_numeric(pd.Series(syn.to_numpy(dtype=object)), errors="raise")
-        return r.to_numpy(dtype=np.float64, na_value=np.nan), s.to_numpy(dtype=np.float64, na_value=np.nan), None, None
+        return (
+            r.to_numpy(dtype=np.float64, na_value=np.nan),
+            s.to_numpy(dtype=np.float64, na_value=np.nan),
+            None,
+            None,
+        )
     except (TypeError, ValueError):
         msg = (
             f"`continuous_column_names` lists {column!r}, whose values are not numbers or dates; "
@@ -557,7 +596,9 @@ def _exact_codes(tables: Tables, column: str) -> tuple[IntArray, IntArray]:
     real, syn = tables.real[column], tables.synthetic[column]
     n_real = len(real)
     if kind == "numerical":
-        stacked: np.ndarray = np.concatenate([real.to_numpy(dtype=np.float64), syn.to_numpy(dtype=np.float64)])
+        stacked: np.ndarray = np.concatenate(
+            [real.to_numpy(dtype=np.float64), syn.to_numpy(dtype=np.float64)]
+        )
         codes = pd.factorize(stacked)[0]
     elif kind == "datetime":
         r_ns = real.to_numpy(dtype="datetime64[ns]").view(np.int64)
@@ -565,13 +606,17 @@ def _exact_codes(tables: Tables, column: str) -> tuple[IntArray, IntArray]:
         codes = pd.factorize(np.concatenate([r_ns, s_ns]))[0]
         codes[np.concatenate([real.isna().to_numpy(), syn.isna().to_numpy()])] = -1
     else:
-        stacked = np.concatenate([real.to_numpy(dtype=object), syn.to_numpy(dtype=object)])
+        stacked = np.concatenate(
+            [real.to_numpy(dtype=object), syn.to_numpy(dtype=object)]
+        )
         codes = pd.factorize(stacked)[0]
     codes = codes.astype(np.int64, copy=False)
     return codes[:n_real], codes[n_real:]
 
 
-def _fill_missing(real: IntArray, synthetic: IntArray, rule: MissingRule) -> tuple[IntArray, IntArray]:
+def _fill_missing(
+    real: IntArray, synthetic: IntArray, rule: MissingRule
+) -> tuple[IntArray, IntArray]:
     """Turn code -1 into one extra category, or into codes equal to nothing."""
     top = max(int(real.max(initial=-1)), int(synthetic.max(initial=-1))) + 1
     real, synthetic = real.copy(), synthetic.copy()
@@ -614,9 +659,13 @@ def attack_codes(
     for column in dict.fromkeys([*known, *sensitive]):
         kind = tables.schema[column].kind
         if column in binned:
-            r_vals, s_vals, r_miss, s_miss = _numeric_values(tables, column, nat_binning)
+            r_vals, s_vals, r_miss, s_miss = _numeric_values(
+                tables, column, nat_binning
+            )
             present = r_vals if r_miss is None else r_vals[~r_miss]
-            if (present.dtype.kind == "f" and np.isnan(present).all()) or present.size == 0:
+            if (
+                present.dtype.kind == "f" and np.isnan(present).all()
+            ) or present.size == 0:
                 if strict_types:
                     msg = (
                         f"continuous column {column!r} has no value in the real table, so it has no bins "
@@ -662,7 +711,9 @@ def attack_codes(
     baseline = 1 - float(1 / n_distinct_product)
 
     def stack(names: Sequence[str], side: int) -> IntArray:
-        return np.ascontiguousarray(np.column_stack([encoded[c][side] for c in names]), dtype=np.int64)
+        return np.ascontiguousarray(
+            np.column_stack([encoded[c][side] for c in names]), dtype=np.int64
+        )
 
     return AttackCodes(
         real_keys=stack(known, 0),
@@ -697,7 +748,9 @@ def _percentile_ci(samples: FloatArray) -> tuple[float, float] | None:
     return float(low), float(high)
 
 
-def bootstrap_cap(p: FloatArray, rng: np.random.Generator, n_boot: int = _N_BOOTSTRAP) -> FloatArray:
+def bootstrap_cap(
+    p: FloatArray, rng: np.random.Generator, n_boot: int = _N_BOOTSTRAP
+) -> FloatArray:
     """``cap_protection`` of ``n_boot`` bootstrap resamples of the real rows.
 
     Resampling rows with replacement only changes how often each distinct probability
@@ -748,7 +801,12 @@ class _DisclosureBase(Metric):
         """Check the column names against the tables and the binned columns' kinds."""
         names = tables.schema.names
         for param, value in self._column_params():
-            check_columns(value, name=param, available=names, allow_empty=param.startswith("continuous"))
+            check_columns(
+                value,
+                name=param,
+                available=names,
+                allow_empty=param.startswith("continuous"),
+            )
         _check_binnable(tables, self.continuous)
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
@@ -838,8 +896,12 @@ class DisclosureProtection(_DisclosureBase):
         strict_types: bool = False,
     ) -> None:
         self.known = _column_list(known_column_names, name="known_column_names")
-        self.sensitive = _column_list(sensitive_column_names, name="sensitive_column_names")
-        self.continuous = _column_list(continuous_column_names, name="continuous_column_names", allow_empty=True)
+        self.sensitive = _column_list(
+            sensitive_column_names, name="sensitive_column_names"
+        )
+        self.continuous = _column_list(
+            continuous_column_names, name="continuous_column_names", allow_empty=True
+        )
         method = _method(computation_method, computation)
         bins = check_int(num_discrete_bins, name="num_discrete_bins", minimum=1)
         check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
@@ -862,7 +924,9 @@ class DisclosureProtection(_DisclosureBase):
             ci = _percentile_ci(np.minimum(boot / codes.baseline, 1.0))
         why = "no synthetic row has the row's known values (plain CAP skips it)"
         records = {
-            "guess_probability": RecordScores("real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why))
+            "guess_probability": RecordScores(
+                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
+            )
         }
         breakdown = {
             "score": score,
@@ -949,10 +1013,17 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             )
         codes = self._codes(tables, context)
         rng = context.rng
-        samples = [(_sample(n_real, n_sub, rng), _sample(n_syn, n_sub, rng)) for _ in range(n_iter)]
+        samples = [
+            (_sample(n_real, n_sub, rng), _sample(n_syn, n_sub, rng))
+            for _ in range(n_iter)
+        ]
         method = self.params["computation_method"]
-        with context.progress.task("Estimating disclosure protection", n_iter) as advance:
-            caps, p_iter = estimate_iterations(codes, samples, method, context, advance=advance)
+        with context.progress.task(
+            "Estimating disclosure protection", n_iter
+        ) as advance:
+            caps, p_iter = estimate_iterations(
+                codes, samples, method, context, advance=advance
+            )
         if any(math.isnan(c) for c in caps):
             context.warn(
                 "plain CAP scored no row in at least one subsample (no real key found in the synthetic "
@@ -963,7 +1034,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         score = _ratio_score(mean_cap, codes.baseline)
         # per real row: mean probability over the iterations that drew and scored it
         p_sum, p_n = np.zeros(n_real), np.zeros(n_real)
-        for (real_rows, _), p in zip(samples, p_iter):
+        for (real_rows, _), p in zip(samples, p_iter, strict=True):
             ok = ~np.isnan(p)
             np.add.at(p_sum, real_rows[ok], p[ok])
             np.add.at(p_n, real_rows[ok], 1)
@@ -1041,7 +1112,10 @@ class _CategoricalCAPBase(_DisclosureBase):
         self.continuous = []
         check_option(missing, name="missing", allowed=get_args(MissingRule))
         self._set_params(
-            key_fields=self.known, sensitive_fields=self.sensitive, missing=missing, strict_types=bool(strict_types)
+            key_fields=self.known,
+            sensitive_fields=self.sensitive,
+            missing=missing,
+            strict_types=bool(strict_types),
         )
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
@@ -1058,7 +1132,9 @@ class _CategoricalCAPBase(_DisclosureBase):
         cap = cap_protection(p)
         why = "no synthetic row has the row's known values (CAP skips it)"
         records = {
-            "guess_probability": RecordScores("real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why))
+            "guess_probability": RecordScores(
+                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
+            )
         }
         ci = _percentile_ci(bootstrap_cap(p, context.rng))
         breakdown = {"score": cap, "real_rows": _row_summary(p)}
