@@ -783,3 +783,18 @@ def test_subsample_larger_than_both_tables_is_a_clear_error() -> None:
         match=r"`num_rows_subsample` \(50\) is larger than both the real \(10 rows\)",
     ):
         metric.compute(table, table)
+
+
+def test_identifier_like_known_column_warns(
+    golden_tables: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    metric = DisclosureProtection(
+        known_column_names=["uid", "cat_a"],
+        sensitive_column_names=["sens2"],
+        computation_method="generalized_cap",
+    )
+    result = metric.compute(*golden_tables)
+    assert any(
+        "known column 'uid' has 300 distinct values in 300 real rows" in w
+        for w in result.warnings
+    )

@@ -560,9 +560,8 @@ def _numeric_values(
     if kind == "datetime":
         r_ns = real.to_numpy(dtype="datetime64[ns]").view(np.int64)
         s_ns = syn.to_numpy(dtype="datetime64[ns]").view(np.int64)
-        if (
-            nat_binning == "sdmetrics"
-        ):  # NaT read as the smallest int64, as pandas.to_numeric does
+        if nat_binning == "sdmetrics":
+            # NaT read as the smallest int64, as pandas.to_numeric does
             return r_ns, s_ns, None, None
         return r_ns, s_ns, real.isna().to_numpy(), syn.isna().to_numpy()
     if kind == "numerical":
@@ -692,11 +691,14 @@ def attack_codes(
                     "`continuous_column_names` (binned dates) is probably what you meant."
                 )
             r_codes, s_codes = _exact_codes(tables, column)
-            if tables.schema[column].excluded and column in known:
-                context.warn(
-                    f"known column {column!r} is of kind {kind!r} (left out of distance metrics) and is "
-                    "matched on its exact values: rows match only where the two tables share a value."
-                )
+            if kind not in ("numerical", "datetime") and column in known:
+                n_distinct = len(pd.unique(r_codes[r_codes >= 0]))
+                if n_distinct > max(_MANY_VALUES, 0.5 * r_codes.shape[0]):
+                    context.warn(
+                        f"known column {column!r} has {n_distinct} distinct values in {r_codes.shape[0]} real "
+                        "rows and behaves like an identifier: real rows match synthetic rows only where "
+                        "both tables share a value."
+                    )
             if kind == "numerical" and column in known:
                 n_distinct = len(pd.unique(r_codes[r_codes >= 0]))
                 if n_distinct > max(_MANY_VALUES, n_bins):
