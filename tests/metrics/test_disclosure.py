@@ -480,21 +480,37 @@ def _naive_cap(
     return np.array(out)
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize(
+    ("backend", "search"),
+    [("numpy", "scan"), ("numba", "scan"), ("numpy", "masks"), ("numba", "auto")],
+)
 @pytest.mark.parametrize("method", METHODS)
 def test_kernel_equals_naive_attacker(
-    method: str, backend: str, rng: np.random.Generator
+    method: str, backend: str, search: str, rng: np.random.Generator
 ) -> None:
-    for n_keys, cardinality in ((1, 6), (3, 4), (5, 3)):
+    # (1, 6): the nearest keys differ in every column; (6, 9): keys 2-5 columns away
+    for n_keys, cardinality in ((1, 6), (3, 4), (5, 3), (6, 9)):
         real_k = rng.integers(0, cardinality, (70, n_keys))
         syn_k = rng.integers(0, cardinality, (50, n_keys))
         real_s, syn_s = rng.integers(0, 3, (70, 2)), rng.integers(0, 3, (50, 2))
         got = cap_probabilities(
-            real_k, real_s, syn_k, syn_s, method=method, backend=backend
+            real_k, real_s, syn_k, syn_s, method=method, backend=backend, search=search
         )  # type: ignore[arg-type]
         np.testing.assert_allclose(
             got, _naive_cap(real_k, real_s, syn_k, syn_s, method), rtol=0, atol=1e-15
         )
+
+
+def test_mask_search_equals_scan_on_a_larger_sparse_key_space(
+    rng: np.random.Generator,
+) -> None:
+    real_k, syn_k = rng.integers(0, 12, (3000, 6)), rng.integers(0, 12, (2500, 6))
+    real_s, syn_s = rng.integers(0, 4, (3000, 1)), rng.integers(0, 4, (2500, 1))
+    args = (real_k, real_s, syn_k, syn_s)
+    scan = cap_probabilities(*args, method="generalized_cap", search="scan")
+    for search in ("masks", "auto"):
+        got = cap_probabilities(*args, method="generalized_cap", search=search)  # type: ignore[arg-type]
+        np.testing.assert_array_equal(got, scan)
 
 
 def test_numba_and_blocked_numpy_search_agree(rng: np.random.Generator) -> None:

@@ -28,6 +28,7 @@ is kept on the result, with a bootstrap confidence interval over real rows.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast, get_args
@@ -60,12 +61,15 @@ __all__ = [
 CapMethod = Literal["cap", "zero_cap", "generalized_cap"]
 NatBinning = Literal["missing", "sdmetrics"]
 MissingRule = Literal["category", "never_equal"]
+NearestSearch = Literal["auto", "masks", "scan"]
 
 _N_BOOTSTRAP = 200
 _MANY_VALUES = 20
 _RISK_LEVELS = (0.5, 0.9)
 # below this many Hamming comparisons the numpy search beats numba's dispatch overhead
 _NUMBA_MIN_WORK = 2_000_000
+# a hashed column-mask pass costs about this many key comparisons of the scan, per row
+_MASK_COST = 10
 
 
 # --------------------------------------------------------------------------- kernels
@@ -117,6 +121,7 @@ def cap_probabilities(
     method: CapMethod = "cap",
     backend: str | None = None,
     working_memory: float | None = None,
+    search: NearestSearch = "auto",
 ) -> FloatArray:
     """Probability the CAP attacker gives each real row's true sensitive values.
 
@@ -136,6 +141,14 @@ def cap_probabilities(
         Hamming search of ``generalized_cap``; None takes the global default.
     working_memory : float, default=None
         MiB budget of the numpy search's blocks.
+    search : {"auto", "masks", "scan"}, default="auto"
+        How ``generalized_cap`` finds the nearest keys: ``"masks"`` hashes the keys with
+        every set of ``d`` columns left out, for ``d = 1, 2, ...`` (a key at distance
+        exactly ``d`` agrees with the real key on exactly one such projection, so the
+        pooled counts are sums of hash lookups); ``"scan"`` compares every distinct
+        unmatched real key with every distinct synthetic key; ``"auto"`` uses masks
+        while they are cheaper than the scan of the keys still unresolved. All three
+        give identical results.
 
     Returns
     -------
@@ -165,7 +178,7 @@ def cap_probabilities(
     elif method == "generalized_cap" and not matched.all():
         p[~matched] = _generalized_probabilities(
             real_keys[~matched], rk[~matched], rs[~matched], synthetic_keys, sk, ss, key_count, n_sens,
-            backend=backend, working_memory=working_memory,
+            backend=backend, working_memory=working_memory, search=search,
         )  # fmt: skip
     return p
 
@@ -205,6 +218,7 @@ def _generalized_probabilities(
     *,
     backend: str | None,
     working_memory: float | None,
+    search: NearestSearch,
 ) -> FloatArray:
     """Generalized CAP for real rows without an exact key match (pooled nearest keys)."""
     # distinct synthetic keys, and their (sensitive id, count) lists in CSR form
@@ -222,11 +236,113 @@ def _generalized_probabilities(
     queries, q_inv = np.unique(inv_r * n_sens + rs, return_inverse=True)
     q_sens = (queries % n_sens).astype(np.int64)
     q_ptr = _offsets(queries // n_sens, ru.shape[0])
-    numerator, denominator = generalized_cap_counts(
+    numerator, denominator = _nearest_key_counts(
         ru, su, su_count, csr_ptr, csr_sens, pair_count.astype(np.int64), q_ptr, q_sens, n_sens,
-        backend=backend, working_memory=working_memory,
+        search=search, backend=backend, working_memory=working_memory,
     )  # fmt: skip
     return numerator[q_inv.ravel()] / denominator[inv_r.ravel()]
+
+
+def _nearest_key_counts(
+    real_keys: IntArray,
+    synthetic_keys: IntArray,
+    synthetic_count: IntArray,
+    csr_ptr: IntArray,
+    csr_sens: IntArray,
+    csr_count: IntArray,
+    q_ptr: IntArray,
+    q_sens: IntArray,
+    n_sens: int,
+    *,
+    search: NearestSearch,
+    backend: str | None,
+    working_memory: float | None,
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`generalized_cap_counts` by column masks where cheap, by a scan for the rest."""
+    m, k = real_keys.shape
+    u = synthetic_keys.shape[0]
+    numerator, denominator = np.zeros(q_sens.shape[0]), np.zeros(m)
+    q_key = np.repeat(np.arange(m), np.diff(q_ptr))
+    pair_key = np.repeat(np.arange(u), np.diff(csr_ptr))
+    remaining = np.arange(m)
+    for d in range(1, k + 1):
+        if search == "scan" or remaining.size == 0:
+            break
+        work = math.comb(k, d) * (u + csr_sens.shape[0] + remaining.size) * _MASK_COST
+        if search == "auto" and work >= remaining.size * u:
+            break
+        q_index, q_local = _queries_of(remaining, q_key, m)
+        num_d, den_d = _mask_level(
+            real_keys[remaining], synthetic_keys, synthetic_count, pair_key, csr_sens, csr_count,
+            q_local, q_sens[q_index], n_sens, d,
+        )  # fmt: skip
+        hit = den_d > 0
+        denominator[remaining[hit]] = den_d[hit]
+        q_hit = hit[q_local]
+        numerator[q_index[q_hit]] = num_d[q_hit]
+        remaining = remaining[~hit]
+    if remaining.size:
+        q_index, q_local = _queries_of(remaining, q_key, m)
+        num_r, den_r = generalized_cap_counts(
+            np.ascontiguousarray(real_keys[remaining]), synthetic_keys, synthetic_count, csr_ptr,
+            csr_sens, csr_count, _offsets(q_local, remaining.size), q_sens[q_index], n_sens,
+            backend=backend, working_memory=working_memory,
+        )  # fmt: skip
+        denominator[remaining] = den_r
+        numerator[q_index] = num_r
+    return numerator, denominator
+
+
+def _queries_of(keys: IntArray, q_key: IntArray, m: int) -> tuple[IntArray, IntArray]:
+    """Positions of the queries of ``keys`` (sorted), and their key's position in ``keys``."""
+    local = np.full(m, -1, dtype=np.int64)
+    local[keys] = np.arange(keys.shape[0])
+    q_index = np.flatnonzero(local[q_key] >= 0)
+    return q_index, local[q_key[q_index]]
+
+
+def _mask_level(
+    real_keys: IntArray,
+    synthetic_keys: IntArray,
+    synthetic_count: IntArray,
+    pair_key: IntArray,
+    pair_sens: IntArray,
+    pair_count: IntArray,
+    q_key: IntArray,
+    q_sens: IntArray,
+    n_sens: int,
+    d: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Pooled counts of the synthetic keys at Hamming distance exactly ``d``.
+
+    For real keys with no synthetic key closer than ``d``: a synthetic key differing in
+    exactly the columns ``D`` (``|D| = d``) agrees with the real key on the other
+    columns, and on no projection that leaves out another set of ``d`` columns, so the
+    sums over all ``C(k, d)`` projections count every key at distance ``d`` once.
+    """
+    r, k = real_keys.shape
+    u = synthetic_keys.shape[0]
+    numerator, denominator = np.zeros(q_key.shape[0]), np.zeros(r)
+    weights, pair_weights = (
+        synthetic_count.astype(np.float64),
+        pair_count.astype(np.float64),
+    )
+    for left_out in itertools.combinations(range(k), d):
+        kept = [c for c in range(k) if c not in left_out]
+        if kept:
+            r_ids, s_ids, n_ids = tuple_ids(real_keys[:, kept], synthetic_keys[:, kept])
+        else:  # every column left out: every synthetic key is at distance k
+            r_ids, s_ids, n_ids = np.zeros(r, np.int64), np.zeros(u, np.int64), 1
+        denominator += np.bincount(s_ids, weights=weights, minlength=n_ids)[r_ids]
+        syn_pairs = s_ids[pair_key] * n_sens + pair_sens
+        codes, uniques = pd.factorize(
+            np.concatenate([syn_pairs, r_ids[q_key] * n_sens + q_sens])
+        )
+        sums = np.bincount(
+            codes[: syn_pairs.shape[0]], weights=pair_weights, minlength=len(uniques)
+        )
+        numerator += sums[codes[syn_pairs.shape[0] :]]
+    return numerator, denominator
 
 
 def _offsets(group: IntArray, n_groups: int) -> IntArray:
