@@ -20,9 +20,12 @@ category per column and divides by the random-guess baseline
 
 The kernels are linear-time: key and sensitive tuples are factorised into integer ids
 and counted with hash tables (``O(n_real + n_synthetic)``); generalized CAP searches
-only the *distinct* unmatched real keys against the *distinct* synthetic keys (numba,
-multi-core; a blocked numpy version is the test oracle). Every real row's probability
-is kept on the result, with a bootstrap confidence interval over real rows.
+only the *distinct* unmatched real keys against the *distinct* synthetic keys: level by
+level with hashed column masks (exact: a key at Hamming distance ``d`` agrees with the
+real key on exactly one projection that leaves ``d`` columns out) while that is cheap,
+then with a multi-core numba scan (a blocked numpy version is the test oracle). Every
+real row's probability is kept on the result, with a bootstrap confidence interval over
+real rows.
 """
 
 from __future__ import annotations
