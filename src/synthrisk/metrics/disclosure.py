@@ -69,8 +69,9 @@ NearestSearch = Literal["auto", "masks", "scan"]
 _N_BOOTSTRAP = 200
 _MANY_VALUES = 20
 _RISK_LEVELS = (0.5, 0.9)
-# below this many Hamming comparisons the numpy search beats numba's dispatch overhead
-_NUMBA_MIN_WORK = 2_000_000
+# below this many Hamming comparisons the blocked numpy scan is fast enough that loading
+# numba (about a second in a fresh process) would not pay off
+_NUMBA_MIN_WORK = 10_000_000
 # a hashed column-mask pass costs about this many key comparisons of the scan, per row
 _MASK_COST = 10
 
@@ -435,18 +436,21 @@ def _generalized_counts_numpy(
     working_memory: float | None,
 ) -> tuple[FloatArray, FloatArray]:
     """Blocked numpy version of :func:`generalized_cap_counts` (the test oracle)."""
-    from scipy import sparse
-
     m, k = real_keys.shape
     u = synthetic_keys.shape[0]
-    votes = sparse.csr_array(
-        (csr_count.astype(np.float64), csr_sens, csr_ptr), shape=(u, n_sens)
-    )
-    votes_t = votes.T.tocsr()
+    # (synthetic key, sensitive id, count) triples grouped by sensitive id
+    pair_key = np.repeat(np.arange(u), np.diff(csr_ptr))
+    order = np.argsort(csr_sens, kind="stable")
+    sens_sorted = csr_sens[order]
+    key_sorted, count_sorted = pair_key[order], csr_count[order].astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, sens_sorted[1:] != sens_sorted[:-1]])
+    column_of = np.full(n_sens, -1, dtype=np.int64)
+    column_of[sens_sorted[starts]] = np.arange(starts.shape[0])
     counts = synthetic_count.astype(np.float64)
     numerator = np.zeros(q_sens.shape[0])
     denominator = np.zeros(m)
-    rows = rows_per_block(13 * u + 8 * n_sens, working_memory=working_memory, n_rows=m)
+    row_bytes = 13 * u + 16 * sens_sorted.shape[0]
+    rows = rows_per_block(row_bytes, working_memory=working_memory, n_rows=m)
     for start in range(0, m, rows):
         stop = min(start + rows, m)
         dist = np.zeros((stop - start, u), dtype=np.int32)
@@ -454,12 +458,14 @@ def _generalized_counts_numpy(
             dist += real_keys[start:stop, c, None] != synthetic_keys[None, :, c]
         pooled = (dist == dist.min(axis=1, keepdims=True)).astype(np.float64)
         denominator[start:stop] = pooled @ counts
-        pooled_votes = (
-            votes_t @ pooled.T
-        )  # (n_sens, block): pooled rows per sensitive id
+        # pooled rows per sensitive id: (block, distinct sensitive ids present)
+        votes = np.add.reduceat(pooled[:, key_sorted] * count_sorted, starts, axis=1)
         q0, q1 = q_ptr[start], q_ptr[stop]
         q_local = np.repeat(np.arange(stop - start), np.diff(q_ptr[start : stop + 1]))
-        numerator[q0:q1] = pooled_votes[q_sens[q0:q1], q_local]
+        column = column_of[q_sens[q0:q1]]
+        numerator[q0:q1] = np.where(
+            column >= 0, votes[q_local, np.maximum(column, 0)], 0.0
+        )
     return numerator, denominator
 
 
