@@ -47,6 +47,7 @@ CASES: dict[str, dict] = {
     "binned": {"known": ["num_f", "date", "cat_b"], "sensitive": ["sens1"], "continuous": ["num_f", "date"], "bins": 4},
     "default_bins": {"known": ["num_f", "cat_a"], "sensitive": ["sens2"], "continuous": ["num_f"]},
     "exact_numeric": {"known": ["num_i", "cat_a"], "sensitive": ["sens_num"]},
+    "exact_float_nan": {"known": ["num_k", "cat_b"], "sensitive": ["sens1", "flag_na"]},
     "constant_binned": {"known": ["const_num", "cat_b"], "sensitive": ["sens2"], "continuous": ["const_num"], "bins": 5},
     "constant_sensitive": {"known": ["cat_a"], "sensitive": ["const_cat"]},
     "nat_collapse": {
