@@ -58,5 +58,6 @@ def run_child(python: Path | str, code: str, payload: dict[str, Any], *, timeout
     finally:
         Path(payload_path).unlink(missing_ok=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"child failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        msg = f"child failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+        raise RuntimeError(msg)
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, adult_metadata, reference_python, run_child  # noqa: E402
+from _common import DEFAULT_DATA, adult_metadata, reference_python, run_child
 
 SDMETRICS_CODE = r"""
 import json, os, resource, time, warnings

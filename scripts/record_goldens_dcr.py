@@ -81,10 +81,9 @@ def categorical_tables(seed: int) -> tuple[dict[str, pd.DataFrame], dict]:
 
 
 def main() -> None:
+    import sdmetrics
     from sdmetrics.single_table import DCRBaselineProtection, DCROverfittingProtection
     from sdmetrics.single_table.privacy.dcr_utils import calculate_dcr
-
-    import sdmetrics
 
     OUT.mkdir(parents=True, exist_ok=True)
     goldens = {"sdmetrics_version": sdmetrics.__version__, "cases": {}}

@@ -29,9 +29,9 @@ def test_every_error_is_a_synthrisk_error_and_a_builtin() -> None:
 
 def test_report_module_does_not_import_metrics() -> None:
     # dependency direction: results never import metric code
-    import synthrisk.results as results
-
     from pathlib import Path
+
+    import synthrisk.results as results
 
     source = Path(results.__file__).read_text(encoding="utf-8")
     assert "synthrisk.metrics" not in source

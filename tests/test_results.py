@@ -26,7 +26,7 @@ def test_json_contract_keys_and_nan_as_null() -> None:
     assert set(data) >= {"schema_version", "synthrisk_version", "seed", "inputs", "results"}
     assert data["schema_version"] == 1
     entry = data["results"][0]
-    assert set(entry) == {"metric", "score", "breakdown", "ci", "params", "warnings", "seconds"}
+    assert set(entry) == {"metric", "score", "breakdown", "ci", "params", "warnings", "seconds", "attack", "higher_is_safer"}
     assert entry["breakdown"]["x"]["y"] is None
     assert entry["params"] == {"k": 3}
     assert entry["ci"] == [0.1, 0.4]
@@ -55,3 +55,12 @@ def test_to_jsonable_handles_numpy() -> None:
 
 def test_repr_is_readable() -> None:
     assert repr(_report()["m"]) == "MetricResult(metric='m', score=0.2500, ci=(0.1000, 0.4000), warnings=1)"
+
+
+def test_newer_schema_version_is_rejected() -> None:
+    from synthrisk.exceptions import InputError
+
+    data = _report().to_dict()
+    data["schema_version"] = 2
+    with pytest.raises(InputError, match=r"schema_version 2, newer than the 1 this synthrisk reads"):
+        EvaluationReport.from_dict(data)

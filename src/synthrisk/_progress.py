@@ -41,7 +41,13 @@ class RichProgress:
     @contextlib.contextmanager
     def task(self, description: str, total: int) -> Iterator[Advance]:
         """Show one bar while the block runs."""
-        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         with Progress(
             TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -20,9 +20,9 @@ __all__ = [
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 IntArray: TypeAlias = npt.NDArray[np.int64]
-SeedLike: TypeAlias = Union[int, np.random.Generator, None]
+SeedLike: TypeAlias = int | np.random.Generator | None
 JSONValue: TypeAlias = Any
 
-Backend: TypeAlias = Literal["auto", "numpy", "numba"]
+Backend: TypeAlias = Literal["auto", "numpy", "numba", "dask"]
 DistanceName: TypeAlias = Literal["dcr", "gower", "euclidean"]
 ColumnKind: TypeAlias = Literal["numerical", "categorical", "boolean", "datetime", "id"]

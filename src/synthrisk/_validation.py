@@ -31,7 +31,7 @@ def check_int(
         rule = "an integer" + (" or None" if allow_none else "")
         msg = f"`{name}` must be {rule}; got {value!r}."
         raise ParameterError(msg)
-    if minimum is not None and value < minimum:
+    if minimum is not None and int(value) < minimum:
         msg = f"`{name}` must be an integer >= {minimum}; got {value!r}."
         raise ParameterError(msg)
     return int(value)
@@ -39,7 +39,7 @@ def check_int(
 
 def check_positive_float(value: Any, *, name: str) -> float:
     """Return ``value`` as a float if it is a finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
         msg = f"`{name}` must be a positive number; got {value!r}."
         raise ParameterError(msg)
     if value == float("inf"):

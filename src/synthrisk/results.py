@@ -7,7 +7,8 @@ JSON report (schema_version 1; keys fixed, more may be added)::
      "inputs": {"real": {"rows": int, "columns": [...]}, "synthetic": {...}, "holdout": {...} | null},
      "schema": {...}, "warnings": [str],
      "results": [{"metric": id, "score": float | null, "breakdown": {...},
-                  "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float}]}
+                  "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float,
+                  "attack": str, "higher_is_safer": bool}]}
 
 Per-record values (for example every synthetic row's DCR) live on the result objects
 and enter the JSON only when asked (``include_records=True``), as row positions with
@@ -19,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -113,6 +114,11 @@ class MetricResult:
         Wall time of the computation.
     records : dict of str to RecordScores
         Per-record values (not in the JSON unless asked for).
+    attack : str
+        One plain sentence: what the attacker knows and tries (for reports).
+    higher_is_safer : bool
+        True when a higher score means better protection (DCR protection scores),
+        False when it means more risk (attack success, membership AUC).
     """
 
     metric: str
@@ -123,6 +129,8 @@ class MetricResult:
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
     records: Mapping[str, RecordScores] = dataclasses.field(default_factory=dict, compare=False)
+    attack: str = ""
+    higher_is_safer: bool = True
 
     def __repr__(self) -> str:
         score = "None" if self.score is None else f"{self.score:.4f}"
@@ -140,6 +148,8 @@ class MetricResult:
             "params": to_jsonable(self.params),
             "warnings": list(self.warnings),
             "seconds": round(float(self.seconds), 6),
+            "attack": self.attack,
+            "higher_is_safer": self.higher_is_safer,
         }
         if include_records and self.records:
             out["records"] = {name: rec.to_dict() for name, rec in self.records.items()}
@@ -167,6 +177,8 @@ class MetricResult:
             warnings=tuple(data.get("warnings") or ()),
             seconds=float(data.get("seconds") or 0.0),
             records=records,
+            attack=str(data.get("attack", "")),
+            higher_is_safer=bool(data.get("higher_is_safer", True)),
         )
 
 
@@ -213,7 +225,22 @@ class EvaluationReport:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvaluationReport:
-        """Rebuild a report from its JSON form."""
+        """Rebuild a report from its JSON form.
+
+        Raises
+        ------
+        InputError
+            If the report comes from a newer ``schema_version`` than this synthrisk reads.
+        """
+        version = int(data.get("schema_version", SCHEMA_VERSION))
+        if version > SCHEMA_VERSION:
+            from synthrisk.exceptions import InputError
+
+            msg = (
+                f"the report has schema_version {version}, newer than the {SCHEMA_VERSION} this "
+                "synthrisk reads; upgrade synthrisk."
+            )
+            raise InputError(msg)
         return cls(
             synthrisk_version=data["synthrisk_version"],
             seed=int(data["seed"]),

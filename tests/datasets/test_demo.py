@@ -26,7 +26,9 @@ def test_leaky_scores_worse_than_independent() -> None:
         leaky = scores["leaky"][metric].score
         partial = scores["partial"][metric].score
         independent = scores["independent"][metric].score
-        assert leaky is not None and partial is not None and independent is not None
+        assert leaky is not None
+        assert partial is not None
+        assert independent is not None
         assert leaky < partial < independent, metric
     assert scores["leaky"]["dcr_overfitting_protection"].score == 0.0
     assert scores["fresh"]["dcr_overfitting_protection"].score > 0.8  # type: ignore[operator]

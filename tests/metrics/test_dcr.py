@@ -135,7 +135,8 @@ def test_random_baseline_respects_domain_and_missing_share(rng: np.random.Genera
     assert set(np.unique(ints)) == {3.0, 4.0, 5.0, 6.0, 7.0}
     floats = random.numeric[:, 1]
     assert 0.22 < np.isnan(floats).mean() < 0.28
-    assert np.nanmin(floats) >= real["f"].min() and np.nanmax(floats) <= real["f"].max()
+    assert np.nanmin(floats) >= real["f"].min()
+    assert np.nanmax(floats) <= real["f"].max()
     # categories are uniform over the distinct values (SDMetrics), not frequency-weighted
     shares = np.bincount(random.codes[:, 0]) / 5000
     np.testing.assert_allclose(shares, [1 / 3] * 3, atol=0.03)
@@ -155,7 +156,7 @@ def test_subsample_keeps_the_full_real_reference_by_default() -> None:
 
 
 def test_subsample_larger_than_synthetic_warns_and_runs_once(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
-    real, syn, hold = mixed_tables
+    real, syn, _hold = mixed_tables
     result = DCRBaselineProtection(num_rows_subsample=10_000, num_iterations=3).compute(real, syn)
     assert result.params["num_rows_subsample"] is None
     assert result.params["num_iterations"] == 1

@@ -171,3 +171,13 @@ def test_euclidean_rejects_missing_values() -> None:
 def test_column_count_mismatch_is_rejected() -> None:
     with pytest.raises(ParameterError, match="must have the same columns"):
         nearest_neighbors(np.zeros((2, 2)), np.zeros((3, 1)))
+
+
+@pytest.mark.dask
+def test_dask_backend_equals_numpy(rng: np.random.Generator) -> None:
+    pytest.importorskip("dask")
+    query, reference = _table(rng, 3000, nan=0.05), _table(rng, 200, nan=0.05)
+    a = nearest_neighbors(query, reference, k=3, backend="numpy")
+    b = nearest_neighbors(query, reference, k=3, backend="dask", working_memory=2**-6)
+    np.testing.assert_array_equal(a.distances, b.distances)
+    np.testing.assert_array_equal(a.indices, b.indices)

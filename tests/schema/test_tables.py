@@ -14,7 +14,7 @@ def test_prepare_tables_never_modifies_inputs(mixed_tables: tuple[pd.DataFrame, 
     copies = [t.copy(deep=True) for t in mixed_tables]
     tables = prepare_tables(real, syn, hold)
     tables.encoded("real")
-    for before, after in zip(copies, mixed_tables):
+    for before, after in zip(copies, mixed_tables, strict=False):
         pd.testing.assert_frame_equal(before, after)
     assert tables.schema["user_id"].kind == "id"
     assert [c.name for c in tables.schema.excluded] == ["user_id"]

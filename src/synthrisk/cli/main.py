@@ -31,7 +31,8 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see `{self.prog} --help`)")
+        msg = f"{message} (see `{self.prog} --help`)"
+        raise _UsageError(msg)
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -52,7 +53,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", metavar="OUT", help="write the JSON report here")
     ev.add_argument("--include-records", action="store_true", help="add per-record scores (row positions) to the JSON")
     ev.add_argument("--working-memory", type=float, metavar="MIB", help="memory budget of one block (default: 256)")
-    ev.add_argument("--backend", choices=["auto", "numpy", "numba"], help="neighbour-search backend")
+    ev.add_argument("--backend", choices=["auto", "numpy", "numba", "dask"], help="neighbour-search backend")
     ev.add_argument("--quiet", action="store_true", help="no progress bars or summary table")
 
     run = sub.add_parser("run", help="run the evaluation described by a YAML configuration file")

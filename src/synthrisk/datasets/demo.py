@@ -119,13 +119,13 @@ def _noisy_copy(frame: pd.DataFrame, rng: np.random.Generator, prefix: str) -> p
 
 
 def _independent(frame: pd.DataFrame, n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
-    columns = {}
+    columns: dict[str, Any] = {}
     for column in frame.columns:
         if column == "person_id":
             columns[column] = [f"{prefix}{i:06d}" for i in range(n)]
             continue
         values = frame[column].to_numpy()
-        columns[column] = pd.array(values[rng.integers(0, len(values), n)], dtype=frame[column].dtype)
+        columns[column] = pd.array(values[rng.integers(0, len(values), n)], dtype=frame[column].dtype)  # type: ignore[arg-type]
     return pd.DataFrame(columns)
 
 
@@ -155,7 +155,7 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     holdout = population.iloc[order[half : 2 * half]].reset_index(drop=True)
     n = len(real)
     leaky = _noisy_copy(real, rng, "L")
-    n_copy = int(round(0.4 * n))
+    n_copy = round(0.4 * n)
     copied = _noisy_copy(real.iloc[rng.choice(n, n_copy, replace=False)].reset_index(drop=True), rng, "C")
     new = _population(n - n_copy, rng, "N")
     partial = pd.concat([copied, new], ignore_index=True).iloc[rng.permutation(n)].reset_index(drop=True)

@@ -182,9 +182,11 @@ class Metric(abc.ABC):
             warnings=tuple(context.warnings),
             seconds=seconds,
             records=outcome.records,
+            attack=self.attack,
+            higher_is_safer=self.higher_is_safer,
         )
 
-    def check_tables(self, tables: Tables) -> None:
+    def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default
         """Check parameters that depend on the tables (column names); override as needed."""
 
     @abc.abstractmethod

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from synthrisk._typing import IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -66,18 +67,18 @@ def random_baseline_table(tables: Tables, n_rows: int, rng: np.random.Generator)
         lo, hi = values.min(), values.max()
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
         if not is_datetime and np.all(values == np.round(values)):
-            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows)
+            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(np.float64)
         else:
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
         missing_share = float(np.isnan(col).mean())
         if missing_share:
             numeric[rng.random(n_rows) < missing_share, f] = np.nan
-    codes = np.empty((n_rows, real.codes.shape[1]), dtype=np.int64)
+    codes: IntArray = np.empty((n_rows, real.codes.shape[1]), dtype=np.int64)
     for c in range(real.codes.shape[1]):
-        col = real.codes[:, c]
-        uniques = np.unique(col[col >= 0])
+        col_codes = real.codes[:, c]
+        uniques = np.unique(col_codes[col_codes >= 0])
         codes[:, c] = rng.choice(uniques, size=n_rows)
-        missing_share = float((col < 0).mean())
+        missing_share = float((col_codes < 0).mean())
         if missing_share:
             codes[rng.random(n_rows) < missing_share, c] = -1
     return EncodedTable(numeric, codes, real.numeric_names, real.categorical_names)

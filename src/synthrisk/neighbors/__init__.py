@@ -31,6 +31,7 @@ MissingRule = Literal["mismatch", "anonymeter"]
 _BACKENDS = {
     "numpy": "synthrisk.neighbors.numpy_backend",
     "numba": "synthrisk.neighbors.numba_backend",
+    "dask": "synthrisk.neighbors.dask_backend",
 }
 
 
@@ -159,9 +160,10 @@ def nearest_neighbors(
         Number of neighbours, ``1 <= k <= n_reference``.
     distance : {"dcr", "gower", "euclidean"}, default="dcr"
         See :func:`distance_spec`.
-    backend : {"auto", "numpy", "numba"}, default=None
+    backend : {"auto", "numpy", "numba", "dask"}, default=None
         ``None`` takes the global default (``"auto"`` = numba). The numpy backend is the
-        slow reference implementation; both give identical results.
+        slow reference implementation; ``"dask"`` runs numba blocks as dask tasks (needs
+        the ``dask`` extra). All give identical results.
     working_memory : float, default=None
         MiB budget of one block's temporaries (global default 256).
     scale : ndarray of shape (n_numeric,), default=None

@@ -107,7 +107,7 @@ class Encoder:
                 numeric[:, j] = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
         codes = np.empty((n, len(self.categorical_names)), dtype=np.int64)
         for j, name in enumerate(self.categorical_names):
-            codes[:, j] = self.categories[name].get_indexer(frame[name])
+            codes[:, j] = self.categories[name].get_indexer(pd.Index(frame[name], dtype=object))
         return EncodedTable(
             numeric=np.ascontiguousarray(numeric),
             codes=np.ascontiguousarray(codes),

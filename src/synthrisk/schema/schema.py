@@ -265,7 +265,7 @@ def _spec_from_entry(name: str, entry: Any) -> ColumnSpec:
         elif sdtype in _SDV_PII_SDTYPES:
             kind = "pii"
         else:
-            allowed = sorted(_SDTYPE_TO_KIND) + ["<an SDV PII sdtype such as 'email'>"]
+            allowed = [*sorted(_SDTYPE_TO_KIND), "<an SDV PII sdtype such as 'email'>"]
             msg = f"`metadata` column {name!r} has unknown sdtype {sdtype!r}; allowed sdtypes: {allowed}."
             raise SchemaMismatchError(msg)
         if entry.get("pii") is True and kind in MODELABLE_KINDS:

@@ -17,7 +17,12 @@ import numpy as np
 import pandas as pd
 
 from synthrisk.exceptions import InputError, SchemaMismatchError
-from synthrisk.schema.schema import ColumnSpec, Schema, infer_schema, schema_from_metadata
+from synthrisk.schema.schema import (
+    ColumnSpec,
+    Schema,
+    infer_schema,
+    schema_from_metadata,
+)
 
 if TYPE_CHECKING:
     from synthrisk._typing import JSONValue
@@ -53,7 +58,7 @@ def as_pandas(table: Any, *, name: str) -> pd.DataFrame:
     raise InputError(msg)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Tables:
     """Validated, normalised copies of the input tables and their schema.
 
@@ -67,6 +72,7 @@ class Tables:
     holdout: pd.DataFrame | None
     schema: Schema
     notes: tuple[str, ...] = ()
+    _cache: dict[str, EncodedTable] = dataclasses.field(default_factory=dict, repr=False)
 
     def table(self, name: str) -> pd.DataFrame:
         """Return one table by name (``real``, ``synthetic`` or ``holdout``)."""
@@ -74,7 +80,7 @@ class Tables:
         if frame is None:
             msg = f"no `{name}` table was given."
             raise InputError(msg)
-        return frame  # type: ignore[no-any-return]
+        return frame
 
     @functools.cached_property
     def encoder(self) -> Encoder:
@@ -85,12 +91,10 @@ class Tables:
         return Encoder.fit(self.schema, *frames)
 
     def encoded(self, name: str) -> EncodedTable:
-        """Encoded arrays of one table (cached)."""
-        return self._encoded_cache(name)
-
-    @functools.lru_cache(maxsize=3)  # noqa: B019 - the instance is frozen and lives for one evaluation
-    def _encoded_cache(self, name: str) -> EncodedTable:
-        return self.encoder.transform(self.table(name))
+        """Encoded arrays of one table (computed once per Tables object)."""
+        if name not in self._cache:
+            self._cache[name] = self.encoder.transform(self.table(name))
+        return self._cache[name]
 
     def summary(self) -> dict[str, JSONValue]:
         """The ``inputs`` block of the JSON report."""
@@ -99,9 +103,6 @@ class Tables:
             frame = getattr(self, name)
             out[name] = None if frame is None else {"rows": len(frame), "columns": list(map(str, frame.columns))}
         return out
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 def prepare_tables(
