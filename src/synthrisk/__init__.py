@@ -27,6 +27,7 @@ from synthrisk.metrics import (
     DCROverfittingProtection,
     Metric,
 )
+from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
@@ -47,8 +48,10 @@ __all__ = [
     "SchemaMismatchError",
     "SynthriskError",
     "SynthriskWarning",
+    "Thresholds",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
     "infer_schema",
+    "render_html",
 ]
