@@ -195,6 +195,13 @@ class Page:
 
 
 @pytest.fixture
+def artifacts() -> Path:
+    """Folder for test artefacts (screenshots, PDFs): ``test-artifacts/`` or ``$SYNTHRISK_TEST_ARTIFACTS``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
 def browser_page() -> Iterator[Page]:
     executable = chromium_path()
     if executable is None:

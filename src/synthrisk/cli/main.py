@@ -551,11 +551,12 @@ def _write_all(outputs: dict[Path, str], *, quiet: bool) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
 
     from synthrisk.datasets import demo_metrics, load_demo
     from synthrisk.evaluate import evaluate
-    from synthrisk.io.files import write_text_atomic
+    from synthrisk.io.files import sha256_file, write_text_atomic
 
     out = Path(args.out)
     console = _console(args.quiet)
@@ -572,10 +573,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     reports = {}
     for name, frame in demo.synthetic.items():
         console.print(f"Evaluating synthetic version [bold]{name}[/bold] …")
-        reports[name] = evaluate(
+        report = evaluate(
             demo.real, frame, demo.holdout, metadata=demo.metadata, metrics=demo_metrics(), seed=args.seed,
             progress=not args.quiet,
         )  # fmt: skip
+        files = {
+            "real": data / "real.csv",
+            "synthetic": data / f"synthetic_{name}.csv",
+            "holdout": data / "holdout.csv",
+        }
+        inputs = {
+            table: {
+                **report.inputs[table],
+                "file": file.name,
+                "sha256": sha256_file(file),
+            }
+            for table, file in files.items()
+        }
+        reports[name] = dataclasses.replace(report, inputs=inputs)
         write_text_atomic(out / "reports" / f"{name}.json", reports[name].to_json())
         write_text_atomic(
             out / "reports" / f"{name}.html",
@@ -634,15 +649,20 @@ def _print_summary(
 def _print_demo_table(reports: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    metric_ids = [r.metric for r in next(iter(reports.values())).results]
-    table = Table(title="synthrisk demo: scores by synthetic version (higher = safer)")
+    first = next(iter(reports.values()))
+    table = Table(
+        title="synthrisk demo: scores and verdicts by synthetic version",
+        caption="↑ higher is safer   ↓ higher means more risk",
+    )
     table.add_column("metric")
     for name in reports:
         table.add_column(name, justify="right")
-    for metric_id in metric_ids:
-        table.add_row(
-            metric_id, *[_fmt(reports[name][metric_id].score) for name in reports]
-        )
+    for result in first.results:
+        arrow = "↑" if result.higher_is_safer else "↓"
+        scores = [_fmt(reports[name][result.metric].score) for name in reports]
+        table.add_row(f"{result.metric} {arrow}", *scores)
+    verdicts = [_judge(reports[name], None).overall for name in reports]
+    table.add_row("[bold]verdict[/bold]", *verdicts)
     console.print(table)
 
 

@@ -845,8 +845,9 @@ def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[Petsard
             metadata=exp.metadata,
         )
         filled = None
-        results, notes = [], list(tables.notes)
-        first = None
+        results: list[Any] = []
+        notes = list(tables.notes)
+        first: Any = None
         for ev in config.evaluators:
             metric = get_metric(ev.metric).from_params(ev.params)
             use = tables
@@ -890,9 +891,8 @@ def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[Petsard
                 "file": path.name,
                 "sha256": sha256_file(path),
             }
-        base_report = first
         report = dc.replace(
-            base_report, results=tuple(results), inputs=inputs, schema=schema,
+            first, results=tuple(results), inputs=inputs, schema=schema,
             warnings=tuple(notes) + tuple(config.notes),
         )  # fmt: skip
         runs.append(

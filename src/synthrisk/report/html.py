@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError
 from synthrisk.report._extract import (
@@ -122,8 +124,8 @@ def _cell(value: Any) -> str:
             return "missing"
     except (TypeError, ValueError):
         pass
-    if isinstance(value, float):
-        return _fmt(value, 6)
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.15g}"  # the stored value, not a rounded one
     return str(value)
 
 
@@ -278,7 +280,7 @@ def _result_view(
 
 def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
     inputs = data.get("inputs") or {}
-    tables = []
+    tables: list[dict[str, Any]] = []
     for name in ("real", "synthetic", "holdout"):
         entry = inputs.get(name)
         if entry is None:
