@@ -222,6 +222,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     return _cmd_metrics()
 
 
+def _esc(text: str) -> str:
+    """Escape rich markup in user-supplied text (paths like ``petsard[Report]_[global].csv``)."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _console(quiet: bool) -> Any:
     from rich.console import Console
 
@@ -346,7 +353,7 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
 
     console = _console(args.quiet)
     for note in config.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
+        console.print(f"[yellow]note:[/yellow] {_esc(note)}")
     thresholds = _load_thresholds(args.thresholds, fallback=config.thresholds)
     top_n = _top_n(args.top_n, config.top_n)
     runs = run_petsard(config, progress=as_progress(not args.quiet))
@@ -376,7 +383,8 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
         verdicts.append(verdict)
         if many:
             console.print(
-                f"\n[bold]Splitter {run.experiment.splitter} × Synthesizer {run.experiment.synthesizer}[/bold]"
+                f"\n[bold]Splitter {_esc(run.experiment.splitter)} × "
+                f"Synthesizer {_esc(run.experiment.synthesizer)}[/bold]"
             )
         _print_summary(
             run.report, verdict, quiet=args.quiet, labels=run.evaluator_names
@@ -547,7 +555,7 @@ def _write_all(outputs: dict[Path, str], *, quiet: bool) -> None:
             ".html": "HTML report",
             ".csv": "CSV report",
         }.get(path.suffix, "output")
-        console.print(f"{kind} written to {path}")
+        console.print(f"{kind} written to {_esc(str(path))}")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -605,12 +613,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         _render(main_report, title="synthrisk demo: the 'partial' synthetic version"),
     )
     _print_demo_table(reports, console)
-    console.print(f"\nReport of the 'partial' version: {path}")
+    console.print(f"\nReport of the 'partial' version: {_esc(str(path))}")
     console.print(
-        f"HTML report of the 'partial' version (open it in a browser): {html}"
+        f"HTML report of the 'partial' version (open it in a browser): {_esc(str(html))}"
     )
     console.print(
-        f"Reports of every version (JSON and HTML): {out / 'reports'}/   Data: {data}/"
+        f"Reports of every version (JSON and HTML): {_esc(str(out / 'reports'))}/   "
+        f"Data: {_esc(str(data))}/"
     )
     return EXIT_OK
 
@@ -636,14 +645,14 @@ def _print_summary(
         ci = "—" if r.ci is None else f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]"
         name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
         level = f"[{colors[v.level]}]{v.level}[/{colors[v.level]}]"
-        table.add_row(name, _fmt(r.score), ci, level, str(len(r.warnings)))
+        table.add_row(_esc(name), _fmt(r.score), ci, level, str(len(r.warnings)))
     console.print(table)
     overall = verdict.overall
     console.print(
         f"Overall verdict: [bold {colors[overall]}]{overall}[/bold {colors[overall]}]"
     )
     for warning in report.warnings:
-        console.print(f"[yellow]note:[/yellow] {warning}")
+        console.print(f"[yellow]note:[/yellow] {_esc(warning)}")
 
 
 def _print_demo_table(reports: dict[str, Any], console: Any) -> None:

@@ -43,8 +43,6 @@ __all__ = ["render_html", "render_result_html", "write_html"]
 #: sections every full report has, by element id (the browser test checks them)
 SECTIONS = ("verdict", "metrics", "records", "inputs", "reproducibility")
 
-_MAX_LIST = 12
-
 
 def _as_report(report: EvaluationReport | Mapping[str, Any]) -> EvaluationReport:
     if isinstance(report, EvaluationReport):
@@ -75,10 +73,40 @@ def _fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+def _leaf_strings(value: Any, depth: int = 0) -> list[str] | None:
+    """Every string inside nested lists (None when something else than scalars and lists is inside)."""
+    out: list[str] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, (list, tuple)) and depth < 2:
+            inner = _leaf_strings(item, depth + 1)
+            if inner is None:
+                return None
+            out.extend(inner)
+        elif isinstance(item, Mapping):
+            return None
+    return out
+
+
+def _list_text(value: Any) -> str:
+    parts = [_list_text(v) if isinstance(v, (list, tuple)) else _fmt(v) for v in value]
+    return "[" + ", ".join(parts) + "]"
+
+
 def _flatten(
-    value: Any, *, include_values: bool, prefix: str = "", depth: int = 0
+    value: Any,
+    *,
+    include_values: bool,
+    columns: frozenset[str] = frozenset(),
+    prefix: str = "",
+    depth: int = 0,
 ) -> list[tuple[str, str]]:
-    """Rows ``(dotted key, text)`` of a breakdown or parameter mapping."""
+    """Rows ``(dotted key, text)`` of a breakdown or parameter mapping.
+
+    Lists of text are held back unless ``include_values`` (they can hold values of real
+    records, e.g. singling-out queries), except lists of the tables' column names.
+    """
     rows: list[tuple[str, str]] = []
     if isinstance(value, Mapping) and depth < 4:
         if not value and prefix:
@@ -87,27 +115,23 @@ def _flatten(
             label = f"{prefix} › {key}" if prefix else str(key)
             rows.extend(
                 _flatten(
-                    item, include_values=include_values, prefix=label, depth=depth + 1
+                    item,
+                    include_values=include_values,
+                    columns=columns,
+                    prefix=label,
+                    depth=depth + 1,
                 )
             )
         return rows
     if isinstance(value, (list, tuple)):
-        strings = [v for v in value if isinstance(v, str)]
-        if strings and not include_values:
+        strings = _leaf_strings(value)
+        if strings is None or len(value) > 200:
+            rows.append((prefix, f"{len(value)} items"))
+        elif strings and not include_values and not set(strings) <= columns:
             rows.append((prefix, f"{len(value)} text items, not shown: they can hold values of real records "
                                  "(render with include_values to list them)"))  # fmt: skip
-        elif len(value) > _MAX_LIST or any(
-            isinstance(v, (Mapping, list, tuple)) and v for v in value
-        ):
-            if (
-                all(isinstance(v, (str, int, float, bool)) or v is None for v in value)
-                and len(value) <= 200
-            ):
-                rows.append((prefix, "; ".join(_fmt(v) for v in value)))
-            else:
-                rows.append((prefix, f"{len(value)} items"))
         else:
-            rows.append((prefix, "[" + ", ".join(_fmt(v) for v in value) + "]"))
+            rows.append((prefix, _list_text(value)))
         return rows
     if isinstance(value, Mapping):
         rows.append((prefix, json.dumps(value, sort_keys=True, default=str)[:500]))
@@ -221,6 +245,7 @@ def _result_view(
     verdict: MetricVerdict,
     *,
     include_values: bool,
+    columns: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     ci = result.get("ci")
     found_rates = rates(result)
@@ -252,6 +277,10 @@ def _result_view(
                 {"name": name.replace("_to_", " → "), "n": n, "median": _fmt(values[n // 2] if n % 2 else
                  (values[n // 2 - 1] + values[n // 2]) / 2), "zero": _fmt(sum(v == 0 for v in values) / n)}
             )  # fmt: skip
+    breakdown = dict(result.get("breakdown") or {})
+    if found_rates and isinstance(breakdown.get("petsard"), Mapping):
+        # PETsARD's flat copy of the rates: shown once, in the PETsARD view table
+        breakdown.pop("petsard")
     orientation = (
         "higher is safer"
         if result.get("higher_is_safer", True)
@@ -267,7 +296,7 @@ def _result_view(
         "ci": None if not ci else f"[{_fmt(ci[0])}, {_fmt(ci[1])}]",
         "verdict": _verdict_view(verdict),
         "breakdown": _flatten(
-            result.get("breakdown") or {}, include_values=include_values
+            breakdown, include_values=include_values, columns=columns
         ),
         "params": _flatten(result.get("params") or {}, include_values=True),
         "warnings": list(result.get("warnings") or ()),
@@ -324,8 +353,12 @@ def _context(
     verdict: Verdict = judge(report, thresholds)
     data = report.to_dict(include_records=True)
     results = data["results"]
+    columns = frozenset(map(str, (data.get("schema") or {}).get("columns") or ()))
+    for table in (data.get("inputs") or {}).values():
+        if isinstance(table, Mapping):
+            columns |= frozenset(map(str, table.get("columns") or ()))
     views = [
-        _result_view(i, r, v, include_values=include_values)
+        _result_view(i, r, v, include_values=include_values, columns=columns)
         for i, (r, v) in enumerate(zip(results, verdict.metrics, strict=True))
     ]
     drill = []
