@@ -562,12 +562,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    from synthrisk._optional import is_available
     from synthrisk.datasets import demo_metrics, load_demo
     from synthrisk.evaluate import evaluate
     from synthrisk.io.files import sha256_file, write_text_atomic
 
     out = Path(args.out)
     console = _console(args.quiet)
+    with_html = is_available("jinja2") and is_available("matplotlib")
     console.print(
         f"Generating the demo population ({args.rows} rows, seed {args.seed}) …"
     )
@@ -600,25 +602,28 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         }
         reports[name] = dataclasses.replace(report, inputs=inputs)
         write_text_atomic(out / "reports" / f"{name}.json", reports[name].to_json())
-        write_text_atomic(
-            out / "reports" / f"{name}.html",
-            _render(
-                reports[name], title=f"synthrisk demo: the '{name}' synthetic version"
-            ),
-        )
+        if with_html:
+            title = f"synthrisk demo: the '{name}' synthetic version"
+            write_text_atomic(
+                out / "reports" / f"{name}.html", _render(reports[name], title=title)
+            )
     main_report = reports["partial"]
     path = write_text_atomic(out / "report.json", main_report.to_json())
-    html = write_text_atomic(
-        out / "report.html",
-        _render(main_report, title="synthrisk demo: the 'partial' synthetic version"),
-    )
     _print_demo_table(reports, console)
     console.print(f"\nReport of the 'partial' version: {_esc(str(path))}")
+    if with_html:
+        title = "synthrisk demo: the 'partial' synthetic version"
+        html = write_text_atomic(out / "report.html", _render(main_report, title=title))
+        console.print(
+            f"HTML report of the 'partial' version (open it in a browser): {_esc(str(html))}"
+        )
+    else:
+        console.print(
+            "[yellow]note:[/yellow] no HTML report: it needs the report extra "
+            "(pip install 'synthrisk\\[report]')."
+        )
     console.print(
-        f"HTML report of the 'partial' version (open it in a browser): {_esc(str(html))}"
-    )
-    console.print(
-        f"Reports of every version (JSON and HTML): {_esc(str(out / 'reports'))}/   "
+        f"Reports of every version: {_esc(str(out / 'reports'))}/   "
         f"Data: {_esc(str(data))}/"
     )
     return EXIT_OK
