@@ -605,7 +605,11 @@ def test_spec_example_runs_end_to_end_on_adults(tmp_path: Path) -> None:
     assert np.isfinite(values).all()
     assert ((values >= 0) & (values <= 1)).all()
     data = json.loads((tmp_path / "petsard[Report]_synthrisk.json").read_text())
-    assert [r["metric"] for r in data["results"]] == ["singling_out", "linkability", "inference"]
+    assert [r["metric"] for r in data["results"]] == [
+        "singling_out",
+        "linkability",
+        "inference",
+    ]
     for result in data["results"]:
         assert result["higher_is_safer"] is False
         assert 0 <= result["score"] <= 1
@@ -622,3 +626,47 @@ def test_spec_example_with_real_metrics_is_repeatable(tmp_path: Path) -> None:
     first = {p.name: p.read_bytes() for p in outputs}
     assert main(["run", str(config), "--quiet"]) == 0
     assert {p.name: p.read_bytes() for p in outputs} == first
+
+
+def test_missing_petsard_fills_only_linkability_and_inference(
+    tmp_path: Path, fake_anonymeter: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from synthrisk.metrics import METRICS
+
+    seen: dict[str, pd.DataFrame] = {}
+    for metric_id in ("singling_out", "inference"):
+        base = METRICS[metric_id]
+
+        def compute(self, tables, context, _base=base):  # type: ignore[no-untyped-def]
+            seen[self.id] = tables.real
+            return _base._compute(self, tables, context)
+
+        monkeypatch.setitem(
+            METRICS, metric_id, type(base.__name__, (base,), {"_compute": compute})
+        )
+    frame = pd.DataFrame(
+        {
+            "age": [30.0, None, 50.0, 41.0] * 5,
+            "job": ["a", None, "b", "c"] * 5,
+            "income": ["lo", "hi", None, "lo"] * 5,
+        }
+    )
+    for name in ("ori", "control", "syn"):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    (tmp_path / "p.yaml").write_text(
+        "Splitter: {s: {method: custom_data, filepath: {ori: ori.csv, control: control.csv}}}\n"
+        "Synthesizer: {y: {method: custom_data, filepath: syn.csv}}\n"
+        "Evaluator:\n  so: {method: anonymeter-singlingout, n_attacks: 5}\n  inf: {method: anonymeter-inference, secret: income}\n"
+        "synthrisk: {missing: petsard}\n"
+    )
+    assert main(["run", str(tmp_path / "p.yaml"), "--quiet"]) == 0
+    assert (
+        seen["singling_out"]["age"].isna().sum() == 5
+    )  # singling out keeps missing values
+    assert seen["inference"]["age"].tolist()[:4] == [30.0, -999999.0, 50.0, 41.0]
+    assert seen["inference"]["job"].tolist()[:4] == ["a", "missing", "b", "c"]
+    assert seen["inference"]["income"].tolist()[:4] == ["lo", "hi", "missing", "lo"]
+    data = json.loads((tmp_path / "petsard[Report]_synthrisk.json").read_text())
+    assert any(
+        "PETsARD's missing-value handling was applied" in w for w in data["warnings"]
+    )

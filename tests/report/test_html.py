@@ -332,14 +332,30 @@ def test_renderer_never_imports_metric_code() -> None:
 def test_breakdown_shows_column_lists_and_holds_back_other_text() -> None:
     result = dataclasses.replace(
         anonymeter_result("linkability"),
-        breakdown={**anonymeter_result().breakdown, "aux_cols": [["a"], ["b"]], "labels": ["a", "secret value"]},
+        breakdown={
+            **anonymeter_result().breakdown,
+            "aux_cols": [["a"], ["b"]],
+            "labels": ["a", "secret value"],
+        },
     )
     report = hand_report(result)
-    report = dataclasses.replace(report, inputs={**report.inputs, "synthetic": {"rows": 4, "columns": ["a", "b"]}})
+    report = dataclasses.replace(
+        report,
+        inputs={**report.inputs, "synthetic": {"rows": 4, "columns": ["a", "b"]}},
+    )
     html = render_html(report)
-    breakdown = html[html.index("<h4>Breakdown</h4>") : html.index("<h4>Parameters</h4>")]
-    assert '<td class="key">aux_cols</td><td class="mono">[[a], [b]]</td>' in breakdown  # column names
-    assert '<td class="key">labels</td><td class="mono">2 text items, not shown' in breakdown
+    breakdown = html[
+        html.index("<h4>Breakdown</h4>") : html.index("<h4>Parameters</h4>")
+    ]
+    assert (
+        '<td class="key">aux_cols</td><td class="mono">[[a], [b]]</td>' in breakdown
+    )  # column names
+    assert (
+        '<td class="key">labels</td><td class="mono">2 text items, not shown'
+        in breakdown
+    )
     assert "secret value" not in html
-    assert "petsard ›" not in breakdown  # PETsARD's copy of the rates is shown once, in its own table
+    assert (
+        "petsard ›" not in breakdown
+    )  # PETsARD's copy of the rates is shown once, in its own table
     assert "risk_CI_btm" in html[html.index('<section id="reproducibility">') :]

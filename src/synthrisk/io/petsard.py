@@ -857,12 +857,11 @@ def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[Petsard
             ):
                 if filled is None:
                     kinds = {c.name: c.kind for c in tables.schema.columns}
-                    meta = {
-                        "columns": {
-                            n: {"kind": "categorical" if k == "boolean" else k}
-                            for n, k in kinds.items()
-                        }
-                    }
+                    # the same kinds (and datetime formats), booleans now holding "missing"
+                    meta = tables.schema.to_dict()
+                    for spec in meta["columns"].values():
+                        if spec["kind"] == "boolean":
+                            spec["kind"] = "categorical"
                     filled = prepare_tables(
                         *(
                             fill_missing_petsard(frames[n], kinds)

@@ -63,13 +63,13 @@ def _fmt(value: Any, digits: int = 4) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return "—"
-        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-4):
+        if value != 0 and (abs(value) >= 1e9 or abs(value) < 1e-4):
             return f"{value:.{digits - 1}e}"
-        return (
-            f"{value:.{digits}g}"
-            if abs(value) >= 1
-            else f"{value:.{digits}f}".rstrip("0").rstrip(".") or "0"
-        )
+        if abs(value) >= 1:
+            decimals = max(0, digits - 1 - int(math.log10(abs(value))))
+            text = f"{value:.{decimals}f}"
+            return text.rstrip("0").rstrip(".") if "." in text else text
+        return f"{value:.{digits}f}".rstrip("0").rstrip(".") or "0"
     return str(value)
 
 
