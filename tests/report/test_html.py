@@ -359,3 +359,27 @@ def test_breakdown_shows_column_lists_and_holds_back_other_text() -> None:
         "petsard ›" not in breakdown
     )  # PETsARD's copy of the rates is shown once, in its own table
     assert "risk_CI_btm" in html[html.index('<section id="reproducibility">') :]
+
+
+def test_labels_name_results_of_the_same_metric() -> None:
+    report = hand_report(
+        anonymeter_result("inference", 0.05), anonymeter_result("inference", 0.2)
+    )
+    html = render_html(report, labels=["income_risk", "age_risk"])
+    assert "<h3>1. income_risk (inference)" in html
+    assert "<h3>2. age_risk (inference)" in html
+    assert 'id="m0"' in html
+    assert 'id="m1"' in html
+    with pytest.raises(
+        ParameterError, match=r"`labels` must name each of the 2 results; got 1 labels"
+    ):
+        render_html(report, labels=["x"])
+
+
+def test_report_package_exports_what_it_lists() -> None:
+    import synthrisk.io.petsard
+    import synthrisk.report._extract
+
+    for module in (synthrisk.report, synthrisk.report._extract, synthrisk.io.petsard):
+        assert all(hasattr(module, name) for name in module.__all__), module
+    assert synthrisk.render_html is render_html

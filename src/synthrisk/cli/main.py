@@ -378,6 +378,7 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
                 run.report, thresholds=thresholds, tables=run.tables,
                 include_values=args.include_values or config.include_values, top_n=top_n,
                 title=f"synthrisk privacy report: {run.experiment.splitter} × {run.experiment.synthesizer}",
+                labels=run.evaluator_names,
             )  # fmt: skip
         verdict = _judge(run.report, thresholds)
         verdicts.append(verdict)

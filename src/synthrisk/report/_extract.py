@@ -25,6 +25,8 @@ __all__ = [
     "PETSARD_COLUMNS",
     "distance_records",
     "find_roc",
+    "finite_values",
+    "is_probability",
     "petsard_view",
     "rates",
     "real_records",

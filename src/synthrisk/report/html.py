@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +246,7 @@ def _result_view(
     *,
     include_values: bool,
     columns: frozenset[str] = frozenset(),
+    label: str | None = None,
 ) -> dict[str, Any]:
     ci = result.get("ci")
     found_rates = rates(result)
@@ -290,6 +291,9 @@ def _result_view(
         "index": index,
         "anchor": f"m{index}",
         "metric": str(result.get("metric")),
+        "label": str(result.get("metric"))
+        if label is None
+        else f"{label} ({result.get('metric')})",
         "attack": result.get("attack") or "",
         "orientation": orientation,
         "score": _fmt(result.get("score")),
@@ -348,6 +352,7 @@ def _context(
     tables: Mapping[str, Any] | None,
     include_values: bool,
     top_n: int,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     thresholds = Thresholds() if thresholds is None else thresholds
     verdict: Verdict = judge(report, thresholds)
@@ -358,7 +363,14 @@ def _context(
         if isinstance(table, Mapping):
             columns |= frozenset(map(str, table.get("columns") or ()))
     views = [
-        _result_view(i, r, v, include_values=include_values, columns=columns)
+        _result_view(
+            i,
+            r,
+            v,
+            include_values=include_values,
+            columns=columns,
+            label=None if labels is None else labels[i],
+        )
         for i, (r, v) in enumerate(zip(results, verdict.metrics, strict=True))
     ]
     drill = []
@@ -450,6 +462,7 @@ def render_html(
     include_values: bool = False,
     top_n: int = 20,
     fragment: bool = False,
+    labels: Sequence[str] | None = None,
 ) -> str:
     """Render ``report`` to a self-contained HTML document.
 
@@ -471,6 +484,9 @@ def render_html(
         Rows per drill-down table.
     fragment : bool, default=False
         Return a ``<div>`` with scoped styles instead of a full document (Jupyter).
+    labels : list of str, default=None
+        A name for each result, shown beside its metric id (e.g. PETsARD's evaluator
+        names when one metric runs with several parameter sets).
 
     Returns
     -------
@@ -493,14 +509,15 @@ def render_html(
     if not isinstance(include_values, bool):
         msg = f"`include_values` must be true or false; got {include_values!r}."
         raise ParameterError(msg)
+    if labels is not None:
+        labels = [str(label) for label in labels]
+        if len(labels) != len(report.results):
+            msg = f"`labels` must name each of the {len(report.results)} results; got {len(labels)} labels."
+            raise ParameterError(msg)
     context = _context(
-        report,
-        thresholds=thresholds,
-        title=title,
-        tables=tables,
-        include_values=include_values,
-        top_n=top_n,
-    )
+        report, thresholds=thresholds, title=title, tables=tables, include_values=include_values, top_n=top_n,
+        labels=labels,
+    )  # fmt: skip
     env = _environment()
     return str(env.get_template("report.html.j2").render(fragment=fragment, **context))
 
