@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import json
 import os
 import select
@@ -57,6 +56,8 @@ class Page:
         self._buffer = b""
         self._next_id = 0
         self._profile = tempfile.mkdtemp(prefix="synthrisk-chromium-")
+        import fcntl  # POSIX only, like Chromium's --remote-debugging-pipe
+
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         # the child's ends go to descriptors >= 10 so that moving them onto 3 and 4 cannot clobber them
@@ -68,7 +69,7 @@ class Page:
             "--headless", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run",
             "--no-default-browser-check", f"--user-data-dir={self._profile}", "--disable-background-networking",
             "--disable-component-update", "--disable-extensions", "--disable-sync", "--mute-audio",
-            "--hide-scrollbars",
+            "--hide-scrollbars", "--disable-dev-shm-usage",
         ]  # fmt: skip
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             flags.append(
