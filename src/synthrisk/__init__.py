@@ -32,6 +32,7 @@ from synthrisk.metrics import (
     DisclosureProtectionEstimate,
     Metric,
 )
+from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
@@ -57,8 +58,10 @@ __all__ = [
     "SchemaMismatchError",
     "SynthriskError",
     "SynthriskWarning",
+    "Thresholds",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
     "infer_schema",
+    "render_html",
 ]
