@@ -15,8 +15,6 @@ values), so new metric families get their plots without changes here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from synthrisk.report.html import render_html, render_result_html, write_html
 from synthrisk.report.verdict import (
     DEFAULT_THRESHOLDS,
@@ -29,7 +27,6 @@ from synthrisk.report.verdict import (
     judge,
     judge_result,
 )
-from synthrisk.results import EvaluationReport, MetricResult
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -46,24 +43,3 @@ __all__ = [
     "write_html",
 ]
 
-
-def _report_repr_html(self: EvaluationReport) -> str:
-    """Jupyter display: the full report as a scoped HTML fragment."""
-    return render_html(self, fragment=True)
-
-
-def _result_repr_html(self: MetricResult) -> str:
-    """Jupyter display: one result as a small card with its verdict."""
-    return render_result_html(self)
-
-
-def _install_notebook_display(*classes: Any) -> None:
-    # Installed here rather than in ``results`` so that the result objects keep no
-    # dependency on the renderer (``report`` imports ``results``, never the reverse).
-    for cls, method in zip(
-        classes, (_report_repr_html, _result_repr_html), strict=True
-    ):
-        cls._repr_html_ = method
-
-
-_install_notebook_display(EvaluationReport, MetricResult)
