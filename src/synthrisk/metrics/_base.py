@@ -63,8 +63,8 @@ class Context:
     warnings: list[str] = dataclasses.field(default_factory=list)
 
     def warn(self, message: str) -> None:
-        """Record a statistical caveat in the result (and log it)."""
-        logger.warning(message)
+        """Record a statistical caveat in the result (and log it at INFO level)."""
+        logger.info(message)
         if message not in self.warnings:
             self.warnings.append(message)
 
