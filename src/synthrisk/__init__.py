@@ -21,18 +21,35 @@ from synthrisk.exceptions import (
     SynthriskWarning,
     UnreliableEstimateWarning,
 )
-from synthrisk.metrics import METRICS, DCRBaselineProtection, DCROverfittingProtection, Metric
+from synthrisk.metrics import (
+    METRICS,
+    NNDR,
+    DCRBaselineProtection,
+    DCROverfittingProtection,
+    DCRShare,
+    DistributionValidation,
+    IdenticalMatchShare,
+    MembershipClassification,
+    MembershipKnnProbabilities,
+    Metric,
+)
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
     "METRICS",
+    "NNDR",
     "ColumnSpec",
     "ConfigError",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DCRShare",
+    "DistributionValidation",
     "EvaluationReport",
+    "IdenticalMatchShare",
     "InputError",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
     "Metric",
     "MetricResult",
     "MissingDependencyError",

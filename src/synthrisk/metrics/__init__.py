@@ -3,14 +3,35 @@
 
 from __future__ import annotations
 
-from synthrisk.metrics._base import METRICS, Context, Metric, Outcome, get_metric, register
+from synthrisk.metrics._base import (
+    METRICS,
+    Context,
+    Metric,
+    Outcome,
+    get_metric,
+    register,
+)
+from synthrisk.metrics.classification import MembershipClassification
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
+from synthrisk.metrics.distribution import DistributionValidation
+from synthrisk.metrics.membership import (
+    NNDR,
+    DCRShare,
+    IdenticalMatchShare,
+    MembershipKnnProbabilities,
+)
 
 __all__ = [
     "METRICS",
+    "NNDR",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DCRShare",
+    "DistributionValidation",
+    "IdenticalMatchShare",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
     "Metric",
     "Outcome",
     "get_metric",
