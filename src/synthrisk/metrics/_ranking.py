@@ -96,7 +96,7 @@ def thin_curve(
     keep = np.ones(fpr.size, dtype=bool)
     if fpr.size > 2:
         second = np.abs(np.diff(fpr, 2)) + np.abs(np.diff(tpr, 2))
-        keep[1:-1] = second > 0
+        keep[1:-1] = second > 1e-12
     fpr, tpr = fpr[keep], tpr[keep]
     if fpr.size > max_points:
         idx = np.unique(

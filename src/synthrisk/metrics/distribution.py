@@ -79,24 +79,40 @@ def adjust_p_values(p_values: np.ndarray, method: str) -> np.ndarray:
 
 
 def _anderson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    try:
-        res = stats.anderson_ksamp([x, y], variant="midrank")
-    except TypeError:  # SciPy < 1.17 has no `variant`
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        # SciPy warns when it clips the interpolated p-value to [0.001, 0.25]; documented
+        warnings.filterwarnings("ignore", message="p-value (capped|floored)", category=UserWarning)
+        try:
+            res = stats.anderson_ksamp([x, y], variant="midrank")
+        except TypeError:  # SciPy < 1.17 has no `variant`
+            warnings.simplefilter("ignore", DeprecationWarning)
             res = stats.anderson_ksamp([x, y], midrank=True)
     return float(res.statistic), float(res.pvalue)
 
 
-def two_sample_test(test: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def two_sample_test(
+    test: str, x: np.ndarray, y: np.ndarray, *, caveats: list[str] | None = None
+) -> tuple[float, float]:
     """Statistic and p-value of a two-sample test of ``x`` (synthetic) vs ``y`` (real).
 
     ``KS`` Kolmogorov-Smirnov, ``CVM`` Cramér-von Mises, ``AD`` Anderson-Darling
     (k-sample, midrank; SciPy interpolates its p-value within [0.001, 0.25]), ``ES``
     Epps-Singleton, ``CHI`` chi-square test of the 2-by-L contingency table of category
     counts (``x`` and ``y`` hold category labels). Raises ``ValueError`` or
-    ``LinAlgError`` when the test cannot run on these samples.
+    ``LinAlgError`` when the test cannot run on these samples. SciPy's own caveats
+    (for example Epps-Singleton's rank-deficient covariance on discrete data) are
+    appended to ``caveats`` instead of being emitted as warnings.
     """
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", RuntimeWarning)  # degenerate samples: the p-value says it (NaN)
+        result = _two_sample_test(test, x, y)
+    if caveats is not None:
+        caveats.extend(str(w.message) for w in caught)
+    return result
+
+
+def _two_sample_test(test: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     if test == "CHI":
         labels = np.r_[x, y]
         _, inverse = np.unique(labels, return_inverse=True)
@@ -261,9 +277,10 @@ class DistributionValidation(Metric):
                     error = f"fewer than 2 values ({x_t.size} synthetic, {y_t.size} {other})"
                 else:
                     try:
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore", RuntimeWarning)
-                            statistic, p_value = two_sample_test(test, x_t, y_t)
+                        caveats: list[str] = []
+                        statistic, p_value = two_sample_test(test, x_t, y_t, caveats=caveats)
+                        for caveat in dict.fromkeys(caveats):
+                            context.warn(f"{test} test of column {spec.name!r} vs {other}: {caveat}")
                     except (ValueError, np.linalg.LinAlgError) as exc:
                         error = f"{type(exc).__name__}: {exc}"
                 if error is None and math.isnan(p_value):
