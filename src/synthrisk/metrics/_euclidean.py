@@ -8,13 +8,19 @@ rows ``Q`` and reference rows ``R`` (both centred on the reference mean),
 
     s(q, r) = |r|^2 - 2 q.r        so that        |q - r|^2 = |q|^2 + s(q, r).
 
-``s`` comes from one GEMM per block. It is only a *screen*: a pair is evaluated
-exactly (sum of squared differences in column order, the same arithmetic as the
-general kernel) unless the screen proves it cannot enter the current top-k, i.e.
-unless ``|q|^2 + s - margin`` already exceeds the k-th best exact value, where
-``margin`` is a rigorous bound on the rounding error of the screen. The result is
-therefore exactly what the general kernel returns — same distances, same indices,
-ties to the lowest reference index — at BLAS speed.
+``s`` comes from one single-precision GEMM per block. It is only a *screen*: a pair
+is evaluated exactly (sum of squared float64 differences in column order, the same
+arithmetic as the general kernel) unless the screen proves it cannot enter the
+current top-k, i.e. unless ``|q|^2 + s - margin`` already exceeds the k-th best exact
+value, where ``margin`` bounds the rounding error of the screen (float32 inputs and
+products, with a factor 16 of slack). The result is therefore exactly what the
+general kernel returns — same distances, same indices, ties to the lowest reference
+index — at BLAS speed.
+
+Query blocks are spread over worker threads, each running single-threaded BLAS and a
+serial numba kernel that releases the GIL (BLAS threads are pinned to 1 for the
+duration with ``threadpoolctl`` when it is installed; without it the blocks run one
+after the other on multi-threaded BLAS).
 
 This module is private to the membership family; it is a candidate for a
 ``euclidean`` fast path inside :mod:`synthrisk.neighbors`.
@@ -22,7 +28,9 @@ This module is private to the membership family; it is a candidate for a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import concurrent.futures
+import contextlib
+from collections.abc import Callable, Iterator
 
 import numba
 import numpy as np
@@ -32,17 +40,19 @@ from synthrisk.config import get_config
 
 __all__ = ["euclidean_neighbors"]
 
-_EPS = float(np.finfo(np.float64).eps)
+_EPS32 = float(np.finfo(np.float32).eps)
+_QUERY_ROWS = 128
+_REFERENCE_ROWS = 8192
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
+@numba.njit(nogil=True, cache=True)
 def _screened_topk(
     screen, q, r, r_start, q_sq, margin, best, best_i
 ):  # pragma: no cover - compiled
     n_q, n_r = screen.shape
     k = best.shape[1]
     p = q.shape[1]
-    for i in numba.prange(n_q):
+    for i in range(n_q):
         worst = best[i, k - 1]
         limit = worst - q_sq[i] + margin[i]
         for j in range(n_r):
@@ -65,6 +75,18 @@ def _screened_topk(
                 limit = worst - q_sq[i] + margin[i]
 
 
+@contextlib.contextmanager
+def _single_threaded_blas() -> Iterator[bool]:
+    """Pin BLAS to one thread if ``threadpoolctl`` is available; yield whether it was."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield False
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield True
+
+
 def euclidean_neighbors(
     query: FloatArray,
     reference: FloatArray,
@@ -84,7 +106,7 @@ def euclidean_neighbors(
     k : int
         Number of neighbours.
     working_memory : float, default=None
-        MiB budget of one screening block (global default when None).
+        MiB budget of the screening blocks of all threads (global default when None).
     progress : callable, default=None
         Called with the number of query rows finished after each block.
 
@@ -103,30 +125,50 @@ def euclidean_neighbors(
     best_i = np.full((n_query, k), -1, dtype=np.int64)
     if n_query == 0:
         return best, best_i
-    centre = reference.mean(axis=0) if n_ref else np.zeros(p)
+    centre = reference.mean(axis=0)
     ref_c = reference - centre
     ref_sq = np.einsum("ij,ij->i", ref_c, ref_c)
+    ref_t32 = np.ascontiguousarray(ref_c.T, dtype=np.float32)
+    ref_sq32 = ref_sq.astype(np.float32)
     r_max = float(np.sqrt(ref_sq.max()))
+    workers = max(1, min(numba.get_num_threads(), -(-n_query // _QUERY_ROWS)))
     budget = get_config().working_memory if working_memory is None else working_memory
-    block_bytes = max(int(min(budget, 16.0) * 2**20), 8 * 64)
-    ref_rows = max(min(n_ref, 16384, block_bytes // (8 * 64)), 1)
-    query_rows = max(min(n_query, block_bytes // (8 * ref_rows)), 1)
-    for start in range(0, n_query, query_rows):
+    per_worker = max(int(budget * 2**20) // workers, 4 * 64)
+    ref_rows = max(1, min(n_ref, _REFERENCE_ROWS, per_worker // (4 * 16)))
+    query_rows = max(1, min(_QUERY_ROWS, per_worker // (4 * ref_rows)))
+
+    def block(start: int) -> int:
         stop = min(start + query_rows, n_query)
         q_c = query[start:stop] - centre
         q_sq = np.einsum("ij,ij->i", q_c, q_c)
-        # rounding of the screen (centring, dot products, norms) is below
-        # (p + 4) eps (|q| + |r|)^2; the factor 16 is slack
-        margin = 16.0 * (p + 4) * _EPS * (np.sqrt(q_sq) + r_max) ** 2 + 1e-300
+        q32 = q_c.astype(np.float32)
+        # rounding of the float32 screen is below (2p + 10) eps32 (|q| + |r|)^2
+        margin = 16.0 * (p + 4) * _EPS32 * (np.sqrt(q_sq) + r_max) ** 2 + 1e-300
+        screen = np.empty((stop - start, ref_rows), dtype=np.float32)
         for r_start in range(0, n_ref, ref_rows):
             r_stop = min(r_start + ref_rows, n_ref)
-            screen = q_c @ ref_c[r_start:r_stop].T
-            screen *= -2.0
-            screen += ref_sq[r_start:r_stop]
+            view = screen[:, : r_stop - r_start]
+            np.matmul(q32, ref_t32[:, r_start:r_stop], out=view)
+            view *= -2.0
+            view += ref_sq32[r_start:r_stop]
             _screened_topk(
-                screen, query[start:stop], reference, r_start, q_sq, margin,
-                best[start:stop], best_i[start:stop],
-            )  # fmt: skip
-        if progress is not None:
-            progress(stop - start)
+                view,
+                query[start:stop],
+                reference,
+                r_start,
+                q_sq,
+                margin,
+                best[start:stop],
+                best_i[start:stop],
+            )
+        return stop - start
+
+    starts = range(0, n_query, query_rows)
+    with _single_threaded_blas() as pinned:
+        if not pinned:
+            workers = 1
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            for done in pool.map(block, starts):
+                if progress is not None:
+                    progress(done)
     return np.sqrt(best), best_i
