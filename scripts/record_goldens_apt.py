@@ -23,6 +23,15 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+# ../shared next to the repository (or next to the folder of worktrees)
+SHARED = next(
+    (
+        p / "shared"
+        for p in (ROOT.parent, ROOT.parent.parent)
+        if (p / "shared").is_dir()
+    ),
+    ROOT.parent / "shared",
+)
 DEFAULT_OUT = ROOT / "tests" / "compat" / "data" / "apt"
 DEFAULT_VENV = ROOT / "benchmarks" / ".venvs" / "apt"
 SEED = 20240605
@@ -38,7 +47,11 @@ def _mixed_case(rng: np.random.Generator) -> dict[str, np.ndarray]:
 
     def draw(n: int) -> np.ndarray:
         numbers = np.column_stack(
-            [rng.normal(40, 12, n), rng.gamma(2.0, 3.0, n), rng.integers(0, 20, n).astype(float)]
+            [
+                rng.normal(40, 12, n),
+                rng.gamma(2.0, 3.0, n),
+                rng.integers(0, 20, n).astype(float),
+            ]
         )
         a = np.eye(3)[rng.choice(3, n, p=[0.5, 0.3, 0.2])]
         b = np.eye(4)[rng.choice(4, n)]
@@ -48,7 +61,9 @@ def _mixed_case(rng: np.random.Generator) -> dict[str, np.ndarray]:
     non_members = np.vstack([members[:10], draw(80)])
     noisy = members[100:140].copy()
     noisy[:, :3] += rng.normal(0, [1.0, 0.5, 0.0], (40, 3))
-    synthetic = np.vstack([members[20:80], members[:10], non_members[10:30], noisy, draw(70)])
+    synthetic = np.vstack(
+        [members[20:80], members[:10], non_members[10:30], noisy, draw(70)]
+    )
     stacked = np.vstack([members, non_members, synthetic])
     lo, hi = stacked[:, :3].min(axis=0), stacked[:, :3].max(axis=0)
     for table in (members, non_members, synthetic):
@@ -61,7 +76,9 @@ def _gaussian_case(rng: np.random.Generator) -> dict[str, np.ndarray]:
     """20 Gaussian columns (scikit-learn's brute-force search), 40 of 120 synthetic rows noisy member copies."""
     members = rng.normal(size=(150, 20))
     non_members = rng.normal(size=(150, 20))
-    synthetic = np.vstack([members[:40] + rng.normal(0, 0.3, (40, 20)), rng.normal(size=(80, 20))])
+    synthetic = np.vstack(
+        [members[:40] + rng.normal(0, 0.3, (40, 20)), rng.normal(size=(80, 20))]
+    )
     return {"members": members, "non_members": non_members, "synthetic": synthetic}
 
 
@@ -79,7 +96,9 @@ def write_inputs(out: Path) -> None:
     for case, spec in CASES.items():
         tables = spec["make"](rng)
         for name, array in tables.items():
-            frame = pd.DataFrame(array, columns=[f"c{j}" for j in range(array.shape[1])])
+            frame = pd.DataFrame(
+                array, columns=[f"c{j}" for j in range(array.shape[1])]
+            )
             frame.to_csv(out / f"{case}_{name}.csv", index=False)
 
 
@@ -136,7 +155,11 @@ def _record(out: Path) -> None:
                 "algorithm": knn.knn_learner._fit_method,
             }
         share_attack = DatasetAttackWholeDatasetKnnDistance(
-            ds["members"], ds["non_members"], ds["synthetic"], dataset_name="golden", categorical_features=cats
+            ds["members"],
+            ds["non_members"],
+            ds["synthetic"],
+            dataset_name="golden",
+            categorical_features=cats,
         )
         d_m, d_n = share_attack.calculate_distances()
         record["share"] = {
@@ -154,27 +177,42 @@ def _record(out: Path) -> None:
                 "member_roc_auc_score": float(score.member_roc_auc_score),
                 "non_member_roc_auc_score": float(score.non_member_roc_auc_score),
                 "normalized_ratio": float(score.normalized_ratio),
-                "synthetic_data_quality_warning": bool(score.synthetic_data_quality_warning),
+                "synthetic_data_quality_warning": bool(
+                    score.synthetic_data_quality_warning
+                ),
             }
         with tempfile.TemporaryDirectory() as tmp:
             cwd = os.getcwd()
             os.chdir(tmp)
             try:
                 DatasetAssessmentManager.attack_scores.clear()  # APT's class-level state
-                manager = DatasetAssessmentManager(DatasetAssessmentManagerConfig(persist_reports=True))
-                manager.assess(ds["members"], ds["non_members"], ds["synthetic"], f"golden_{case}", cats)
+                manager = DatasetAssessmentManager(
+                    DatasetAssessmentManagerConfig(persist_reports=True)
+                )
+                manager.assess(
+                    ds["members"],
+                    ds["non_members"],
+                    ds["synthetic"],
+                    f"golden_{case}",
+                    cats,
+                )
                 manager.dump_all_scores_to_files()
-                record["manager_csv"] = {p.name: p.read_text(encoding="utf-8") for p in sorted(Path(tmp).glob("*.csv"))}
+                record["manager_csv"] = {
+                    p.name: p.read_text(encoding="utf-8")
+                    for p in sorted(Path(tmp).glob("*.csv"))
+                }
             finally:
                 os.chdir(cwd)
         goldens["cases"][case] = record  # type: ignore[index]
-    (out / "goldens.json").write_text(json.dumps(goldens, indent=1) + "\n", encoding="utf-8")
+    (out / "goldens.json").write_text(
+        json.dumps(goldens, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 def _ensure_venv(venv: Path) -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
-        tool = ROOT.parent / "shared" / "tools" / "ref-venvs.sh"
+        tool = SHARED / "tools" / "ref-venvs.sh"
         subprocess.run(["bash", str(tool), str(venv.parent)], check=True)
     return python
 
@@ -182,8 +220,18 @@ def _ensure_venv(venv: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """Write the inputs, then record APT's numbers with the reference venv's python."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref-venv", type=Path, default=DEFAULT_VENV, help="virtual environment with APT 0.2.1")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the inputs and goldens.json")
+    parser.add_argument(
+        "--ref-venv",
+        type=Path,
+        default=DEFAULT_VENV,
+        help="virtual environment with APT 0.2.1",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="folder for the inputs and goldens.json",
+    )
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -192,7 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     write_inputs(args.out)
     python = _ensure_venv(args.ref_venv)
-    subprocess.run([str(python), str(Path(__file__).resolve()), "--inner", "--out", str(args.out)], check=True)
+    subprocess.run(
+        [str(python), str(Path(__file__).resolve()), "--inner", "--out", str(args.out)],
+        check=True,
+    )
     print(f"wrote {args.out / 'goldens.json'}")
     return 0
 

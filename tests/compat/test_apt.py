@@ -33,12 +33,19 @@ TOL = 1e-9
 
 
 def _arrays(case: str) -> dict[str, np.ndarray]:
-    return {n: pd.read_csv(DATA / f"{case}_{n}.csv").to_numpy() for n in ("members", "non_members", "synthetic")}
+    return {
+        n: pd.read_csv(DATA / f"{case}_{n}.csv").to_numpy()
+        for n in ("members", "non_members", "synthetic")
+    }
 
 
 def _datasets(case: str) -> tuple[ArrayDataset, ArrayDataset, ArrayDataset]:
     arrays = _arrays(case)
-    return ArrayDataset(arrays["members"]), ArrayDataset(arrays["non_members"]), ArrayDataset(arrays["synthetic"])
+    return (
+        ArrayDataset(arrays["members"]),
+        ArrayDataset(arrays["non_members"]),
+        ArrayDataset(arrays["synthetic"]),
+    )
 
 
 @pytest.fixture
@@ -65,10 +72,20 @@ def test_knn_probabilities_match_apt(case: str, k: int) -> None:
     score = attack.assess_privacy()
     assert score.roc_auc_score == pytest.approx(golden["roc_auc_score"], abs=TOL)
     assert score.risk_score == score.roc_auc_score
-    assert score.average_precision_score == pytest.approx(golden["average_precision_score"], abs=TOL)
-    np.testing.assert_allclose(score.result.member_probabilities, golden["member_probabilities"], rtol=0, atol=TOL)
+    assert score.average_precision_score == pytest.approx(
+        golden["average_precision_score"], abs=TOL
+    )
     np.testing.assert_allclose(
-        score.result.non_member_probabilities, golden["non_member_probabilities"], rtol=0, atol=TOL
+        score.result.member_probabilities,
+        golden["member_probabilities"],
+        rtol=0,
+        atol=TOL,
+    )
+    np.testing.assert_allclose(
+        score.result.non_member_probabilities,
+        golden["non_member_probabilities"],
+        rtol=0,
+        atol=TOL,
     )
 
 
@@ -94,21 +111,38 @@ def test_classification_matches_apt(case: str, kind: str) -> None:
     pytest.importorskip("sklearn")
     golden = GOLDENS["cases"][case][f"classification_{kind}"]
     attack = DatasetAttackMembershipClassification(
-        *_datasets(case), DatasetAttackConfigMembershipClassification(classifier_type=kind)
+        *_datasets(case),
+        DatasetAttackConfigMembershipClassification(classifier_type=kind),
     )
     score = attack.assess_privacy()
-    assert score.member_roc_auc_score == pytest.approx(golden["member_roc_auc_score"], abs=TOL)
-    assert score.non_member_roc_auc_score == pytest.approx(golden["non_member_roc_auc_score"], abs=TOL)
+    assert score.member_roc_auc_score == pytest.approx(
+        golden["member_roc_auc_score"], abs=TOL
+    )
+    assert score.non_member_roc_auc_score == pytest.approx(
+        golden["non_member_roc_auc_score"], abs=TOL
+    )
     assert score.normalized_ratio == pytest.approx(golden["normalized_ratio"], abs=TOL)
-    assert score.synthetic_data_quality_warning is golden["synthetic_data_quality_warning"]
+    assert (
+        score.synthetic_data_quality_warning is golden["synthetic_data_quality_warning"]
+    )
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_manager_csv_files_match_apt(case: str, tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
-    manager = DatasetAssessmentManager(DatasetAssessmentManagerConfig(persist_reports=True, output_dir=tmp_path))
-    scores = manager.assess(*_datasets(case), f"golden_{case}", GOLDENS["cases"][case]["categorical_features"])
-    assert list(scores) == ["MembershipKnnProbabilities", "WholeDatasetKnnDistance", "MembershipClassification"]
+    manager = DatasetAssessmentManager(
+        DatasetAssessmentManagerConfig(persist_reports=True, output_dir=tmp_path)
+    )
+    scores = manager.assess(
+        *_datasets(case),
+        f"golden_{case}",
+        GOLDENS["cases"][case]["categorical_features"],
+    )
+    assert list(scores) == [
+        "MembershipKnnProbabilities",
+        "WholeDatasetKnnDistance",
+        "MembershipClassification",
+    ]
     written = manager.dump_all_scores_to_files()
     golden_files = GOLDENS["cases"][case]["manager_csv"]
     assert sorted(p.name for p in written) == sorted(golden_files)
@@ -118,7 +152,9 @@ def test_manager_csv_files_match_apt(case: str, tmp_path: Path) -> None:
         assert list(ours.columns) == list(theirs.columns)
         for column in ours.columns:
             if ours[column].dtype.kind == "f":
-                np.testing.assert_allclose(ours[column], theirs[column], rtol=0, atol=TOL)
+                np.testing.assert_allclose(
+                    ours[column], theirs[column], rtol=0, atol=TOL
+                )
             else:
                 assert ours[column].tolist() == theirs[column].tolist()
 
@@ -131,41 +167,63 @@ def test_managers_do_not_share_scores(small: tuple[ArrayDataset, ...]) -> None:
     first, second = DatasetAssessmentManager(), DatasetAssessmentManager()
     first.assess(*small, "a")
     first.assess(*small, "b")
-    assert [s.dataset_name for s in first.attack_scores["WholeDatasetKnnDistance"]] == ["a", "b"]
+    assert [s.dataset_name for s in first.attack_scores["WholeDatasetKnnDistance"]] == [
+        "a",
+        "b",
+    ]
     assert second.attack_scores == {}
     second.assess(*small, "c")
     assert len(first.attack_scores["MembershipKnnProbabilities"]) == 2
     assert len(second.attack_scores["MembershipKnnProbabilities"]) == 1
 
 
-def test_manager_accepts_apt_default_config_class(small: tuple[ArrayDataset, ...], tmp_path: Path) -> None:
+def test_manager_accepts_apt_default_config_class(
+    small: tuple[ArrayDataset, ...], tmp_path: Path
+) -> None:
     manager = DatasetAssessmentManager(DatasetAssessmentManagerConfig)
     assert manager.config.persist_reports is False
     assert manager.dump_all_scores_to_files(tmp_path) == []
     assert list(tmp_path.iterdir()) == []
 
 
-def test_dump_writes_timestamped_files_into_chosen_folder(small: tuple[ArrayDataset, ...], tmp_path: Path) -> None:
+def test_dump_writes_timestamped_files_into_chosen_folder(
+    small: tuple[ArrayDataset, ...], tmp_path: Path
+) -> None:
     pytest.importorskip("sklearn")
     out = tmp_path / "reports" / "run1"
-    config = DatasetAssessmentManagerConfig(persist_reports=True, timestamp_reports=True, output_dir=out)
+    config = DatasetAssessmentManagerConfig(
+        persist_reports=True, timestamp_reports=True, output_dir=out
+    )
     manager = DatasetAssessmentManager(config)
     manager.assess(*small, "d1")
     manager.assess(*small, "d2")
     written = manager.dump_all_scores_to_files()
     assert {p.parent for p in written} == {out}
-    assert all(p.name[:15].replace("-", "").isdigit() and p.name[15] == "_" for p in written)
-    share_csv = pd.read_csv(next(p for p in written if "WholeDatasetKnnDistance" in p.name))
-    assert list(share_csv.columns) == ["dataset_name", "risk_score", "share", "assessment_type"]
+    assert all(
+        p.name[:15].replace("-", "").isdigit() and p.name[15] == "_" for p in written
+    )
+    share_csv = pd.read_csv(
+        next(p for p in written if "WholeDatasetKnnDistance" in p.name)
+    )
+    assert list(share_csv.columns) == [
+        "dataset_name",
+        "risk_score",
+        "share",
+        "assessment_type",
+    ]
     assert share_csv["dataset_name"].tolist() == ["d1", "d2"]
     other = tmp_path / "elsewhere"
     assert {p.parent for p in manager.dump_all_scores_to_files(other)} == {other}
 
 
-def test_generate_plots_saves_roc_curve_in_output_folder(small: tuple[ArrayDataset, ...], tmp_path: Path) -> None:
+def test_generate_plots_saves_roc_curve_in_output_folder(
+    small: tuple[ArrayDataset, ...], tmp_path: Path
+) -> None:
     pytest.importorskip("matplotlib")
     pytest.importorskip("sklearn")
-    manager = DatasetAssessmentManager(DatasetAssessmentManagerConfig(generate_plots=True, output_dir=tmp_path))
+    manager = DatasetAssessmentManager(
+        DatasetAssessmentManagerConfig(generate_plots=True, output_dir=tmp_path)
+    )
     manager.assess(*small, "plotted")
     png = tmp_path / "plotted_roc_curve.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -173,7 +231,9 @@ def test_generate_plots_saves_roc_curve_in_output_folder(small: tuple[ArrayDatas
 
 def test_plot_roc_curve_uses_prefix(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    path = DatasetAttackMembership.plot_roc_curve("x", np.array([0.9, 0.8]), np.array([0.1]), "pre_", tmp_path)
+    path = DatasetAttackMembership.plot_roc_curve(
+        "x", np.array([0.9, 0.8]), np.array([0.1]), "pre_", tmp_path
+    )
     assert path == tmp_path / "pre_x_roc_curve.png"
     assert path.exists()
 
@@ -216,10 +276,14 @@ def test_array_dataset_converts_lists_sparse_and_tensors() -> None:
         def numpy(self) -> np.ndarray:
             return self.a
 
-    np.testing.assert_array_equal(ArrayDataset([[1, 2], [3, 4]]).get_samples(), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(
+        ArrayDataset([[1, 2], [3, 4]]).get_samples(), [[1, 2], [3, 4]]
+    )
     sparse = scipy.sparse.csr_matrix(np.eye(3))
     np.testing.assert_array_equal(ArrayDataset(sparse).get_samples(), np.eye(3))
-    np.testing.assert_array_equal(ArrayDataset(FakeTensor(np.ones((2, 2)))).get_samples(), np.ones((2, 2)))
+    np.testing.assert_array_equal(
+        ArrayDataset(FakeTensor(np.ones((2, 2)))).get_samples(), np.ones((2, 2))
+    )
 
 
 def test_array_dataset_rejects_bad_inputs() -> None:
@@ -237,8 +301,12 @@ def test_array_dataset_rejects_bad_inputs() -> None:
 def test_nan_in_compat_array_has_clear_message(small: tuple[ArrayDataset, ...]) -> None:
     members = small[0].get_samples().copy()
     members[3, 2] = np.nan
-    attack = DatasetAttackMembershipKnnProbabilities(ArrayDataset(members), small[1], small[2])
-    with pytest.raises(InputError, match=r"missing \(NaN\) at row 3, column 2\); impute or drop them"):
+    attack = DatasetAttackMembershipKnnProbabilities(
+        ArrayDataset(members), small[1], small[2]
+    )
+    with pytest.raises(
+        InputError, match=r"missing \(NaN\) at row 3, column 2\); impute or drop them"
+    ):
         attack.assess_privacy()
 
 
@@ -246,20 +314,29 @@ def test_infinite_values_are_rejected(small: tuple[ArrayDataset, ...]) -> None:
     synthetic = small[2].get_samples().copy()
     synthetic[0, 0] = np.inf
     with pytest.raises(InputError, match=r"infinite at row 0, column 0\)"):
-        DatasetAttackWholeDatasetKnnDistance(small[0], small[1], ArrayDataset(synthetic)).assess_privacy()
+        DatasetAttackWholeDatasetKnnDistance(
+            small[0], small[1], ArrayDataset(synthetic)
+        ).assess_privacy()
 
 
 def test_non_numeric_array_has_clear_message(small: tuple[ArrayDataset, ...]) -> None:
     members = small[0].get_samples().astype(object)
     members[5, 1] = "high"
-    attack = DatasetAttackWholeDatasetKnnDistance(ArrayDataset(members), small[1], small[2])
-    with pytest.raises(InputError, match=r"non-numeric values \(e.g. 'high' at row 5, column 1\); .* one-hot"):
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        ArrayDataset(members), small[1], small[2]
+    )
+    with pytest.raises(
+        InputError,
+        match=r"non-numeric values \(e.g. 'high' at row 5, column 1\); .* one-hot",
+    ):
         attack.assess_privacy()
 
 
 def test_numeric_object_arrays_are_accepted(small: tuple[ArrayDataset, ...]) -> None:
     members = small[0].get_samples().astype(object)
-    got = DatasetAttackWholeDatasetKnnDistance(ArrayDataset(members), small[1], small[2]).assess_privacy()
+    got = DatasetAttackWholeDatasetKnnDistance(
+        ArrayDataset(members), small[1], small[2]
+    ).assess_privacy()
     want = DatasetAttackWholeDatasetKnnDistance(*small).assess_privacy()
     assert got.share == want.share
 
@@ -272,24 +349,39 @@ def test_fewer_synthetic_rows_than_k(small: tuple[ArrayDataset, ...]) -> None:
 
 
 def test_mismatched_feature_counts(small: tuple[ArrayDataset, ...]) -> None:
-    attack = DatasetAttackWholeDatasetKnnDistance(small[0], ArrayDataset(np.zeros((5, 3))), small[2])
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        small[0], ArrayDataset(np.zeros((5, 3))), small[2]
+    )
     with pytest.raises(InputError, match="same number of features; got 4, 3 and 4"):
         attack.assess_privacy()
 
 
 def test_unsupported_distance_and_kwargs(small: tuple[ArrayDataset, ...]) -> None:
-    config = DatasetAttackConfigMembershipKnnProbabilities(compute_distance=lambda a, b: 0.0)
-    with pytest.raises(ParameterError, match="`compute_distance` must be None or 'euclidean'"):
+    config = DatasetAttackConfigMembershipKnnProbabilities(
+        compute_distance=lambda a, b: 0.0
+    )
+    with pytest.raises(
+        ParameterError, match="`compute_distance` must be None or 'euclidean'"
+    ):
         DatasetAttackMembershipKnnProbabilities(*small, config)
-    with pytest.raises(ParameterError, match=r"unexpected keyword argument\(s\) \['bogus'\]"):
+    with pytest.raises(
+        ParameterError, match=r"unexpected keyword argument\(s\) \['bogus'\]"
+    ):
         DatasetAttackWholeDatasetKnnDistance(*small, bogus=1)
-    with pytest.raises(ParameterError, match="`distribution_comparison_numeric_test` must be one of"):
-        DatasetAttackWholeDatasetKnnDistance(*small, distribution_comparison_numeric_test="XX")
+    with pytest.raises(
+        ParameterError, match="`distribution_comparison_numeric_test` must be one of"
+    ):
+        DatasetAttackWholeDatasetKnnDistance(
+            *small, distribution_comparison_numeric_test="XX"
+        )
     with pytest.raises(ParameterError, match="`classifier_type` must be one of"):
-        DatasetAttackMembershipClassification(*small, DatasetAttackConfigMembershipClassification("SVC"))
+        DatasetAttackMembershipClassification(
+            *small, DatasetAttackConfigMembershipClassification("SVC")
+        )
     with pytest.raises(ParameterError, match="`batch_size` must be > 0"):
         DatasetAttackWholeDatasetKnnDistance(
-            *small, DatasetAttackConfigWholeDatasetKnnDistance(use_batches=True, batch_size=0)
+            *small,
+            DatasetAttackConfigWholeDatasetKnnDistance(use_batches=True, batch_size=0),
         )
 
 
@@ -298,15 +390,25 @@ def _categorical_frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 
     def frame(n: int, p_first: float) -> pd.DataFrame:
         first = rng.random(n) < p_first
-        return pd.DataFrame({"x": rng.normal(size=n), "is_a": first.astype(float), "is_b": (~first).astype(float)})
+        return pd.DataFrame(
+            {
+                "x": rng.normal(size=n),
+                "is_a": first.astype(float),
+                "is_b": (~first).astype(float),
+            }
+        )
 
     return frame(300, 0.5), frame(300, 0.5), frame(300, 0.9)
 
 
 def test_categorical_features_by_name_or_position_agree() -> None:
     members, non_members, synthetic = (ArrayDataset(f) for f in _categorical_frames())
-    by_name = DatasetAttackWholeDatasetKnnDistance(members, non_members, synthetic, categorical_features=["is_a", "is_b"])
-    by_pos = DatasetAttackWholeDatasetKnnDistance(members, non_members, synthetic, categorical_features=[1, 2])
+    by_name = DatasetAttackWholeDatasetKnnDistance(
+        members, non_members, synthetic, categorical_features=["is_a", "is_b"]
+    )
+    by_pos = DatasetAttackWholeDatasetKnnDistance(
+        members, non_members, synthetic, categorical_features=[1, 2]
+    )
     res_name = by_name.assess_privacy().distributions_validation_result
     res_pos = by_pos.assess_privacy().distributions_validation_result
     assert res_name == res_pos
@@ -315,28 +417,45 @@ def test_categorical_features_by_name_or_position_agree() -> None:
     assert res_name.distributions_valid is False
 
 
-def test_categorical_feature_names_need_feature_names(small: tuple[ArrayDataset, ...]) -> None:
-    attack = DatasetAttackWholeDatasetKnnDistance(*small, categorical_features=["colour"])
-    with pytest.raises(ParameterError, match="the datasets have no feature names; give positions"):
+def test_categorical_feature_names_need_feature_names(
+    small: tuple[ArrayDataset, ...],
+) -> None:
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        *small, categorical_features=["colour"]
+    )
+    with pytest.raises(
+        ParameterError, match="the datasets have no feature names; give positions"
+    ):
         attack.assess_privacy()
     members, non_members, synthetic = (ArrayDataset(f) for f in _categorical_frames())
-    attack = DatasetAttackWholeDatasetKnnDistance(members, non_members, synthetic, categorical_features=["colour"])
-    with pytest.raises(ParameterError, match=r"not in the data: \['colour'\]\. Features: \['x', 'is_a', 'is_b'\]"):
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        members, non_members, synthetic, categorical_features=["colour"]
+    )
+    with pytest.raises(
+        ParameterError,
+        match=r"not in the data: \['colour'\]\. Features: \['x', 'is_a', 'is_b'\]",
+    ):
         attack.assess_privacy()
-    attack = DatasetAttackWholeDatasetKnnDistance(members, non_members, synthetic, categorical_features=[7])
-    with pytest.raises(ParameterError, match="position 7 is out of range for 3 features"):
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        members, non_members, synthetic, categorical_features=[7]
+    )
+    with pytest.raises(
+        ParameterError, match="position 7 is out of range for 3 features"
+    ):
         attack.assess_privacy()
 
 
 def test_categorical_features_none_works(small: tuple[ArrayDataset, ...]) -> None:
-    score = DatasetAttackMembershipKnnProbabilities(*small, categorical_features=None).assess_privacy()
+    score = DatasetAttackMembershipKnnProbabilities(
+        *small, categorical_features=None
+    ).assess_privacy()
     assert score.distributions_validation_result is not None
 
 
 def test_cvm_compares_with_the_original_data() -> None:
     rng = np.random.default_rng(0)
     members, non_members = rng.normal(size=(200, 2)), rng.normal(size=(200, 2))
-    synthetic = rng.normal(size=(200, 2)) + [3.0, 0.0]
+    synthetic = rng.normal(size=(200, 2)) + np.array([3.0, 0.0])
     attack = DatasetAttackWholeDatasetKnnDistance(
         ArrayDataset(members), ArrayDataset(non_members), ArrayDataset(synthetic),
         distribution_comparison_numeric_test="CVM",
@@ -350,7 +469,9 @@ def test_float32_arrays_are_validated() -> None:
     rng = np.random.default_rng(1)
     members = rng.normal(size=(200, 2)).astype(np.float32)
     synthetic = (rng.normal(size=(200, 2)) + 2.0).astype(np.float32)
-    attack = DatasetAttackWholeDatasetKnnDistance(ArrayDataset(members), ArrayDataset(members), ArrayDataset(synthetic))
+    attack = DatasetAttackWholeDatasetKnnDistance(
+        ArrayDataset(members), ArrayDataset(members), ArrayDataset(synthetic)
+    )
     result = attack.assess_privacy().distributions_validation_result
     assert result.member_column_distribution_diff == [0, 1]
 
@@ -369,10 +490,19 @@ def test_failed_test_is_reported_as_not_validated() -> None:
 
 def test_batching_keeps_every_row() -> None:
     rng = np.random.default_rng(2)
-    members, non_members, synthetic = rng.normal(size=(103, 3)), rng.normal(size=(57, 3)), rng.normal(size=(40, 3))
-    config = DatasetAttackConfigMembershipKnnProbabilities(use_batches=True, batch_size=10)
+    members, non_members, synthetic = (
+        rng.normal(size=(103, 3)),
+        rng.normal(size=(57, 3)),
+        rng.normal(size=(40, 3)),
+    )
+    config = DatasetAttackConfigMembershipKnnProbabilities(
+        use_batches=True, batch_size=10
+    )
     score = DatasetAttackMembershipKnnProbabilities(
-        ArrayDataset(members), ArrayDataset(non_members), ArrayDataset(synthetic), config
+        ArrayDataset(members),
+        ArrayDataset(non_members),
+        ArrayDataset(synthetic),
+        config,
     ).assess_privacy()
     assert score.result.member_probabilities.shape == (103,)
     assert score.result.non_member_probabilities.shape == (57,)

@@ -28,7 +28,8 @@ GOLDENS = json.loads((APT_DATA / "goldens.json").read_text(encoding="utf-8"))
 
 def _apt_tables(case: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     members, non_members, synthetic = (
-        pd.read_csv(APT_DATA / f"{case}_{n}.csv") for n in ("members", "non_members", "synthetic")
+        pd.read_csv(APT_DATA / f"{case}_{n}.csv")
+        for n in ("members", "non_members", "synthetic")
     )
     return members, synthetic, non_members
 
@@ -52,33 +53,59 @@ def test_ratios_by_hand() -> None:
 
 
 @pytest.mark.parametrize("case", ["mixed", "gaussian"])
-@pytest.mark.parametrize(("classifier", "kind"), [("logistic_regression", "LogisticRegression"), ("random_forest", "RandomForestClassifier")])
+@pytest.mark.parametrize(
+    ("classifier", "kind"),
+    [
+        ("logistic_regression", "LogisticRegression"),
+        ("random_forest", "RandomForestClassifier"),
+    ],
+)
 def test_apt_mode_matches_goldens(case: str, classifier: str, kind: str) -> None:
     golden = GOLDENS["cases"][case][f"classification_{kind}"]
-    result = MembershipClassification(classifier=classifier, mode="apt").compute(*_apt_tables(case))
-    assert result.breakdown["member_roc_auc_score"] == pytest.approx(golden["member_roc_auc_score"], abs=1e-9)
-    assert result.breakdown["non_member_roc_auc_score"] == pytest.approx(golden["non_member_roc_auc_score"], abs=1e-9)
+    result = MembershipClassification(classifier=classifier, mode="apt").compute(
+        *_apt_tables(case)
+    )
+    assert result.breakdown["member_roc_auc_score"] == pytest.approx(
+        golden["member_roc_auc_score"], abs=1e-9
+    )
+    assert result.breakdown["non_member_roc_auc_score"] == pytest.approx(
+        golden["non_member_roc_auc_score"], abs=1e-9
+    )
     assert result.score == pytest.approx(golden["normalized_ratio"], abs=1e-9)
-    assert result.breakdown["synthetic_data_quality_warning"] is golden["synthetic_data_quality_warning"]
+    assert (
+        result.breakdown["synthetic_data_quality_warning"]
+        is golden["synthetic_data_quality_warning"]
+    )
 
 
 def test_default_mode_on_mixed_tables_is_seeded() -> None:
     rng = np.random.default_rng(0)
     real, holdout, synthetic = _mixed(rng, 400), _mixed(rng, 150), _mixed(rng, 300)
-    first = MembershipClassification(n_repeats=2).compute(real, synthetic, holdout, seed=4)
-    second = MembershipClassification(n_repeats=2).compute(real, synthetic, holdout, seed=4)
+    first = MembershipClassification(n_repeats=2).compute(
+        real, synthetic, holdout, seed=4
+    )
+    second = MembershipClassification(n_repeats=2).compute(
+        real, synthetic, holdout, seed=4
+    )
     assert first.score == second.score
     assert first.breakdown["sample_size"] == 150
     assert abs(first.breakdown["member_roc_auc_score"] - 0.5) < 0.15
     assert first.score == memorisation_auc_ratio(
-        first.breakdown["member_roc_auc_score"], first.breakdown["non_member_roc_auc_score"]
+        first.breakdown["member_roc_auc_score"],
+        first.breakdown["non_member_roc_auc_score"],
     )
 
 
 def test_quality_warning_when_synthetic_is_easy_to_tell_apart() -> None:
     rng = np.random.default_rng(1)
-    real, holdout, synthetic = _mixed(rng, 200), _mixed(rng, 200), _mixed(rng, 200, shift=40)
-    result = MembershipClassification(classifier="random_forest").compute(real, synthetic, holdout)
+    real, holdout, synthetic = (
+        _mixed(rng, 200),
+        _mixed(rng, 200),
+        _mixed(rng, 200, shift=40),
+    )
+    result = MembershipClassification(classifier="random_forest").compute(
+        real, synthetic, holdout
+    )
     assert result.breakdown["synthetic_data_quality_warning"] is True
     assert any("synthetic_data_quality_warning" in w for w in result.warnings)
 
@@ -97,7 +124,9 @@ def test_one_hot_design_scales_and_encodes() -> None:
 def test_bad_parameters_and_inputs() -> None:
     with pytest.raises(ParameterError, match="`classifier` must be one of"):
         MembershipClassification(classifier="svm")
-    with pytest.raises(ParameterError, match=r"`threshold` must be a number in \(0, 1\]"):
+    with pytest.raises(
+        ParameterError, match=r"`threshold` must be a number in \(0, 1\]"
+    ):
         MembershipClassification(threshold=1.5)
     with pytest.raises(ParameterError, match="`n_repeats` must be 1 with `mode='apt'`"):
         MembershipClassification(mode="apt", n_repeats=3)

@@ -8,19 +8,32 @@ import pandas as pd
 import pytest
 
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics.distribution import DistributionValidation, adjust_p_values, two_sample_test
+from synthrisk.metrics.distribution import (
+    DistributionValidation,
+    adjust_p_values,
+    two_sample_test,
+)
 
 
 def test_adjust_p_values_by_hand() -> None:
     p = np.array([0.01, 0.04, 0.03, np.nan, 0.2])
-    np.testing.assert_allclose(adjust_p_values(p, "bonferroni"), [0.04, 0.16, 0.12, np.nan, 0.8])
+    np.testing.assert_allclose(
+        adjust_p_values(p, "bonferroni"), [0.04, 0.16, 0.12, np.nan, 0.8]
+    )
     # Holm: sorted 0.01*4, 0.03*3, 0.04*2, 0.2*1 with running maximum
-    np.testing.assert_allclose(adjust_p_values(p, "holm"), [0.04, 0.09, 0.09, np.nan, 0.2])
+    np.testing.assert_allclose(
+        adjust_p_values(p, "holm"), [0.04, 0.09, 0.09, np.nan, 0.2]
+    )
     # Benjamini-Hochberg: 0.01*4/1, 0.03*4/2 = 0.06, 0.04*4/3, 0.2*4/4, running minimum from the top
-    np.testing.assert_allclose(adjust_p_values(p, "fdr_bh"), [0.04, 0.16 / 3, 0.16 / 3, np.nan, 0.2])
+    np.testing.assert_allclose(
+        adjust_p_values(p, "fdr_bh"), [0.04, 0.16 / 3, 0.16 / 3, np.nan, 0.2]
+    )
     from scipy.stats import false_discovery_control
 
-    np.testing.assert_allclose(adjust_p_values(p, "fdr_bh")[[0, 1, 2, 4]], false_discovery_control(p[[0, 1, 2, 4]]))
+    np.testing.assert_allclose(
+        adjust_p_values(p, "fdr_bh")[[0, 1, 2, 4]],
+        false_discovery_control(p[[0, 1, 2, 4]]),
+    )
     np.testing.assert_allclose(adjust_p_values(p, "none"), p)
 
 
@@ -57,7 +70,9 @@ def tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return draw(400, 0.0, 0.5), draw(400, 1.0, 0.9), draw(300, 0.0, 0.5)
 
 
-def test_flags_shifted_numeric_and_categorical_columns(tables: tuple[pd.DataFrame, ...]) -> None:
+def test_flags_shifted_numeric_and_categorical_columns(
+    tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, synthetic, holdout = tables
     result = DistributionValidation().compute(real, synthetic, holdout)
     assert result.breakdown["member_column_distribution_diff"] == ["x", "colour"]
@@ -77,16 +92,24 @@ def test_flags_shifted_numeric_and_categorical_columns(tables: tuple[pd.DataFram
 def test_without_holdout_and_with_all_tests(tables: tuple[pd.DataFrame, ...]) -> None:
     real, synthetic, _ = tables
     for numeric_test in ("KS", "CVM", "AD", "ES"):
-        result = DistributionValidation(numeric_test=numeric_test, categorical_test="AD").compute(real, synthetic)
+        result = DistributionValidation(
+            numeric_test=numeric_test, categorical_test="AD"
+        ).compute(real, synthetic)
         assert "x" in result.breakdown["member_column_distribution_diff"]
         assert "y" not in result.breakdown["member_column_distribution_diff"]
         assert result.breakdown["non_member_column_distribution_diff"] is None
 
 
-def test_categorical_features_by_name_and_position_agree(tables: tuple[pd.DataFrame, ...]) -> None:
+def test_categorical_features_by_name_and_position_agree(
+    tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, synthetic, holdout = tables
-    by_name = DistributionValidation(categorical_features=["code"]).compute(real, synthetic, holdout)
-    by_pos = DistributionValidation(categorical_features=[3]).compute(real, synthetic, holdout)
+    by_name = DistributionValidation(categorical_features=["code"]).compute(
+        real, synthetic, holdout
+    )
+    by_pos = DistributionValidation(categorical_features=[3]).compute(
+        real, synthetic, holdout
+    )
     assert by_name.breakdown == by_pos.breakdown
     assert by_name.breakdown["columns"]["code"]["test"] == "CHI"
     with pytest.raises(ParameterError, match=r"not in the tables: \['size'\]"):
@@ -102,7 +125,9 @@ def test_correction_none_flags_more_than_holm() -> None:
     synthetic = pd.DataFrame(rng.normal(size=(n, 20)), columns=real.columns)
     plain = DistributionValidation(correction="none").compute(real, synthetic)
     holm = DistributionValidation().compute(real, synthetic)
-    assert len(plain.breakdown["member_column_distribution_diff"]) >= 1  # false alarms at alpha = 0.05
+    assert (
+        len(plain.breakdown["member_column_distribution_diff"]) >= 1
+    )  # false alarms at alpha = 0.05
     assert holm.breakdown["member_column_distribution_diff"] == []
 
 

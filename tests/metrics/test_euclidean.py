@@ -14,10 +14,18 @@ from synthrisk.neighbors import nearest_neighbors
 @pytest.mark.parametrize("k", [1, 3])
 def test_matches_numpy_oracle_with_ties_and_duplicates(scale: float, k: int) -> None:
     rng = np.random.default_rng(int(scale * 10) + k)
-    reference = rng.integers(0, 3, size=(97, 6)).astype(float) * scale + 1e3 * scale  # far from the origin
-    query = np.vstack([reference[:15], rng.integers(0, 3, size=(40, 6)) * scale + 1e3 * scale])
-    got_d, got_i = euclidean_neighbors(query, reference, k=k, working_memory=2**-8)  # many tiny blocks
-    want = nearest_neighbors(query, reference, k=k, distance="euclidean", backend="numpy")
+    reference = (
+        rng.integers(0, 3, size=(97, 6)).astype(float) * scale + 1e3 * scale
+    )  # far from the origin
+    query = np.vstack(
+        [reference[:15], rng.integers(0, 3, size=(40, 6)) * scale + 1e3 * scale]
+    )
+    got_d, got_i = euclidean_neighbors(
+        query, reference, k=k, working_memory=2**-8
+    )  # many tiny blocks
+    want = nearest_neighbors(
+        query, reference, k=k, distance="euclidean", backend="numpy"
+    )
     np.testing.assert_array_equal(got_d, want.distances)
     np.testing.assert_array_equal(got_i, want.indices)
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthrisk.metrics._ranking import average_precision, ranking_scores, roc_auc, roc_curve, thin_curve
+from synthrisk.metrics._ranking import (
+    average_precision,
+    ranking_scores,
+    roc_auc,
+    roc_curve,
+    thin_curve,
+)
 
 
 def test_hand_computed_with_ties() -> None:
@@ -15,7 +21,9 @@ def test_hand_computed_with_ties() -> None:
     # pairs (pos, neg): (0.9,0.9)=.5 (0.9,0.1)=1 (0.5,0.9)=0 (0.5,0.1)=1 (0.1,0.9)=0 (0.1,0.1)=.5 -> 3/6
     assert roc_auc(labels, scores) == pytest.approx(0.5)
     # thresholds 0.9: P=1/2 R=1/3; 0.5: P=2/3 R=2/3; 0.1: P=3/5 R=1
-    assert average_precision(labels, scores) == pytest.approx(1 / 3 * 1 / 2 + 1 / 3 * 2 / 3 + 1 / 3 * 3 / 5)
+    assert average_precision(labels, scores) == pytest.approx(
+        1 / 3 * 1 / 2 + 1 / 3 * 2 / 3 + 1 / 3 * 3 / 5
+    )
     fpr, tpr, thresholds = roc_curve(labels, scores)
     np.testing.assert_allclose(fpr, [0, 0.5, 0.5, 1])
     np.testing.assert_allclose(tpr, [0, 1 / 3, 2 / 3, 1])
@@ -30,7 +38,9 @@ def test_matches_scikit_learn() -> None:
         labels = rng.integers(0, 2, n)
         labels[:2] = [0, 1]
         scores = rng.integers(0, 6, n).astype(float) if trial % 2 else rng.random(n)
-        assert roc_auc(labels, scores) == pytest.approx(metrics.roc_auc_score(labels, scores), abs=1e-12)
+        assert roc_auc(labels, scores) == pytest.approx(
+            metrics.roc_auc_score(labels, scores), abs=1e-12
+        )
         assert average_precision(labels, scores) == pytest.approx(
             metrics.average_precision_score(labels, scores), abs=1e-12
         )
@@ -50,5 +60,7 @@ def test_thin_curve_keeps_shape_and_endpoints() -> None:
     x, y = thin_curve(fpr, tpr, max_points=51)
     assert len(x) == 51
     assert (x[0], y[0], x[-1], y[-1]) == (0.0, 0.0, 1.0, 1.0)
-    x, y = thin_curve(np.linspace(0, 1, 11), np.linspace(0, 1, 11))  # collinear: two points suffice
+    x, y = thin_curve(
+        np.linspace(0, 1, 11), np.linspace(0, 1, 11)
+    )  # collinear: two points suffice
     assert (x, y) == ([0.0, 1.0], [0.0, 1.0])

@@ -48,10 +48,16 @@ def test_tie_sets_and_permutation_null() -> None:
     tie_offsets, tie_idx = tie_sets(offsets, d, idx)
     np.testing.assert_array_equal(tie_offsets, [0, 2, 3, 4])
     np.testing.assert_array_equal(tie_idx, [0, 1, 0, 3])
-    half, weighted = permutation_shares(tie_offsets, tie_idx, n_real=2, n_pool=4, n_permutations=4000, seed=1)
+    half, weighted = permutation_shares(
+        tie_offsets, tie_idx, n_real=2, n_pool=4, n_permutations=4000, seed=1
+    )
     # row 0 ties pool rows {0, 1}: both real with prob 1/6, both holdout 1/6, mixed 4/6 (tie)
     # rows 1 and 2 each have one nearest row, real with prob 1/2
     assert half.mean() == pytest.approx((1 / 6 + 0.5 * 4 / 6 + 0.5 + 0.5) / 3, abs=0.01)
-    assert weighted.mean() == pytest.approx(half.mean(), abs=1e-12)  # equal sizes: same tie weight
-    again, _ = permutation_shares(tie_offsets, tie_idx, n_real=2, n_pool=4, n_permutations=4000, seed=1)
+    assert weighted.mean() == pytest.approx(
+        half.mean(), abs=1e-12
+    )  # equal sizes: same tie weight
+    again, _ = permutation_shares(
+        tie_offsets, tie_idx, n_real=2, n_pool=4, n_permutations=4000, seed=1
+    )
     np.testing.assert_array_equal(half, again)

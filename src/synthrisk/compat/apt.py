@@ -42,7 +42,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -52,7 +52,11 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._euclidean import euclidean_neighbors
 from synthrisk.metrics._ranking import average_precision, roc_auc, roc_curve
 from synthrisk.metrics.classification import make_classifier, normalized_auc_ratio
-from synthrisk.metrics.distribution import CATEGORICAL_TESTS, NUMERIC_TESTS, two_sample_test
+from synthrisk.metrics.distribution import (
+    CATEGORICAL_TESTS,
+    NUMERIC_TESTS,
+    two_sample_test,
+)
 from synthrisk.metrics.membership import parzen_probabilities
 
 __all__ = [
@@ -95,7 +99,9 @@ def _to_numpy(values: Any, *, name: str) -> np.ndarray:
         return values.to_numpy()
     if isinstance(values, (list, tuple)):
         return np.array(values)
-    if hasattr(values, "detach") and hasattr(values, "cpu"):  # torch.Tensor, without importing torch
+    if hasattr(values, "detach") and hasattr(
+        values, "cpu"
+    ):  # torch.Tensor, without importing torch
         return np.asarray(values.detach().cpu().numpy())
     if hasattr(values, "toarray"):  # scipy sparse matrices
         return np.asarray(values.toarray())
@@ -120,7 +126,13 @@ class ArrayDataset:
         Column names; taken from ``x`` when it is a DataFrame (and must then agree).
     """
 
-    def __init__(self, x: Any, y: Any = None, features_names: Sequence[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        x: Any,
+        y: Any = None,
+        features_names: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.is_pandas = isinstance(x, (pd.DataFrame, pd.Series))
         self.features_names = None if features_names is None else list(features_names)
         self._y = None if y is None else _to_numpy(y, name="y")
@@ -166,11 +178,17 @@ def _samples(dataset: Any, name: str) -> np.ndarray:
                 (
                     (i, j, v)
                     for (i, j), v in np.ndenumerate(array)
-                    if not isinstance(v, (int, float, np.integer, np.floating, bool, np.bool_))
+                    if not isinstance(
+                        v, (int, float, np.integer, np.floating, bool, np.bool_)
+                    )
                 ),
                 None,
             )
-            where = "" if bad is None else f" (e.g. {bad[2]!r} at row {bad[0]}, column {bad[1]})"
+            where = (
+                ""
+                if bad is None
+                else f" (e.g. {bad[2]!r} at row {bad[0]}, column {bad[1]})"
+            )
             msg = (
                 f"the {name} hold non-numeric values{where}; the APT assessments need pre-encoded numeric "
                 "arrays: one-hot encode categorical columns first, or run synthrisk's metrics on the "
@@ -200,7 +218,9 @@ def _feature_names(*datasets: Any) -> list[str] | None:
     return None
 
 
-def _categorical_positions(categorical_features: Any, n_features: int, names: list[str] | None) -> list[int]:
+def _categorical_positions(
+    categorical_features: Any, n_features: int, names: list[str] | None
+) -> list[int]:
     """Column positions of ``categorical_features`` given as names or positions."""
     if categorical_features is None:
         return []
@@ -286,9 +306,15 @@ class DatasetAttackScoreMembershipKnnProbabilities(DatasetAttackScore):
     assessment_type: str = "MembershipKnnProbabilities"
 
     def __init__(
-        self, dataset_name: str, roc_auc_score: float, average_precision_score: float, result: DatasetAttackResultMembership
+        self,
+        dataset_name: str,
+        roc_auc_score: float,
+        average_precision_score: float,
+        result: DatasetAttackResultMembership,
     ) -> None:
-        super().__init__(dataset_name=dataset_name, risk_score=roc_auc_score, result=result)
+        super().__init__(
+            dataset_name=dataset_name, risk_score=roc_auc_score, result=result
+        )
         self.roc_auc_score = roc_auc_score
         self.average_precision_score = average_precision_score
         self.distributions_validation_result = None
@@ -328,7 +354,9 @@ class DatasetAttackScoreMembershipClassification(DatasetAttackScore):
         normalized_ratio: float,
         synthetic_data_quality_warning: bool,
     ) -> None:
-        super().__init__(dataset_name=dataset_name, risk_score=normalized_ratio, result=None)
+        super().__init__(
+            dataset_name=dataset_name, risk_score=normalized_ratio, result=None
+        )
         self.member_roc_auc_score = member_roc_auc_score
         self.non_member_roc_auc_score = non_member_roc_auc_score
         self.normalized_ratio = normalized_ratio
@@ -428,14 +456,18 @@ class _Validator:
         self.numeric_test = distribution_comparison_numeric_test
         self.categorical_test = distribution_comparison_categorical_test
 
-    def _differing(self, synthetic: np.ndarray, original: np.ndarray, categorical: list[int]) -> tuple[list[int], bool]:
+    def _differing(
+        self, synthetic: np.ndarray, original: np.ndarray, categorical: list[int]
+    ) -> tuple[list[int], bool]:
         differing, failed = [], False
         for col in range(synthetic.shape[1]):
             test = self.categorical_test if col in categorical else self.numeric_test
             try:
                 _, p_value = two_sample_test(test, synthetic[:, col], original[:, col])
             except (ValueError, np.linalg.LinAlgError) as exc:
-                logger.warning("column %d: the %s test could not run: %s", col, test, exc)
+                logger.warning(
+                    "column %d: the %s test could not run: %s", col, test, exc
+                )
                 failed = True
                 continue
             if np.isnan(p_value):
@@ -445,7 +477,11 @@ class _Validator:
         return differing, failed
 
     def validate(
-        self, members: np.ndarray, non_members: np.ndarray, synthetic: np.ndarray, categorical: list[int]
+        self,
+        members: np.ndarray,
+        non_members: np.ndarray,
+        synthetic: np.ndarray,
+        categorical: list[int],
     ) -> DistributionValidationResult:
         member_diff, failed_m = self._differing(synthetic, members, categorical)
         non_member_diff, failed_n = self._differing(synthetic, non_members, categorical)
@@ -475,11 +511,15 @@ class DatasetAttack(abc.ABC):
         self.synthetic_data = synthetic_data
         self.config = config
         self.dataset_name = dataset_name
-        self.categorical_features = [] if categorical_features is None else list(categorical_features)
+        self.categorical_features = (
+            [] if categorical_features is None else list(categorical_features)
+        )
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         members = _samples(self.original_data_members, "original data members")
-        non_members = _samples(self.original_data_non_members, "original data non-members")
+        non_members = _samples(
+            self.original_data_non_members, "original data non-members"
+        )
         synthetic = _samples(self.synthetic_data, "synthetic data")
         widths = {members.shape[1], non_members.shape[1], synthetic.shape[1]}
         if len(widths) != 1:
@@ -488,14 +528,22 @@ class DatasetAttack(abc.ABC):
                 f"{members.shape[1]}, {non_members.shape[1]} and {synthetic.shape[1]}."
             )
             raise InputError(msg)
-        for array, name in ((members, "members"), (non_members, "non-members"), (synthetic, "synthetic data")):
+        for array, name in (
+            (members, "members"),
+            (non_members, "non-members"),
+            (synthetic, "synthetic data"),
+        ):
             if array.shape[0] == 0:
                 msg = f"the {name} have no rows."
                 raise InputError(msg)
         return members, non_members, synthetic
 
     def _categorical(self, n_features: int) -> list[int]:
-        names = _feature_names(self.original_data_members, self.original_data_non_members, self.synthetic_data)
+        names = _feature_names(
+            self.original_data_members,
+            self.original_data_non_members,
+            self.synthetic_data,
+        )
         return _categorical_positions(self.categorical_features, n_features, names)
 
     @abc.abstractmethod
@@ -515,10 +563,18 @@ class DatasetAttackMembership(DatasetAttack):
         member_probabilities: np.ndarray, non_member_probabilities: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
         """``(fpr, tpr, thresholds, roc_auc, average_precision)``, members positive."""
-        labels = np.r_[np.zeros(len(non_member_probabilities)), np.ones(len(member_probabilities))]
+        labels = np.r_[
+            np.zeros(len(non_member_probabilities)), np.ones(len(member_probabilities))
+        ]
         scores = np.r_[non_member_probabilities, member_probabilities]
         fpr, tpr, thresholds = roc_curve(labels, scores)
-        return fpr, tpr, thresholds, roc_auc(labels, scores), average_precision(labels, scores)
+        return (
+            fpr,
+            tpr,
+            thresholds,
+            roc_auc(labels, scores),
+            average_precision(labels, scores),
+        )
 
     @staticmethod
     def plot_roc_curve(
@@ -532,14 +588,18 @@ class DatasetAttackMembership(DatasetAttack):
         import_optional("matplotlib", extra="report")
         from matplotlib.figure import Figure
 
-        fpr, tpr, _, auc, _ = DatasetAttackMembership.calculate_metrics(member_probabilities, non_member_probabilities)
+        fpr, tpr, _, auc, _ = DatasetAttackMembership.calculate_metrics(
+            member_probabilities, non_member_probabilities
+        )
         folder = Path("." if output_dir is None else output_dir)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{filename_prefix}{dataset_name}_roc_curve.png"
         fig = Figure()
         ax = fig.subplots()
         ax.plot(fpr, tpr, label=f"Classifier (AUC = {auc:.2f})")
-        ax.plot([0, 1], [0, 1], color="navy", linewidth=2, linestyle="--", label="No skill")
+        ax.plot(
+            [0, 1], [0, 1], color="navy", linewidth=2, linestyle="--", label="No skill"
+        )
         ax.set_xlabel("False Positive Rate (Positive label: 1)")
         ax.set_ylabel("True Positive Rate (Positive label: 1)")
         ax.set_title("ROC curve")
@@ -549,7 +609,10 @@ class DatasetAttackMembership(DatasetAttack):
 
 
 def _validator(config: Any, kwargs: dict[str, Any]) -> _Validator:
-    allowed = {"distribution_comparison_numeric_test", "distribution_comparison_categorical_test"}
+    allowed = {
+        "distribution_comparison_numeric_test",
+        "distribution_comparison_categorical_test",
+    }
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         msg = f"unexpected keyword argument(s) {unknown}; allowed: {sorted(allowed)}."
@@ -587,10 +650,19 @@ class DatasetAttackMembershipKnnProbabilities(DatasetAttackMembership):
         categorical_features: Sequence[str | int] | None = None,
         **kwargs: Any,
     ) -> None:
-        config = DatasetAttackConfigMembershipKnnProbabilities() if config is None else config
+        config = (
+            DatasetAttackConfigMembershipKnnProbabilities()
+            if config is None
+            else config
+        )
         _check_distance(config)
         super().__init__(
-            original_data_members, original_data_non_members, synthetic_data, config, dataset_name, categorical_features
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
+            config,
+            dataset_name,
+            categorical_features,
         )
         self._validator = _validator(config, kwargs)
         self._validation: DistributionValidationResult | None = None
@@ -622,18 +694,25 @@ class DatasetAttackMembershipKnnProbabilities(DatasetAttackMembership):
         return score
 
     def calculate_privacy_score(
-        self, dataset_attack_result: DatasetAttackResultMembership, generate_plot: bool = False
+        self,
+        dataset_attack_result: DatasetAttackResultMembership,
+        generate_plot: bool = False,
     ) -> DatasetAttackScoreMembershipKnnProbabilities:
         """ROC AUC and average precision of the probabilities (and the ROC plot if asked)."""
         member_p = dataset_attack_result.member_probabilities
         non_member_p = dataset_attack_result.non_member_probabilities
         _, _, _, auc, ap = self.calculate_metrics(member_p, non_member_p)
         score = DatasetAttackScoreMembershipKnnProbabilities(
-            self.dataset_name, roc_auc_score=auc, average_precision_score=ap, result=dataset_attack_result
+            self.dataset_name,
+            roc_auc_score=auc,
+            average_precision_score=ap,
+            result=dataset_attack_result,
         )
         if generate_plot:
             plot_dir = getattr(self.config, "plot_dir", None)
-            self.plot_roc_curve(self.dataset_name, member_p, non_member_p, output_dir=plot_dir)
+            self.plot_roc_curve(
+                self.dataset_name, member_p, non_member_p, output_dir=plot_dir
+            )
         return score
 
     @staticmethod
@@ -664,10 +743,17 @@ class DatasetAttackWholeDatasetKnnDistance(DatasetAttack):
         categorical_features: Sequence[str | int] | None = None,
         **kwargs: Any,
     ) -> None:
-        config = DatasetAttackConfigWholeDatasetKnnDistance() if config is None else config
+        config = (
+            DatasetAttackConfigWholeDatasetKnnDistance() if config is None else config
+        )
         _check_distance(config)
         super().__init__(
-            original_data_members, original_data_non_members, synthetic_data, config, dataset_name, categorical_features
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
+            config,
+            dataset_name,
+            categorical_features,
         )
         self._validator = _validator(config, kwargs)
         self._validation: DistributionValidationResult | None = None
@@ -691,8 +777,13 @@ class DatasetAttackWholeDatasetKnnDistance(DatasetAttack):
         )
         d_members, d_non_members = self.calculate_distances()
         n_m, n_n = members.shape[0], non_members.shape[0]
-        share = float(np.mean(d_members < d_non_members) + n_m / (n_m + n_n) * np.mean(d_members == d_non_members))
-        score = DatasetAttackScoreWholeDatasetKnnDistance(self.dataset_name, share=share)
+        share = float(
+            np.mean(d_members < d_non_members)
+            + n_m / (n_m + n_n) * np.mean(d_members == d_non_members)
+        )
+        score = DatasetAttackScoreWholeDatasetKnnDistance(
+            self.dataset_name, share=share
+        )
         score.distributions_validation_result = validation
         return score
 
@@ -710,7 +801,10 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
     """
 
     SHORT_NAME = "MembershipClassification"
-    _TYPES = {"LogisticRegression": "logistic_regression", "RandomForestClassifier": "random_forest"}
+    _TYPES: ClassVar[dict[str, str]] = {
+        "LogisticRegression": "logistic_regression",
+        "RandomForestClassifier": "random_forest",
+    }
 
     def __init__(
         self,
@@ -721,12 +815,19 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
         dataset_name: str = DEFAULT_DATASET_NAME,
         categorical_features: Sequence[str | int] | None = None,
     ) -> None:
-        config = DatasetAttackConfigMembershipClassification() if config is None else config
+        config = (
+            DatasetAttackConfigMembershipClassification() if config is None else config
+        )
         if config.classifier_type not in self._TYPES:
             msg = f"`classifier_type` must be one of {list(self._TYPES)}; got {config.classifier_type!r}."
             raise ParameterError(msg)
         super().__init__(
-            original_data_members, original_data_non_members, synthetic_data, config, dataset_name, categorical_features
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
+            config,
+            dataset_name,
+            categorical_features,
         )
         self.threshold = config.threshold
 
@@ -740,13 +841,23 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
 
         config = self.config
         assert isinstance(config, DatasetAttackConfigMembershipClassification)
-        orig_train, orig_test = train_test_split(original, test_size=0.5, random_state=42)
-        syn_train, syn_test = train_test_split(synthetic, test_size=0.5, random_state=42)
+        orig_train, orig_test = train_test_split(
+            original, test_size=0.5, random_state=42
+        )
+        syn_train, syn_test = train_test_split(
+            synthetic, test_size=0.5, random_state=42
+        )
         x_train = np.concatenate([orig_train, syn_train])
-        y_train = np.r_[np.ones(len(orig_train), dtype=int), np.zeros(len(syn_train), dtype=int)]
+        y_train = np.r_[
+            np.ones(len(orig_train), dtype=int), np.zeros(len(syn_train), dtype=int)
+        ]
         x_test = np.concatenate([orig_test, syn_test])
-        y_test = np.r_[np.ones(len(orig_test), dtype=int), np.zeros(len(syn_test), dtype=int)]
-        classifier = make_classifier(self._TYPES[config.classifier_type], random_state=0, apt=True)
+        y_test = np.r_[
+            np.ones(len(orig_test), dtype=int), np.zeros(len(syn_test), dtype=int)
+        ]
+        classifier = make_classifier(
+            self._TYPES[config.classifier_type], random_state=0, apt=True
+        )
         classifier.fit(x_train, y_train)
         logger.info("Model accuracy: %s", classifier.score(x_test, y_test))
         return roc_auc(y_test, classifier.predict_proba(x_test)[:, 1])
@@ -754,16 +865,20 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
     def assess_privacy(self) -> DatasetAttackScoreMembershipClassification:
         """Train both classifiers and compute the normalised ratio."""
         members, non_members, synthetic = self._arrays()
-        return self.calculate_privacy_score(self._classify(members, synthetic), self._classify(non_members, synthetic))
+        return self.calculate_privacy_score(
+            self._classify(members, synthetic), self._classify(non_members, synthetic)
+        )
 
-    def calculate_privacy_score(  # type: ignore[override]
+    def calculate_privacy_score(
         self, member_roc_auc: float, non_member_roc_auc: float
     ) -> DatasetAttackScoreMembershipClassification:
         """APT's score from the two AUCs (``normalized_ratio`` is 0, an int, when not applicable, as in APT)."""
         ratio: float = normalized_auc_ratio(member_roc_auc, non_member_roc_auc)
         if not 0 < non_member_roc_auc <= member_roc_auc:
             ratio = 0
-        warning = bool(member_roc_auc >= self.threshold or non_member_roc_auc >= self.threshold)
+        warning = bool(
+            member_roc_auc >= self.threshold or non_member_roc_auc >= self.threshold
+        )
         return DatasetAttackScoreMembershipClassification(
             self.dataset_name,
             member_roc_auc_score=member_roc_auc,
@@ -812,11 +927,18 @@ class DatasetAssessmentManager:
         Scores of every :meth:`assess` call of *this* manager, by attack name.
     """
 
-    def __init__(self, config: DatasetAssessmentManagerConfig | type[DatasetAssessmentManagerConfig] | None = None) -> None:
+    def __init__(
+        self,
+        config: DatasetAssessmentManagerConfig
+        | type[DatasetAssessmentManagerConfig]
+        | None = None,
+    ) -> None:
         if config is None or config is DatasetAssessmentManagerConfig:
             config = DatasetAssessmentManagerConfig()
         self.config: DatasetAssessmentManagerConfig = config  # type: ignore[assignment]
-        self.attack_scores: defaultdict[str, list[DatasetAttackScore]] = defaultdict(list)
+        self.attack_scores: defaultdict[str, list[DatasetAttackScore]] = defaultdict(
+            list
+        )
 
     def assess(
         self,
@@ -850,14 +972,18 @@ class DatasetAssessmentManager:
             dataset_name,
         )  # fmt: skip
         members, non_members, synthetic = knn._arrays()
-        validation = knn._validator.validate(members, non_members, synthetic, knn._categorical(members.shape[1]))
+        validation = knn._validator.validate(
+            members, non_members, synthetic, knn._categorical(members.shape[1])
+        )
         knn._validation = share._validation = validation
         for attack in (knn, share, classification):
             logger.info("Running %s attack on %s", attack.short_name(), dataset_name)
             self.attack_scores[attack.short_name()].append(attack.assess_privacy())
         return self.attack_scores
 
-    def dump_all_scores_to_files(self, output_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    def dump_all_scores_to_files(
+        self, output_dir: str | os.PathLike[str] | None = None
+    ) -> list[Path]:
         """Write one CSV per attack (APT's layout) if ``persist_reports``; return the paths written.
 
         Files: ``[<YYYYmmdd-HHMMSS>_]<attack>_results.log.csv`` in ``output_dir`` (default
@@ -875,10 +1001,16 @@ class DatasetAssessmentManager:
             if self.config.timestamp_reports:
                 name = f"{time_str}_{name}"
             rows = [
-                {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in _DROPPED_CSV_COLUMNS}
+                {
+                    f.name: getattr(s, f.name)
+                    for f in dataclasses.fields(s)
+                    if f.name not in _DROPPED_CSV_COLUMNS
+                }
                 for s in scores
             ]
             path = folder / name
-            pd.DataFrame(rows).to_csv(path, header=True, encoding="utf-8", index=False, mode="w")
+            pd.DataFrame(rows).to_csv(
+                path, header=True, encoding="utf-8", index=False, mode="w"
+            )
             written.append(path)
         return written

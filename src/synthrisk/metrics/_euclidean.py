@@ -8,7 +8,7 @@ rows ``Q`` and reference rows ``R`` (both centred on the reference mean),
 
     s(q, r) = |r|^2 - 2 q.r        so that        |q - r|^2 = |q|^2 + s(q, r).
 
-``s`` comes from one single-precision GEMM per block. It is only a *screen*: a pair
+``s`` comes from one single-precision GEMM per block (``[q, 1] . [-2 r, |r|^2]``). It is only a *screen*: a pair
 is evaluated exactly (sum of squared float64 differences in column order, the same
 arithmetic as the general kernel) unless the screen proves it cannot enter the
 current top-k, i.e. unless ``|q|^2 + s - margin`` already exceeds the k-th best exact
@@ -42,7 +42,7 @@ __all__ = ["euclidean_neighbors"]
 
 _EPS32 = float(np.finfo(np.float32).eps)
 _QUERY_ROWS = 128
-_REFERENCE_ROWS = 8192
+_REFERENCE_ROWS = 2048
 
 
 @numba.njit(nogil=True, cache=True)
@@ -128,8 +128,10 @@ def euclidean_neighbors(
     centre = reference.mean(axis=0)
     ref_c = reference - centre
     ref_sq = np.einsum("ij,ij->i", ref_c, ref_c)
-    ref_t32 = np.ascontiguousarray(ref_c.T, dtype=np.float32)
-    ref_sq32 = ref_sq.astype(np.float32)
+    # one GEMM gives the whole screen: [q, 1] . [-2 r, |r|^2]
+    augmented = np.empty((p + 1, n_ref), dtype=np.float32)
+    augmented[:p] = -2.0 * ref_c.T
+    augmented[p] = ref_sq
     r_max = float(np.sqrt(ref_sq.max()))
     workers = max(1, min(numba.get_num_threads(), -(-n_query // _QUERY_ROWS)))
     budget = get_config().working_memory if working_memory is None else working_memory
@@ -141,16 +143,16 @@ def euclidean_neighbors(
         stop = min(start + query_rows, n_query)
         q_c = query[start:stop] - centre
         q_sq = np.einsum("ij,ij->i", q_c, q_c)
-        q32 = q_c.astype(np.float32)
+        q_aug = np.empty((stop - start, p + 1), dtype=np.float32)
+        q_aug[:, :p] = q_c
+        q_aug[:, p] = 1.0
         # rounding of the float32 screen is below (2p + 10) eps32 (|q| + |r|)^2
         margin = 16.0 * (p + 4) * _EPS32 * (np.sqrt(q_sq) + r_max) ** 2 + 1e-300
         screen = np.empty((stop - start, ref_rows), dtype=np.float32)
         for r_start in range(0, n_ref, ref_rows):
             r_stop = min(r_start + ref_rows, n_ref)
             view = screen[:, : r_stop - r_start]
-            np.matmul(q32, ref_t32[:, r_start:r_stop], out=view)
-            view *= -2.0
-            view += ref_sq32[r_start:r_stop]
+            np.matmul(q_aug, augmented[:, r_start:r_stop], out=view)
             _screened_topk(
                 view,
                 query[start:stop],

@@ -172,7 +172,7 @@ def permutation_shares(
     """
     unique, local = np.unique(tie_indices, return_inverse=True)
     _seed(seed)
-    return _permutation_shares(  # type: ignore[no-any-return]
+    return _permutation_shares(
         tie_offsets,
         local.astype(np.int64),
         unique.size,

@@ -136,6 +136,7 @@ def concat_rows(first: Data, second: Data) -> Data:
             numeric=np.ascontiguousarray(np.vstack([first.numeric, second.numeric])),
             codes=np.ascontiguousarray(np.vstack([first.codes, second.codes])),
         )
+    assert not isinstance(second, EncodedTable)
     return np.ascontiguousarray(np.vstack([first, second]))
 
 

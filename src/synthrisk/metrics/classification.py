@@ -15,6 +15,7 @@ in the breakdown as ``normalized_ratio`` and is the score with ``mode="apt"``.
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from typing import Any
 
@@ -171,6 +172,8 @@ class MembershipClassification(Metric):
     )
     higher_is_safer = False
     requires_holdout = True
+    #: in a default evaluation only when scikit-learn (the ``ml`` extra) is installed
+    runs_by_default = importlib.util.find_spec("sklearn") is not None
 
     def __init__(
         self,

@@ -81,7 +81,9 @@ def adjust_p_values(p_values: np.ndarray, method: str) -> np.ndarray:
 def _anderson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     with warnings.catch_warnings():
         # SciPy warns when it clips the interpolated p-value to [0.001, 0.25]; documented
-        warnings.filterwarnings("ignore", message="p-value (capped|floored)", category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message="p-value (capped|floored)", category=UserWarning
+        )
         try:
             res = stats.anderson_ksamp([x, y], variant="midrank")
         except TypeError:  # SciPy < 1.17 has no `variant`
@@ -105,7 +107,9 @@ def two_sample_test(
     """
     with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
         warnings.simplefilter("always")
-        warnings.simplefilter("ignore", RuntimeWarning)  # degenerate samples: the p-value says it (NaN)
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # degenerate samples: the p-value says it (NaN)
         result = _two_sample_test(test, x, y)
     if caveats is not None:
         caveats.extend(str(w.message) for w in caught)
@@ -278,9 +282,13 @@ class DistributionValidation(Metric):
                 else:
                     try:
                         caveats: list[str] = []
-                        statistic, p_value = two_sample_test(test, x_t, y_t, caveats=caveats)
+                        statistic, p_value = two_sample_test(
+                            test, x_t, y_t, caveats=caveats
+                        )
                         for caveat in dict.fromkeys(caveats):
-                            context.warn(f"{test} test of column {spec.name!r} vs {other}: {caveat}")
+                            context.warn(
+                                f"{test} test of column {spec.name!r} vs {other}: {caveat}"
+                            )
                     except (ValueError, np.linalg.LinAlgError) as exc:
                         error = f"{type(exc).__name__}: {exc}"
                 if error is None and math.isnan(p_value):

@@ -74,6 +74,12 @@ _SIZE_WARNING_RATIO = 0.5
 _MAX_LIST_ENTRIES = 20_000_000
 
 
+def _int_param(value: Any, name: str, minimum: int) -> int:
+    checked = check_int(value, name=name, minimum=minimum)
+    assert checked is not None
+    return checked
+
+
 def _check_mode_distance(mode: Any, distance: Any) -> tuple[str, str]:
     mode = check_option(mode, name="mode", allowed=MODES)
     if distance is not None:
@@ -215,7 +221,7 @@ class MembershipKnnProbabilities(Metric):
         mode: str = "default",
         distance: str | None = None,
     ) -> None:
-        k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
+        k = _int_param(k, "k", 1)
         mode, distance = _check_mode_distance(mode, distance)
         self._set_params(
             k=k, bandwidth=_check_bandwidth(bandwidth), mode=mode, distance=distance
@@ -343,8 +349,8 @@ def _pool_lists(
             context=context,
             description="kNN tied rows",
         )
-        for pos, row in enumerate(rows):
-            extended[int(row)] = (more.distances[pos], more.indices[pos])
+        for pos, tied_row in enumerate(rows):
+            extended[int(tied_row)] = (more.distances[pos], more.indices[pos])
         lengths[rows] = width
         still = (more.distances[:, -1] == more.distances[:, 0]) & (width < n_pool)
         rows = rows[still]
@@ -439,10 +445,8 @@ class DCRShare(Metric):
         n_permutations: int = 999,
     ) -> None:
         mode, distance = _check_mode_distance(mode, distance)
-        n_repeats = int(check_int(n_repeats, name="n_repeats", minimum=1))  # type: ignore[arg-type]
-        n_permutations = int(
-            check_int(n_permutations, name="n_permutations", minimum=0)
-        )  # type: ignore[arg-type]
+        n_repeats = _int_param(n_repeats, "n_repeats", 1)
+        n_permutations = _int_param(n_permutations, "n_permutations", 0)
         self._set_params(
             mode=mode,
             distance=distance,
@@ -623,7 +627,7 @@ class NNDR(Metric):
     requires_holdout = True
 
     def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
-        rank = int(check_int(rank, name="rank", minimum=1))  # type: ignore[arg-type]
+        rank = _int_param(rank, "rank", 1)
         check_option(distance, name="distance", allowed=DISTANCES)
         self._set_params(rank=rank, distance=distance)
 
