@@ -23,13 +23,19 @@ from synthrisk.exceptions import (
 )
 from synthrisk.metrics import (
     METRICS,
+    NNDR,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     DCRBaselineProtection,
     DCROverfittingProtection,
+    DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DistributionValidation,
+    IdenticalMatchShare,
+    MembershipClassification,
+    MembershipKnnProbabilities,
     Metric,
 )
 from synthrisk.report import Thresholds, render_html
@@ -38,6 +44,7 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
     "METRICS",
+    "NNDR",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -45,10 +52,15 @@ __all__ = [
     "ConfigError",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DCRShare",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "DistributionValidation",
     "EvaluationReport",
+    "IdenticalMatchShare",
     "InputError",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
     "Metric",
     "MetricResult",
     "MissingDependencyError",

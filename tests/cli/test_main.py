@@ -29,7 +29,7 @@ def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_
     code = main([
         "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
         "--holdout", str(demo_files["holdout"]), "--metadata", str(demo_files["metadata"]),
-        "--seed", "3", "--json", str(out), "--quiet",
+        "--seed", "3", "--json", str(out), "--quiet", "--metrics", "dcr_baseline_protection,dcr_overfitting_protection",
     ])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())

@@ -172,10 +172,10 @@ def test_overrides_complete_from_the_defaults() -> None:
     assert t.source.startswith("user-supplied (default: pass: PETsARD")
     assert judge_result(risk("singling_out", 0.06), thresholds).level == "review"
     # a metric without a default takes its orientation from the result
-    custom = Thresholds({"nndr": {"pass": 0.8, "fail": 0.6}})
-    assert "nndr" not in custom
-    assert judge_result(protection("nndr", 0.9), custom).level == "pass"
-    assert judge_result(protection("nndr", 0.5), custom).level == "fail"
+    custom = Thresholds({"my_metric": {"pass": 0.8, "fail": 0.6}})
+    assert "my_metric" not in custom
+    assert judge_result(protection("my_metric", 0.9), custom).level == "pass"
+    assert judge_result(protection("my_metric", 0.5), custom).level == "fail"
     explicit = Thresholds(
         {"my_metric": Threshold(0.2, 0.4, higher_is_safer=False, source="ours")}
     )

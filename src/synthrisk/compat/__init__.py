@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Drop-in layers that mirror other libraries' APIs on top of synthrisk's metrics.
+"""Drop-in layers that mirror reference libraries' APIs on top of synthrisk's metrics.
 
 * :mod:`synthrisk.compat.sdmetrics`: SDMetrics 0.32's privacy metric classes
   (``from synthrisk.compat.sdmetrics import DisclosureProtection``).
+* :mod:`synthrisk.compat.apt`: ai-privacy-toolkit 0.2.1's dataset assessment
+  (``from synthrisk.compat.apt import DatasetAssessmentManager``).
 """
 
 from __future__ import annotations

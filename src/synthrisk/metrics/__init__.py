@@ -11,6 +11,7 @@ from synthrisk.metrics._base import (
     get_metric,
     register,
 )
+from synthrisk.metrics.classification import MembershipClassification
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
     CategoricalCAP,
@@ -19,17 +20,30 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
 )
+from synthrisk.metrics.distribution import DistributionValidation
+from synthrisk.metrics.membership import (
+    NNDR,
+    DCRShare,
+    IdenticalMatchShare,
+    MembershipKnnProbabilities,
+)
 
 __all__ = [
     "METRICS",
+    "NNDR",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DCRShare",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "DistributionValidation",
+    "IdenticalMatchShare",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
     "Metric",
     "Outcome",
     "get_metric",

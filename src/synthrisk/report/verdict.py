@@ -177,6 +177,18 @@ DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
         0.01, 0.05, higher_is_safer=False,
         source="synthrisk's choice: at most 1 % of synthetic rows may copy a real row exactly",
     ),
+    "membership_classification": Threshold(
+        0.05, 0.2, higher_is_safer=False,
+        source="synthrisk's choice: synthetic rows at most 5 % harder to tell from training rows than from unseen rows (0 = no memorisation)",
+    ),
+    "nndr": Threshold(
+        0.8, 0.5, higher_is_safer=True,
+        source="synthrisk's choice: the training / holdout NNDR ratio is about 1 without memorisation (MOSTLY AI QA)",
+    ),
+    "distribution_validation": Threshold(
+        0.0, 0.0, higher_is_safer=True,
+        source="informational: it qualifies the attacks (a table that does not follow the real one is private for the wrong reason) and never gates a release by itself",
+    ),
 }  # fmt: skip
 
 _THRESHOLD_KEYS = ("pass", "fail", "higher_is_safer", "inclusive", "source")
