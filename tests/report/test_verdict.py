@@ -66,9 +66,16 @@ def test_anonymeter_risk_passes_below_petsards_0_09(score: float, level: str) ->
         (0.2499, "fail"),
     ],
 )
-def test_dcr_protection_passes_at_half(score: float, level: str) -> None:
-    for metric in ("dcr_baseline_protection", "dcr_overfitting_protection"):
-        assert judge_result(protection(metric, score)).level == level
+def test_dcr_overfitting_passes_at_half(score: float, level: str) -> None:
+    assert judge_result(protection("dcr_overfitting_protection", score)).level == level
+
+
+@pytest.mark.parametrize(
+    ("score", "level"),
+    [(1.0, "pass"), (0.5, "pass"), (0.4999, "review"), (0.24, "review"), (0.1, "review"), (0.0999, "fail")],
+)
+def test_dcr_baseline_passes_at_half_and_fails_on_near_copies(score: float, level: str) -> None:
+    assert judge_result(protection("dcr_baseline_protection", score)).level == level
 
 
 @pytest.mark.parametrize(
@@ -92,8 +99,8 @@ def test_reasons_say_what_was_compared() -> None:
         verdict.reason
         == "score 0.137 lies between the pass and fail limits (pass < 0.09, fail ≥ 0.18)."
     )
-    assert judge_result(protection("dcr_baseline_protection", 0.1)).reason == (
-        "score 0.1 is beyond the fail limit (pass ≥ 0.5, fail < 0.25)."
+    assert judge_result(protection("dcr_baseline_protection", 0.05)).reason == (
+        "score 0.05 is beyond the fail limit (pass ≥ 0.5, fail < 0.1)."
     )
 
 
@@ -120,7 +127,7 @@ def test_conservative_judges_the_unsafe_end_of_the_interval() -> None:
     conservative = judge_result(result, Thresholds(conservative=True))
     assert (conservative.level, conservative.value) == ("review", 0.11)
     assert conservative.reason.startswith("upper interval bound 0.11")
-    dcr = protection("dcr_baseline_protection", 0.6, ci=(0.2, 0.8))
+    dcr = protection("dcr_baseline_protection", 0.6, ci=(0.05, 0.8))
     assert judge_result(dcr, Thresholds(conservative=True)).level == "fail"
     # without an interval the point estimate is judged
     assert (
@@ -137,7 +144,7 @@ def test_overall_is_the_worst_and_gates() -> None:
         protection("dcr_baseline_protection", 0.9), risk("singling_out", 0.1)
     )
     failing = report(
-        protection("dcr_baseline_protection", 0.1), risk("singling_out", 0.1)
+        protection("dcr_baseline_protection", 0.05), risk("singling_out", 0.1)
     )
     assert [judge(r).overall for r in (passing, reviewing, failing)] == [
         "pass",

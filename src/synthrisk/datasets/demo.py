@@ -185,5 +185,17 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
             "num_discrete_bins": 10,
             "computation_method": "generalized_cap",
         },
+        "singling_out": {"mode": "multivariate", "n_attacks": 500},
+        "linkability": {
+            "aux_cols": [["age", "sex", "region", "married"], ["education", "occupation", "hours_per_week", "start_date"]],
+            "n_attacks": 1000,
+        },
+        "inference": {"secret": "income", "aux_cols": ["age", "sex", "region", "education", "occupation", "hours_per_week"], "n_attacks": 1000},
+        "membership_knn_probabilities": {},
+        "dcr_share": {},
+        "membership_classification": {},
+        "distribution_validation": {},
+        "nndr": {},
+        "identical_match_share": {},
     }
     return {metric_id: params for metric_id, params in known.items() if metric_id in METRICS}
