@@ -20,10 +20,19 @@ def _strip_seconds(text: str) -> dict:
 def test_default_metrics_with_and_without_holdout(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
     real, syn, hold = mixed_tables
     with_holdout = evaluate(real, syn, hold)
-    assert [r.metric for r in with_holdout.results] == ["dcr_baseline_protection", "dcr_overfitting_protection", "singling_out"]
+    needs_holdout = [
+        "dcr_overfitting_protection", "membership_knn_probabilities", "dcr_share", "membership_classification", "nndr", "singling_out",
+    ]  # fmt: skip
+    assert [r.metric for r in with_holdout.results] == [
+        "dcr_baseline_protection", "dcr_overfitting_protection", "singling_out", "membership_knn_probabilities", "dcr_share",
+        "membership_classification", "distribution_validation", "nndr", "identical_match_share",
+    ]  # fmt: skip
     without = evaluate(real, syn)
-    assert [r.metric for r in without.results] == ["dcr_baseline_protection"]
-    assert "metric 'dcr_overfitting_protection' was skipped: it needs a holdout table." in without.warnings
+    assert [r.metric for r in without.results] == [
+        "dcr_baseline_protection", "distribution_validation", "identical_match_share",
+    ]  # fmt: skip
+    for metric in needs_holdout:
+        assert f"metric {metric!r} was skipped: it needs a holdout table." in without.warnings
 
 
 def test_same_inputs_and_seed_give_identical_json(mixed_tables: tuple[pd.DataFrame, ...]) -> None:

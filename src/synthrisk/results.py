@@ -138,6 +138,15 @@ class MetricResult:
         warn = f", warnings={len(self.warnings)}" if self.warnings else ""
         return f"MetricResult(metric={self.metric!r}, score={score}{ci}{warn})"
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter display: a small card with the verdict (None without the report extra)."""
+        try:
+            from synthrisk.report import render_result_html
+
+            return render_result_html(self)
+        except ImportError:  # jinja2 / matplotlib not installed: Jupyter falls back to repr
+            return None
+
     def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
         """JSON-safe form following the report contract."""
         out: dict[str, JSONValue] = {
@@ -206,6 +215,15 @@ class EvaluationReport:
         lines += [f"    {r!r}," for r in self.results]
         lines.append("])")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter display: the full HTML report as a fragment (None without the report extra)."""
+        try:
+            from synthrisk.report import render_html
+
+            return render_html(self, fragment=True)
+        except ImportError:  # jinja2 / matplotlib not installed: Jupyter falls back to repr
+            return None
 
     def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
         """JSON-safe form following the report contract."""

@@ -29,11 +29,11 @@ def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_
     code = main([
         "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
         "--holdout", str(demo_files["holdout"]), "--metadata", str(demo_files["metadata"]),
-        "--seed", "3", "--json", str(out), "--quiet",
+        "--seed", "3", "--json", str(out), "--quiet", "--metrics", "dcr_baseline_protection,dcr_overfitting_protection",
     ])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())
-    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection", "singling_out"]
+    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection"]
     assert data["seed"] == 3
     assert len(data["inputs"]["real"]["sha256"]) == 64
     assert data["inputs"]["holdout"]["file"] == "holdout.parquet"

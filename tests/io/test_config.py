@@ -35,7 +35,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n", r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report'\]"),
+        ("version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n", r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate'\]"),
         ("data: {real: a, synthetic: b, control: c}\n", r"`data` has unknown keys \['control'\]"),
         ("data: {real: a}\n", r"`data.synthetic` is required"),
         ("data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n", r"unknown metric 'zz'; available metrics"),
@@ -44,7 +44,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
         ("data: {real: a, synthetic: b}\nseed: -2\n", r"`seed` must be a non-negative integer"),
         ("version: 2\ndata: {real: a, synthetic: b}\n", r"`version` must be 1"),
         ("data: [1, 2\n", r"not valid YAML"),
-        ("data: {real: a, synthetic: b}\nreport: {html: x}\n", r"`report` has unknown keys \['html'\]"),
+        ("data: {real: a, synthetic: b}\nreport: {htm: x}\n", r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n'\]"),
     ],
 )
 def test_bad_configs(tmp_path: Path, text: str, match: str) -> None:

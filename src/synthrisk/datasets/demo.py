@@ -177,5 +177,25 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
     known: dict[str, dict[str, Any]] = {
         "dcr_baseline_protection": {},
         "dcr_overfitting_protection": {},
+        # an attacker who knows age (binned), sex, region and education guesses the income band
+        "disclosure_protection": {
+            "known_column_names": ["age", "sex", "region", "education"],
+            "sensitive_column_names": ["income"],
+            "continuous_column_names": ["age", "income"],
+            "num_discrete_bins": 10,
+            "computation_method": "generalized_cap",
+        },
+        "singling_out": {"mode": "multivariate", "n_attacks": 500},
+        "linkability": {
+            "aux_cols": [["age", "sex", "region", "married"], ["education", "occupation", "hours_per_week", "start_date"]],
+            "n_attacks": 1000,
+        },
+        "inference": {"secret": "income", "aux_cols": ["age", "sex", "region", "education", "occupation", "hours_per_week"], "n_attacks": 1000},
+        "membership_knn_probabilities": {},
+        "dcr_share": {},
+        "membership_classification": {},
+        "distribution_validation": {},
+        "nndr": {},
+        "identical_match_share": {},
     }
     return {metric_id: params for metric_id, params in known.items() if metric_id in METRICS}

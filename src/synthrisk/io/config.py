@@ -10,11 +10,15 @@
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
     compute: {working_memory: 256, backend: auto}
-    report: {json: out/report.json}
+    report: {json: out/report.json, html: out/report.html, include_records: false,
+             include_values: false, top_n: 20}
+    thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
+    gate: review          # exit code 1 unless every metric passes ("fail": unless none fails)
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
-the YAML give the same messages.
+the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
+``Synthesizer``, ``Evaluator``, ``Reporter``) is read by :mod:`synthrisk.io.petsard`.
 """
 
 from __future__ import annotations
@@ -22,17 +26,27 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from synthrisk.exceptions import ConfigError, SynthriskError
 from synthrisk.metrics import get_metric
 
-__all__ = ["RunConfig", "load_config", "parse_config"]
+if TYPE_CHECKING:
+    from synthrisk.io.petsard import PetsardConfig
 
-_TOP = ("version", "data", "seed", "metrics", "compute", "report")
+__all__ = [
+    "RunConfig",
+    "check_gate",
+    "check_report_options",
+    "check_thresholds",
+    "load_config",
+    "parse_config",
+]
+
+_TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
 _DATA = ("real", "synthetic", "holdout", "metadata")
 _COMPUTE = ("working_memory", "backend")
-_REPORT = ("json", "include_records")
+_REPORT = ("json", "html", "include_records", "include_values", "top_n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,10 +63,17 @@ class RunConfig:
     backend: str | None = None
     json: Path | None = None
     include_records: bool = False
+    html: Path | None = None
+    include_values: bool = False
+    top_n: int = 20
+    thresholds: Mapping[str, Any] | None = None
+    gate: str | None = None
     source: Path | None = None
 
 
-def _check_keys(section: Any, allowed: tuple[str, ...], where: str) -> Mapping[str, Any]:
+def _check_keys(
+    section: Any, allowed: tuple[str, ...], where: str
+) -> Mapping[str, Any]:
     if not isinstance(section, Mapping):
         msg = f"{where} must be a mapping with keys {list(allowed)}; got {section!r}."
         raise ConfigError(msg)
@@ -63,8 +84,52 @@ def _check_keys(section: Any, allowed: tuple[str, ...], where: str) -> Mapping[s
     return section
 
 
-def load_config(path: str | Path) -> RunConfig:
-    """Read and validate a YAML configuration file."""
+def check_thresholds(value: Any, where: str) -> Mapping[str, Any] | None:
+    """Validate a ``thresholds:`` mapping (values in [0, 1], known keys); returns it."""
+    if value is None:
+        return None
+    from synthrisk.report.verdict import Thresholds
+
+    try:
+        Thresholds.from_dict(value)
+    except SynthriskError as exc:
+        msg = f"{where}: {exc}"
+        raise ConfigError(msg) from None
+    return dict(value)
+
+
+def check_gate(value: Any, where: str) -> str | None:
+    """Validate ``gate:`` (``review``, ``fail`` or null)."""
+    if value is None:
+        return None
+    from synthrisk.report.verdict import check_fail_on
+
+    try:
+        return check_fail_on(value)
+    except SynthriskError as exc:
+        msg = f"{where}: `gate`: {exc}"
+        raise ConfigError(msg) from None
+
+
+def check_report_options(report: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Validate the flags of a ``report:`` block; returns them with defaults."""
+    out: dict[str, Any] = {}
+    for key in ("include_records", "include_values"):
+        value = report.get(key, False)
+        if not isinstance(value, bool):
+            msg = f"{where}: `report.{key}` must be true or false; got {value!r}."
+            raise ConfigError(msg)
+        out[key] = value
+    top_n = report.get("top_n", 20)
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
+        msg = f"{where}: `report.top_n` must be an integer >= 1; got {top_n!r}."
+        raise ConfigError(msg)
+    out["top_n"] = top_n
+    return out
+
+
+def load_config(path: str | Path) -> RunConfig | PetsardConfig:
+    """Read and validate a YAML configuration file (synthrisk's layout or PETsARD's)."""
     import yaml
 
     path = Path(path)
@@ -76,6 +141,10 @@ def load_config(path: str | Path) -> RunConfig:
     except yaml.YAMLError as exc:
         msg = f"{path}: not valid YAML: {exc}"
         raise ConfigError(msg) from None
+    from synthrisk.io.petsard import is_petsard_layout, parse_petsard
+
+    if is_petsard_layout(raw):
+        return parse_petsard(raw, base=path.parent, source=path)
     return parse_config(raw, base=path.parent, source=path)
 
 
@@ -124,6 +193,9 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         metrics = checked
     compute = _check_keys(raw.get("compute") or {}, _COMPUTE, f"{where}: `compute`")
     report = _check_keys(raw.get("report") or {}, _REPORT, f"{where}: `report`")
+    flags = check_report_options(report, where)
+    thresholds = check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`")
+    gate = check_gate(raw.get("gate"), where)
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
@@ -138,6 +210,11 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         working_memory=compute.get("working_memory"),
         backend=compute.get("backend"),
         json=resolve(report.get("json"), "report.json"),
-        include_records=bool(report.get("include_records", False)),
+        include_records=flags["include_records"],
+        html=resolve(report.get("html"), "report.html"),
+        include_values=flags["include_values"],
+        top_n=flags["top_n"],
+        thresholds=thresholds,
+        gate=gate,
         source=source,
     )

@@ -11,18 +11,44 @@ from synthrisk.metrics._base import (
     get_metric,
     register,
 )
+from synthrisk.metrics.classification import MembershipClassification
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
+from synthrisk.metrics.disclosure import (
+    CategoricalCAP,
+    CategoricalGeneralizedCAP,
+    CategoricalZeroCAP,
+    DisclosureProtection,
+    DisclosureProtectionEstimate,
+)
+from synthrisk.metrics.distribution import DistributionValidation
 from synthrisk.metrics.inference import InferenceRisk
 from synthrisk.metrics.linkability import LinkabilityRisk
+from synthrisk.metrics.membership import (
+    NNDR,
+    DCRShare,
+    IdenticalMatchShare,
+    MembershipKnnProbabilities,
+)
 from synthrisk.metrics.singling_out import SinglingOutRisk
 
 __all__ = [
     "METRICS",
+    "NNDR",
+    "CategoricalCAP",
+    "CategoricalGeneralizedCAP",
+    "CategoricalZeroCAP",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
+    "DCRShare",
+    "DisclosureProtection",
+    "DisclosureProtectionEstimate",
+    "DistributionValidation",
+    "IdenticalMatchShare",
     "InferenceRisk",
     "LinkabilityRisk",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
     "Metric",
     "Outcome",
     "SinglingOutRisk",

@@ -27,11 +27,31 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
 
-__all__ = ["METRICS", "Context", "Metric", "Outcome", "get_metric", "register"]
+__all__ = ["METRICS", "METRIC_ORDER", "Context", "Metric", "Outcome", "get_metric", "register"]
 
 logger = logging.getLogger(__name__)
 
 METRICS: dict[str, type[Metric]] = {}
+
+#: the order of the report contract; metrics run and are reported in this order
+METRIC_ORDER = (
+    "dcr_baseline_protection",
+    "dcr_overfitting_protection",
+    "disclosure_protection",
+    "disclosure_protection_estimate",
+    "categorical_cap",
+    "categorical_zero_cap",
+    "categorical_generalized_cap",
+    "singling_out",
+    "linkability",
+    "inference",
+    "membership_knn_probabilities",
+    "dcr_share",
+    "membership_classification",
+    "distribution_validation",
+    "nndr",
+    "identical_match_share",
+)
 
 M = TypeVar("M", bound="type[Metric]")
 
@@ -39,6 +59,10 @@ M = TypeVar("M", bound="type[Metric]")
 def register(cls: M) -> M:
     """Class decorator adding a metric to the registry under its ``id``."""
     METRICS[cls.id] = cls
+    order = {metric_id: i for i, metric_id in enumerate(METRIC_ORDER)}
+    ranked = sorted(METRICS.items(), key=lambda item: order.get(item[0], len(order)))
+    METRICS.clear()
+    METRICS.update(ranked)
     return cls
 
 
@@ -63,8 +87,8 @@ class Context:
     warnings: list[str] = dataclasses.field(default_factory=list)
 
     def warn(self, message: str) -> None:
-        """Record a statistical caveat in the result (and log it)."""
-        logger.warning(message)
+        """Record a statistical caveat in the result (and log it at INFO level)."""
+        logger.info(message)
         if message not in self.warnings:
             self.warnings.append(message)
 

@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Read the shapes the renderer knows out of a result's JSON form, whatever its metric.
+
+The renderer never imports metric code. It recognises *shapes* in a result entry
+(``{"metric", "score", "breakdown", "ci", "records", …}``):
+
+* attack rates: ``attack_rate`` / ``baseline_rate`` / ``control_rate`` in the breakdown
+  (flat with ``*_err`` keys, as PETsARD's view, or nested ``{"value", "error"}``), or
+  in a ``petsard`` sub-mapping of the breakdown;
+* ROC points: a mapping with equally long ``fpr`` and ``tpr`` lists anywhere in the
+  breakdown (two levels deep at most);
+* distance distributions: records named ``*_to_real``, ``*_to_holdout`` …;
+* per-record risks: records whose ``table`` is ``real``.
+
+A new metric family that uses these shapes gets its plots without a change here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "PETSARD_COLUMNS",
+    "distance_records",
+    "find_roc",
+    "finite_values",
+    "is_probability",
+    "petsard_view",
+    "rates",
+    "real_records",
+]
+
+#: PETsARD's ``global`` report columns for an Anonymeter evaluator, in its order.
+PETSARD_COLUMNS = (
+    "risk",
+    "risk_CI_btm",
+    "risk_CI_top",
+    "attack_rate",
+    "attack_rate_err",
+    "baseline_rate",
+    "baseline_rate_err",
+    "control_rate",
+    "control_rate_err",
+)
+_RATE_NAMES = ("attack_rate", "baseline_rate", "control_rate")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _rate(
+    source: Mapping[str, Any], name: str
+) -> tuple[float | None, float | None] | None:
+    if name not in source:
+        return None
+    entry = source[name]
+    if isinstance(entry, Mapping):
+        return _number(entry.get("value")), _number(entry.get("error"))
+    return _number(entry), _number(source.get(f"{name}_err"))
+
+
+def rates(
+    result: Mapping[str, Any],
+) -> dict[str, tuple[float | None, float | None]] | None:
+    """``{"attack_rate": (value, error), …}`` when the breakdown has attack rates, else None."""
+    breakdown = result.get("breakdown") or {}
+    if not isinstance(breakdown, Mapping):
+        return None
+    for source in (breakdown, breakdown.get("petsard")):
+        if not isinstance(source, Mapping):
+            continue
+        found = {name: _rate(source, name) for name in _RATE_NAMES}
+        if found["attack_rate"] is not None:
+            return {name: value for name, value in found.items() if value is not None}
+    return None
+
+
+def petsard_view(result: Mapping[str, Any]) -> dict[str, float | None]:
+    """PETsARD's nine ``global`` columns for one result (None where unknown).
+
+    Taken from ``breakdown["petsard"]`` when present, else from flat breakdown keys,
+    else derived from nested rates and the result's score and interval.
+    """
+    breakdown = result.get("breakdown") or {}
+    out: dict[str, float | None] = dict.fromkeys(PETSARD_COLUMNS)
+    nested = breakdown.get("petsard") if isinstance(breakdown, Mapping) else None
+    if isinstance(nested, Mapping):
+        return {column: _number(nested.get(column)) for column in PETSARD_COLUMNS}
+    if isinstance(breakdown, Mapping) and all(
+        k in breakdown for k in ("risk", "risk_CI_btm", "risk_CI_top")
+    ):
+        flat = {column: _number(breakdown.get(column)) for column in PETSARD_COLUMNS}
+        if not isinstance(breakdown.get("attack_rate"), Mapping):
+            return flat
+    out["risk"] = _number(result.get("score"))
+    ci = result.get("ci")
+    if isinstance(ci, Sequence) and len(ci) == 2:
+        out["risk_CI_btm"], out["risk_CI_top"] = _number(ci[0]), _number(ci[1])
+    for name, (value, error) in (rates(result) or {}).items():
+        out[name], out[f"{name}_err"] = value, error
+    return out
+
+
+def find_roc(result: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{"fpr": [...], "tpr": [...], "auc": float | None, "key": str}`` from the breakdown, else None."""
+    breakdown = result.get("breakdown") or {}
+
+    def roc_of(entry: Any) -> dict[str, Any] | None:
+        if not isinstance(entry, Mapping):
+            return None
+        fpr, tpr = entry.get("fpr"), entry.get("tpr")
+        if not (isinstance(fpr, Sequence) and isinstance(tpr, Sequence)) or isinstance(
+            fpr, str
+        ):
+            return None
+        if len(fpr) != len(tpr) or len(fpr) < 2:
+            return None
+        xs, ys = [_number(v) for v in fpr], [_number(v) for v in tpr]
+        if any(v is None for v in xs + ys):
+            return None
+        auc = None
+        for key in ("auc", "roc_auc", "roc_auc_score"):
+            auc = auc if auc is not None else _number(entry.get(key))
+        return {"fpr": xs, "tpr": ys, "auc": auc}
+
+    if not isinstance(breakdown, Mapping):
+        return None
+    found = roc_of(breakdown)
+    if found is not None:
+        found["key"] = ""
+        return found
+    for key, entry in breakdown.items():
+        found = roc_of(entry)
+        if found is None and isinstance(entry, Mapping):
+            for sub_key, sub_entry in entry.items():
+                found = roc_of(sub_entry)
+                if found is not None:
+                    found["key"] = f"{key}.{sub_key}"
+                    break
+        elif found is not None:
+            found["key"] = str(key)
+        if found is not None:
+            if found["auc"] is None:
+                for name in ("auc", "roc_auc", "roc_auc_score"):
+                    found["auc"] = (
+                        found["auc"]
+                        if found["auc"] is not None
+                        else _number(breakdown.get(name))
+                    )
+            return found
+    return None
+
+
+def _records(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    records = result.get("records") or {}
+    return records if isinstance(records, Mapping) else {}
+
+
+def distance_records(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Record sets named ``<from>_to_<to>`` (distance distributions), in their order."""
+    return {
+        name: rec
+        for name, rec in _records(result).items()
+        if "_to_" in name and isinstance(rec, Mapping) and rec.get("values")
+    }
+
+
+def real_records(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Record sets on the real table (per-record risks of real rows)."""
+    return {
+        name: rec
+        for name, rec in _records(result).items()
+        if isinstance(rec, Mapping) and rec.get("table") == "real" and rec.get("values")
+    }
+
+
+def finite_values(record: Mapping[str, Any]) -> list[float]:
+    """The record set's values that are finite numbers."""
+    out = []
+    for value in record.get("values") or ():
+        number = _number(value)
+        if number is not None:
+            out.append(number)
+    return out
+
+
+def is_probability(record: Mapping[str, Any]) -> bool:
+    """True when every finite value lies in [0, 1] (a risk or a 0/1 outcome)."""
+    values = finite_values(record)
+    return bool(values) and all(0.0 <= v <= 1.0 for v in values)

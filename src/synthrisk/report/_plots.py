@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plots of the HTML report, drawn with matplotlib into SVG data URIs.
+
+Each function takes a result's JSON form (never a DataFrame) and returns a
+:class:`Plot` or None when the result does not have the shape the plot needs.
+SVG output is deterministic (fixed hash salt, no date), so the same report renders to
+the same bytes. Figures are built with :class:`matplotlib.figure.Figure` directly: no
+pyplot state, no GUI backend.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from synthrisk._optional import import_optional
+from synthrisk.report._extract import (
+    distance_records,
+    find_roc,
+    finite_values,
+    is_probability,
+    rates,
+    real_records,
+)
+
+__all__ = ["Plot", "plots_for"]
+
+_COLORS = {
+    "real": "#c0392b",
+    "holdout": "#2471a3",
+    "random": "#7f8c8d",
+    "other": "#8e44ad",
+}
+_RC = {
+    "svg.hashsalt": "synthrisk",
+    "svg.fonttype": "path",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    """One rendered plot: a title, an ``<img>`` source and its alternative text."""
+
+    kind: str
+    title: str
+    src: str
+    alt: str
+
+
+def _figure(width: float = 6.4, height: float = 3.2) -> Any:
+    figure_mod = import_optional("matplotlib.figure", extra="report")
+    return figure_mod.Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _to_data_uri(fig: Any) -> str:
+    matplotlib = import_optional("matplotlib", extra="report")
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "synthrisk", "svg.fonttype": "path"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode(
+        "ascii"
+    )
+
+
+def _label(name: str) -> str:
+    return name.replace("_to_", " → ").replace("_", " ")
+
+
+def _color(name: str) -> str:
+    if name.startswith("random"):
+        return _COLORS["random"]
+    if name.endswith("_to_holdout"):
+        return _COLORS["holdout"]
+    if name.endswith("_to_real"):
+        return _COLORS["real"]
+    return _COLORS["other"]
+
+
+def distance_plot(result: Mapping[str, Any]) -> Plot | None:
+    """Overlaid distributions (step histograms) of the ``*_to_*`` distance record sets."""
+    records = distance_records(result)
+    series = {name: np.asarray(finite_values(rec)) for name, rec in records.items()}
+    series = {name: values for name, values in series.items() if values.size}
+    if not series:
+        return None
+    matplotlib = import_optional("matplotlib", extra="report")
+    with matplotlib.rc_context(_RC):
+        fig = _figure()
+        ax = fig.add_subplot()
+        everything = np.concatenate(list(series.values()))
+        high = float(np.quantile(everything, 0.995)) if everything.size else 1.0
+        high = high if high > 0 else float(everything.max()) or 1.0
+        bins = np.linspace(0.0, high, 41)
+        for name, values in series.items():
+            clipped = np.clip(values, 0.0, high)
+            median = float(np.median(values))
+            ax.hist(
+                clipped, bins=bins, histtype="step", linewidth=1.6, color=_color(name),
+                weights=np.full(values.size, 1.0 / values.size),
+                label=f"{_label(name)} (n={values.size}, median {median:.3g})",
+            )  # fmt: skip
+            ax.axvline(median, color=_color(name), linestyle=":", linewidth=1)
+        ax.set_xlabel(
+            "distance to the closest record (values above the 99.5th percentile drawn at the edge)"
+        )
+        ax.set_ylabel("share of rows")
+        ax.set_title("Distance to closest record")
+        ax.legend(frameon=False, fontsize=8)
+        src = _to_data_uri(fig)
+    names = ", ".join(_label(n) for n in series)
+    return Plot(
+        "distances", "Distance distributions", src, f"Histograms of distances: {names}."
+    )
+
+
+def rates_plot(result: Mapping[str, Any]) -> Plot | None:
+    """Attack, baseline and control success rates with their error bars."""
+    found = rates(result)
+    if not found:
+        return None
+    labels, values, errors = [], [], []
+    names = {"attack_rate": "attack (real rows)", "baseline_rate": "baseline (random guess)",
+             "control_rate": "control (holdout rows)"}  # fmt: skip
+    for key in ("attack_rate", "baseline_rate", "control_rate"):
+        if key in found and found[key][0] is not None:
+            value, error = found[key]
+            labels.append(names[key])
+            values.append(float(value))  # type: ignore[arg-type]
+            errors.append(0.0 if error is None else float(error))
+    if not values:
+        return None
+    matplotlib = import_optional("matplotlib", extra="report")
+    with matplotlib.rc_context(_RC):
+        fig = _figure(6.4, 0.6 + 0.55 * len(values))
+        ax = fig.add_subplot()
+        ypos = np.arange(len(values))[::-1]
+        colors = [_COLORS["real"], _COLORS["random"], _COLORS["holdout"]][: len(values)]
+        ax.barh(
+            ypos, values, xerr=errors, color=colors, alpha=0.8, capsize=4, height=0.6
+        )
+        for y, value, error in zip(ypos, values, errors, strict=True):
+            ax.text(
+                min(value + error, 1.0) + 0.01,
+                y,
+                f"{value:.3f} ± {error:.3f}",
+                va="center",
+                fontsize=8,
+            )
+        ax.set_yticks(ypos, labels)
+        ax.set_xlim(0, 1.15)
+        ax.set_xlabel("success rate (Wilson estimate ± error)")
+        ax.set_title("Attack success rates")
+        src = _to_data_uri(fig)
+    alt = "; ".join(
+        f"{lab}: {v:.3f} ± {e:.3f}"
+        for lab, v, e in zip(labels, values, errors, strict=True)
+    )
+    return Plot(
+        "rates", "Attack, baseline and control rates", src, f"Success rates: {alt}."
+    )
+
+
+def roc_plot(result: Mapping[str, Any]) -> Plot | None:
+    """ROC curve of a membership attack (points from the breakdown)."""
+    roc = find_roc(result)
+    if roc is None:
+        return None
+    matplotlib = import_optional("matplotlib", extra="report")
+    auc = roc["auc"]
+    with matplotlib.rc_context(_RC):
+        fig = _figure(4.2, 3.6)
+        ax = fig.add_subplot()
+        label = "attack" if auc is None else f"attack (AUC {auc:.3f})"
+        ax.plot(
+            roc["fpr"], roc["tpr"], color=_COLORS["real"], linewidth=1.8, label=label
+        )
+        ax.plot(
+            [0, 1],
+            [0, 1],
+            color=_COLORS["random"],
+            linestyle="--",
+            linewidth=1,
+            label="no skill (AUC 0.5)",
+        )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        ax.set_xlabel("false positive rate (holdout rows called members)")
+        ax.set_ylabel("true positive rate")
+        ax.set_title("ROC of the membership attack")
+        ax.legend(frameon=False, loc="lower right", fontsize=8)
+        src = _to_data_uri(fig)
+    auc_text = "" if auc is None else f" AUC {auc:.3f}."
+    return Plot(
+        "roc", "ROC curve", src, f"ROC curve with {len(roc['fpr'])} points.{auc_text}"
+    )
+
+
+def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
+    """Distribution of per-record risks of real rows (record sets with values in [0, 1])."""
+    series = {
+        name: np.asarray(finite_values(rec))
+        for name, rec in real_records(result).items()
+        if is_probability(rec)
+    }
+    if not series:
+        return None
+    matplotlib = import_optional("matplotlib", extra="report")
+    with matplotlib.rc_context(_RC):
+        fig = _figure()
+        ax = fig.add_subplot()
+        bins = np.linspace(0.0, 1.0, 21)
+        for i, (name, values) in enumerate(series.items()):
+            color = [_COLORS["real"], _COLORS["other"], _COLORS["holdout"]][i % 3]
+            ax.hist(
+                values, bins=bins, histtype="stepfilled" if len(series) == 1 else "step", alpha=0.75,
+                color=color, linewidth=1.4, label=f"{_label(name)} (n={values.size}, mean {values.mean():.3f})",
+            )  # fmt: skip
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("per-record value (higher = more at risk)")
+        ax.set_ylabel("real rows")
+        ax.set_title("Per-record risk of real rows")
+        ax.legend(frameon=False, fontsize=8)
+        src = _to_data_uri(fig)
+    names = ", ".join(_label(n) for n in series)
+    return Plot(
+        "record_risk",
+        "Per-record risk",
+        src,
+        f"Histogram of per-record values of real rows: {names}.",
+    )
+
+
+def plots_for(result: Mapping[str, Any]) -> list[Plot]:
+    """Every plot that ``result`` has the data for, in a fixed order."""
+    out = []
+    for make in (rates_plot, roc_plot, distance_plot, record_risk_plot):
+        plot = make(result)
+        if plot is not None:
+            out.append(plot)
+    return out

@@ -1,0 +1,547 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Render an evaluation report to one self-contained HTML document.
+
+The renderer reads only the report (an :class:`~synthrisk.results.EvaluationReport` or
+its JSON dict): it imports no metric code and recomputes nothing. Plots are inline SVG
+data URIs; the page has no JavaScript and loads nothing from the network (a Content
+Security Policy forbids it); a print stylesheet makes "print to PDF" give a clean
+document. Every user-supplied string (column names, category values, file names,
+parameters) goes through Jinja2's autoescaping.
+
+Real record values appear only when ``include_values=True`` *and* the tables are passed
+in (``tables={"real": frame, …}``); the default report holds row positions and per-record
+scores only, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synthrisk._optional import import_optional
+from synthrisk.exceptions import ParameterError
+from synthrisk.report._extract import (
+    distance_records,
+    finite_values,
+    is_probability,
+    petsard_view,
+    rates,
+    real_records,
+)
+from synthrisk.report._plots import plots_for
+from synthrisk.report.verdict import MetricVerdict, Thresholds, Verdict, judge
+from synthrisk.results import EvaluationReport, MetricResult
+
+__all__ = ["render_html", "render_result_html", "write_html"]
+
+#: sections every full report has, by element id (the browser test checks them)
+SECTIONS = ("verdict", "metrics", "records", "inputs", "reproducibility")
+
+
+def _as_report(report: EvaluationReport | Mapping[str, Any]) -> EvaluationReport:
+    if isinstance(report, EvaluationReport):
+        return report
+    if isinstance(report, Mapping):
+        return EvaluationReport.from_dict(report)
+    msg = f"`report` must be an EvaluationReport or its JSON dict; got {type(report).__name__}."
+    raise ParameterError(msg)
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "—"
+        if value != 0 and (abs(value) >= 1e9 or abs(value) < 1e-4):
+            return f"{value:.{digits - 1}e}"
+        if abs(value) >= 1:
+            decimals = max(0, digits - 1 - int(math.log10(abs(value))))
+            text = f"{value:.{decimals}f}"
+            return text.rstrip("0").rstrip(".") if "." in text else text
+        return f"{value:.{digits}f}".rstrip("0").rstrip(".") or "0"
+    return str(value)
+
+
+def _leaf_strings(value: Any, depth: int = 0) -> list[str] | None:
+    """Every string inside nested lists (None when something else than scalars and lists is inside)."""
+    out: list[str] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, (list, tuple)) and depth < 2:
+            inner = _leaf_strings(item, depth + 1)
+            if inner is None:
+                return None
+            out.extend(inner)
+        elif isinstance(item, Mapping):
+            return None
+    return out
+
+
+def _list_text(value: Any) -> str:
+    parts = [_list_text(v) if isinstance(v, (list, tuple)) else _fmt(v) for v in value]
+    return "[" + ", ".join(parts) + "]"
+
+
+def _flatten(
+    value: Any,
+    *,
+    include_values: bool,
+    columns: frozenset[str] = frozenset(),
+    prefix: str = "",
+    depth: int = 0,
+) -> list[tuple[str, str]]:
+    """Rows ``(dotted key, text)`` of a breakdown or parameter mapping.
+
+    Lists of text are held back unless ``include_values`` (they can hold values of real
+    records, e.g. singling-out queries), except lists of the tables' column names.
+    """
+    rows: list[tuple[str, str]] = []
+    if isinstance(value, Mapping) and depth < 4:
+        if not value and prefix:
+            rows.append((prefix, "{}"))
+        for key, item in value.items():
+            label = f"{prefix} › {key}" if prefix else str(key)
+            rows.extend(
+                _flatten(
+                    item,
+                    include_values=include_values,
+                    columns=columns,
+                    prefix=label,
+                    depth=depth + 1,
+                )
+            )
+        return rows
+    if isinstance(value, (list, tuple)):
+        strings = _leaf_strings(value)
+        if strings is None or len(value) > 200:
+            rows.append((prefix, f"{len(value)} items"))
+        elif strings and not include_values and not set(strings) <= columns:
+            rows.append((prefix, f"{len(value)} text items, not shown: they can hold values of real records "
+                                 "(render with include_values to list them)"))  # fmt: skip
+        else:
+            rows.append((prefix, _list_text(value)))
+        return rows
+    if isinstance(value, Mapping):
+        rows.append((prefix, json.dumps(value, sort_keys=True, default=str)[:500]))
+        return rows
+    rows.append((prefix, _fmt(value)))
+    return rows
+
+
+def _cell(value: Any) -> str:
+    try:
+        import pandas as pd
+
+        if value is None or (not isinstance(value, (list, tuple)) and pd.isna(value)):
+            return "missing"
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.15g}"  # the stored value, not a rounded one
+    return str(value)
+
+
+@dataclasses.dataclass
+class _DrillDown:
+    metric: str
+    anchor: str
+    name: str
+    table: str
+    description: str
+    order: str
+    n_total: int
+    rows: list[dict[str, Any]]
+    columns: list[str]
+
+
+def _drilldowns(
+    index: int,
+    result: Mapping[str, Any],
+    *,
+    top_n: int,
+    tables: Mapping[str, Any] | None,
+    include_values: bool,
+) -> list[_DrillDown]:
+    out = []
+    candidates: list[tuple[str, Mapping[str, Any], str]] = []
+    for name, rec in real_records(result).items():
+        order = (
+            "highest value first" if is_probability(rec) else "in the metric's order"
+        )
+        candidates.append((name, rec, order))
+    for name, rec in distance_records(result).items():
+        if name.endswith("_to_real") and rec.get("table") not in ("real", "random"):
+            candidates.append((name, rec, "closest first"))
+    for name, rec, order in candidates:
+        index_list = list(rec.get("index") or ())
+        values = list(rec.get("values") or ())
+        pairs = [(int(i), v) for i, v in zip(index_list, values, strict=False)]
+        finite = [
+            (i, float(v))
+            for i, v in pairs
+            if isinstance(v, (int, float)) and math.isfinite(float(v))
+        ]
+        if rec.get("table") == "real" and is_probability(rec):
+            finite.sort(key=lambda p: (-p[1], p[0]))
+        elif rec.get("table") != "real":
+            finite.sort(key=lambda p: (p[1], p[0]))
+        chosen = finite[:top_n]
+        table = str(rec.get("table", ""))
+        frame = None if tables is None else tables.get(table)
+        columns: list[str] = []
+        if include_values and frame is not None:
+            columns = [str(c) for c in frame.columns]
+        rows = []
+        for rank, (row, value) in enumerate(chosen, start=1):
+            entry: dict[str, Any] = {
+                "rank": rank,
+                "row": row,
+                "value": _fmt(value),
+                "cells": [],
+            }
+            if columns:
+                if 0 <= row < len(frame):  # type: ignore[arg-type]
+                    record = frame.iloc[row]  # type: ignore[union-attr]
+                    entry["cells"] = [
+                        _cell(record.iloc[j]) for j in range(len(columns))
+                    ]
+                else:
+                    entry["cells"] = ["(row not in the table)"] * len(columns)
+            rows.append(entry)
+        out.append(
+            _DrillDown(
+                metric=str(result.get("metric")), anchor=f"m{index}", name=name, table=table,
+                description=str(rec.get("description", "")), order=order, n_total=len(pairs),
+                rows=rows, columns=columns,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
+    return {
+        "level": v.level,
+        "reason": v.reason,
+        "rule": None if v.threshold is None else v.threshold.describe(),
+        "source": None if v.threshold is None else v.threshold.source,
+    }
+
+
+def _result_view(
+    index: int,
+    result: Mapping[str, Any],
+    verdict: MetricVerdict,
+    *,
+    include_values: bool,
+    columns: frozenset[str] = frozenset(),
+    label: str | None = None,
+) -> dict[str, Any]:
+    ci = result.get("ci")
+    found_rates = rates(result)
+    rate_rows = []
+    if found_rates:
+        names = {"attack_rate": "attack on real rows", "baseline_rate": "baseline (random guessing)",
+                 "control_rate": "control (holdout rows)"}  # fmt: skip
+        for key, (value, error) in found_rates.items():
+            rate_rows.append(
+                {"name": names[key], "value": _fmt(value), "error": _fmt(error)}
+            )
+    records = result.get("records") or {}
+    record_names = [
+        {
+            "name": name,
+            "table": rec.get("table"),
+            "n": len(rec.get("values") or ()),
+            "description": rec.get("description", ""),
+        }
+        for name, rec in records.items()
+        if isinstance(rec, Mapping)
+    ]
+    distance_summary = []
+    for name, rec in distance_records(result).items():
+        values = sorted(finite_values(rec))
+        if values:
+            n = len(values)
+            distance_summary.append(
+                {"name": name.replace("_to_", " → "), "n": n, "median": _fmt(values[n // 2] if n % 2 else
+                 (values[n // 2 - 1] + values[n // 2]) / 2), "zero": _fmt(sum(v == 0 for v in values) / n)}
+            )  # fmt: skip
+    breakdown = dict(result.get("breakdown") or {})
+    if found_rates and isinstance(breakdown.get("petsard"), Mapping):
+        # PETsARD's flat copy of the rates: shown once, in the PETsARD view table
+        breakdown.pop("petsard")
+    orientation = (
+        "higher is safer"
+        if result.get("higher_is_safer", True)
+        else "higher means more risk"
+    )
+    return {
+        "index": index,
+        "anchor": f"m{index}",
+        "metric": str(result.get("metric")),
+        "label": str(result.get("metric"))
+        if label is None
+        else f"{label} ({result.get('metric')})",
+        "attack": result.get("attack") or "",
+        "orientation": orientation,
+        "score": _fmt(result.get("score")),
+        "ci": None if not ci else f"[{_fmt(ci[0])}, {_fmt(ci[1])}]",
+        "verdict": _verdict_view(verdict),
+        "breakdown": _flatten(
+            breakdown, include_values=include_values, columns=columns
+        ),
+        "params": _flatten(result.get("params") or {}, include_values=True),
+        "warnings": list(result.get("warnings") or ()),
+        "rates": rate_rows,
+        "distances": distance_summary,
+        "plots": plots_for(result),
+        "records": record_names,
+    }
+
+
+def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
+    inputs = data.get("inputs") or {}
+    tables: list[dict[str, Any]] = []
+    for name in ("real", "synthetic", "holdout"):
+        entry = inputs.get(name)
+        if entry is None:
+            tables.append({"name": name, "present": False})
+            continue
+        tables.append(
+            {
+                "name": name, "present": True, "rows": entry.get("rows"),
+                "n_columns": len(entry.get("columns") or ()), "file": entry.get("file"), "sha256": entry.get("sha256"),
+            }
+        )  # fmt: skip
+    schema = data.get("schema") or {}
+    columns = []
+    for name, spec in (schema.get("columns") or {}).items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        kind = spec.get("kind", "")
+        columns.append(
+            {
+                "name": name, "kind": kind, "source": spec.get("source", ""), "note": spec.get("note", ""),
+                "excluded": kind in ("id", "pii", "text"), "format": spec.get("datetime_format", ""),
+            }
+        )  # fmt: skip
+    return {
+        "tables": tables,
+        "columns": columns,
+        "primary_key": schema.get("primary_key"),
+        "excluded": list(schema.get("excluded") or ()),
+    }
+
+
+def _context(
+    report: EvaluationReport,
+    *,
+    thresholds: Thresholds | None,
+    title: str | None,
+    tables: Mapping[str, Any] | None,
+    include_values: bool,
+    top_n: int,
+    labels: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    thresholds = Thresholds() if thresholds is None else thresholds
+    verdict: Verdict = judge(report, thresholds)
+    data = report.to_dict(include_records=True)
+    results = data["results"]
+    columns = frozenset(map(str, (data.get("schema") or {}).get("columns") or ()))
+    for table in (data.get("inputs") or {}).values():
+        if isinstance(table, Mapping):
+            columns |= frozenset(map(str, table.get("columns") or ()))
+    views = [
+        _result_view(
+            i,
+            r,
+            v,
+            include_values=include_values,
+            columns=columns,
+            label=None if labels is None else labels[i],
+        )
+        for i, (r, v) in enumerate(zip(results, verdict.metrics, strict=True))
+    ]
+    drill = []
+    for i, r in enumerate(results):
+        drill.extend(
+            _drilldowns(i, r, top_n=top_n, tables=tables, include_values=include_values)
+        )
+    has_records = any(r.get("records") for r in results)
+    values_shown = (
+        include_values and tables is not None and any(d.columns for d in drill)
+    )
+    params = {
+        f"{i + 1}. {r['metric']}": r.get("params") or {} for i, r in enumerate(results)
+    }
+    petsard = [
+        {
+            "metric": r["metric"],
+            "anchor": f"m{i}",
+            **{k: _fmt(v) for k, v in petsard_view(r).items()},
+        }
+        for i, r in enumerate(results)
+        if rates(r)
+    ]
+    return {
+        "title": title or "synthrisk privacy report",
+        "data": data,
+        "verdict": {
+            "overall": verdict.overall,
+            "counts": verdict.counts(),
+            "conservative": verdict.conservative,
+            "rows": [
+                {"view": view, "verdict": _verdict_view(v)}
+                for view, v in zip(views, verdict.metrics, strict=True)
+            ],
+        },
+        "results": views,
+        "drilldowns": drill,
+        "has_records": has_records,
+        "include_values": bool(values_shown),
+        "values_requested": include_values,
+        "top_n": top_n,
+        "inputs": _inputs_view(data),
+        "params_json": json.dumps(params, indent=2, sort_keys=True),
+        "thresholds": _threshold_rows(verdict),
+        "petsard": petsard,
+        "warnings": list(data.get("warnings") or ()),
+    }
+
+
+def _threshold_rows(verdict: Verdict) -> list[dict[str, Any]]:
+    rows, seen = [], set()
+    for v in verdict.metrics:
+        if v.metric in seen:
+            continue
+        seen.add(v.metric)
+        t = v.threshold
+        rows.append(
+            {
+                "metric": v.metric,
+                "rule": "none configured" if t is None else t.describe(),
+                "orientation": ""
+                if t is None
+                else ("higher is safer" if t.higher_is_safer else "lower is safer"),
+                "source": "" if t is None else t.source,
+            }
+        )
+    return rows
+
+
+def _environment() -> Any:
+    jinja2 = import_optional("jinja2", extra="report")
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("synthrisk.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def render_html(
+    report: EvaluationReport | Mapping[str, Any],
+    *,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    title: str | None = None,
+    tables: Mapping[str, Any] | None = None,
+    include_values: bool = False,
+    top_n: int = 20,
+    fragment: bool = False,
+    labels: Sequence[str] | None = None,
+) -> str:
+    """Render ``report`` to a self-contained HTML document.
+
+    Parameters
+    ----------
+    report : EvaluationReport or dict
+        The report (its JSON dict works too; per-record sections need ``records``,
+        i.e. ``to_dict(include_records=True)``).
+    thresholds : Thresholds or dict, default=None
+        Verdict thresholds; None uses the documented defaults.
+    title : str, default=None
+        Page title.
+    tables : dict of str to DataFrame, default=None
+        The input tables by name (``real``, ``synthetic``, ``holdout``); used only with
+        ``include_values=True`` to show the drill-down rows' values.
+    include_values : bool, default=False
+        Show real record values in the drill-down. The report then says so at the top.
+    top_n : int, default=20
+        Rows per drill-down table.
+    fragment : bool, default=False
+        Return a ``<div>`` with scoped styles instead of a full document (Jupyter).
+    labels : list of str, default=None
+        A name for each result, shown beside its metric id (e.g. PETsARD's evaluator
+        names when one metric runs with several parameter sets).
+
+    Returns
+    -------
+    str
+        The HTML.
+
+    Examples
+    --------
+    >>> from synthrisk import EvaluationReport, MetricResult
+    >>> r = EvaluationReport("0.1.0", 0, {}, (MetricResult("dcr_baseline_protection", 0.8, {}),))
+    >>> "pass" in render_html(r)
+    True
+    """
+    report = _as_report(report)
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.from_dict(thresholds)
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
+        msg = f"`top_n` must be an integer >= 1; got {top_n!r}."
+        raise ParameterError(msg)
+    if not isinstance(include_values, bool):
+        msg = f"`include_values` must be true or false; got {include_values!r}."
+        raise ParameterError(msg)
+    if labels is not None:
+        labels = [str(label) for label in labels]
+        if len(labels) != len(report.results):
+            msg = f"`labels` must name each of the {len(report.results)} results; got {len(labels)} labels."
+            raise ParameterError(msg)
+    context = _context(
+        report, thresholds=thresholds, title=title, tables=tables, include_values=include_values, top_n=top_n,
+        labels=labels,
+    )  # fmt: skip
+    env = _environment()
+    return str(env.get_template("report.html.j2").render(fragment=fragment, **context))
+
+
+def render_result_html(
+    result: MetricResult, *, thresholds: Thresholds | None = None
+) -> str:
+    """A small HTML card for one result (Jupyter's ``_repr_html_``)."""
+    from synthrisk.report.verdict import judge_result
+
+    verdict = judge_result(result, thresholds)
+    view = _result_view(
+        0, result.to_dict(include_records=True), verdict, include_values=False
+    )
+    env = _environment()
+    return str(env.get_template("result_card.html.j2").render(r=view))
+
+
+def write_html(
+    report: EvaluationReport | Mapping[str, Any],
+    path: str | Path,
+    **options: Any,
+) -> Path:
+    """Render ``report`` (see :func:`render_html` for ``options``) and write it atomically."""
+    from synthrisk.io.files import write_text_atomic
+
+    return write_text_atomic(path, render_html(report, **options))
