@@ -16,7 +16,14 @@ DEFAULT_VENVS = ROOT / "benchmarks" / ".venvs"
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "adults"
 REF_VENVS_SCRIPT = ROOT.parent / "shared" / "tools" / "ref-venvs.sh"
 
-ADULT_NUMERIC = ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hr_per_week"]
+ADULT_NUMERIC = [
+    "age",
+    "fnlwgt",
+    "education_num",
+    "capital_gain",
+    "capital_loss",
+    "hr_per_week",
+]
 ADULT_COLUMNS = [
     "age", "type_employer", "fnlwgt", "education", "education_num", "marital", "occupation",
     "relationship", "race", "sex", "capital_gain", "capital_loss", "hr_per_week", "country", "income",
@@ -27,7 +34,8 @@ def adult_metadata() -> dict[str, Any]:
     """SDMetrics metadata of the Adult files."""
     return {
         "columns": {
-            c: {"sdtype": "numerical" if c in ADULT_NUMERIC else "categorical"} for c in ADULT_COLUMNS
+            c: {"sdtype": "numerical" if c in ADULT_NUMERIC else "categorical"}
+            for c in ADULT_COLUMNS
         }
     }
 
@@ -38,13 +46,23 @@ def reference_python(venv: Path | None, name: str) -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
         if not REF_VENVS_SCRIPT.exists():
-            sys.exit(f"{python} does not exist and {REF_VENVS_SCRIPT} is not there to build it.")
-        print(f"building reference venvs in {venv.parent} (a few minutes) ...", flush=True)
+            sys.exit(
+                f"{python} does not exist and {REF_VENVS_SCRIPT} is not there to build it."
+            )
+        print(
+            f"building reference venvs in {venv.parent} (a few minutes) ...", flush=True
+        )
         subprocess.run(["bash", str(REF_VENVS_SCRIPT), str(venv.parent)], check=True)
     return python
 
 
-def run_child(python: Path | str, code: str, payload: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+def run_child(
+    python: Path | str,
+    code: str,
+    payload: dict[str, Any],
+    *,
+    timeout: float | None = None,
+) -> dict[str, Any]:
     """Run ``code`` in a child process; it reads ``PAYLOAD`` and prints one JSON line last."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(payload, handle)
@@ -53,7 +71,12 @@ def run_child(python: Path | str, code: str, payload: dict[str, Any], *, timeout
         env = dict(os.environ)
         env["PAYLOAD"] = payload_path
         proc = subprocess.run(
-            [str(python), "-c", code], capture_output=True, text=True, env=env, timeout=timeout, check=False
+            [str(python), "-c", code],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
         )
     finally:
         Path(payload_path).unlink(missing_ok=True)

@@ -68,11 +68,19 @@ print(json.dumps(result))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--ref-venv", type=Path, default=None, help="venv with sdmetrics==0.32.0")
+    parser.add_argument(
+        "--ref-venv", type=Path, default=None, help="venv with sdmetrics==0.32.0"
+    )
     parser.add_argument("--sizes", default="2000,5000,10000")
-    parser.add_argument("--full", action="store_true", help="also run SDMetrics on the full data (about an hour)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="also run SDMetrics on the full data (about an hour)",
+    )
     args = parser.parse_args()
 
     ref_python = reference_python(args.ref_venv, "sdmetrics")
@@ -89,7 +97,10 @@ def main() -> None:
             label = "full" if n is None else str(n)
             r = real if n is None else real.iloc[order_real[:n]]
             s = syn if n is None else syn.iloc[order_syn[:n]]
-            paths = {"real": f"{tmp}/real_{label}.csv", "synthetic": f"{tmp}/syn_{label}.csv"}
+            paths = {
+                "real": f"{tmp}/real_{label}.csv",
+                "synthetic": f"{tmp}/syn_{label}.csv",
+            }
             r.to_csv(paths["real"], index=False)
             s.to_csv(paths["synthetic"], index=False)
             payload = {**paths, "metadata": metadata}
@@ -97,11 +108,17 @@ def main() -> None:
                 hold.to_csv(f"{tmp}/hold.csv", index=False)
                 payload["holdout"] = f"{tmp}/hold.csv"
             ours = run_child(sys.executable, SYNTHRISK_CODE, payload)
-            ref = run_child(ref_python, SDMETRICS_CODE, payload) if (n is not None or args.full) else None
+            ref = (
+                run_child(ref_python, SDMETRICS_CODE, payload)
+                if (n is not None or args.full)
+                else None
+            )
             rows.append((label, len(r), len(s), ours, ref))
             print(_row(label, len(r), len(s), ours, ref), flush=True)
     print()
-    print("| rows (real × synthetic) | SDMetrics 0.32 | synthrisk | speed-up | |Δ median DCR syn→real| | peak RSS SDMetrics | peak RSS synthrisk |")
+    print(
+        "| rows (real × synthetic) | SDMetrics 0.32 | synthrisk | speed-up | |Δ median DCR syn→real| | peak RSS SDMetrics | peak RSS synthrisk |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, n_r, n_s, ours, ref in rows:
         print(_row(label, n_r, n_s, ours, ref))

@@ -28,7 +28,9 @@ def mixed_tables(seed: int) -> tuple[dict[str, pd.DataFrame], dict]:
     def table(n: int, prefix: str) -> pd.DataFrame:
         num_f = np.round(rng.normal(50, 15, n), 2)
         num_f[rng.random(n) < 0.1] = np.nan
-        dates = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 400, n), unit="D")
+        dates = pd.Timestamp("2020-01-01") + pd.to_timedelta(
+            rng.integers(0, 400, n), unit="D"
+        )
         date_str = pd.Series(dates.strftime("%Y-%m-%d"), dtype=object)
         date_str[rng.random(n) < 0.08] = None
         cat = pd.Series(rng.choice(["a", "b", "c", "d"], n), dtype=object)
@@ -46,7 +48,9 @@ def mixed_tables(seed: int) -> tuple[dict[str, pd.DataFrame], dict]:
         )
 
     real, syn, hold = table(300, "r"), table(200, "s"), table(250, "h")
-    syn.iloc[:40, 1:] = real.iloc[:40, 1:].to_numpy()  # some exact copies: zero DCRs and ties
+    syn.iloc[:40, 1:] = real.iloc[
+        :40, 1:
+    ].to_numpy()  # some exact copies: zero DCRs and ties
     syn.loc[5, "num_f"] = 500.0  # outside the real range: clipped at 1
     metadata = {
         "columns": {
@@ -76,7 +80,13 @@ def categorical_tables(seed: int) -> tuple[dict[str, pd.DataFrame], dict]:
         )
 
     real, syn, hold = table(150), table(120), table(90)
-    metadata = {"columns": {"x": {"sdtype": "categorical"}, "y": {"sdtype": "categorical"}, "z": {"sdtype": "numerical"}}}
+    metadata = {
+        "columns": {
+            "x": {"sdtype": "categorical"},
+            "y": {"sdtype": "categorical"},
+            "z": {"sdtype": "numerical"},
+        }
+    }
     return {"real": real, "synthetic": syn, "holdout": hold}, metadata
 
 
@@ -102,7 +112,9 @@ def main() -> None:
             warnings.simplefilter("ignore")
             dcr_syn = calculate_dcr(read["synthetic"], read["real"], metadata)
             dcr_hold_ref = calculate_dcr(read["synthetic"], read["holdout"], metadata)
-            base = DCRBaselineProtection.compute_breakdown(read["real"], read["synthetic"], metadata, None)
+            base = DCRBaselineProtection.compute_breakdown(
+                read["real"], read["synthetic"], metadata, None
+            )
             over = DCROverfittingProtection.compute_breakdown(
                 read["real"], read["synthetic"], read["holdout"], metadata, None
             )
@@ -111,11 +123,17 @@ def main() -> None:
             "metadata": metadata,
             "dcr_synthetic_to_real": [float(v) for v in dcr_syn],
             "dcr_synthetic_to_holdout": [float(v) for v in dcr_hold_ref],
-            "median_dcr_synthetic_to_real": float(base["median_DCR_to_real_data"]["synthetic_data"]),
+            "median_dcr_synthetic_to_real": float(
+                base["median_DCR_to_real_data"]["synthetic_data"]
+            ),
             "overfitting": {
                 "score": float(over["score"]),
-                "closer_to_training": float(over["synthetic_data_percentages"]["closer_to_training"]),
-                "closer_to_holdout": float(over["synthetic_data_percentages"]["closer_to_holdout"]),
+                "closer_to_training": float(
+                    over["synthetic_data_percentages"]["closer_to_training"]
+                ),
+                "closer_to_holdout": float(
+                    over["synthetic_data_percentages"]["closer_to_holdout"]
+                ),
             },
         }
     (OUT / "dcr_goldens.json").write_text(json.dumps(goldens, indent=1) + "\n")

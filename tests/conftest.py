@@ -22,7 +22,9 @@ def make_mixed(n: int, seed: int, *, prefix: str = "r") -> pd.DataFrame:
     cat[g.random(n) < 0.1] = None
     flag = pd.array(g.random(n) < 0.4, dtype="boolean")
     flag[g.random(n) < 0.05] = pd.NA
-    when = pd.Series(pd.Timestamp("2021-01-01") + pd.to_timedelta(g.integers(0, 300, n), unit="D"))
+    when = pd.Series(
+        pd.Timestamp("2021-01-01") + pd.to_timedelta(g.integers(0, 300, n), unit="D")
+    )
     when[g.random(n) < 0.05] = pd.NaT
     return pd.DataFrame(
         {
@@ -38,4 +40,8 @@ def make_mixed(n: int, seed: int, *, prefix: str = "r") -> pd.DataFrame:
 
 @pytest.fixture
 def mixed_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    return make_mixed(120, 1, prefix="r"), make_mixed(90, 2, prefix="s"), make_mixed(100, 3, prefix="h")
+    return (
+        make_mixed(120, 1, prefix="r"),
+        make_mixed(90, 2, prefix="s"),
+        make_mixed(100, 3, prefix="h"),
+    )

@@ -14,7 +14,13 @@ def test_all_is_unique_sorted_and_importable() -> None:
 
 
 def test_subpackages_export_what_they_list() -> None:
-    for module in ("synthrisk.schema", "synthrisk.neighbors", "synthrisk.metrics", "synthrisk.io", "synthrisk.datasets"):
+    for module in (
+        "synthrisk.schema",
+        "synthrisk.neighbors",
+        "synthrisk.metrics",
+        "synthrisk.io",
+        "synthrisk.datasets",
+    ):
         mod = importlib.import_module(module)
         assert all(hasattr(mod, name) for name in mod.__all__), module
 

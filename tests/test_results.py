@@ -23,10 +23,26 @@ def _report() -> EvaluationReport:
 
 def test_json_contract_keys_and_nan_as_null() -> None:
     data = json.loads(_report().to_json())
-    assert set(data) >= {"schema_version", "synthrisk_version", "seed", "inputs", "results"}
+    assert set(data) >= {
+        "schema_version",
+        "synthrisk_version",
+        "seed",
+        "inputs",
+        "results",
+    }
     assert data["schema_version"] == 1
     entry = data["results"][0]
-    assert set(entry) == {"metric", "score", "breakdown", "ci", "params", "warnings", "seconds", "attack", "higher_is_safer"}
+    assert set(entry) == {
+        "metric",
+        "score",
+        "breakdown",
+        "ci",
+        "params",
+        "warnings",
+        "seconds",
+        "attack",
+        "higher_is_safer",
+    }
     assert entry["breakdown"]["x"]["y"] is None
     assert entry["params"] == {"k": 3}
     assert entry["ci"] == [0.1, 0.4]
@@ -36,7 +52,12 @@ def test_records_only_when_asked_and_round_trip() -> None:
     report = _report()
     assert "records" not in json.loads(report.to_json())["results"][0]
     text = report.to_json(include_records=True)
-    assert json.loads(text)["results"][0]["records"]["r"] == {"table": "synthetic", "description": "d", "index": [0, 2], "values": [0.5, None]}
+    assert json.loads(text)["results"][0]["records"]["r"] == {
+        "table": "synthetic",
+        "description": "d",
+        "index": [0, 2],
+        "values": [0.5, None],
+    }
     again = EvaluationReport.from_json(text)
     assert again.to_json(include_records=True) == text
     assert again["m"].score == 0.25
@@ -54,7 +75,10 @@ def test_to_jsonable_handles_numpy() -> None:
 
 
 def test_repr_is_readable() -> None:
-    assert repr(_report()["m"]) == "MetricResult(metric='m', score=0.2500, ci=(0.1000, 0.4000), warnings=1)"
+    assert (
+        repr(_report()["m"])
+        == "MetricResult(metric='m', score=0.2500, ci=(0.1000, 0.4000), warnings=1)"
+    )
 
 
 def test_newer_schema_version_is_rejected() -> None:
@@ -62,5 +86,7 @@ def test_newer_schema_version_is_rejected() -> None:
 
     data = _report().to_dict()
     data["schema_version"] = 2
-    with pytest.raises(InputError, match=r"schema_version 2, newer than the 1 this synthrisk reads"):
+    with pytest.raises(
+        InputError, match=r"schema_version 2, newer than the 1 this synthrisk reads"
+    ):
         EvaluationReport.from_dict(data)

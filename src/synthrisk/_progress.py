@@ -16,7 +16,9 @@ Advance = Callable[[int], None]
 class Progress(Protocol):
     """Something that can show the progress of a counted task."""
 
-    def task(self, description: str, total: int) -> contextlib.AbstractContextManager[Advance]:
+    def task(
+        self, description: str, total: int
+    ) -> contextlib.AbstractContextManager[Advance]:
         """Context manager yielding ``advance(n)`` for a task of ``total`` steps."""
         ...
 

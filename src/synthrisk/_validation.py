@@ -39,7 +39,11 @@ def check_int(
 
 def check_positive_float(value: Any, *, name: str) -> float:
     """Return ``value`` as a float if it is a finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not float(value) > 0
+    ):
         msg = f"`{name}` must be a positive number; got {value!r}."
         raise ParameterError(msg)
     if value == float("inf"):

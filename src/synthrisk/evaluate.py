@@ -21,7 +21,9 @@ __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
 MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] | None
 
 
-def resolve_metrics(metrics: MetricsSpec, *, has_holdout: bool) -> tuple[list[Metric], list[str]]:
+def resolve_metrics(
+    metrics: MetricsSpec, *, has_holdout: bool
+) -> tuple[list[Metric], list[str]]:
     """Turn the ``metrics`` argument into metric instances (and notes on skipped ones).
 
     ``None`` selects every metric that runs with default parameters (those needing a
@@ -35,7 +37,9 @@ def resolve_metrics(metrics: MetricsSpec, *, has_holdout: bool) -> tuple[list[Me
             if not cls.runs_by_default:
                 continue
             if cls.requires_holdout and not has_holdout:
-                notes.append(f"metric {metric_id!r} was skipped: it needs a holdout table.")
+                notes.append(
+                    f"metric {metric_id!r} was skipped: it needs a holdout table."
+                )
                 continue
             chosen.append(cls())
         return chosen, notes
@@ -121,7 +125,13 @@ def evaluate(
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
     return run_metrics(
-        tables, chosen, seed=seed, working_memory=working_memory, backend=backend, progress=progress, notes=notes
+        tables,
+        chosen,
+        seed=seed,
+        working_memory=working_memory,
+        backend=backend,
+        progress=progress,
+        notes=notes,
     )
 
 
@@ -144,7 +154,11 @@ def run_metrics(
     results = []
     for metric in metrics:
         context = make_context(
-            metric.id, seed=seed, working_memory=working_memory, backend=backend, progress=reporter
+            metric.id,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            progress=reporter,
         )
         results.append(metric.run(tables, context))
     schema = tables.schema.to_dict()

@@ -27,7 +27,13 @@ import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 
-__all__ = ["SCHEMA_VERSION", "EvaluationReport", "MetricResult", "RecordScores", "to_jsonable"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "EvaluationReport",
+    "MetricResult",
+    "RecordScores",
+    "to_jsonable",
+]
 
 SCHEMA_VERSION = 1
 
@@ -89,7 +95,9 @@ class RecordScores:
         """The scores as a pandas DataFrame indexed by row position."""
         import pandas as pd
 
-        return pd.DataFrame({"value": self.values}, index=pd.Index(self.index, name=f"{self.table}_row"))
+        return pd.DataFrame(
+            {"value": self.values}, index=pd.Index(self.index, name=f"{self.table}_row")
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,7 +136,9 @@ class MetricResult:
     params: Mapping[str, JSONValue] = dataclasses.field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
-    records: Mapping[str, RecordScores] = dataclasses.field(default_factory=dict, compare=False)
+    records: Mapping[str, RecordScores] = dataclasses.field(
+        default_factory=dict, compare=False
+    )
     attack: str = ""
     higher_is_safer: bool = True
 
@@ -144,7 +154,9 @@ class MetricResult:
             from synthrisk.report import render_result_html
 
             return render_result_html(self)
-        except ImportError:  # jinja2 / matplotlib not installed: Jupyter falls back to repr
+        except (
+            ImportError
+        ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
             return None
 
     def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
@@ -171,7 +183,10 @@ class MetricResult:
             name: RecordScores(
                 table=rec["table"],
                 index=np.asarray(rec["index"], dtype=np.int64),
-                values=np.asarray([np.nan if v is None else v for v in rec["values"]], dtype=np.float64),
+                values=np.asarray(
+                    [np.nan if v is None else v for v in rec["values"]],
+                    dtype=np.float64,
+                ),
                 description=rec.get("description", ""),
             )
             for name, rec in (data.get("records") or {}).items()
@@ -222,7 +237,9 @@ class EvaluationReport:
             from synthrisk.report import render_html
 
             return render_html(self, fragment=True)
-        except ImportError:  # jinja2 / matplotlib not installed: Jupyter falls back to repr
+        except (
+            ImportError
+        ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
             return None
 
     def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
@@ -234,12 +251,18 @@ class EvaluationReport:
             "inputs": to_jsonable(self.inputs),
             "schema": to_jsonable(self.schema),
             "warnings": list(self.warnings),
-            "results": [r.to_dict(include_records=include_records) for r in self.results],
+            "results": [
+                r.to_dict(include_records=include_records) for r in self.results
+            ],
         }
 
     def to_json(self, *, include_records: bool = False, indent: int | None = 2) -> str:
         """The report as a JSON string (NaN never appears: undefined numbers are null)."""
-        return json.dumps(self.to_dict(include_records=include_records), indent=indent, allow_nan=False)
+        return json.dumps(
+            self.to_dict(include_records=include_records),
+            indent=indent,
+            allow_nan=False,
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvaluationReport:
@@ -273,4 +296,3 @@ class EvaluationReport:
     def from_json(cls, text: str) -> EvaluationReport:
         """Rebuild a report from a JSON string."""
         return cls.from_dict(json.loads(text))
-

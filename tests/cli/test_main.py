@@ -15,7 +15,11 @@ from synthrisk.datasets import load_demo
 def demo_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("demo")
     demo = load_demo(n_rows=600, seed=1)
-    paths = {"real": folder / "real.csv", "holdout": folder / "holdout.parquet", "synthetic": folder / "syn.csv"}
+    paths = {
+        "real": folder / "real.csv",
+        "holdout": folder / "holdout.parquet",
+        "synthetic": folder / "syn.csv",
+    }
     demo.real.to_csv(paths["real"], index=False)
     demo.holdout.to_parquet(paths["holdout"])
     demo.synthetic["partial"].to_csv(paths["synthetic"], index=False)
@@ -24,7 +28,9 @@ def demo_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_evaluate_writes_json_with_file_hashes(
+    demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out" / "report.json"
     code = main([
         "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
@@ -33,7 +39,10 @@ def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_
     ])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())
-    assert [r["metric"] for r in data["results"]] == ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    assert [r["metric"] for r in data["results"]] == [
+        "dcr_baseline_protection",
+        "dcr_overfitting_protection",
+    ]
     assert data["seed"] == 3
     assert len(data["inputs"]["real"]["sha256"]) == 64
     assert data["inputs"]["holdout"]["file"] == "holdout.parquet"
@@ -41,8 +50,20 @@ def test_evaluate_writes_json_with_file_hashes(demo_files: dict[str, Path], tmp_
     assert capsys.readouterr().out == ""  # --quiet
 
 
-def test_evaluate_prints_a_summary_table(demo_files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]), "--metrics", "dcr_baseline_protection"])
+def test_evaluate_prints_a_summary_table(
+    demo_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "evaluate",
+            "--real",
+            str(demo_files["real"]),
+            "--synthetic",
+            str(demo_files["synthetic"]),
+            "--metrics",
+            "dcr_baseline_protection",
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "dcr_baseline_protection" in out
@@ -52,26 +73,70 @@ def test_evaluate_prints_a_summary_table(demo_files: dict[str, Path], capsys: py
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["evaluate", "--real", "x.csv"], "synthrisk: error: the following arguments are required: --synthetic"),
-        (["evaluate", "--real", "missing.csv", "--synthetic", "missing.csv"], "synthrisk: error: the `real` file 'missing.csv' does not exist."),
-        (["frobnicate"], "synthrisk: error: argument COMMAND: invalid choice: 'frobnicate'"),
-        (["run", "nowhere.yaml"], "synthrisk: error: the configuration file 'nowhere.yaml' does not exist."),
+        (
+            ["evaluate", "--real", "x.csv"],
+            "synthrisk: error: the following arguments are required: --synthetic",
+        ),
+        (
+            ["evaluate", "--real", "missing.csv", "--synthetic", "missing.csv"],
+            "synthrisk: error: the `real` file 'missing.csv' does not exist.",
+        ),
+        (
+            ["frobnicate"],
+            "synthrisk: error: argument COMMAND: invalid choice: 'frobnicate'",
+        ),
+        (
+            ["run", "nowhere.yaml"],
+            "synthrisk: error: the configuration file 'nowhere.yaml' does not exist.",
+        ),
     ],
 )
-def test_usage_and_input_errors_exit_2_without_traceback(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_and_input_errors_exit_2_without_traceback(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(message)
     assert "Traceback" not in err
 
 
-def test_bad_input_tables_exit_2(demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_tables_exit_2(
+    demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     other = tmp_path / "other.csv"
     pd.DataFrame({"zzz": [1, 2]}).to_csv(other, index=False)
-    assert main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(other), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                "--real",
+                str(demo_files["real"]),
+                "--synthetic",
+                str(other),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
-    assert err.startswith("synthrisk: error: the `real` and `synthetic` tables have different columns")
-    assert main(["evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]), "--metrics", "dcr_overfitting_protection", "--quiet"]) == 2
+    assert err.startswith(
+        "synthrisk: error: the `real` and `synthetic` tables have different columns"
+    )
+    assert (
+        main(
+            [
+                "evaluate",
+                "--real",
+                str(demo_files["real"]),
+                "--synthetic",
+                str(demo_files["synthetic"]),
+                "--metrics",
+                "dcr_overfitting_protection",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "needs a `holdout` table" in capsys.readouterr().err
 
 
@@ -93,19 +158,25 @@ def test_run_config(demo_files: dict[str, Path], tmp_path: Path) -> None:
     first = (tmp_path / "out" / "report.json").read_text()
     assert main(["run", str(config), "--quiet"]) == 0
     second = (tmp_path / "out" / "report.json").read_text()
-    for a, b in zip(json.loads(first)["results"], json.loads(second)["results"], strict=False):
+    for a, b in zip(
+        json.loads(first)["results"], json.loads(second)["results"], strict=False
+    ):
         a.pop("seconds"), b.pop("seconds")
         assert a == b
 
 
-def test_run_config_with_unknown_key_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_config_with_unknown_key_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "run.yaml"
     config.write_text("data: {real: a.csv, synthetic: b.csv}\nmetricz: {}\n")
     assert main(["run", str(config)]) == 2
     assert "unknown keys ['metricz']" in capsys.readouterr().err
 
 
-def test_demo_writes_reports_and_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_writes_reports_and_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["demo", "--out", str(tmp_path / "d"), "--rows", "600"]) == 0
     out = capsys.readouterr().out
     assert "leaky" in out

@@ -41,21 +41,46 @@ def census(n: int, seed: int) -> pd.DataFrame:
 @pytest.mark.parametrize("n_attacks", [4, None])
 @pytest.mark.parametrize(
     ("k", "level", "risk", "ci"),
-    [(1, 0, 0.25, (0.25, 0.25)), (2, 0, 1, (1.0, 1.0)), (1, 0.95, 0.3725, (0.045587, 0.699358)), (2, 0.95, 0.7551, (0.5102, 1.0))],
+    [
+        (1, 0, 0.25, (0.25, 0.25)),
+        (2, 0, 1, (1.0, 1.0)),
+        (1, 0.95, 0.3725, (0.045587, 0.699358)),
+        (2, 0.95, 0.7551, (0.5102, 1.0)),
+    ],
 )
-def test_linkability_evaluator(n_attacks: int | None, k: int, level: float, risk: float, ci: tuple) -> None:
-    evaluator = LinkabilityEvaluator(ori=ORI, syn=SYN, n_attacks=n_attacks, n_neighbors=k, aux_cols=(["col0"], ["col1"]))
+def test_linkability_evaluator(
+    n_attacks: int | None, k: int, level: float, risk: float, ci: tuple
+) -> None:
+    evaluator = LinkabilityEvaluator(
+        ori=ORI,
+        syn=SYN,
+        n_attacks=n_attacks,
+        n_neighbors=k,
+        aux_cols=(["col0"], ["col1"]),
+    )
     evaluator.evaluate(n_jobs=1)
     value, got_ci = evaluator.risk(confidence_level=level)
     assert value == pytest.approx(risk, abs=1e-4)
     assert got_ci == pytest.approx(ci, abs=1e-4)
-    wide = LinkabilityEvaluator(ori=ORI, syn=SYN, n_attacks=n_attacks, n_neighbors=4, aux_cols=(["col0"], ["col1"])).evaluate()
-    assert wide.risk(confidence_level=level, n_neighbors=k).value == pytest.approx(risk, abs=1e-4)
+    wide = LinkabilityEvaluator(
+        ori=ORI,
+        syn=SYN,
+        n_attacks=n_attacks,
+        n_neighbors=4,
+        aux_cols=(["col0"], ["col1"]),
+    ).evaluate()
+    assert wide.risk(confidence_level=level, n_neighbors=k).value == pytest.approx(
+        risk, abs=1e-4
+    )
 
 
-@pytest.mark.parametrize(("k", "fails"), [(1, False), (4, False), (5, True), (45, True)])
+@pytest.mark.parametrize(
+    ("k", "fails"), [(1, False), (4, False), (5, True), (45, True)]
+)
 def test_linkability_more_neighbors_than_computed(k: int, fails: bool) -> None:
-    evaluator = LinkabilityEvaluator(ori=ORI, syn=SYN, n_attacks=4, n_neighbors=4, aux_cols=(["col0"], ["col1"])).evaluate()
+    evaluator = LinkabilityEvaluator(
+        ori=ORI, syn=SYN, n_attacks=4, n_neighbors=4, aux_cols=(["col0"], ["col1"])
+    ).evaluate()
     if fails:
         with pytest.raises(ValueError, match="`n_neighbors` must be at most"):
             evaluator.risk(n_neighbors=k)
@@ -72,10 +97,18 @@ def test_not_evaluated_raises_runtime_error() -> None:
         InferenceEvaluator(ori=ORI, syn=SYN, aux_cols=["col0"], secret="col1").results()
 
 
-@pytest.mark.filterwarnings("ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning")
+@pytest.mark.filterwarnings(
+    "ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning"
+)
 def test_linkability_caps_n_attacks_to_the_control_set() -> None:
     ori, syn, control = census(200, 1), census(200, 2), census(50, 3)
-    ev = LinkabilityEvaluator(ori=ori, syn=syn, aux_cols=(["age", "job"], ["hours", "sex"]), n_attacks=100, control=control)
+    ev = LinkabilityEvaluator(
+        ori=ori,
+        syn=syn,
+        aux_cols=(["age", "job"], ["hours", "sex"]),
+        n_attacks=100,
+        control=control,
+    )
     with pytest.warns(UnreliableEstimateWarning, match="larger than the holdout table"):
         ev.evaluate()
     results = ev.results()
@@ -84,13 +117,26 @@ def test_linkability_caps_n_attacks_to_the_control_set() -> None:
 
 @pytest.mark.parametrize(
     ("syn", "expected"),
-    [([["a", "b"], ["c", "d"]], 1.0), ([["a", "b"], ["c", "e"]], 0.5), ([["a", "h"], ["c", "g"]], 0.0)],
+    [
+        ([["a", "b"], ["c", "d"]], 1.0),
+        ([["a", "b"], ["c", "e"]], 0.5),
+        ([["a", "h"], ["c", "g"]], 0.0),
+    ],
 )
 def test_inference_evaluator_rates(syn: list, expected: float) -> None:
     ori = pd.DataFrame([["a", "b"], ["c", "d"]], columns=["c0", "c1"])
-    ev = InferenceEvaluator(ori=ori, syn=pd.DataFrame(syn, columns=["c0", "c1"]), control=ori, aux_cols=["c0"], secret="c1", n_attacks=2)
+    ev = InferenceEvaluator(
+        ori=ori,
+        syn=pd.DataFrame(syn, columns=["c0", "c1"]),
+        control=ori,
+        aux_cols=["c0"],
+        secret="c1",
+        n_attacks=2,
+    )
     ev.evaluate(n_jobs=1)
-    with pytest.warns(UnreliableEstimateWarning):  # 1.1's collapsed baseline can tie the attack on 2 rows
+    with pytest.warns(
+        UnreliableEstimateWarning
+    ):  # 1.1's collapsed baseline can tie the attack on 2 rows
         results = ev.results(confidence_level=0)
     assert results.attack_rate == (expected, 0)
     assert results.control_rate == (expected, 0)
@@ -98,7 +144,14 @@ def test_inference_evaluator_rates(syn: list, expected: float) -> None:
 
 def test_inference_leaks_and_groups() -> None:
     ori = census(300, 4).drop_duplicates(subset=["age", "hours", "job"])
-    ev = InferenceEvaluator(ori=ori, syn=ori, control=ori, aux_cols=["age", "hours", "job"], secret="income", n_attacks=len(ori))
+    ev = InferenceEvaluator(
+        ori=ori,
+        syn=ori,
+        control=ori,
+        aux_cols=["age", "hours", "job"],
+        secret="income",
+        n_attacks=len(ori),
+    )
     ev.evaluate(n_jobs=1)
     with pytest.warns(UnreliableEstimateWarning):  # attack and control are both perfect
         results = ev.results(confidence_level=0)
@@ -113,19 +166,32 @@ def test_inference_leaks_and_groups() -> None:
     assert sum(g.n_attacks_ori for g in groups.values()) == len(ori)
 
 
-@pytest.mark.filterwarnings("ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning")
+@pytest.mark.filterwarnings(
+    "ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning"
+)
 def test_inference_secret_checks_and_custom_model() -> None:
     ori, syn, control = census(300, 5), census(300, 6), census(200, 7)
     with pytest.raises(ValueError, match="secret must be a single column name"):
         InferenceEvaluator(ori=ori, syn=syn, aux_cols=["age"], secret=["income", "sex"])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="secret column 'salary' not found in ori dataframe"):
+    with pytest.raises(
+        ValueError, match="secret column 'salary' not found in ori dataframe"
+    ):
         InferenceEvaluator(ori=ori, syn=syn, aux_cols=["age"], secret="salary")
 
     class AlwaysRich:
         def predict(self, x: pd.DataFrame) -> pd.Series:
             return pd.Series([">50K"] * len(x), index=x.index)
 
-    ev = InferenceEvaluator(ori=ori, syn=syn, control=control, aux_cols=["age"], secret="income", n_attacks=200, inference_model=AlwaysRich(), seed=0)
+    ev = InferenceEvaluator(
+        ori=ori,
+        syn=syn,
+        control=control,
+        aux_cols=["age"],
+        secret="income",
+        n_attacks=200,
+        inference_model=AlwaysRich(),
+        seed=0,
+    )
     ev.evaluate()
     results = ev.results(confidence_level=0)
     assert results.n_success == (ori.loc[ev.attack.targets, "income"] == ">50K").sum()
@@ -134,16 +200,29 @@ def test_inference_secret_checks_and_custom_model() -> None:
 
 def test_inference_regression_default_is_exact_in_11_and_automatic_in_10() -> None:
     ori, syn = census(200, 8), census(200, 9)
-    v11 = InferenceEvaluator(ori=ori, syn=syn, aux_cols=["job"], secret="age", n_attacks=100, seed=1).evaluate()
+    v11 = InferenceEvaluator(
+        ori=ori, syn=syn, aux_cols=["job"], secret="age", n_attacks=100, seed=1
+    ).evaluate()
     assert not v11.attack.regression
-    v10 = InferenceEvaluator(ori=ori, syn=syn, aux_cols=["job"], secret="age", n_attacks=100, seed=1, regression=None, compat="anonymeter-1.0").evaluate()
+    v10 = InferenceEvaluator(
+        ori=ori,
+        syn=syn,
+        aux_cols=["job"],
+        secret="age",
+        n_attacks=100,
+        seed=1,
+        regression=None,
+        compat="anonymeter-1.0",
+    ).evaluate()
     assert v10.attack.regression
 
 
 def test_singling_out_evaluator() -> None:
     ori, syn, control = census(400, 10), census(400, 11), census(300, 12)
     syn.iloc[:200] = ori.iloc[:200].to_numpy()
-    ev = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=100, seed=3).evaluate(mode="multivariate")
+    ev = SinglingOutEvaluator(
+        ori=ori, syn=syn, control=control, n_attacks=100, seed=3
+    ).evaluate(mode="multivariate")
     queries = ev.queries()
     assert all(isinstance(q, str) for q in queries)
     results = ev.results()
@@ -152,7 +231,9 @@ def test_singling_out_evaluator() -> None:
     assert ev.attack.control_correction == pytest.approx(ev.attack.control_correction)
     risk = ev.risk()
     assert 0 <= risk.ci[0] <= risk.value <= risk.ci[1] <= 1
-    again = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=100, seed=3).evaluate()
+    again = SinglingOutEvaluator(
+        ori=ori, syn=syn, control=control, n_attacks=100, seed=3
+    ).evaluate()
     assert again.queries() == queries
     assert ev.risk(baseline=True) == results.risk(baseline=True)
     assert len(ev.queries(baseline=True)) == results.n_baseline
@@ -160,31 +241,59 @@ def test_singling_out_evaluator() -> None:
         ev.evaluate(mode="bivariate")
 
 
-@pytest.mark.filterwarnings("ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning")
+@pytest.mark.filterwarnings(
+    "ignore:the attack succeeded no more often:synthrisk.exceptions.UnreliableEstimateWarning"
+)
 def test_singling_out_evaluator_univariate_warns_when_short() -> None:
     df = pd.DataFrame({"col1": ["a", "b", "c", "d"], "col2": [2, 1, 3, None]})
     ev = SinglingOutEvaluator(ori=df, syn=df, n_attacks=20, seed=0)
     with pytest.warns(UnreliableEstimateWarning, match="only 10 of the requested 20"):
         ev.evaluate(mode="univariate")
     assert sorted(ev.queries()) == sorted(
-        [f"col1 == '{v}'" for v in "abcd"] + ["col2 == 1", "col2 == 2", "col2 == 3", "col2 <= 1", "col2 >= 3", "col2 IS NULL"]
+        [f"col1 == '{v}'" for v in "abcd"]
+        + [
+            "col2 == 1",
+            "col2 == 2",
+            "col2 == 3",
+            "col2 <= 1",
+            "col2 >= 3",
+            "col2 IS NULL",
+        ]
     )
     assert ev.results().n_attacks_ori == 20  # Anonymeter's denominator
 
 
 def test_evaluation_results_confidence() -> None:
-    results = evaluation_results(n_attacks=100, n_success=100, n_baseline=0, confidence_level=0.95)
-    assert results.attack_rate == SuccessRate(value=0.9815032508965071, error=0.01849674910349284)
-    assert results.baseline_rate == SuccessRate(value=0.01849674910349284, error=0.01849674910349284)
-    results = evaluation_results(n_attacks=100, n_success=100, n_baseline=0, confidence_level=0.68)
-    assert results.attack_rate == SuccessRate(value=0.9951036894831882, error=0.004896310516811869)
+    results = evaluation_results(
+        n_attacks=100, n_success=100, n_baseline=0, confidence_level=0.95
+    )
+    assert results.attack_rate == SuccessRate(
+        value=0.9815032508965071, error=0.01849674910349284
+    )
+    assert results.baseline_rate == SuccessRate(
+        value=0.01849674910349284, error=0.01849674910349284
+    )
+    results = evaluation_results(
+        n_attacks=100, n_success=100, n_baseline=0, confidence_level=0.68
+    )
+    assert results.attack_rate == SuccessRate(
+        value=0.9951036894831882, error=0.004896310516811869
+    )
     assert results.control_rate is None
     assert results.n_attacks_control == -1
-    simple = evaluation_results(n_attacks=(111, 100, 50), n_success=84, n_baseline=42, n_control=10, confidence_level=0)
+    simple = evaluation_results(
+        n_attacks=(111, 100, 50),
+        n_success=84,
+        n_baseline=42,
+        n_control=10,
+        confidence_level=0,
+    )
     assert simple.attack_rate.value == 84 / 111
     assert simple.risk().value == pytest.approx((84 / 111 - 0.2) / 0.8)
 
 
 def test_evaluation_results_warns_baseline() -> None:
-    with pytest.warns(UserWarning, match="no more often than the random-guessing baseline"):
+    with pytest.warns(
+        UserWarning, match="no more often than the random-guessing baseline"
+    ):
         evaluation_results(n_attacks=100, n_success=49, n_baseline=50)

@@ -28,23 +28,47 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     assert config.real == tmp_path / "real.csv"
     assert config.synthetic == Path("/abs/syn.csv")
     assert config.seed == 4
-    assert config.metrics == {"dcr_baseline_protection": {}, "dcr_overfitting_protection": {"num_rows_subsample": None}}
+    assert config.metrics == {
+        "dcr_baseline_protection": {},
+        "dcr_overfitting_protection": {"num_rows_subsample": None},
+    }
     assert config.json == tmp_path / "out" / "report.json"
 
 
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n", r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate'\]"),
-        ("data: {real: a, synthetic: b, control: c}\n", r"`data` has unknown keys \['control'\]"),
+        (
+            "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate'\]",
+        ),
+        (
+            "data: {real: a, synthetic: b, control: c}\n",
+            r"`data` has unknown keys \['control'\]",
+        ),
         ("data: {real: a}\n", r"`data.synthetic` is required"),
-        ("data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n", r"unknown metric 'zz'; available metrics"),
-        ("data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {n: 1}}\n", r"has no parameter\(s\) \['n'\]"),
-        ("data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {num_iterations: 0}}\n", r"`num_iterations` must be an integer >= 1; got 0"),
-        ("data: {real: a, synthetic: b}\nseed: -2\n", r"`seed` must be a non-negative integer"),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n",
+            r"unknown metric 'zz'; available metrics",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {n: 1}}\n",
+            r"has no parameter\(s\) \['n'\]",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {num_iterations: 0}}\n",
+            r"`num_iterations` must be an integer >= 1; got 0",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nseed: -2\n",
+            r"`seed` must be a non-negative integer",
+        ),
         ("version: 2\ndata: {real: a, synthetic: b}\n", r"`version` must be 1"),
         ("data: [1, 2\n", r"not valid YAML"),
-        ("data: {real: a, synthetic: b}\nreport: {htm: x}\n", r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n'\]"),
+        (
+            "data: {real: a, synthetic: b}\nreport: {htm: x}\n",
+            r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n'\]",
+        ),
     ],
 )
 def test_bad_configs(tmp_path: Path, text: str, match: str) -> None:

@@ -21,7 +21,9 @@ def test_read_csv_and_parquet(tmp_path: Path) -> None:
 
 
 def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"the `real` file '.*nope.csv' does not exist"):
+    with pytest.raises(
+        InputError, match=r"the `real` file '.*nope.csv' does not exist"
+    ):
         read_table(tmp_path / "nope.csv", name="real")
     (tmp_path / "t.xlsx").write_text("x")
     with pytest.raises(InputError, match=r"unsupported extension '.xlsx'"):

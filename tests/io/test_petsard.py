@@ -268,7 +268,10 @@ def test_missing_metric_is_a_clear_error(
 
     # a copy, so that the registry's order is unchanged afterwards (monkeypatch would
     # re-insert the metric at the end)
-    monkeypatch.setattr("synthrisk.metrics.METRICS", {k: v for k, v in METRICS.items() if k != "singling_out"})
+    monkeypatch.setattr(
+        "synthrisk.metrics.METRICS",
+        {k: v for k, v in METRICS.items() if k != "singling_out"},
+    )
     path = tmp_path / "p.yaml"
     path.write_text(
         "Splitter: {s: {method: custom_data, filepath: {ori: a.csv, control: b.csv}}}\n"

@@ -28,35 +28,65 @@ def _case(name: str) -> tuple[dict[str, pd.DataFrame], dict]:
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_per_row_dcr_equals_sdmetrics(name: str, backend: str) -> None:
     frames, case = _case(name)
-    tables = prepare_tables(frames["real"], frames["synthetic"], frames["holdout"], metadata=case["metadata"])
+    tables = prepare_tables(
+        frames["real"],
+        frames["synthetic"],
+        frames["holdout"],
+        metadata=case["metadata"],
+    )
     context = Context(backend=backend)
     got_real = dcr(tables.encoded("synthetic"), tables.encoded("real"), context)
     got_hold = dcr(tables.encoded("synthetic"), tables.encoded("holdout"), context)
-    np.testing.assert_allclose(got_real, case["dcr_synthetic_to_real"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(got_hold, case["dcr_synthetic_to_holdout"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        got_real, case["dcr_synthetic_to_real"], rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        got_hold, case["dcr_synthetic_to_holdout"], rtol=0, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS["cases"]))
 def test_scores_equal_sdmetrics(name: str) -> None:
     frames, case = _case(name)
-    base = DCRBaselineProtection().compute(frames["real"], frames["synthetic"], metadata=case["metadata"])
-    over = DCROverfittingProtection().compute(frames["real"], frames["synthetic"], frames["holdout"], metadata=case["metadata"])
+    base = DCRBaselineProtection().compute(
+        frames["real"], frames["synthetic"], metadata=case["metadata"]
+    )
+    over = DCROverfittingProtection().compute(
+        frames["real"],
+        frames["synthetic"],
+        frames["holdout"],
+        metadata=case["metadata"],
+    )
     synthetic_median = base.breakdown["median_DCR_to_real_data"]["synthetic_data"]  # type: ignore[index]
-    assert synthetic_median == pytest.approx(case["median_dcr_synthetic_to_real"], abs=1e-9)
+    assert synthetic_median == pytest.approx(
+        case["median_dcr_synthetic_to_real"], abs=1e-9
+    )
     assert over.score == pytest.approx(case["overfitting"]["score"], abs=1e-9)
     shares = over.breakdown["synthetic_data_percentages"]
-    assert shares["closer_to_training"] == pytest.approx(case["overfitting"]["closer_to_training"], abs=1e-9)  # type: ignore[index]
-    assert shares["closer_to_holdout"] == pytest.approx(case["overfitting"]["closer_to_holdout"], abs=1e-9)  # type: ignore[index]
+    assert shares["closer_to_training"] == pytest.approx(
+        case["overfitting"]["closer_to_training"], abs=1e-9
+    )  # type: ignore[index]
+    assert shares["closer_to_holdout"] == pytest.approx(
+        case["overfitting"]["closer_to_holdout"], abs=1e-9
+    )  # type: ignore[index]
 
 
-def test_breakdown_keys_are_sdmetrics_keys(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_breakdown_keys_are_sdmetrics_keys(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, hold = mixed_tables
     base = DCRBaselineProtection().compute(real, syn)
     over = DCROverfittingProtection().compute(real, syn, hold)
     assert set(base.breakdown) == {"score", "median_DCR_to_real_data"}
-    assert set(base.breakdown["median_DCR_to_real_data"]) == {"synthetic_data", "random_data_baseline"}  # type: ignore[arg-type]
+    assert set(base.breakdown["median_DCR_to_real_data"]) == {
+        "synthetic_data",
+        "random_data_baseline",
+    }  # type: ignore[arg-type]
     assert set(over.breakdown) == {"score", "synthetic_data_percentages"}
-    assert set(over.breakdown["synthetic_data_percentages"]) == {"closer_to_training", "closer_to_holdout"}  # type: ignore[arg-type]
+    assert set(over.breakdown["synthetic_data_percentages"]) == {
+        "closer_to_training",
+        "closer_to_holdout",
+    }  # type: ignore[arg-type]
 
 
 def test_copy_of_real_scores_zero(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
@@ -79,7 +109,11 @@ def test_training_equal_to_holdout_scores_one_because_ties_count_as_holdout() ->
 
 def test_overfitting_normalises_each_reference_by_its_own_range() -> None:
     # sdmetrics.md §6: training {0, 10}, holdout {0, 100}, synthetic 5 → d_tr 0.5, d_ho 0.05 → score 1
-    real, hold, syn = pd.DataFrame({"n": [0.0, 10.0]}), pd.DataFrame({"n": [0.0, 100.0]}), pd.DataFrame({"n": [5.0]})
+    real, hold, syn = (
+        pd.DataFrame({"n": [0.0, 10.0]}),
+        pd.DataFrame({"n": [0.0, 100.0]}),
+        pd.DataFrame({"n": [5.0]}),
+    )
     result = DCROverfittingProtection().compute(real, syn, hold)
     assert result.score == 1.0
     np.testing.assert_allclose(result.records["synthetic_to_real"].values, [0.5])
@@ -95,8 +129,12 @@ def test_baseline_score_by_hand() -> None:
     result = DCRBaselineProtection().compute(real, syn, seed=3)
     rand_dcr = result.records["random_to_real"].values
     expected_rand = float(np.median(rand_dcr))
-    assert result.breakdown["median_DCR_to_real_data"]["synthetic_data"] == pytest.approx(0.1)  # type: ignore[index]
-    assert result.breakdown["median_DCR_to_real_data"]["random_data_baseline"] == pytest.approx(expected_rand)  # type: ignore[index]
+    assert result.breakdown["median_DCR_to_real_data"][
+        "synthetic_data"
+    ] == pytest.approx(0.1)  # type: ignore[index]
+    assert result.breakdown["median_DCR_to_real_data"][
+        "random_data_baseline"
+    ] == pytest.approx(expected_rand)  # type: ignore[index]
     assert result.score == pytest.approx(min(0.1 / expected_rand, 1.0))
     # random rows are integers inside the real range, so DCRs are multiples of 0.1 up to 0.5
     assert set(np.round(rand_dcr * 10).tolist()) <= {0, 1, 2, 3, 4, 5}
@@ -107,10 +145,17 @@ def test_tiny_domain_gives_undefined_score_with_a_warning() -> None:
     result = DCRBaselineProtection().compute(real, real)
     assert result.score is None
     assert any("undefined" in w for w in result.warnings)
-    assert json.loads(evaluate(real, real, metrics=["dcr_baseline_protection"]).to_json())["results"][0]["score"] is None
+    assert (
+        json.loads(evaluate(real, real, metrics=["dcr_baseline_protection"]).to_json())[
+            "results"
+        ][0]["score"]
+        is None
+    )
 
 
-def test_same_seed_same_numbers_other_seed_other_baseline(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_same_seed_same_numbers_other_seed_other_baseline(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, _ = mixed_tables
     a = DCRBaselineProtection().compute(real, syn, seed=5)
     b = DCRBaselineProtection().compute(real, syn, seed=5)
@@ -120,7 +165,9 @@ def test_same_seed_same_numbers_other_seed_other_baseline(mixed_tables: tuple[pd
     assert a.breakdown != c.breakdown
 
 
-def test_random_baseline_respects_domain_and_missing_share(rng: np.random.Generator) -> None:
+def test_random_baseline_respects_domain_and_missing_share(
+    rng: np.random.Generator,
+) -> None:
     n = 2000
     real = pd.DataFrame(
         {
@@ -146,18 +193,28 @@ def test_subsample_keeps_the_full_real_reference_by_default() -> None:
     # one memorised synthetic row among far ones: only a full reference catches the copy
     real = pd.DataFrame({"n": np.arange(0.0, 1000.0, 1.0)})
     syn = pd.DataFrame({"n": np.arange(0.0, 1000.0, 1.0) + 0.5})
-    full = DCRBaselineProtection(num_rows_subsample=100, num_iterations=3).compute(real, syn)
-    sampled = DCRBaselineProtection(num_rows_subsample=100, num_iterations=3, subsample_real=True).compute(real, syn)
+    full = DCRBaselineProtection(num_rows_subsample=100, num_iterations=3).compute(
+        real, syn
+    )
+    sampled = DCRBaselineProtection(
+        num_rows_subsample=100, num_iterations=3, subsample_real=True
+    ).compute(real, syn)
     full_median = full.breakdown["median_DCR_to_real_data"]["synthetic_data"]  # type: ignore[index]
     sampled_median = sampled.breakdown["median_DCR_to_real_data"]["synthetic_data"]  # type: ignore[index]
     assert full_median == pytest.approx(0.5 / 999)
-    assert sampled_median > 5 * full_median  # SDMetrics #934: sampling the reference inflates DCRs
+    assert (
+        sampled_median > 5 * full_median
+    )  # SDMetrics #934: sampling the reference inflates DCRs
     assert full.params["num_rows_subsample"] == 100
 
 
-def test_subsample_larger_than_synthetic_warns_and_runs_once(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_subsample_larger_than_synthetic_warns_and_runs_once(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, _hold = mixed_tables
-    result = DCRBaselineProtection(num_rows_subsample=10_000, num_iterations=3).compute(real, syn)
+    result = DCRBaselineProtection(num_rows_subsample=10_000, num_iterations=3).compute(
+        real, syn
+    )
     assert result.params["num_rows_subsample"] is None
     assert result.params["num_iterations"] == 1
     assert any("subsampling was disabled" in w for w in result.warnings)
@@ -173,8 +230,14 @@ def test_small_holdout_warns(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
     ("kwargs", "match"),
     [
         ({"num_iterations": 3}, r"`num_iterations` > 1 needs `num_rows_subsample`"),
-        ({"num_rows_subsample": 0}, r"`num_rows_subsample` must be an integer >= 1; got 0"),
-        ({"num_rows_subsample": 2.5}, r"`num_rows_subsample` must be an integer or None; got 2.5"),
+        (
+            {"num_rows_subsample": 0},
+            r"`num_rows_subsample` must be an integer >= 1; got 0",
+        ),
+        (
+            {"num_rows_subsample": 2.5},
+            r"`num_rows_subsample` must be an integer or None; got 2.5",
+        ),
         ({"num_iterations": None}, r"`num_iterations` must be an integer; got None"),
     ],
 )
@@ -183,24 +246,37 @@ def test_bad_subsample_parameters(kwargs: dict, match: str) -> None:
         DCRBaselineProtection(**kwargs)
 
 
-def test_subsample_real_larger_than_real_is_a_clear_error(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_subsample_real_larger_than_real_is_a_clear_error(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, _ = mixed_tables
-    with pytest.raises(ParameterError, match=r"`num_rows_subsample` \(100\) is larger than the real table \(50 rows\)"):
-        DCRBaselineProtection(num_rows_subsample=100, subsample_real=True).compute(real.head(50), pd.concat([syn] * 2))
+    with pytest.raises(
+        ParameterError,
+        match=r"`num_rows_subsample` \(100\) is larger than the real table \(50 rows\)",
+    ):
+        DCRBaselineProtection(num_rows_subsample=100, subsample_real=True).compute(
+            real.head(50), pd.concat([syn] * 2)
+        )
 
 
 def test_overfitting_needs_a_holdout(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
     real, syn, _ = mixed_tables
-    with pytest.raises(InputError, match=r"metric 'dcr_overfitting_protection' needs a `holdout` table"):
+    with pytest.raises(
+        InputError, match=r"metric 'dcr_overfitting_protection' needs a `holdout` table"
+    ):
         DCROverfittingProtection().compute(real, syn)
 
 
-def test_records_hold_row_positions_and_dcrs(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_records_hold_row_positions_and_dcrs(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, _ = mixed_tables
     result = DCRBaselineProtection().compute(real, syn)
     rec = result.records["synthetic_to_real"]
     assert rec.table == "synthetic"
     np.testing.assert_array_equal(rec.index, np.arange(len(syn)))
-    assert np.median(rec.values) == pytest.approx(result.breakdown["median_DCR_to_real_data"]["synthetic_data"])  # type: ignore[index]
+    assert np.median(rec.values) == pytest.approx(
+        result.breakdown["median_DCR_to_real_data"]["synthetic_data"]
+    )  # type: ignore[index]
     low, high = result.ci  # type: ignore[misc]
     assert low <= result.score <= high  # type: ignore[operator]

@@ -59,7 +59,9 @@ def brute_masks(values: np.ndarray, batch: QueryBatch, *, ne_null: bool) -> np.n
     return masks
 
 
-def random_batch(rng: np.random.Generator, values: np.ndarray, n: int, width: int) -> QueryBatch:
+def random_batch(
+    rng: np.random.Generator, values: np.ndarray, n: int, width: int
+) -> QueryBatch:
     n_rows, m = values.shape
     cols = np.stack([rng.choice(m, size=width, replace=False) for _ in range(n)])
     ops = rng.integers(0, 9, size=(n, width)).astype(np.int8)
@@ -85,7 +87,9 @@ def table_values(rng: np.random.Generator) -> np.ndarray:
 
 
 @pytest.mark.parametrize("ne_null", [False, True])
-def test_counts_equal_brute_force(table_values: np.ndarray, rng: np.random.Generator, ne_null: bool) -> None:
+def test_counts_equal_brute_force(
+    table_values: np.ndarray, rng: np.random.Generator, ne_null: bool
+) -> None:
     batch = random_batch(rng, table_values, 600, 3)
     table = QueryTable.from_values(table_values)
     masks = brute_masks(table_values, batch, ne_null=ne_null)
@@ -95,11 +99,15 @@ def test_counts_equal_brute_force(table_values: np.ndarray, rng: np.random.Gener
     capped, first = count_matches(table, batch, cap=2, ne_matches_null=ne_null)
     np.testing.assert_array_equal(capped, np.minimum(expected, 2))
     single = expected == 1
-    np.testing.assert_array_equal(first[single], masks[single].argmax(axis=1))  # the one match
+    np.testing.assert_array_equal(
+        first[single], masks[single].argmax(axis=1)
+    )  # the one match
     assert np.all(first[expected == 0] == -1)
 
 
-def test_match_lists_equal_brute_force(table_values: np.ndarray, rng: np.random.Generator) -> None:
+def test_match_lists_equal_brute_force(
+    table_values: np.ndarray, rng: np.random.Generator
+) -> None:
     batch = random_batch(rng, table_values, 200, 2)
     table = QueryTable.from_values(table_values)
     offsets, rows = match_lists(table, batch)
@@ -114,7 +122,12 @@ def test_empty_inputs() -> None:
     counts, first = count_matches(table, QueryBatch.empty(1))
     assert counts.size == 0
     assert first.size == 0
-    empty_query = QueryBatch(np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int8), np.zeros((1, 1)), np.zeros(1, np.int64))
+    empty_query = QueryBatch(
+        np.zeros((1, 1), np.int64),
+        np.zeros((1, 1), np.int8),
+        np.zeros((1, 1)),
+        np.zeros(1, np.int64),
+    )
     assert count_matches(table, empty_query, cap=5)[0].tolist() == [2]
     _, rows = match_lists(table, empty_query)
     assert rows.tolist() == [0, 1]
@@ -132,11 +145,19 @@ def _golden_batch(info: ColumnInfo, queries: list[list[list]]) -> QueryBatch:
             cols[i, t], ops[i, t] = j, OP_CODES[op]
             if value is None:
                 continue
-            vals[i, t] = info.code_of(j, value) if info.categories[j] is not None else float(value)
-    return QueryBatch(cols, ops, vals, np.array([len(q) for q in queries], dtype=np.int64))
+            vals[i, t] = (
+                info.code_of(j, value)
+                if info.categories[j] is not None
+                else float(value)
+            )
+    return QueryBatch(
+        cols, ops, vals, np.array([len(q) for q in queries], dtype=np.int64)
+    )
 
 
-@pytest.mark.parametrize(("semantics", "ne_null"), [("counts_polars", False), ("counts_pandas", True)])
+@pytest.mark.parametrize(
+    ("semantics", "ne_null"), [("counts_polars", False), ("counts_pandas", True)]
+)
 def test_counts_equal_anonymeter_engines(semantics: str, ne_null: bool) -> None:
     golden = GOLDENS["queries"]
     frame = pd.read_csv(DATA / golden["table"])
@@ -164,4 +185,7 @@ def test_render_query_reads_like_a_filter() -> None:
     vals = np.array([info.code_of(idx["race"], "O'Neil"), 63.0, 0.0, 86400.0])
     ops = np.array([OP_EQ, OP_GE, OP_ISNULL, OP_LE], dtype=np.int8)
     text = render_query(info, cols, ops, vals, 4)
-    assert text == "age >= 63 AND `marital-status` IS NULL AND race == \"O'Neil\" AND when <= '2020-01-03T00:00:00'"
+    assert (
+        text
+        == "age >= 63 AND `marital-status` IS NULL AND race == \"O'Neil\" AND when <= '2020-01-03T00:00:00'"
+    )

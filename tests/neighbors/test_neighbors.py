@@ -22,7 +22,9 @@ def _table(rng: np.random.Generator, n: int, *, nan: float = 0.1) -> EncodedTabl
     return EncodedTable(num, codes, ("a", "b", "c"), ("x", "y"))
 
 
-def _brute_force(query: EncodedTable, reference: EncodedTable, k: int, distance: str, missing: str) -> tuple[np.ndarray, np.ndarray]:
+def _brute_force(
+    query: EncodedTable, reference: EncodedTable, k: int, distance: str, missing: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Pair-by-pair Python loop: the definition of the distances, written out."""
     q, r = query, reference
     if distance == "dcr":
@@ -42,9 +44,15 @@ def _brute_force(query: EncodedTable, reference: EncodedTable, k: int, distance:
                 if np.isnan(x) and np.isnan(y):
                     term = 0.0 if (distance == "dcr" or missing == "mismatch") else 1.0
                 elif np.isnan(x) or np.isnan(y):
-                    term = 1.0 if (distance == "dcr" or missing == "mismatch") else np.nan
+                    term = (
+                        1.0 if (distance == "dcr" or missing == "mismatch") else np.nan
+                    )
                 elif distance == "dcr":
-                    term = float(abs(x - y) > 0) if scale[f] == 0 else min(abs(x - y) / scale[f], 1.0)
+                    term = (
+                        float(abs(x - y) > 0)
+                        if scale[f] == 0
+                        else min(abs(x - y) / scale[f], 1.0)
+                    )
                 else:
                     term = abs(x - y)
                 acc += term
@@ -58,18 +66,39 @@ def _brute_force(query: EncodedTable, reference: EncodedTable, k: int, distance:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(("distance", "missing"), [("dcr", "mismatch"), ("gower", "mismatch"), ("gower", "anonymeter")])
+@pytest.mark.parametrize(
+    ("distance", "missing"),
+    [("dcr", "mismatch"), ("gower", "mismatch"), ("gower", "anonymeter")],
+)
 @pytest.mark.parametrize("working_memory", [2**-12, 0.01, None])
-def test_backends_equal_brute_force(backend: str, distance: str, missing: str, working_memory: float | None, rng: np.random.Generator) -> None:
+def test_backends_equal_brute_force(
+    backend: str,
+    distance: str,
+    missing: str,
+    working_memory: float | None,
+    rng: np.random.Generator,
+) -> None:
     query, reference = _table(rng, 37), _table(rng, 53)
     k = 4
-    got = nearest_neighbors(query, reference, k=k, distance=distance, missing=missing, backend=backend, working_memory=working_memory)  # type: ignore[arg-type]
+    got = nearest_neighbors(
+        query,
+        reference,
+        k=k,
+        distance=distance,
+        missing=missing,
+        backend=backend,
+        working_memory=working_memory,
+    )  # type: ignore[arg-type]
     want_d, want_i = _brute_force(query, reference, k, distance, missing)
-    np.testing.assert_allclose(got.distances, want_d, rtol=0, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(
+        got.distances, want_d, rtol=0, atol=1e-12, equal_nan=True
+    )
     np.testing.assert_array_equal(got.indices, want_i)
 
 
-def test_numba_equals_numpy_bit_for_bit_on_larger_tables(rng: np.random.Generator) -> None:
+def test_numba_equals_numpy_bit_for_bit_on_larger_tables(
+    rng: np.random.Generator,
+) -> None:
     query, reference = _table(rng, 400, nan=0.05), _table(rng, 700, nan=0.05)
     a = nearest_neighbors(query, reference, k=5, backend="numpy", working_memory=0.05)
     b = nearest_neighbors(query, reference, k=5, backend="numba")
@@ -80,7 +109,12 @@ def test_numba_equals_numpy_bit_for_bit_on_larger_tables(rng: np.random.Generato
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_sdmetrics_issue_742_example(backend: str) -> None:
     # real A = [0, 10, 3, 4, 1], synthetic [5] → DCR 0.1 (SDMetrics #742)
-    got = nearest_neighbors(np.array([[5.0]]), np.array([[0.0], [10], [3], [4], [1]]), distance="dcr", backend=backend)  # type: ignore[arg-type]
+    got = nearest_neighbors(
+        np.array([[5.0]]),
+        np.array([[0.0], [10], [3], [4], [1]]),
+        distance="dcr",
+        backend=backend,
+    )  # type: ignore[arg-type]
     assert got.distances[0, 0] == pytest.approx(0.1, abs=1e-15)
     assert got.indices[0, 0] == 3  # |5-4| = 1 and |5-3| ... 4 is the closest; ties none
 
@@ -105,14 +139,23 @@ def test_sdmetrics_verified_mixed_example(backend: str) -> None:
         }
     )
     tables = prepare_tables(reference, query)
-    got = nearest_neighbors(tables.encoded("synthetic"), tables.encoded("real"), distance="dcr", backend=backend)  # type: ignore[arg-type]
-    np.testing.assert_allclose(got.distances[:, 0], [0.375, 0.0, 0.625], rtol=0, atol=1e-15)
+    got = nearest_neighbors(
+        tables.encoded("synthetic"),
+        tables.encoded("real"),
+        distance="dcr",
+        backend=backend,
+    )  # type: ignore[arg-type]
+    np.testing.assert_allclose(
+        got.distances[:, 0], [0.375, 0.0, 0.625], rtol=0, atol=1e-15
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_ties_go_to_the_lowest_reference_index(backend: str) -> None:
     reference = np.zeros((50, 2))
-    got = nearest_neighbors(np.zeros((3, 2)), reference, k=10, distance="gower", backend=backend)  # type: ignore[arg-type]
+    got = nearest_neighbors(
+        np.zeros((3, 2)), reference, k=10, distance="gower", backend=backend
+    )  # type: ignore[arg-type]
     np.testing.assert_array_equal(got.indices, np.tile(np.arange(10), (3, 1)))
 
 
@@ -120,7 +163,12 @@ def test_ties_go_to_the_lowest_reference_index(backend: str) -> None:
 def test_each_row_finds_itself(backend: str, rng: np.random.Generator) -> None:
     table = _table(rng, 60, nan=0.0)
     # make rows distinct so each row's only zero-distance neighbour is itself
-    table = EncodedTable(np.column_stack([np.arange(60.0), table.numeric]), table.codes, ("id", "a", "b", "c"), table.categorical_names)
+    table = EncodedTable(
+        np.column_stack([np.arange(60.0), table.numeric]),
+        table.codes,
+        ("id", "a", "b", "c"),
+        table.categorical_names,
+    )
     got = nearest_neighbors(table, table, k=1, distance="dcr", backend=backend)  # type: ignore[arg-type]
     np.testing.assert_array_equal(got.indices[:, 0], np.arange(60))
     np.testing.assert_array_equal(got.distances[:, 0], 0.0)
@@ -129,22 +177,35 @@ def test_each_row_finds_itself(backend: str, rng: np.random.Generator) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_euclidean_matches_scipy(backend: str, rng: np.random.Generator) -> None:
     query, reference = rng.normal(size=(40, 5)), rng.normal(size=(70, 5))
-    got = nearest_neighbors(query, reference, k=3, distance="euclidean", backend=backend)  # type: ignore[arg-type]
+    got = nearest_neighbors(
+        query, reference, k=3, distance="euclidean", backend=backend
+    )  # type: ignore[arg-type]
     full = cdist(query, reference)
     np.testing.assert_allclose(got.distances, np.sort(full, axis=1)[:, :3], rtol=1e-12)
-    np.testing.assert_array_equal(got.indices, np.argsort(full, axis=1, kind="stable")[:, :3])
+    np.testing.assert_array_equal(
+        got.indices, np.argsort(full, axis=1, kind="stable")[:, :3]
+    )
 
 
-def test_anonymeter_missing_rule_never_picks_a_poisoned_pair_when_others_exist() -> None:
+def test_anonymeter_missing_rule_never_picks_a_poisoned_pair_when_others_exist() -> (
+    None
+):
     reference = np.array([[np.nan, 0.0], [0.9, 0.9]])
-    got = nearest_neighbors(np.array([[0.0, 0.0]]), reference, k=2, distance="gower", missing="anonymeter")
+    got = nearest_neighbors(
+        np.array([[0.0, 0.0]]), reference, k=2, distance="gower", missing="anonymeter"
+    )
     assert got.indices[0].tolist() == [1, 0]
     assert np.isnan(got.distances[0, 1])
 
 
 def test_progress_is_called_with_every_query_row(rng: np.random.Generator) -> None:
     seen: list[int] = []
-    nearest_neighbors(rng.random((100, 2)), rng.random((30, 2)), progress=seen.append, working_memory=2**-10)
+    nearest_neighbors(
+        rng.random((100, 2)),
+        rng.random((30, 2)),
+        progress=seen.append,
+        working_memory=2**-10,
+    )
     assert sum(seen) == 100
     assert len(seen) > 1
 
@@ -153,8 +214,16 @@ def test_progress_is_called_with_every_query_row(rng: np.random.Generator) -> No
     ("kwargs", "error", "match"),
     [
         ({"k": 0}, ParameterError, r"`k` must be an integer >= 1; got 0"),
-        ({"k": 4}, ParameterError, r"`k` must be at most the number of reference rows \(3\); got 4"),
-        ({"distance": "cosine"}, ParameterError, r"`distance` must be one of \['dcr', 'gower', 'euclidean'\]"),
+        (
+            {"k": 4},
+            ParameterError,
+            r"`k` must be at most the number of reference rows \(3\); got 4",
+        ),
+        (
+            {"distance": "cosine"},
+            ParameterError,
+            r"`distance` must be one of \['dcr', 'gower', 'euclidean'\]",
+        ),
         ({"backend": "gpu"}, ParameterError, r"`backend` must be one of"),
     ],
 )

@@ -72,9 +72,18 @@ def test_dcr_overfitting_passes_at_half(score: float, level: str) -> None:
 
 @pytest.mark.parametrize(
     ("score", "level"),
-    [(1.0, "pass"), (0.5, "pass"), (0.4999, "review"), (0.24, "review"), (0.1, "review"), (0.0999, "fail")],
+    [
+        (1.0, "pass"),
+        (0.5, "pass"),
+        (0.4999, "review"),
+        (0.24, "review"),
+        (0.1, "review"),
+        (0.0999, "fail"),
+    ],
 )
-def test_dcr_baseline_passes_at_half_and_fails_on_near_copies(score: float, level: str) -> None:
+def test_dcr_baseline_passes_at_half_and_fails_on_near_copies(
+    score: float, level: str
+) -> None:
     assert judge_result(protection("dcr_baseline_protection", score)).level == level
 
 

@@ -21,7 +21,9 @@ def test_mixed_python_types_follow_python_equality() -> None:
     # 1 and 1.0 are equal (as in SDMetrics), '1' is not
     real = pd.DataFrame({"c": pd.Series([1, "1", 2.0], dtype=object)})
     syn = pd.DataFrame({"c": pd.Series([1.0, 2, "x"], dtype=object)})
-    tables = prepare_tables(real, syn, metadata={"columns": {"c": {"sdtype": "categorical"}}})
+    tables = prepare_tables(
+        real, syn, metadata={"columns": {"c": {"sdtype": "categorical"}}}
+    )
     r, s = tables.encoded("real").codes[:, 0], tables.encoded("synthetic").codes[:, 0]
     assert s[0] == r[0]
     assert s[1] == r[2]
@@ -30,15 +32,27 @@ def test_mixed_python_types_follow_python_equality() -> None:
 
 def test_datetimes_are_seconds_from_a_common_origin() -> None:
     real = pd.DataFrame({"t": pd.to_datetime(["2020-01-01", "2020-01-02", None])})
-    syn = pd.DataFrame({"t": pd.to_datetime(["2019-12-31 12:00", "2020-01-01 00:00", "2020-01-03 00:00"])})
+    syn = pd.DataFrame(
+        {
+            "t": pd.to_datetime(
+                ["2019-12-31 12:00", "2020-01-01 00:00", "2020-01-03 00:00"]
+            )
+        }
+    )
     tables = prepare_tables(real, syn)
-    np.testing.assert_array_equal(tables.encoded("real").numeric[:2, 0], [43200.0, 129600.0])
+    np.testing.assert_array_equal(
+        tables.encoded("real").numeric[:2, 0], [43200.0, 129600.0]
+    )
     assert np.isnan(tables.encoded("real").numeric[2, 0])
-    np.testing.assert_array_equal(tables.encoded("synthetic").numeric[:, 0], [0.0, 43200.0, 216000.0])
+    np.testing.assert_array_equal(
+        tables.encoded("synthetic").numeric[:, 0], [0.0, 43200.0, 216000.0]
+    )
 
 
 def test_select_and_take() -> None:
-    real = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "x"], "c": [5.0, 6.0, 7.0]})
+    real = pd.DataFrame(
+        {"a": [1.0, 2.0, 3.0], "b": ["x", "y", "x"], "c": [5.0, 6.0, 7.0]}
+    )
     enc = prepare_tables(real, real).encoded("real")
     sub = enc.select(["c", "b"]).take(np.array([2, 0]))
     assert sub.numeric_names == ("c",)

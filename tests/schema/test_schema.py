@@ -51,7 +51,16 @@ def test_infer_schema_keeps_numeric_column_with_repeats_numerical() -> None:
 
 
 def test_sdmetrics_metadata_with_extra_keys() -> None:
-    frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"], "c": ["2020-01-01", "2020-02-01"], "k": ["u", "v"], "e": ["p", "q"], "o": [1, 2]})
+    frame = pd.DataFrame(
+        {
+            "a": [1, 2],
+            "b": ["x", "y"],
+            "c": ["2020-01-01", "2020-02-01"],
+            "k": ["u", "v"],
+            "e": ["p", "q"],
+            "o": [1, 2],
+        }
+    )
     metadata = {
         "METADATA_SPEC_VERSION": "SINGLE_TABLE_V1",
         "columns": {
@@ -75,37 +84,62 @@ def test_sdmetrics_metadata_with_extra_keys() -> None:
 
 def test_own_metadata_format_round_trips() -> None:
     frame = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
-    schema, _ = schema_from_metadata({"columns": {"a": {"kind": "numerical"}, "b": {"kind": "id"}}}, frame)
+    schema, _ = schema_from_metadata(
+        {"columns": {"a": {"kind": "numerical"}, "b": {"kind": "id"}}}, frame
+    )
     again, _ = schema_from_metadata(schema.to_dict(), frame)
-    assert [(c.name, c.kind) for c in again.columns] == [("a", "numerical"), ("b", "id")]
+    assert [(c.name, c.kind) for c in again.columns] == [
+        ("a", "numerical"),
+        ("b", "id"),
+    ]
 
 
 def test_partial_metadata_infers_the_rest_with_a_note() -> None:
     frame = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
-    schema, notes = schema_from_metadata({"columns": {"a": {"sdtype": "numerical"}}}, frame)
+    schema, notes = schema_from_metadata(
+        {"columns": {"a": {"sdtype": "numerical"}}}, frame
+    )
     assert schema["b"].kind == "categorical"
-    assert notes == ["column 'b' is not in the metadata; its kind was inferred as categorical."]
+    assert notes == [
+        "column 'b' is not in the metadata; its kind was inferred as categorical."
+    ]
 
 
 def test_multi_table_metadata_with_one_table_is_accepted() -> None:
     frame = pd.DataFrame({"a": [1.0, 2.0]})
-    schema, _ = schema_from_metadata({"tables": {"t": {"columns": {"a": {"sdtype": "categorical"}}}}}, frame)
+    schema, _ = schema_from_metadata(
+        {"tables": {"t": {"columns": {"a": {"sdtype": "categorical"}}}}}, frame
+    )
     assert schema["a"].kind == "categorical"
 
 
 @pytest.mark.parametrize(
     ("metadata", "match"),
     [
-        ({"columns": {"zz": {"sdtype": "numerical"}}}, r"names columns that are not in the tables: \['zz'\]"),
-        ({"columns": {"a": {"sdtype": "numeric"}}}, r"column 'a' has unknown sdtype 'numeric'"),
-        ({"columns": {"a": {"kind": "number"}}}, r"column 'a' has unknown kind 'number'"),
+        (
+            {"columns": {"zz": {"sdtype": "numerical"}}},
+            r"names columns that are not in the tables: \['zz'\]",
+        ),
+        (
+            {"columns": {"a": {"sdtype": "numeric"}}},
+            r"column 'a' has unknown sdtype 'numeric'",
+        ),
+        (
+            {"columns": {"a": {"kind": "number"}}},
+            r"column 'a' has unknown kind 'number'",
+        ),
         ({"columns": {"a": {}}}, r"neither 'sdtype' nor 'kind'"),
         ({"columns": ["a"]}, r"must have a 'columns' entry"),
         ({"tables": {"t1": {}, "t2": {}}}, r"describes several tables \['t1', 't2'\]"),
-        ({"columns": {"a": {"sdtype": "numerical"}}, "primary_key": "id"}, r"primary_key 'id' is not a column"),
+        (
+            {"columns": {"a": {"sdtype": "numerical"}}, "primary_key": "id"},
+            r"primary_key 'id' is not a column",
+        ),
     ],
 )
-def test_bad_metadata_is_rejected_with_a_clear_message(metadata: dict, match: str) -> None:
+def test_bad_metadata_is_rejected_with_a_clear_message(
+    metadata: dict, match: str
+) -> None:
     frame = pd.DataFrame({"a": [1.0, 2.0]})
     with pytest.raises(SchemaMismatchError, match=match):
         schema_from_metadata(metadata, frame)

@@ -9,7 +9,9 @@ from synthrisk.exceptions import InputError, SchemaMismatchError
 from synthrisk.schema import prepare_tables
 
 
-def test_prepare_tables_never_modifies_inputs(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_prepare_tables_never_modifies_inputs(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     real, syn, hold = mixed_tables
     copies = [t.copy(deep=True) for t in mixed_tables]
     tables = prepare_tables(real, syn, hold)
@@ -20,7 +22,9 @@ def test_prepare_tables_never_modifies_inputs(mixed_tables: tuple[pd.DataFrame, 
     assert [c.name for c in tables.schema.excluded] == ["user_id"]
 
 
-def test_prepare_tables_normalises_dtypes(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_prepare_tables_normalises_dtypes(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     tables = prepare_tables(*mixed_tables)
     real = tables.real
     assert real["num"].dtype == np.float64
@@ -30,12 +34,17 @@ def test_prepare_tables_normalises_dtypes(mixed_tables: tuple[pd.DataFrame, ...]
     assert real["flag"].isna().sum() == mixed_tables[0]["flag"].isna().sum()
 
 
-def test_polars_and_pyarrow_inputs_match_pandas(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
+def test_polars_and_pyarrow_inputs_match_pandas(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
     pl = pytest.importorskip("polars")
     pa = pytest.importorskip("pyarrow")
     real, syn, _ = mixed_tables
     reference = prepare_tables(real, syn).encoded("synthetic")
-    for converted in (pl.from_pandas(syn), pa.Table.from_pandas(syn, preserve_index=False)):
+    for converted in (
+        pl.from_pandas(syn),
+        pa.Table.from_pandas(syn, preserve_index=False),
+    ):
         got = prepare_tables(real, converted).encoded("synthetic")
         np.testing.assert_array_equal(got.numeric, reference.numeric)
         np.testing.assert_array_equal(got.codes, reference.codes)
@@ -44,29 +53,60 @@ def test_polars_and_pyarrow_inputs_match_pandas(mixed_tables: tuple[pd.DataFrame
 def test_mismatched_columns_list_the_differences() -> None:
     real = pd.DataFrame({"a": [1], "b": [2]})
     syn = pd.DataFrame({"a": [1], "c": [2]})
-    with pytest.raises(SchemaMismatchError, match=r"only in `real`: \['b'\]; only in `synthetic`: \['c'\]"):
+    with pytest.raises(
+        SchemaMismatchError,
+        match=r"only in `real`: \['b'\]; only in `synthetic`: \['c'\]",
+    ):
         prepare_tables(real, syn)
 
 
 def test_holdout_with_other_columns_is_rejected() -> None:
     real = pd.DataFrame({"a": [1.0, 2.0]})
-    with pytest.raises(SchemaMismatchError, match="`real` and `holdout` tables have different columns"):
+    with pytest.raises(
+        SchemaMismatchError, match="`real` and `holdout` tables have different columns"
+    ):
         prepare_tables(real, real, pd.DataFrame({"b": [1.0]}))
 
 
 @pytest.mark.parametrize(
     ("real", "syn", "match"),
     [
-        (pd.DataFrame({"a": []}), pd.DataFrame({"a": [1]}), r"the `real` table is empty"),
-        (pd.DataFrame({"a": [1]}), pd.DataFrame(), r"the `synthetic` table has no columns"),
-        (pd.DataFrame({"a": [np.nan, np.nan], "b": [1, 2]}), pd.DataFrame({"a": [1.0, 2], "b": [1, 2]}), r"column 'a' is entirely missing in the `real` table"),
-        (pd.DataFrame({"a": [1.0, np.inf]}), pd.DataFrame({"a": [1.0, 2]}), r"column 'a' of the `real` table has 1 infinite value"),
-        (pd.DataFrame({"a": [1 + 2j, 3j]}), pd.DataFrame({"a": [1j, 2j]}), r"complex numbers"),
-        (pd.DataFrame({"a": [[1], [2]]}), pd.DataFrame({"a": [[1], [2]]}), r"nested or complex values \(list\)"),
+        (
+            pd.DataFrame({"a": []}),
+            pd.DataFrame({"a": [1]}),
+            r"the `real` table is empty",
+        ),
+        (
+            pd.DataFrame({"a": [1]}),
+            pd.DataFrame(),
+            r"the `synthetic` table has no columns",
+        ),
+        (
+            pd.DataFrame({"a": [np.nan, np.nan], "b": [1, 2]}),
+            pd.DataFrame({"a": [1.0, 2], "b": [1, 2]}),
+            r"column 'a' is entirely missing in the `real` table",
+        ),
+        (
+            pd.DataFrame({"a": [1.0, np.inf]}),
+            pd.DataFrame({"a": [1.0, 2]}),
+            r"column 'a' of the `real` table has 1 infinite value",
+        ),
+        (
+            pd.DataFrame({"a": [1 + 2j, 3j]}),
+            pd.DataFrame({"a": [1j, 2j]}),
+            r"complex numbers",
+        ),
+        (
+            pd.DataFrame({"a": [[1], [2]]}),
+            pd.DataFrame({"a": [[1], [2]]}),
+            r"nested or complex values \(list\)",
+        ),
         ("not a table", pd.DataFrame({"a": [1]}), r"`real` must be a pandas DataFrame"),
     ],
 )
-def test_bad_tables_raise_input_errors(real: object, syn: pd.DataFrame, match: str) -> None:
+def test_bad_tables_raise_input_errors(
+    real: object, syn: pd.DataFrame, match: str
+) -> None:
     with pytest.raises(InputError, match=match):
         prepare_tables(real, syn)
 
@@ -75,14 +115,20 @@ def test_datetime_strings_parse_with_the_given_format() -> None:
     real = pd.DataFrame({"d": ["01/02/2020", "03/04/2020", None]})
     meta = {"columns": {"d": {"sdtype": "datetime", "datetime_format": "%d/%m/%Y"}}}
     tables = prepare_tables(real, real, metadata=meta)
-    assert tables.real["d"].tolist()[:2] == [pd.Timestamp("2020-02-01"), pd.Timestamp("2020-04-03")]
+    assert tables.real["d"].tolist()[:2] == [
+        pd.Timestamp("2020-02-01"),
+        pd.Timestamp("2020-04-03"),
+    ]
     assert pd.isna(tables.real["d"].iloc[2])
 
 
 def test_unparsable_datetime_strings_are_rejected() -> None:
     real = pd.DataFrame({"d": ["2020-01-02", "yesterday"]})
     meta = {"columns": {"d": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"}}}
-    with pytest.raises(InputError, match=r"column 'd' of the `real` table holds values that do not parse as dates with format '%Y-%m-%d': \['yesterday'\]"):
+    with pytest.raises(
+        InputError,
+        match=r"column 'd' of the `real` table holds values that do not parse as dates with format '%Y-%m-%d': \['yesterday'\]",
+    ):
         prepare_tables(real, real, metadata=meta)
 
 
@@ -94,25 +140,34 @@ def test_ambiguous_datetime_strings_ask_for_a_format() -> None:
 
 def test_unambiguous_datetime_strings_are_inferred() -> None:
     real = pd.DataFrame({"d": ["13/02/2020", "25/04/2020"]})
-    tables = prepare_tables(real, real, metadata={"columns": {"d": {"sdtype": "datetime"}}})
+    tables = prepare_tables(
+        real, real, metadata={"columns": {"d": {"sdtype": "datetime"}}}
+    )
     assert tables.schema["d"].datetime_format == "%d/%m/%Y"
     assert tables.real["d"].iloc[0] == pd.Timestamp("2020-02-13")
 
 
 def test_numerical_column_with_text_is_rejected() -> None:
     real = pd.DataFrame({"a": ["1", "x"]})
-    with pytest.raises(InputError, match=r"column 'a' of the `real` table is declared numerical but holds values that are not numbers"):
+    with pytest.raises(
+        InputError,
+        match=r"column 'a' of the `real` table is declared numerical but holds values that are not numbers",
+    ):
         prepare_tables(real, real, metadata={"columns": {"a": {"sdtype": "numerical"}}})
 
 
 def test_high_cardinality_categorical_gets_a_note() -> None:
     n = 2000
-    real = pd.DataFrame({"code": [f"c{i % 1500}" for i in range(n)], "x": np.arange(n) % 3})
+    real = pd.DataFrame(
+        {"code": [f"c{i % 1500}" for i in range(n)], "x": np.arange(n) % 3}
+    )
     tables = prepare_tables(real, real)
     assert any("behaves like an identifier" in note for note in tables.notes)
 
 
 def test_timezone_aware_datetimes_are_converted_to_utc() -> None:
-    real = pd.DataFrame({"t": pd.to_datetime(["2020-01-01 12:00"]).tz_localize("Europe/Paris")})
+    real = pd.DataFrame(
+        {"t": pd.to_datetime(["2020-01-01 12:00"]).tz_localize("Europe/Paris")}
+    )
     tables = prepare_tables(real, real)
     assert tables.real["t"].iloc[0] == pd.Timestamp("2020-01-01 11:00")

@@ -25,21 +25,46 @@ from synthrisk.stats import (
     success_rate,
 )
 
-GOLDENS = json.loads((Path(__file__).parent / "data" / "anonymeter_stats_goldens.json").read_text())
+GOLDENS = json.loads(
+    (Path(__file__).parent / "data" / "anonymeter_stats_goldens.json").read_text()
+)
 
 # (N, n_main, n_base, n_ctrl, cl) -> A (value, err), C (value, err), risk (value, lo, hi):
 # the test vectors of the reference notes (anonymeter_petsard.md §5)
 VECTORS = [
-    ((500, 16, 0, 9.2306, 0.95), (0.0355682, 0.0157767), (0.0221326, 0.0123140), (0.0137397, 0.0, 0.0341001)),
-    ((2000, 327, 64, 60.0046115, 0.95), (0.1641451, 0.0162051), (0.0309033, 0.0075234), (0.1374907, 0.1194780, 0.1555034)),
-    ((100, 30, 5, 10, 0.90), (0.3052685, 0.0745636), (0.1105371, 0.0498184), (0.2189315, 0.1243732, 0.3134898)),
+    (
+        (500, 16, 0, 9.2306, 0.95),
+        (0.0355682, 0.0157767),
+        (0.0221326, 0.0123140),
+        (0.0137397, 0.0, 0.0341001),
+    ),
+    (
+        (2000, 327, 64, 60.0046115, 0.95),
+        (0.1641451, 0.0162051),
+        (0.0309033, 0.0075234),
+        (0.1374907, 0.1194780, 0.1555034),
+    ),
+    (
+        (100, 30, 5, 10, 0.90),
+        (0.3052685, 0.0745636),
+        (0.1105371, 0.0498184),
+        (0.2189315, 0.1243732, 0.3134898),
+    ),
 ]
 
 
 @pytest.mark.parametrize(("inputs", "attack", "control", "risk"), VECTORS)
-def test_reference_vectors_reproduce_to_1e7(inputs: tuple, attack: tuple, control: tuple, risk: tuple) -> None:
+def test_reference_vectors_reproduce_to_1e7(
+    inputs: tuple, attack: tuple, control: tuple, risk: tuple
+) -> None:
     n, n_main, n_base, n_ctrl, cl = inputs
-    est = estimate_attack(n_success=n_main, n_attacks=n, n_baseline=n_base, n_control=n_ctrl, confidence_level=cl)
+    est = estimate_attack(
+        n_success=n_main,
+        n_attacks=n,
+        n_baseline=n_base,
+        n_control=n_ctrl,
+        confidence_level=cl,
+    )
     assert est.attack_rate.value == pytest.approx(attack[0], abs=1e-7)
     assert est.attack_rate.error == pytest.approx(attack[1], abs=1e-7)
     assert est.control_rate is not None
@@ -62,7 +87,9 @@ def test_zero_of_500_baseline_is_the_wilson_centre() -> None:
     assert got.ci == pytest.approx((0.0, rate.value + rate.error), abs=1e-15)
 
 
-@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: f"{c['n_attacks']}-{c['confidence_level']}")
+@pytest.mark.parametrize(
+    "case", GOLDENS["cases"], ids=lambda c: f"{c['n_attacks']}-{c['confidence_level']}"
+)
 def test_estimate_equals_anonymeter_evaluation_results(case: dict) -> None:
     n_main, n_base, n_ctrl = case["n_attacks"]
     est = estimate_attack(
@@ -86,8 +113,13 @@ def test_probit_of_95_percent() -> None:
     assert probit(0.0) == 0.0
 
 
-@pytest.mark.parametrize(("n_success", "rate", "error"), [(850, 0.849, 0.022), (0, 0.002, 0.002), (1000, 0.998, 0.002)])
-def test_success_rate_of_1000_attacks(n_success: int, rate: float, error: float) -> None:
+@pytest.mark.parametrize(
+    ("n_success", "rate", "error"),
+    [(850, 0.849, 0.022), (0, 0.002, 0.002), (1000, 0.998, 0.002)],
+)
+def test_success_rate_of_1000_attacks(
+    n_success: int, rate: float, error: float
+) -> None:
     got = success_rate(n_success, 1000)
     assert round(got.value, 3) == rate
     assert round(got.error, 3) == error
@@ -110,7 +142,9 @@ def test_success_rate_accepts_fractional_successes() -> None:
         (SuccessRate(0.9, 0.02), SuccessRate(0.85, 0.02), (0.333, 0.16)),
     ],
 )
-def test_residual_success(attack: SuccessRate, control: SuccessRate, expected: tuple[float, float]) -> None:
+def test_residual_success(
+    attack: SuccessRate, control: SuccessRate, expected: tuple[float, float]
+) -> None:
     got = residual_success(attack, control)
     assert (round(got.value, 3), round(got.error, 3)) == expected
 
@@ -134,15 +168,23 @@ def test_residual_is_negative_before_clipping() -> None:
 
 @pytest.mark.parametrize(
     ("point", "error", "expected"),
-    [(0.1, 0.3, (0.1, 0.0, 0.4)), (1.1, 0.5, (1.0, 0.6, 1.0)), (-0.1, 0.2, (0.0, 0.0, 0.1))],
+    [
+        (0.1, 0.3, (0.1, 0.0, 0.4)),
+        (1.1, 0.5, (1.0, 0.6, 1.0)),
+        (-0.1, 0.2, (0.0, 0.0, 0.1)),
+    ],
 )
-def test_bind_value_clips_value_and_interval(point: float, error: float, expected: tuple) -> None:
+def test_bind_value_clips_value_and_interval(
+    point: float, error: float, expected: tuple
+) -> None:
     got = bind_value(point, error)
     assert [got.value, *got.ci] == pytest.approx(list(expected), abs=1e-12)
 
 
 def test_estimate_without_control_uses_the_attack_rate() -> None:
-    est = estimate_attack(n_success=23, n_attacks=100, n_baseline=11, confidence_level=0.95)
+    est = estimate_attack(
+        n_success=23, n_attacks=100, n_baseline=11, confidence_level=0.95
+    )
     assert est.control_rate is None
     assert est.risk() == est.attack_rate.to_risk()
     assert est.attack_rate == SuccessRate(0.23998824451588613, 0.08155558571285167)
@@ -151,15 +193,26 @@ def test_estimate_without_control_uses_the_attack_rate() -> None:
 
 def test_estimate_carries_separate_denominators() -> None:
     est = estimate_attack(
-        n_success=5, n_attacks=10, n_baseline=1, n_baseline_attacks=20, n_control=3, n_control_attacks=30
+        n_success=5,
+        n_attacks=10,
+        n_baseline=1,
+        n_baseline_attacks=20,
+        n_control=3,
+        n_control_attacks=30,
     )
-    assert (est.n_attacks, est.n_baseline_attacks, est.n_control_attacks) == (10, 20, 30)
+    assert (est.n_attacks, est.n_baseline_attacks, est.n_control_attacks) == (
+        10,
+        20,
+        30,
+    )
     assert est.control_rate == success_rate(3, 30)
     assert est.baseline_rate == success_rate(1, 20)
 
 
 def test_breakdown_and_petsard_view() -> None:
-    est = estimate_attack(n_success=327, n_attacks=2000, n_baseline=64, n_control=60.0046115)
+    est = estimate_attack(
+        n_success=327, n_attacks=2000, n_baseline=64, n_control=60.0046115
+    )
     out = est.to_dict()
     assert set(out) == {
         "risk", "risk_ci", "attack_rate", "baseline_rate", "control_rate", "n_attacks", "n_success", "confidence_level"
@@ -186,7 +239,9 @@ def test_baseline_warning_when_attack_is_no_better() -> None:
 
 @pytest.mark.parametrize("level", [-0.1, 1.0, 1.2, True, "0.95", float("nan")])
 def test_confidence_level_must_be_in_unit_interval(level: object) -> None:
-    with pytest.raises(ParameterError, match=r"`confidence_level` must be a number in \[0, 1\)"):
+    with pytest.raises(
+        ParameterError, match=r"`confidence_level` must be a number in \[0, 1\)"
+    ):
         success_rate(1, 2, confidence_level=level)  # type: ignore[arg-type]
 
 
@@ -202,7 +257,9 @@ def test_residual_needs_control_below_one() -> None:
 
 
 def test_control_always_successful_leaves_the_risk_undefined() -> None:
-    est = estimate_attack(n_success=2, n_attacks=2, n_baseline=0, n_control=2, confidence_level=0)
+    est = estimate_attack(
+        n_success=2, n_attacks=2, n_baseline=0, n_control=2, confidence_level=0
+    )
     risk = est.risk()
     assert math.isnan(risk.value)
     assert all(math.isnan(b) for b in risk.ci)

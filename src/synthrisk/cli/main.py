@@ -94,7 +94,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="memory budget of one block (default: 256)",
     )
     ev.add_argument(
-        "--backend", choices=["auto", "numpy", "numba", "dask"], help="neighbour-search backend"
+        "--backend",
+        choices=["auto", "numpy", "numba", "dask"],
+        help="neighbour-search backend",
     )
     ev.add_argument(
         "--quiet", action="store_true", help="no progress bars or summary table"

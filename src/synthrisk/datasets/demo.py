@@ -23,12 +23,29 @@ from synthrisk._validation import check_int
 
 __all__ = ["DEMO_METADATA", "DemoData", "demo_metrics", "load_demo"]
 
-_EDUCATION = ["primary", "lower-secondary", "upper-secondary", "vocational", "bachelor", "master", "doctorate"]
+_EDUCATION = [
+    "primary",
+    "lower-secondary",
+    "upper-secondary",
+    "vocational",
+    "bachelor",
+    "master",
+    "doctorate",
+]
 _OCCUPATION = [
     "clerical", "craft", "education", "farming", "health", "management",
     "sales", "service", "technical", "transport",
 ]  # fmt: skip
-_REGION = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "capital"]
+_REGION = [
+    "north",
+    "north-east",
+    "east",
+    "south-east",
+    "south",
+    "south-west",
+    "west",
+    "capital",
+]
 
 DEMO_METADATA: dict[str, Any] = {
     "columns": {
@@ -73,19 +90,39 @@ def _population(n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
     age = np.clip(np.round(rng.gamma(7.0, 6.0, n) + 16), 17, 90).astype(int)
     sex = rng.choice(["female", "male"], n, p=[0.51, 0.49])
     region = rng.choice(_REGION, n, p=[0.08, 0.1, 0.12, 0.15, 0.14, 0.11, 0.1, 0.2])
-    edu_score = np.clip(rng.normal(2.6 + 0.01 * (age - 40) * -1 + (region == "capital") * 0.8, 1.4, n), 0, 6.99)
+    edu_score = np.clip(
+        rng.normal(2.6 + 0.01 * (age - 40) * -1 + (region == "capital") * 0.8, 1.4, n),
+        0,
+        6.99,
+    )
     education = np.asarray(_EDUCATION)[edu_score.astype(int)]
     occ_p = np.full(len(_OCCUPATION), 1.0 / len(_OCCUPATION))
     occupation = rng.choice(_OCCUPATION, n, p=occ_p).astype(object)
     professional = (edu_score >= 4) & (rng.random(n) < 0.5)
-    occupation[professional] = rng.choice(["education", "health", "management", "technical"], int(professional.sum()))
-    hours = np.clip(np.round(rng.normal(38 + 4 * (sex == "male") - 0.3 * np.maximum(age - 60, 0), 7, n)), 4, 80)
-    log_income = 9.6 + 0.22 * edu_score + 0.012 * hours + 0.01 * np.minimum(age, 55) + 0.15 * (sex == "male")
+    occupation[professional] = rng.choice(
+        ["education", "health", "management", "technical"], int(professional.sum())
+    )
+    hours = np.clip(
+        np.round(
+            rng.normal(38 + 4 * (sex == "male") - 0.3 * np.maximum(age - 60, 0), 7, n)
+        ),
+        4,
+        80,
+    )
+    log_income = (
+        9.6
+        + 0.22 * edu_score
+        + 0.012 * hours
+        + 0.01 * np.minimum(age, 55)
+        + 0.15 * (sex == "male")
+    )
     income = np.round(np.exp(log_income + rng.normal(0, 0.35, n)), -1)
     income[age >= 67] *= 0.6
     married = rng.random(n) < np.clip(0.15 + 0.012 * (age - 18), 0.1, 0.7)
     years_in_job = np.minimum(rng.exponential(7.0, n), np.maximum(age - 16, 0))
-    start = pd.Timestamp("2026-01-01") - pd.to_timedelta(np.round(years_in_job * 365.25), unit="D")
+    start = pd.Timestamp("2026-01-01") - pd.to_timedelta(
+        np.round(years_in_job * 365.25), unit="D"
+    )
     frame = pd.DataFrame(
         {
             "person_id": [f"{prefix}{i:06d}" for i in range(n)],
@@ -97,16 +134,26 @@ def _population(n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
             "hours_per_week": hours,
             "income": income,
             "married": pd.array(married, dtype="boolean"),
-            "start_date": pd.Series(start).dt.strftime("%Y-%m-%d").to_numpy(dtype=object),
+            "start_date": pd.Series(start)
+            .dt.strftime("%Y-%m-%d")
+            .to_numpy(dtype=object),
         }
     )
     # missing values: occupation 3 %, hours 2 %, married 1 %, start_date 2 %, age 0.5 %
-    for column, share in (("occupation", 0.03), ("hours_per_week", 0.02), ("married", 0.01), ("start_date", 0.02), ("age", 0.005)):
+    for column, share in (
+        ("occupation", 0.03),
+        ("hours_per_week", 0.02),
+        ("married", 0.01),
+        ("start_date", 0.02),
+        ("age", 0.005),
+    ):
         frame.loc[rng.random(n) < share, column] = None
     return frame
 
 
-def _noisy_copy(frame: pd.DataFrame, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
+def _noisy_copy(
+    frame: pd.DataFrame, rng: np.random.Generator, prefix: str
+) -> pd.DataFrame:
     out = frame.copy()
     n = len(out)
     out["person_id"] = [f"{prefix}{i:06d}" for i in range(n)]
@@ -118,14 +165,17 @@ def _noisy_copy(frame: pd.DataFrame, rng: np.random.Generator, prefix: str) -> p
     return out
 
 
-def _independent(frame: pd.DataFrame, n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
+def _independent(
+    frame: pd.DataFrame, n: int, rng: np.random.Generator, prefix: str
+) -> pd.DataFrame:
     columns: dict[str, Any] = {}
     for column in frame.columns:
         if column == "person_id":
             columns[column] = [f"{prefix}{i:06d}" for i in range(n)]
             continue
         values = frame[column].to_numpy()
-        columns[column] = pd.array(values[rng.integers(0, len(values), n)], dtype=frame[column].dtype)  # type: ignore[arg-type]
+        dtype: Any = frame[column].dtype
+        columns[column] = pd.array(values[rng.integers(0, len(values), n)], dtype=dtype)
     return pd.DataFrame(columns)
 
 
@@ -156,16 +206,27 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     n = len(real)
     leaky = _noisy_copy(real, rng, "L")
     n_copy = round(0.4 * n)
-    copied = _noisy_copy(real.iloc[rng.choice(n, n_copy, replace=False)].reset_index(drop=True), rng, "C")
+    copied = _noisy_copy(
+        real.iloc[rng.choice(n, n_copy, replace=False)].reset_index(drop=True), rng, "C"
+    )
     new = _population(n - n_copy, rng, "N")
-    partial = pd.concat([copied, new], ignore_index=True).iloc[rng.permutation(n)].reset_index(drop=True)
+    partial = (
+        pd.concat([copied, new], ignore_index=True)
+        .iloc[rng.permutation(n)]
+        .reset_index(drop=True)
+    )
     partial["person_id"] = [f"S{i:06d}" for i in range(n)]
     fresh = _population(n, rng, "F")
     independent = _independent(real, n, rng, "I")
     return DemoData(
         real=real,
         holdout=holdout,
-        synthetic={"leaky": leaky, "partial": partial, "fresh": fresh, "independent": independent},
+        synthetic={
+            "leaky": leaky,
+            "partial": partial,
+            "fresh": fresh,
+            "independent": independent,
+        },
         metadata=DEMO_METADATA,
     )
 
@@ -187,10 +248,24 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
         },
         "singling_out": {"mode": "multivariate", "n_attacks": 500},
         "linkability": {
-            "aux_cols": [["age", "sex", "region", "married"], ["education", "occupation", "hours_per_week", "start_date"]],
+            "aux_cols": [
+                ["age", "sex", "region", "married"],
+                ["education", "occupation", "hours_per_week", "start_date"],
+            ],
             "n_attacks": 1000,
         },
-        "inference": {"secret": "income", "aux_cols": ["age", "sex", "region", "education", "occupation", "hours_per_week"], "n_attacks": 1000},
+        "inference": {
+            "secret": "income",
+            "aux_cols": [
+                "age",
+                "sex",
+                "region",
+                "education",
+                "occupation",
+                "hours_per_week",
+            ],
+            "n_attacks": 1000,
+        },
         "membership_knn_probabilities": {},
         "dcr_share": {},
         "membership_classification": {},
@@ -198,4 +273,6 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
         "nndr": {},
         "identical_match_share": {},
     }
-    return {metric_id: params for metric_id, params in known.items() if metric_id in METRICS}
+    return {
+        metric_id: params for metric_id, params in known.items() if metric_id in METRICS
+    }

@@ -6,4 +6,11 @@ from __future__ import annotations
 from synthrisk.io.config import RunConfig, load_config
 from synthrisk.io.files import read_metadata, read_table, sha256_file, write_text_atomic
 
-__all__ = ["RunConfig", "load_config", "read_metadata", "read_table", "sha256_file", "write_text_atomic"]
+__all__ = [
+    "RunConfig",
+    "load_config",
+    "read_metadata",
+    "read_table",
+    "sha256_file",
+    "write_text_atomic",
+]

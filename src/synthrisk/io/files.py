@@ -37,7 +37,9 @@ def read_table(path: str | os.PathLike[str], *, name: str = "table") -> pd.DataF
         if suffix in _PARQUET:
             return pd.read_parquet(path)
         if suffix in _CSV:
-            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", low_memory=False)
+            return pd.read_csv(
+                path, sep="\t" if suffix == ".tsv" else ",", low_memory=False
+            )
     except Exception as exc:  # every parser failure becomes one clear message
         msg = f"the `{name}` file {str(path)!r} could not be read as {suffix[1:].upper()}: {exc}"
         raise InputError(msg) from None
@@ -88,7 +90,9 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
     except OSError as exc:
         msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
         raise InputError(msg) from None

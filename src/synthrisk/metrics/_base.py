@@ -27,7 +27,15 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
 
-__all__ = ["METRICS", "METRIC_ORDER", "Context", "Metric", "Outcome", "get_metric", "register"]
+__all__ = [
+    "METRICS",
+    "METRIC_ORDER",
+    "Context",
+    "Metric",
+    "Outcome",
+    "get_metric",
+    "register",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +88,9 @@ class Context:
     """What a metric needs besides the tables: randomness, memory budget, progress."""
 
     seed: int = 0
-    rng: np.random.Generator = dataclasses.field(default_factory=lambda: np.random.default_rng(0))
+    rng: np.random.Generator = dataclasses.field(
+        default_factory=lambda: np.random.default_rng(0)
+    )
     working_memory: float | None = None
     backend: str | None = None
     progress: Progress = dataclasses.field(default_factory=NullProgress)
@@ -134,7 +144,11 @@ class Metric(abc.ABC):
     def param_names(cls) -> list[str]:
         """Names of the keyword options this metric accepts."""
         sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        return [
+            p.name
+            for p in sig.parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        ]
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None) -> Metric:
@@ -179,10 +193,18 @@ class Metric(abc.ABC):
             Show a progress bar on standard error.
         """
         tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
-        context = make_context(self.id, seed=seed, working_memory=working_memory, backend=backend, progress=progress)
+        context = make_context(
+            self.id,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            progress=progress,
+        )
         result = self.run(tables, context)
         if tables.notes:
-            result = dataclasses.replace(result, warnings=tuple(tables.notes) + result.warnings)
+            result = dataclasses.replace(
+                result, warnings=tuple(tables.notes) + result.warnings
+            )
         return result
 
     def run(self, tables: Tables, context: Context) -> MetricResult:

@@ -29,7 +29,12 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 
-__all__ = ["DCRBaselineProtection", "DCROverfittingProtection", "dcr", "random_baseline_table"]
+__all__ = [
+    "DCRBaselineProtection",
+    "DCROverfittingProtection",
+    "dcr",
+    "random_baseline_table",
+]
 
 _N_BOOTSTRAP = 200
 
@@ -51,7 +56,9 @@ def dcr(
     return nn.distances[:, 0]
 
 
-def random_baseline_table(tables: Tables, n_rows: int, rng: np.random.Generator) -> EncodedTable:
+def random_baseline_table(
+    tables: Tables, n_rows: int, rng: np.random.Generator
+) -> EncodedTable:
     """Random rows drawn column by column inside the real data's domain (SDMetrics' baseline).
 
     Integer-valued numerical columns: uniform integers on [min, max]; other numerical
@@ -67,7 +74,9 @@ def random_baseline_table(tables: Tables, n_rows: int, rng: np.random.Generator)
         lo, hi = values.min(), values.max()
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
         if not is_datetime and np.all(values == np.round(values)):
-            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(np.float64)
+            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
+                np.float64
+            )
         else:
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
         missing_share = float(np.isnan(col).mean())
@@ -84,8 +93,12 @@ def random_baseline_table(tables: Tables, n_rows: int, rng: np.random.Generator)
     return EncodedTable(numeric, codes, real.numeric_names, real.categorical_names)
 
 
-def _check_subsample(metric: Metric, num_rows_subsample: Any, num_iterations: Any) -> tuple[int | None, int]:
-    n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1, allow_none=True)
+def _check_subsample(
+    metric: Metric, num_rows_subsample: Any, num_iterations: Any
+) -> tuple[int | None, int]:
+    n_sub = check_int(
+        num_rows_subsample, name="num_rows_subsample", minimum=1, allow_none=True
+    )
     n_iter = int(check_int(num_iterations, name="num_iterations", minimum=1))  # type: ignore[arg-type]
     if n_sub is None and n_iter > 1:
         msg = (
@@ -139,10 +152,18 @@ class DCRBaselineProtection(Metric):
     )
 
     def __init__(
-        self, *, num_rows_subsample: int | None = None, num_iterations: int = 1, subsample_real: bool = False
+        self,
+        *,
+        num_rows_subsample: int | None = None,
+        num_iterations: int = 1,
+        subsample_real: bool = False,
     ) -> None:
         n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
-        self._set_params(num_rows_subsample=n_sub, num_iterations=n_iter, subsample_real=bool(subsample_real))
+        self._set_params(
+            num_rows_subsample=n_sub,
+            num_iterations=n_iter,
+            subsample_real=bool(subsample_real),
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         real, syn = tables.encoded("real"), tables.encoded("synthetic")
@@ -170,20 +191,40 @@ class DCRBaselineProtection(Metric):
         for it in range(n_iter):
             syn_rows = _sample(syn.n_rows, n_sub, rng)
             rand_rows = _sample(random.n_rows, n_sub, rng)
-            ref = real.take(_sample(real.n_rows, n_sub, rng)) if self.params["subsample_real"] else real
+            ref = (
+                real.take(_sample(real.n_rows, n_sub, rng))
+                if self.params["subsample_real"]
+                else real
+            )
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
-            d_syn = dcr(syn.take(syn_rows), ref, context, description=f"DCR synthetic → real{label}")
-            d_rand = dcr(random.take(rand_rows), ref, context, description=f"DCR random → real{label}")
+            d_syn = dcr(
+                syn.take(syn_rows),
+                ref,
+                context,
+                description=f"DCR synthetic → real{label}",
+            )
+            d_rand = dcr(
+                random.take(rand_rows),
+                ref,
+                context,
+                description=f"DCR random → real{label}",
+            )
             ms, mr = _median(d_syn), _median(d_rand)
             m_syn.append(ms)
             m_rand.append(mr)
             scores.append(float("nan") if mr == 0 else min(ms / mr, 1.0))
             if it == 0:
                 records["synthetic_to_real"] = RecordScores(
-                    "synthetic", syn_rows, d_syn, "distance of each synthetic row to its closest real row"
+                    "synthetic",
+                    syn_rows,
+                    d_syn,
+                    "distance of each synthetic row to its closest real row",
                 )
                 records["random_to_real"] = RecordScores(
-                    "random", rand_rows, d_rand, "distance of each random-baseline row to its closest real row"
+                    "random",
+                    rand_rows,
+                    d_rand,
+                    "distance of each random-baseline row to its closest real row",
                 )
                 if n_iter == 1:
                     ci = _bootstrap_ratio_ci(d_syn, d_rand, rng)
@@ -200,10 +241,14 @@ class DCRBaselineProtection(Metric):
                 "random_data_baseline": float(np.mean(m_rand)),
             },
         }
-        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records, params=params)
+        return Outcome(
+            score=score, breakdown=breakdown, ci=ci, records=records, params=params
+        )
 
 
-def _bootstrap_ratio_ci(d_syn: np.ndarray, d_rand: np.ndarray, rng: np.random.Generator) -> tuple[float, float] | None:
+def _bootstrap_ratio_ci(
+    d_syn: np.ndarray, d_rand: np.ndarray, rng: np.random.Generator
+) -> tuple[float, float] | None:
     n_s, n_r = d_syn.size, d_rand.size
     if n_s < 2 or n_r < 2:
         return None
@@ -262,7 +307,11 @@ class DCROverfittingProtection(Metric):
         )  # fmt: skip
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        real, syn, hold = tables.encoded("real"), tables.encoded("synthetic"), tables.encoded("holdout")
+        real, syn, hold = (
+            tables.encoded("real"),
+            tables.encoded("synthetic"),
+            tables.encoded("holdout"),
+        )
         n_sub = self.params["num_rows_subsample"]
         n_iter = self.params["num_iterations"]
         params = dict(self.params)
@@ -278,7 +327,11 @@ class DCROverfittingProtection(Metric):
             )
             n_sub, n_iter = None, 1
             params.update(num_rows_subsample=None, num_iterations=1)
-        if self.params["subsample_real"] and n_sub is not None and n_sub > min(real.n_rows, hold.n_rows):
+        if (
+            self.params["subsample_real"]
+            and n_sub is not None
+            and n_sub > min(real.n_rows, hold.n_rows)
+        ):
             msg = (
                 f"`num_rows_subsample` ({n_sub}) is larger than the real ({real.n_rows}) or holdout "
                 f"({hold.n_rows}) table with `subsample_real=True`; lower it or keep the full references."
@@ -295,25 +348,50 @@ class DCROverfittingProtection(Metric):
                 ref_hold = hold.take(_sample(hold.n_rows, n_sub, rng))
             else:
                 ref_real, ref_hold = real, hold
-            scale = column_ranges(ref_real.numeric) if self.params["range_source"] == "real" else None
+            scale = (
+                column_ranges(ref_real.numeric)
+                if self.params["range_source"] == "real"
+                else None
+            )
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
             query = syn.take(syn_rows)
-            d_real = dcr(query, ref_real, context, description=f"DCR synthetic → real{label}", scale=scale)
-            d_hold = dcr(query, ref_hold, context, description=f"DCR synthetic → holdout{label}", scale=scale)
+            d_real = dcr(
+                query,
+                ref_real,
+                context,
+                description=f"DCR synthetic → real{label}",
+                scale=scale,
+            )
+            d_hold = dcr(
+                query,
+                ref_hold,
+                context,
+                description=f"DCR synthetic → holdout{label}",
+                scale=scale,
+            )
             closer = d_real < d_hold
             p = float(closer.mean())
             shares.append(p)
             scores.append(min(2.0 * (1.0 - p), 1.0))
             if it == 0:
                 records["synthetic_to_real"] = RecordScores(
-                    "synthetic", syn_rows, d_real, "distance of each synthetic row to its closest real row"
+                    "synthetic",
+                    syn_rows,
+                    d_real,
+                    "distance of each synthetic row to its closest real row",
                 )
                 records["synthetic_to_holdout"] = RecordScores(
-                    "synthetic", syn_rows, d_hold, "distance of each synthetic row to its closest holdout row"
+                    "synthetic",
+                    syn_rows,
+                    d_hold,
+                    "distance of each synthetic row to its closest holdout row",
                 )
                 if n_iter == 1 and closer.size > 1:
                     boot = np.array(
-                        [closer[rng.integers(0, closer.size, closer.size)].mean() for _ in range(_N_BOOTSTRAP)]
+                        [
+                            closer[rng.integers(0, closer.size, closer.size)].mean()
+                            for _ in range(_N_BOOTSTRAP)
+                        ]
                     )
                     ci = _percentile_ci(np.minimum(2.0 * (1.0 - boot), 1.0))
         score = float(np.mean(scores))
@@ -324,4 +402,6 @@ class DCROverfittingProtection(Metric):
                 "closer_to_holdout": float(np.mean([1.0 - p for p in shares])),
             },
         }
-        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records, params=params)
+        return Outcome(
+            score=score, breakdown=breakdown, ci=ci, records=records, params=params
+        )

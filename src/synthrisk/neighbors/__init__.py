@@ -24,7 +24,13 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
 
-__all__ = ["DistanceSpec", "Neighbors", "column_ranges", "distance_spec", "nearest_neighbors"]
+__all__ = [
+    "DistanceSpec",
+    "Neighbors",
+    "column_ranges",
+    "distance_spec",
+    "nearest_neighbors",
+]
 
 MissingRule = Literal["mismatch", "anonymeter"]
 
@@ -64,14 +70,18 @@ def column_ranges(numeric: FloatArray) -> FloatArray:
     return out
 
 
-def _as_blocks(table: EncodedTable | FloatArray, name: str) -> tuple[FloatArray, IntArray]:
+def _as_blocks(
+    table: EncodedTable | FloatArray, name: str
+) -> tuple[FloatArray, IntArray]:
     if isinstance(table, EncodedTable):
         return table.numeric, table.codes
     array = np.asarray(table)
     if array.ndim != 2:
         msg = f"`{name}` must be a 2-D array or an EncodedTable; got an array of shape {array.shape}."
         raise ParameterError(msg)
-    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(
+        array.dtype, np.complexfloating
+    ):
         msg = f"`{name}` must hold real numbers; got dtype {array.dtype}."
         raise InputError(msg)
     array = np.ascontiguousarray(array, dtype=np.float64)
@@ -103,7 +113,11 @@ def distance_spec(
     check_option(missing, name="missing", allowed=get_args(MissingRule))
     n_num = q_num.shape[1]
     if distance == "dcr":
-        ranges = column_ranges(r_num) if scale is None else np.asarray(scale, dtype=np.float64)
+        ranges = (
+            column_ranges(r_num)
+            if scale is None
+            else np.asarray(scale, dtype=np.float64)
+        )
         indicator = ranges == 0
         spec = DistanceSpec(
             scale=np.where(indicator, 1.0, ranges), indicator=indicator, clip=True,
@@ -122,7 +136,11 @@ def distance_spec(
             scale=np.ones(n_num), indicator=np.zeros(n_num, dtype=bool), clip=False,
             nan_one=nan_one, nan_both=nan_both, power=1, divisor=1.0,
         )  # fmt: skip
-        return spec, np.ascontiguousarray(q_num / scale), np.ascontiguousarray(r_num / scale)
+        return (
+            spec,
+            np.ascontiguousarray(q_num / scale),
+            np.ascontiguousarray(r_num / scale),
+        )
     if n_categorical:
         msg = "`distance='euclidean'` works on numeric arrays only; encode categorical columns first."
         raise ParameterError(msg)
@@ -195,7 +213,9 @@ def nearest_neighbors(
     if k > n_ref:
         msg = f"`k` must be at most the number of reference rows ({n_ref}); got {k}."
         raise ParameterError(msg)
-    spec, q_num, r_num = distance_spec(distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing)
+    spec, q_num, r_num = distance_spec(
+        distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
+    )
     name = get_config().backend if backend is None else backend
     check_option(name, name="backend", allowed=get_args(Backend))
     if name == "auto":

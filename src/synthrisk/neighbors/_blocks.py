@@ -8,7 +8,9 @@ from synthrisk.config import get_config
 __all__ = ["rows_per_block"]
 
 
-def rows_per_block(row_bytes: int, *, working_memory: float | None = None, n_rows: int | None = None) -> int:
+def rows_per_block(
+    row_bytes: int, *, working_memory: float | None = None, n_rows: int | None = None
+) -> int:
     """Number of query rows whose temporaries fit in ``working_memory`` MiB (at least 1)."""
     budget = get_config().working_memory if working_memory is None else working_memory
     rows = int(budget * 2**20 // max(row_bytes, 1))

@@ -36,16 +36,29 @@ def kneighbors(
     """k nearest reference rows of every query row, computed as dask tasks."""
     dask = import_optional("dask", extra="dask")
     n_query = q_num.shape[0]
-    step = rows_per_block(8 * (r_num.shape[0] + 64), working_memory=working_memory, n_rows=n_query)
+    step = rows_per_block(
+        8 * (r_num.shape[0] + 64), working_memory=working_memory, n_rows=n_query
+    )
     step = max(step, 1024)
     reference = dask.delayed((r_num, r_cat), pure=True)
 
-    def block(start: int, stop: int, ref: tuple[FloatArray, IntArray]) -> tuple[FloatArray, IntArray]:
+    def block(
+        start: int, stop: int, ref: tuple[FloatArray, IntArray]
+    ) -> tuple[FloatArray, IntArray]:
         return numba_backend.kneighbors(
-            q_num[start:stop], q_cat[start:stop], ref[0], ref[1], spec, k=k, working_memory=working_memory
+            q_num[start:stop],
+            q_cat[start:stop],
+            ref[0],
+            ref[1],
+            spec,
+            k=k,
+            working_memory=working_memory,
         )
 
-    tasks = [dask.delayed(block)(s, min(s + step, n_query), reference) for s in range(0, n_query, step)]
+    tasks = [
+        dask.delayed(block)(s, min(s + step, n_query), reference)
+        for s in range(0, n_query, step)
+    ]
     parts = dask.compute(*tasks)
     if progress is not None:
         progress(n_query)

@@ -105,7 +105,9 @@ def _knn_kernel(
                     for t in range(group_start[g], group_start[g + 1]):
                         j = order[t]
                         acc = float(b)
-                        if filled == k and (acc > worst or (acc == worst and j > worst_i)):
+                        if filled == k and (
+                            acc > worst or (acc == worst and j > worst_i)
+                        ):
                             continue
                         pruned = False
                         for f in range(n_num):
@@ -126,7 +128,9 @@ def _knn_kernel(
                                 if power == 2:
                                     term = term * term
                             acc += term
-                            if filled == k and (acc > worst or (acc == worst and j > worst_i)):
+                            if filled == k and (
+                                acc > worst or (acc == worst and j > worst_i)
+                            ):
                                 pruned = True
                                 break
                         if pruned:
@@ -140,7 +144,10 @@ def _knn_kernel(
                             pos = k - 1
                         else:
                             continue
-                        while pos > 0 and (best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)):
+                        while pos > 0 and (
+                            best[pos - 1] > key
+                            or (best[pos - 1] == key and best_i[pos - 1] > j)
+                        ):
                             best[pos] = best[pos - 1]
                             best_i[pos] = best_i[pos - 1]
                             is_nan[pos] = is_nan[pos - 1]
@@ -182,7 +189,11 @@ def kneighbors(
     q_cat = q_cat.astype(np.int32)
     r_num_sorted = np.ascontiguousarray(r_num[order])
     # blocks bound the progress granularity and the per-block output buffers
-    step = rows_per_block(8 * (r_num.shape[0] + group_codes.shape[0]), working_memory=working_memory, n_rows=n_query)
+    step = rows_per_block(
+        8 * (r_num.shape[0] + group_codes.shape[0]),
+        working_memory=working_memory,
+        n_rows=n_query,
+    )
     step = min(step, max(512, -(-n_query // 40)))
     scale = np.ascontiguousarray(spec.scale, dtype=np.float64)
     indicator = np.ascontiguousarray(spec.indicator, dtype=np.bool_)

@@ -20,7 +20,11 @@ __all__ = ["block_distances", "block_sums", "finish", "kneighbors"]
 
 
 def block_sums(
-    q_num: FloatArray, q_cat: IntArray, r_num: FloatArray, r_cat: IntArray, spec: DistanceSpec
+    q_num: FloatArray,
+    q_cat: IntArray,
+    r_num: FloatArray,
+    r_cat: IntArray,
+    spec: DistanceSpec,
 ) -> FloatArray:
     """Summed terms of shape (n_query, n_reference) for one block (before sqrt/divisor).
 
@@ -45,7 +49,9 @@ def block_sums(
                 term = term * term
         x_nan = np.isnan(x)
         y_nan = np.isnan(y)
-        term = np.where(x_nan & y_nan, spec.nan_both, np.where(x_nan | y_nan, spec.nan_one, term))
+        term = np.where(
+            x_nan & y_nan, spec.nan_both, np.where(x_nan | y_nan, spec.nan_one, term)
+        )
         acc += term
     return acc
 
@@ -58,7 +64,11 @@ def finish(sums: FloatArray, spec: DistanceSpec) -> FloatArray:
 
 
 def block_distances(
-    q_num: FloatArray, q_cat: IntArray, r_num: FloatArray, r_cat: IntArray, spec: DistanceSpec
+    q_num: FloatArray,
+    q_cat: IntArray,
+    r_num: FloatArray,
+    r_cat: IntArray,
+    spec: DistanceSpec,
 ) -> FloatArray:
     """Full distance matrix of shape (n_query, n_reference) for one block."""
     return finish(block_sums(q_num, q_cat, r_num, r_cat, spec), spec)

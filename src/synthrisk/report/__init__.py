@@ -42,4 +42,3 @@ __all__ = [
     "render_result_html",
     "write_html",
 ]
-

@@ -50,12 +50,18 @@ class EncodedTable:
 
     def take(self, rows: IntArray) -> EncodedTable:
         """Return the rows at positions ``rows``."""
-        return dataclasses.replace(self, numeric=self.numeric[rows], codes=self.codes[rows])
+        return dataclasses.replace(
+            self, numeric=self.numeric[rows], codes=self.codes[rows]
+        )
 
     def select(self, columns: list[str]) -> EncodedTable:
         """Return only ``columns`` (which must be encoded columns)."""
         num = [self.numeric_names.index(c) for c in columns if c in self.numeric_names]
-        cat = [self.categorical_names.index(c) for c in columns if c in self.categorical_names]
+        cat = [
+            self.categorical_names.index(c)
+            for c in columns
+            if c in self.categorical_names
+        ]
         return EncodedTable(
             numeric=np.ascontiguousarray(self.numeric[:, num]),
             codes=np.ascontiguousarray(self.codes[:, cat]),
@@ -77,8 +83,12 @@ class Encoder:
     @classmethod
     def fit(cls, schema: Schema, *frames: pd.DataFrame) -> Encoder:
         """Fit category codes and the time origin on the union of ``frames``."""
-        numeric = tuple(c.name for c in schema.modelable if c.kind in ("numerical", "datetime"))
-        categorical = tuple(c.name for c in schema.modelable if c.kind in ("categorical", "boolean"))
+        numeric = tuple(
+            c.name for c in schema.modelable if c.kind in ("numerical", "datetime")
+        )
+        categorical = tuple(
+            c.name for c in schema.modelable if c.kind in ("categorical", "boolean")
+        )
         datetimes = tuple(c.name for c in schema.modelable if c.kind == "datetime")
         categories = {}
         for name in categorical:
@@ -107,7 +117,9 @@ class Encoder:
                 numeric[:, j] = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
         codes = np.empty((n, len(self.categorical_names)), dtype=np.int64)
         for j, name in enumerate(self.categorical_names):
-            codes[:, j] = self.categories[name].get_indexer(pd.Index(frame[name], dtype=object))
+            codes[:, j] = self.categories[name].get_indexer(
+                pd.Index(frame[name], dtype=object)
+            )
         return EncodedTable(
             numeric=np.ascontiguousarray(numeric),
             codes=np.ascontiguousarray(codes),

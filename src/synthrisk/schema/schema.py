@@ -65,7 +65,9 @@ _SDTYPE_TO_KIND = {
     "unknown": "text",
 }
 _ID_NAME = re.compile(r"(^id$|_id$|^id_|uuid|^key$|^index$)", re.IGNORECASE)
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+_ISO_DATE = re.compile(
+    r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,22 +161,43 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
     if pd.api.types.is_integer_dtype(dtype):
         non_null = series.dropna()
         if _ID_NAME.search(str(name)) and len(non_null) > 1 and non_null.is_unique:
-            return ColumnSpec(name, "id", note="integer column named like an identifier with unique values")
+            return ColumnSpec(
+                name,
+                "id",
+                note="integer column named like an identifier with unique values",
+            )
         return ColumnSpec(name, "numerical")
     if pd.api.types.is_float_dtype(dtype):
         return ColumnSpec(name, "numerical")
     if pd.api.types.is_complex_dtype(dtype):
-        return ColumnSpec(name, "categorical")  # rejected with a clear message by validation
+        return ColumnSpec(
+            name, "categorical"
+        )  # rejected with a clear message by validation
     # object / string columns
     non_null = series.dropna()
     if len(non_null) and all(isinstance(v, str) for v in non_null.iloc[:1000]):
         strings = non_null.astype(str)
-        if strings.str.fullmatch(_ISO_DATE.pattern.strip('^$')).all():
-            return ColumnSpec(name, "datetime", datetime_format="ISO8601", note="ISO 8601 date strings")
+        if strings.str.fullmatch(_ISO_DATE.pattern.strip("^$")).all():
+            return ColumnSpec(
+                name,
+                "datetime",
+                datetime_format="ISO8601",
+                note="ISO 8601 date strings",
+            )
         if len(strings) >= 20 and strings.is_unique:
-            kind = "id" if _ID_NAME.search(str(name)) or strings.str.len().max() <= 40 else "text"
-            return ColumnSpec(name, kind, note="every value is distinct: an identifier or free text, not a category")
-    if len(non_null) and all(isinstance(v, (bool, np.bool_)) for v in non_null.iloc[:1000]):
+            kind = (
+                "id"
+                if _ID_NAME.search(str(name)) or strings.str.len().max() <= 40
+                else "text"
+            )
+            return ColumnSpec(
+                name,
+                kind,
+                note="every value is distinct: an identifier or free text, not a category",
+            )
+    if len(non_null) and all(
+        isinstance(v, (bool, np.bool_)) for v in non_null.iloc[:1000]
+    ):
         return ColumnSpec(name, "boolean")
     return ColumnSpec(name, "categorical")
 
@@ -184,7 +207,9 @@ def infer_schema(frame: pd.DataFrame) -> Schema:
     return Schema(tuple(infer_kind(frame[name], name) for name in frame.columns))
 
 
-def schema_from_metadata(metadata: Mapping[str, Any], frame: pd.DataFrame) -> tuple[Schema, list[str]]:
+def schema_from_metadata(
+    metadata: Mapping[str, Any], frame: pd.DataFrame
+) -> tuple[Schema, list[str]]:
     """Build a :class:`Schema` from SDMetrics/SDV or synthrisk metadata.
 
     Columns of ``frame`` that the metadata does not mention are inferred; a note saying
@@ -240,7 +265,9 @@ def schema_from_metadata(metadata: Mapping[str, Any], frame: pd.DataFrame) -> tu
         entry = columns.get(name)
         if entry is None:
             spec = infer_kind(frame[name], name)
-            notes.append(f"column {name!r} is not in the metadata; its kind was inferred as {spec.kind}.")
+            notes.append(
+                f"column {name!r} is not in the metadata; its kind was inferred as {spec.kind}."
+            )
         else:
             spec = _spec_from_entry(name, entry)
         if name == primary_key and spec.kind != "id":
@@ -277,5 +304,9 @@ def _spec_from_entry(name: str, entry: Any) -> ColumnSpec:
     if fmt is not None and not isinstance(fmt, str):
         msg = f"`metadata` column {name!r}: 'datetime_format' must be a string; got {fmt!r}."
         raise SchemaMismatchError(msg)
-    note = "ordinal sdtype, compared as categorical" if entry.get("sdtype") == "ordinal" else None
+    note = (
+        "ordinal sdtype, compared as categorical"
+        if entry.get("sdtype") == "ordinal"
+        else None
+    )
     return ColumnSpec(name, kind, datetime_format=fmt, source="metadata", note=note)

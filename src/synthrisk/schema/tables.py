@@ -72,7 +72,9 @@ class Tables:
     holdout: pd.DataFrame | None
     schema: Schema
     notes: tuple[str, ...] = ()
-    _cache: dict[str, EncodedTable] = dataclasses.field(default_factory=dict, repr=False)
+    _cache: dict[str, EncodedTable] = dataclasses.field(
+        default_factory=dict, repr=False
+    )
 
     def table(self, name: str) -> pd.DataFrame:
         """Return one table by name (``real``, ``synthetic`` or ``holdout``)."""
@@ -101,7 +103,11 @@ class Tables:
         out: dict[str, JSONValue] = {}
         for name in TABLE_NAMES:
             frame = getattr(self, name)
-            out[name] = None if frame is None else {"rows": len(frame), "columns": list(map(str, frame.columns))}
+            out[name] = (
+                None
+                if frame is None
+                else {"rows": len(frame), "columns": list(map(str, frame.columns))}
+            )
         return out
 
 
@@ -139,13 +145,19 @@ def prepare_tables(
         names = [str(c) for c in frame.columns]
         if len(set(names)) != len(names):
             dupes = sorted({c for c in names if names.count(c) > 1})
-            msg = f"the `{name}` table has duplicated column names {dupes}; rename them."
+            msg = (
+                f"the `{name}` table has duplicated column names {dupes}; rename them."
+            )
             raise InputError(msg)
     _check_same_columns(frames)
 
     reference = frames["real"]
     assert reference is not None
-    reference = reference.rename(columns=str) if not all(isinstance(c, str) for c in reference.columns) else reference
+    reference = (
+        reference.rename(columns=str)
+        if not all(isinstance(c, str) for c in reference.columns)
+        else reference
+    )
     notes: list[str] = []
     if metadata is None:
         schema = infer_schema(reference)
@@ -187,7 +199,10 @@ def prepare_tables(
     for spec in schema.modelable:
         if spec.kind == "categorical":
             n_unique = real_frame[spec.name].nunique()
-            if n_unique >= _HIGH_CARDINALITY_MIN and n_unique > _HIGH_CARDINALITY_SHARE * len(real_frame):
+            if (
+                n_unique >= _HIGH_CARDINALITY_MIN
+                and n_unique > _HIGH_CARDINALITY_SHARE * len(real_frame)
+            ):
                 notes.append(
                     f"column {spec.name!r} has {n_unique} distinct values in {len(real_frame)} real rows: "
                     "it behaves like an identifier; exact matches on it dominate distances. "
@@ -229,7 +244,9 @@ def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
             raise SchemaMismatchError(msg)
 
 
-def _normalise_column(series: pd.Series, spec: ColumnSpec, *, table: str) -> tuple[pd.Series, ColumnSpec]:
+def _normalise_column(
+    series: pd.Series, spec: ColumnSpec, *, table: str
+) -> tuple[pd.Series, ColumnSpec]:
     where = f"column {spec.name!r} of the `{table}` table"
     if spec.excluded:
         return series.astype(object).reset_index(drop=True), spec
@@ -278,16 +295,22 @@ def _to_float(series: pd.Series, where: str) -> np.ndarray:
         raise InputError(msg)
     if pd.api.types.is_bool_dtype(series.dtype):
         return series.astype("float64").to_numpy()
-    if pd.api.types.is_numeric_dtype(series.dtype) and not isinstance(series.dtype, pd.CategoricalDtype):
+    if pd.api.types.is_numeric_dtype(series.dtype) and not isinstance(
+        series.dtype, pd.CategoricalDtype
+    ):
         return series.to_numpy(dtype="float64", na_value=np.nan)
     try:
-        return pd.to_numeric(series.astype(object), errors="raise").to_numpy(dtype="float64", na_value=np.nan)
+        return pd.to_numeric(series.astype(object), errors="raise").to_numpy(
+            dtype="float64", na_value=np.nan
+        )
     except (ValueError, TypeError) as exc:
         msg = f"{where} is declared numerical but holds values that are not numbers ({exc}); declare it categorical or clean it."
         raise InputError(msg) from None
 
 
-def _to_datetime(series: pd.Series, spec: ColumnSpec, where: str) -> tuple[pd.Series, ColumnSpec]:
+def _to_datetime(
+    series: pd.Series, spec: ColumnSpec, where: str
+) -> tuple[pd.Series, ColumnSpec]:
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         values = series
         if getattr(series.dt, "tz", None) is not None:
@@ -313,7 +336,9 @@ def _to_datetime(series: pd.Series, spec: ColumnSpec, where: str) -> tuple[pd.Se
             "Fix the values or give the right 'datetime_format' in the metadata."
         )
         raise InputError(msg)
-    return parsed.dt.tz_localize(None).astype("datetime64[ns]").reset_index(drop=True), spec
+    return parsed.dt.tz_localize(None).astype("datetime64[ns]").reset_index(
+        drop=True
+    ), spec
 
 
 def _guess_format(values: pd.Series, where: str) -> str:
@@ -325,10 +350,14 @@ def _guess_format(values: pd.Series, where: str) -> str:
     if values.str.match(r"^\d{4}-\d{2}-\d{2}").all():
         return "ISO8601"
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # pandas' dayfirst hints: we try both on purpose
+        warnings.simplefilter(
+            "ignore", UserWarning
+        )  # pandas' dayfirst hints: we try both on purpose
         month_first = guess_datetime_format(first, dayfirst=False)
         day_first = guess_datetime_format(first, dayfirst=True)
-        candidates = [f for f in dict.fromkeys([month_first, day_first]) if f is not None]
+        candidates = [
+            f for f in dict.fromkeys([month_first, day_first]) if f is not None
+        ]
         working = []
         for fmt in candidates:
             parsed = pd.to_datetime(values, format=fmt, errors="coerce")
