@@ -171,6 +171,17 @@ def _clip_score(cap: float, baseline: float) -> float:
     return min(cap / baseline, 1)
 
 
+def _disclosure_breakdown(result: MetricResult) -> dict[str, Any]:
+    """SDMetrics' breakdown dict of DisclosureProtection (and its Estimate)."""
+    cap = float(result.breakdown["cap_protection"])
+    baseline = float(result.breakdown["baseline_protection"])
+    return {
+        "score": _clip_score(cap, baseline),
+        "cap_protection": cap,
+        "baseline_protection": baseline,
+    }
+
+
 def _single_table_metadata(
     metadata: Any, table_name: str | None
 ) -> dict[str, Any] | None:
@@ -272,13 +283,7 @@ class DisclosureProtection(_SDMetricsMetric):
             real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
             continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
         )  # fmt: skip
-        cap = float(result.breakdown["cap_protection"])
-        baseline = float(result.breakdown["baseline_protection"])
-        return {
-            "score": _clip_score(cap, baseline),
-            "cap_protection": cap,
-            "baseline_protection": baseline,
-        }
+        return _disclosure_breakdown(result)
 
     @classmethod
     def compute(
@@ -393,13 +398,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
             seed=seed, progress=bool(verbose), num_rows_subsample=n_sub, num_iterations=num_iterations,
         )  # fmt: skip
-        cap = float(result.breakdown["cap_protection"])
-        baseline = float(result.breakdown["baseline_protection"])
-        return {
-            "score": _clip_score(cap, baseline),
-            "cap_protection": cap,
-            "baseline_protection": baseline,
-        }
+        return _disclosure_breakdown(result)
 
     @classmethod
     def compute(
