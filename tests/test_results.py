@@ -90,3 +90,21 @@ def test_newer_schema_version_is_rejected() -> None:
         InputError, match=r"schema_version 2, newer than the 1 this synthrisk reads"
     ):
         EvaluationReport.from_dict(data)
+
+
+def test_value_keys_are_withheld_unless_asked() -> None:
+    result = MetricResult(
+        metric="singling_out", score=0.1, breakdown={"successful_queries": ["age == 41 AND zip == '1234'"], "n": 1},
+        value_keys=("successful_queries",),
+    )  # fmt: skip
+    report = EvaluationReport("0.1.0", 0, {}, (result,))
+    default = json.loads(report.to_json())["results"][0]
+    assert default["breakdown"]["successful_queries"].startswith(
+        "withheld: 1 entries built from real records' values"
+    )
+    assert "1234" not in report.to_json()
+    shown = json.loads(report.to_json(include_values=True))["results"][0]
+    assert shown["breakdown"]["successful_queries"] == ["age == 41 AND zip == '1234'"]
+    assert EvaluationReport.from_json(report.to_json(include_values=True))[
+        "singling_out"
+    ].value_keys == ("successful_queries",)

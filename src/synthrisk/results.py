@@ -8,7 +8,7 @@ JSON report (schema_version 1; keys fixed, more may be added)::
      "schema": {...}, "warnings": [str],
      "results": [{"metric": id, "score": float | null, "breakdown": {...},
                   "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float,
-                  "attack": str, "higher_is_safer": bool}]}
+                  "attack": str, "higher_is_safer": bool, "value_keys": [str] (when any)}]}
 
 Per-record values (for example every synthetic row's DCR) live on the result objects
 and enter the JSON only when asked (``include_records=True``), as row positions with
@@ -127,6 +127,10 @@ class MetricResult:
     higher_is_safer : bool
         True when a higher score means better protection (DCR protection scores),
         False when it means more risk (attack success, membership AUC).
+    value_keys : tuple of str
+        Breakdown keys whose contents are built from real records' values (for
+        example singling-out queries that match exactly one real person). They are
+        withheld from the JSON unless ``include_values=True``.
     """
 
     metric: str
@@ -141,6 +145,7 @@ class MetricResult:
     )
     attack: str = ""
     higher_is_safer: bool = True
+    value_keys: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         score = "None" if self.score is None else f"{self.score:.4f}"
@@ -159,12 +164,29 @@ class MetricResult:
         ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
             return None
 
-    def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
-        """JSON-safe form following the report contract."""
+    def to_dict(
+        self, *, include_records: bool = False, include_values: bool = False
+    ) -> dict[str, JSONValue]:
+        """JSON-safe form following the report contract.
+
+        ``include_records`` adds per-record scores (row positions and numbers);
+        ``include_values`` keeps the breakdown entries built from real values
+        (``value_keys``), which are otherwise replaced by a note.
+        """
+        breakdown = to_jsonable(self.breakdown)
+        if not include_values:
+            for key in self.value_keys:
+                if key in breakdown:
+                    entries = breakdown[key]
+                    count = len(entries) if isinstance(entries, list) else 1
+                    breakdown[key] = (
+                        f"withheld: {count} entries built from real records' values; "
+                        "pass include_values (--include-values) to write them"
+                    )
         out: dict[str, JSONValue] = {
             "metric": self.metric,
             "score": to_jsonable(self.score),
-            "breakdown": to_jsonable(self.breakdown),
+            "breakdown": breakdown,
             "ci": None if self.ci is None else to_jsonable(list(self.ci)),
             "params": to_jsonable(self.params),
             "warnings": list(self.warnings),
@@ -172,6 +194,8 @@ class MetricResult:
             "attack": self.attack,
             "higher_is_safer": self.higher_is_safer,
         }
+        if self.value_keys:
+            out["value_keys"] = list(self.value_keys)
         if include_records and self.records:
             out["records"] = {name: rec.to_dict() for name, rec in self.records.items()}
         return out
@@ -203,6 +227,7 @@ class MetricResult:
             records=records,
             attack=str(data.get("attack", "")),
             higher_is_safer=bool(data.get("higher_is_safer", True)),
+            value_keys=tuple(data.get("value_keys") or ()),
         )
 
 
@@ -242,8 +267,10 @@ class EvaluationReport:
         ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
             return None
 
-    def to_dict(self, *, include_records: bool = False) -> dict[str, JSONValue]:
-        """JSON-safe form following the report contract."""
+    def to_dict(
+        self, *, include_records: bool = False, include_values: bool = False
+    ) -> dict[str, JSONValue]:
+        """JSON-safe form following the report contract (see :meth:`MetricResult.to_dict`)."""
         return {
             "schema_version": self.schema_version,
             "synthrisk_version": self.synthrisk_version,
@@ -252,17 +279,25 @@ class EvaluationReport:
             "schema": to_jsonable(self.schema),
             "warnings": list(self.warnings),
             "results": [
-                r.to_dict(include_records=include_records) for r in self.results
+                r.to_dict(
+                    include_records=include_records, include_values=include_values
+                )
+                for r in self.results
             ],
         }
 
-    def to_json(self, *, include_records: bool = False, indent: int | None = 2) -> str:
+    def to_json(
+        self,
+        *,
+        include_records: bool = False,
+        include_values: bool = False,
+        indent: int | None = 2,
+    ) -> str:
         """The report as a JSON string (NaN never appears: undefined numbers are null)."""
-        return json.dumps(
-            self.to_dict(include_records=include_records),
-            indent=indent,
-            allow_nan=False,
+        data = self.to_dict(
+            include_records=include_records, include_values=include_values
         )
+        return json.dumps(data, indent=indent, allow_nan=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvaluationReport:

@@ -306,7 +306,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     )  # fmt: skip
     outputs: dict[Path, str] = {}
     if args.json:
-        outputs[Path(args.json)] = report.to_json(include_records=args.include_records)
+        outputs[Path(args.json)] = report.to_json(
+            include_records=args.include_records, include_values=args.include_values
+        )
     if args.html:
         outputs[Path(args.html)] = _render(
             report,
@@ -336,7 +338,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     outputs: dict[Path, str] = {}
     if config.json is not None:
-        outputs[config.json] = report.to_json(include_records=config.include_records)
+        outputs[config.json] = report.to_json(
+            include_records=config.include_records,
+            include_values=args.include_values or config.include_values,
+        )
     html = Path(args.html) if args.html else config.html
     if html is not None:
         outputs[html] = _render(
@@ -373,7 +378,10 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
             path = config.json.with_name(
                 f"{config.json.stem}{suffix}{config.json.suffix}"
             )
-            outputs[path] = run.report.to_json(include_records=config.include_records)
+            outputs[path] = run.report.to_json(
+                include_records=config.include_records,
+                include_values=args.include_values or config.include_values,
+            )
         if html_base is not None:
             path = html_base.with_name(f"{html_base.stem}{suffix}{html_base.suffix}")
             outputs[path] = _render(

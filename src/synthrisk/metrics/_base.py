@@ -112,6 +112,8 @@ class Outcome:
     ci: tuple[float, float] | None = None
     records: dict[str, RecordScores] = dataclasses.field(default_factory=dict)
     params: dict[str, JSONValue] | None = None
+    #: breakdown keys built from real records' values (withheld from JSON by default)
+    value_keys: tuple[str, ...] = ()
 
 
 class Metric(abc.ABC):
@@ -230,6 +232,7 @@ class Metric(abc.ABC):
             records=outcome.records,
             attack=self.attack,
             higher_is_safer=self.higher_is_safer,
+            value_keys=outcome.value_keys,
         )
 
     def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default

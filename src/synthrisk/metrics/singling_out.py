@@ -1009,4 +1009,10 @@ class SinglingOutRisk(Metric):
                 "real rows singled out by a successful query (value: the query's number among the generated ones)",
             )
         }
-        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+        return Outcome(
+            score=score,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            value_keys=("successful_queries",),
+        )

@@ -356,7 +356,9 @@ def _context(
 ) -> dict[str, Any]:
     thresholds = Thresholds() if thresholds is None else thresholds
     verdict: Verdict = judge(report, thresholds)
-    data = report.to_dict(include_records=True)
+    data = report.to_dict(
+        include_records=True, include_values=True
+    )  # withheld below unless asked
     results = data["results"]
     columns = frozenset(map(str, (data.get("schema") or {}).get("columns") or ()))
     for table in (data.get("inputs") or {}).values():
