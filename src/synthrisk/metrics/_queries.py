@@ -299,6 +299,30 @@ def _holds(x, op, v, ne_null):  # pragma: no cover - compiled
     return x >= v
 
 
+@numba.njit(nogil=True, cache=True)
+def _most_selective(
+    qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
+):  # pragma: no cover - compiled
+    """The term of query ``qi`` matching the fewest rows, with its sorted-value segments."""
+    best_t = -1
+    best_size = n_rows + 1
+    ba1 = 0
+    bb1 = 0
+    ba2 = 0
+    bb2 = 0
+    for t in range(q_len[qi]):
+        c = q_cols[qi, t]
+        a1, b1, a2, b2 = _segments(
+            sorted_values[c], n_valid[c], n_rows, q_ops[qi, t], q_vals[qi, t], ne_null
+        )
+        size = (b1 - a1) + (b2 - a2)
+        if size < best_size:
+            best_size = size
+            best_t = t
+            ba1, bb1, ba2, bb2 = a1, b1, a2, b2
+    return best_t, best_size, ba1, bb1, ba2, bb2
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _count_kernel(
     values,
@@ -316,27 +340,9 @@ def _count_kernel(
 ):  # pragma: no cover - compiled
     n_rows = values.shape[0]
     for qi in numba.prange(q_cols.shape[0]):
-        best_t = -1
-        best_size = n_rows + 1
-        ba1 = 0
-        bb1 = 0
-        ba2 = 0
-        bb2 = 0
-        for t in range(q_len[qi]):
-            c = q_cols[qi, t]
-            a1, b1, a2, b2 = _segments(
-                sorted_values[c],
-                n_valid[c],
-                n_rows,
-                q_ops[qi, t],
-                q_vals[qi, t],
-                ne_null,
-            )
-            size = (b1 - a1) + (b2 - a2)
-            if size < best_size:
-                best_size = size
-                best_t = t
-                ba1, bb1, ba2, bb2 = a1, b1, a2, b2
+        best_t, best_size, ba1, bb1, ba2, bb2 = _most_selective(
+            qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
+        )
         count = 0
         first = -1
         if best_t >= 0 and best_size > 0:
@@ -389,27 +395,9 @@ def _fill_kernel(
     for qi in numba.prange(q_cols.shape[0]):
         if offsets[qi + 1] == offsets[qi]:
             continue
-        best_t = -1
-        best_size = n_rows + 1
-        ba1 = 0
-        bb1 = 0
-        ba2 = 0
-        bb2 = 0
-        for t in range(q_len[qi]):
-            c = q_cols[qi, t]
-            a1, b1, a2, b2 = _segments(
-                sorted_values[c],
-                n_valid[c],
-                n_rows,
-                q_ops[qi, t],
-                q_vals[qi, t],
-                ne_null,
-            )
-            size = (b1 - a1) + (b2 - a2)
-            if size < best_size:
-                best_size = size
-                best_t = t
-                ba1, bb1, ba2, bb2 = a1, b1, a2, b2
+        best_t, _best_size, ba1, bb1, ba2, bb2 = _most_selective(
+            qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
+        )
         at = offsets[qi]
         if best_t < 0:  # an empty conjunction matches every row
             for row in range(n_rows):
