@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -388,25 +388,37 @@ def _parse_synthrisk_block(block: Any, where: str, base: Path) -> dict[str, Any]
     }
 
 
-def _parse_splitters(section: Any, where: str, base: Path) -> dict[str, dict[str, Any]]:
+def _custom_data_entries(
+    section: Any, where: str, kind: str, refusal: Callable[[Any], str]
+) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """The ``method: custom_data`` entries of a Splitter/Synthesizer section, checked."""
     section = _mapping(
         section,
-        f"{where}: `Splitter`",
+        f"{where}: `{kind}`",
         "experiment names to settings (method: custom_data)",
     )
-    out = {}
     for name, entry in section.items():
-        here = f"{where}: `Splitter.{name}`"
+        here = f"{where}: `{kind}.{name}`"
         entry = _mapping(entry, here, "settings")
         method = entry.get("method")
         if method != "custom_data":
             msg = f"{here}.method"
-            raise _err(
-                msg,
-                f"synthrisk reads pre-split data only (`method: custom_data` with filepath: {{ori, control}}); "
-                f"got {method!r}. PETsARD's own splitting (num_samples, train_split_ratio …) is not supported.",
-            )
+            raise _err(msg, refusal(method))
         _check_keys(entry, ("method", "filepath", "schema"), here)
+        yield str(name), here, entry
+
+
+def _parse_splitters(section: Any, where: str, base: Path) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, here, entry in _custom_data_entries(
+        section,
+        where,
+        "Splitter",
+        lambda method: (
+            f"synthrisk reads pre-split data only (`method: custom_data` with filepath: {{ori, control}}); "
+            f"got {method!r}. PETsARD's own splitting (num_samples, train_split_ratio …) is not supported."
+        ),
+    ):
         filepath = entry.get("filepath")
         if not isinstance(filepath, Mapping) or set(filepath) != {"ori", "control"}:
             msg = f"{here}.filepath"
@@ -420,7 +432,7 @@ def _parse_splitters(section: Any, where: str, base: Path) -> dict[str, dict[str
             raise _err(
                 msg, f"must be a mapping {{ori: PATH, control: PATH}}; got {schema!r}."
             )
-        out[str(name)] = {
+        out[name] = {
             "ori": _path(filepath["ori"], f"{here}.filepath.ori", base),
             "control": _path(filepath["control"], f"{here}.filepath.control", base),
             "schema_ori": (schema.get("ori"), f"{here}.schema.ori"),
@@ -432,25 +444,17 @@ def _parse_splitters(section: Any, where: str, base: Path) -> dict[str, dict[str
 def _parse_synthesizers(
     section: Any, where: str, base: Path
 ) -> dict[str, dict[str, Any]]:
-    section = _mapping(
-        section,
-        f"{where}: `Synthesizer`",
-        "experiment names to settings (method: custom_data)",
-    )
     out = {}
-    for name, entry in section.items():
-        here = f"{where}: `Synthesizer.{name}`"
-        entry = _mapping(entry, here, "settings")
-        method = entry.get("method")
-        if method != "custom_data":
-            msg = f"{here}.method"
-            raise _err(
-                msg,
-                f"synthrisk evaluates synthetic data that already exists (`method: custom_data` with a "
-                f"filepath); it does not train synthesizers. Got {method!r}.",
-            )
-        _check_keys(entry, ("method", "filepath", "schema"), here)
-        out[str(name)] = {
+    for name, here, entry in _custom_data_entries(
+        section,
+        where,
+        "Synthesizer",
+        lambda method: (
+            f"synthrisk evaluates synthetic data that already exists (`method: custom_data` with a "
+            f"filepath); it does not train synthesizers. Got {method!r}."
+        ),
+    ):
+        out[name] = {
             "filepath": _path(entry.get("filepath"), f"{here}.filepath", base),
             "schema": (entry.get("schema"), f"{here}.schema"),
         }
