@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics.distribution import (
+from synthrisk.metrics.membership.distribution import (
     DistributionValidation,
     adjust_p_values,
     two_sample_test,

@@ -17,11 +17,11 @@ import pytest
 
 from synthrisk import InferenceRisk, evaluate
 from synthrisk.exceptions import ParameterError, SchemaMismatchError
-from synthrisk.metrics.inference import inference_attack, inference_success
+from synthrisk.metrics.attacks.inference import inference_attack, inference_success
 from synthrisk.schema import prepare_tables
 
 GOLDENS = json.loads(
-    (Path(__file__).parent / "data" / "anonymeter_goldens.json").read_text()
+    (Path(__file__).parents[1] / "data" / "anonymeter_goldens.json").read_text()
 )
 NAN = np.nan
 

@@ -15,7 +15,7 @@ never saw (the holdout):
 * :class:`NNDR` and :class:`IdenticalMatchShare` — MOSTLY AI QA's nearest-neighbour
   distance ratio and identical match share, training vs holdout.
 
-Distances: see :mod:`synthrisk.metrics._space` (mixed-type ``dcr`` distance by default,
+Distances: see :mod:`synthrisk.metrics.membership._space` (mixed-type ``dcr`` distance by default,
 Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 """
 
@@ -30,8 +30,7 @@ from scipy import stats
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._ranking import ranking_scores, thin_curve
-from synthrisk.metrics._share_kernels import (
+from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
     TIE,
@@ -40,7 +39,7 @@ from synthrisk.metrics._share_kernels import (
     permutation_shares,
     tie_sets,
 )
-from synthrisk.metrics._space import (
+from synthrisk.metrics.membership._space import (
     DISTANCES,
     MODES,
     Data,
@@ -53,6 +52,7 @@ from synthrisk.metrics._space import (
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.ranking import ranking_scores, thin_curve
 
 __all__ = [
     "NNDR",

@@ -11,18 +11,18 @@ import pandas as pd
 import pytest
 
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._attacks import (
+from synthrisk.metrics._base import Context
+from synthrisk.metrics.attacks._common import (
     cap_attacks,
     check_compat,
     datetimes_as_categories,
     gower_neighbors,
     shared_scale,
 )
-from synthrisk.metrics._base import Context
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.schema import prepare_tables
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 GOLDENS = json.loads((DATA / "anonymeter_goldens.json").read_text())
 
 

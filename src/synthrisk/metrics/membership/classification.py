@@ -25,10 +25,10 @@ from synthrisk._optional import import_optional
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._ranking import roc_auc
-from synthrisk.metrics._space import MODES, numeric_matrix
+from synthrisk.metrics.membership._space import MODES, numeric_matrix
 from synthrisk.neighbors import column_ranges
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.ranking import roc_auc
 
 __all__ = [
     "CLASSIFIERS",

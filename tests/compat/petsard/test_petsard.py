@@ -9,9 +9,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.cli import main
-from synthrisk.exceptions import ConfigError
-from synthrisk.io import load_config
-from synthrisk.io.petsard import (
+from synthrisk.compat.petsard.parse import (
     PETSARD_MISSING_NUMERIC,
     PetsardConfig,
     PetsardExperiment,
@@ -21,6 +19,8 @@ from synthrisk.io.petsard import (
     petsard_outputs,
     petsard_schema_to_metadata,
 )
+from synthrisk.exceptions import ConfigError
+from synthrisk.io import load_config
 from synthrisk.report._extract import PETSARD_COLUMNS
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 
@@ -584,7 +584,7 @@ def test_spec_example_runs_end_to_end_on_adults(tmp_path: Path) -> None:
     """PETsARD's documented example runs unchanged (paths adapted) with synthrisk's real metrics.
 
     Uses the shared Adult files when they are found above the repository, else the
-    committed sample (tests/io/data/adults_sample).
+    committed sample (tests/compat/petsard/data/adults_sample).
     """
     _require_anonymeter_metrics()
     folder = _find_adults()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthrisk.metrics._ranking import (
+from synthrisk.stats.ranking import (
     average_precision,
     ranking_scores,
     roc_auc,

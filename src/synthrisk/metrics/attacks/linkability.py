@@ -26,7 +26,8 @@ import numpy as np
 from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._attacks import (
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
     attack_breakdown,
     cap_attacks,
     check_compat,
@@ -37,7 +38,6 @@ from synthrisk.metrics._attacks import (
     score_and_ci,
     shared_scale,
 )
-from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack

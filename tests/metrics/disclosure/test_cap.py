@@ -20,7 +20,7 @@ from synthrisk import (
 )
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context
-from synthrisk.metrics.disclosure import (
+from synthrisk.metrics.disclosure._cap import (
     attack_codes,
     bin_edges,
     cap_probabilities,
@@ -33,7 +33,7 @@ from synthrisk.metrics.disclosure import (
 )
 from synthrisk.schema import prepare_tables
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 GOLDENS = json.loads((DATA / "disclosure_goldens.json").read_text())
 METHODS = ("cap", "zero_cap", "generalized_cap")
 LEGACY = {

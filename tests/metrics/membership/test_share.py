@@ -13,7 +13,7 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.metrics.membership import (
+from synthrisk.metrics.membership.share import (
     NNDR,
     DCRShare,
     IdenticalMatchShare,
@@ -24,7 +24,7 @@ from synthrisk.metrics.membership import (
 )
 from synthrisk.results import EvaluationReport
 
-APT_DATA = Path(__file__).parents[1] / "compat" / "data" / "apt"
+APT_DATA = Path(__file__).parents[2] / "compat" / "data" / "apt"
 GOLDENS = json.loads((APT_DATA / "goldens.json").read_text(encoding="utf-8"))
 
 

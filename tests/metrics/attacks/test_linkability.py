@@ -16,7 +16,7 @@ import pytest
 
 from synthrisk import LinkabilityRisk, evaluate
 from synthrisk.exceptions import ParameterError, SchemaMismatchError
-from synthrisk.metrics.linkability import (
+from synthrisk.metrics.attacks.linkability import (
     count_links,
     linkability_attack,
     random_subsets,

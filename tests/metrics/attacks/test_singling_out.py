@@ -18,7 +18,7 @@ from scipy import integrate
 
 from synthrisk import SinglingOutRisk, evaluate
 from synthrisk.exceptions import InputError, ParameterError, SchemaMismatchError
-from synthrisk.metrics._queries import (
+from synthrisk.metrics.attacks._queries import (
     OP_EQ,
     OP_GE,
     OP_GT,
@@ -28,7 +28,7 @@ from synthrisk.metrics._queries import (
     OP_NE,
     OP_NOTNULL,
 )
-from synthrisk.metrics.singling_out import (
+from synthrisk.metrics.attacks.singling_out import (
     SinglingOutAttack,
     fit_size_correction,
     singling_out_attack,
@@ -37,7 +37,7 @@ from synthrisk.metrics.singling_out import (
 from synthrisk.schema import prepare_tables
 
 GOLDENS = json.loads(
-    (Path(__file__).parent / "data" / "anonymeter_goldens.json").read_text()
+    (Path(__file__).parents[1] / "data" / "anonymeter_goldens.json").read_text()
 )
 
 

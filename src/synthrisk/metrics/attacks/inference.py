@@ -22,7 +22,8 @@ import pandas as pd
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_columns, check_positive_float
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._attacks import (
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
     attack_breakdown,
     cap_attacks,
     check_compat,
@@ -33,8 +34,7 @@ from synthrisk.metrics._attacks import (
     score_and_ci,
     shared_scale,
 )
-from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._queries import unified_values
+from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthrisk.metrics._queries import (
+from synthrisk.metrics.attacks._queries import (
     OP_EQ,
     OP_GE,
     OP_GT,
@@ -28,10 +28,10 @@ from synthrisk.metrics._queries import (
     render_query,
     unified_values,
 )
-from synthrisk.metrics.singling_out import column_info
+from synthrisk.metrics.attacks.singling_out import column_info
 from synthrisk.schema import prepare_tables
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 GOLDENS = json.loads((DATA / "anonymeter_goldens.json").read_text())
 OP_CODES = {
     "==": OP_EQ, "!=": OP_NE, "<": OP_LT, "<=": OP_LE, ">": OP_GT, ">=": OP_GE,

@@ -407,7 +407,7 @@ def generalized_cap_counts(
             else "numpy"
         )
     if name == "numba":
-        from synthrisk.metrics._disclosure_numba import generalized_cap_kernel
+        from synthrisk.metrics.disclosure._numba import generalized_cap_kernel
 
         numerator = np.zeros(q_sens.shape[0], dtype=np.int64)
         denominator = np.zeros(m, dtype=np.int64)

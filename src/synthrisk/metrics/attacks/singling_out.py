@@ -20,7 +20,7 @@ Query generation follows Anonymeter 1.1:
   synthetic table and was not seen before; stop at ``n_attacks`` queries or
   ``max_attempts`` attempts.
 
-All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics._queries`:
+All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics.attacks._queries`:
 every query walks only the rows of its most selective predicate and stops at two
 matches, so millions of candidate queries are decided in seconds.
 """
@@ -42,15 +42,15 @@ from synthrisk._progress import NullProgress, Progress
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._attacks import (
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
     attack_breakdown,
     check_compat,
     check_confidence_level,
     check_n_attacks,
     score_and_ci,
 )
-from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._queries import (
+from synthrisk.metrics.attacks._queries import (
     OP_EQ,
     OP_GE,
     OP_GT,
@@ -799,7 +799,7 @@ def singling_out_attack(
     max_attempts : int or None, default=10_000_000
         Cap on multivariate candidate queries; None for no cap.
     compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
-        Reference behaviour to reproduce (see ``docs/anonymeter.md``).
+        Reference behaviour to reproduce (see ``docs/attacks.md``).
     rng : numpy Generator
         Source of every random draw.
     progress : Progress, default=None

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.exceptions import InputError, MissingDependencyError, ParameterError
-from synthrisk.metrics.classification import (
+from synthrisk.metrics.membership.classification import (
     MembershipClassification,
     memorisation_auc_ratio,
     normalized_auc_ratio,
@@ -22,7 +22,7 @@ from synthrisk.schema.tables import prepare_tables
 
 pytest.importorskip("sklearn")
 
-APT_DATA = Path(__file__).parents[1] / "compat" / "data" / "apt"
+APT_DATA = Path(__file__).parents[2] / "compat" / "data" / "apt"
 GOLDENS = json.loads((APT_DATA / "goldens.json").read_text(encoding="utf-8"))
 
 
