@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from synthrisk.metrics._base import make_context
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
+from synthrisk.verdict import Thresholds, judge
 
 __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
 
@@ -26,9 +28,12 @@ def resolve_metrics(
 ) -> tuple[list[Metric], list[str]]:
     """Turn the ``metrics`` argument into metric instances (and notes on skipped ones).
 
-    ``None`` selects every metric that runs with default parameters (those needing a
-    holdout only when one is given); a list names metric ids or holds instances; a
-    dict maps ids to parameter dicts.
+    ``None`` selects the full assessment: every metric that runs with default
+    parameters (those needing a holdout only when one is given) — DCR, disclosure
+    (CAP with default columns), singling out (multivariate and univariate),
+    linkability (a seeded split of the columns), inference (every column as the
+    secret), membership; a list names metric ids or holds instances; a dict maps ids
+    to parameter dicts.
     """
     notes: list[str] = []
     if metrics is None:
@@ -81,6 +86,7 @@ def evaluate(
     working_memory: float | None = None,
     backend: str | None = None,
     progress: bool | Progress = False,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
 
@@ -106,11 +112,16 @@ def evaluate(
         Neighbour-search backend.
     progress : bool, default=False
         Show progress bars on standard error.
+    thresholds : Thresholds or dict, default=None
+        What the verdict judges by (user score thresholds, tolerances, ``alpha``);
+        None: the documented defaults (see ``docs/verdict.md``).
 
     Returns
     -------
     EvaluationReport
-        Results in the order the metrics ran; ``.to_json()`` gives the JSON report.
+        Results in the order the metrics ran, and the release verdict
+        (``report.verdict``); ``.to_json()`` gives the JSON report,
+        ``.to_frame()`` one row per metric.
 
     Examples
     --------
@@ -120,9 +131,13 @@ def evaluate(
     >>> report = evaluate(demo.real, demo.synthetic["leaky"], demo.holdout)
     >>> report["dcr_overfitting_protection"].score < 0.5
     True
+    >>> report.verdict.overall
+    'fail'
     """
     seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.from_dict(thresholds)
     chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
     return run_metrics(
         tables,
@@ -132,6 +147,7 @@ def evaluate(
         backend=backend,
         progress=progress,
         notes=notes,
+        thresholds=thresholds,
     )
 
 
@@ -144,8 +160,9 @@ def run_metrics(
     backend: str | None = None,
     progress: bool | Progress = False,
     notes: Sequence[str] = (),
+    thresholds: Thresholds | None = None,
 ) -> EvaluationReport:
-    """Run already-built metrics on validated tables and collect the report."""
+    """Run already-built metrics on validated tables, collect the report and judge it."""
     for metric in metrics:
         if metric.requires_holdout and tables.holdout is None:
             msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
@@ -163,7 +180,7 @@ def run_metrics(
         results.append(metric.run(tables, context))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
-    return EvaluationReport(
+    report = EvaluationReport(
         synthrisk_version=__version__,
         seed=seed,
         inputs=tables.summary(),
@@ -171,3 +188,4 @@ def run_metrics(
         schema=schema,
         warnings=tuple(tables.notes) + tuple(notes),
     )
+    return dataclasses.replace(report, verdict=judge(report, thresholds))

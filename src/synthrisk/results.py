@@ -21,17 +21,21 @@ import dataclasses
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 
 __all__ = [
+    "LEVELS",
     "SCHEMA_VERSION",
     "EvaluationReport",
     "MetricResult",
+    "MetricVerdict",
     "RecordScores",
+    "Verdict",
+    "check_fail_on",
     "to_jsonable",
 ]
 
@@ -231,6 +235,191 @@ class MetricResult:
         )
 
 
+Level = Literal["pass", "review", "fail"]
+#: verdict levels from best to worst (``info`` marks a metric that does not gate)
+LEVELS: tuple[Level, ...] = get_args(Level)
+_RANK = {level: rank for rank, level in enumerate(LEVELS)}
+
+
+def check_fail_on(value: Any) -> str:
+    """Validate a gate level: ``review`` or ``fail``."""
+    if not isinstance(value, str) or value not in ("review", "fail"):
+        from synthrisk.exceptions import ParameterError
+
+        msg = (
+            f"`fail_on` must be 'review' or 'fail'; got {value!r}. 'review' fails the gate unless every "
+            "metric passes; 'fail' fails it only when some metric fails."
+        )
+        raise ParameterError(msg)
+    return value
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    if value is None or value[0] is None or value[1] is None:
+        return None
+    return float(value[0]), float(value[1])
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricVerdict:
+    """The verdict on one metric result.
+
+    Attributes
+    ----------
+    metric : str
+        Metric id.
+    level : {"pass", "review", "fail", "info"}
+        The verdict; ``info`` for a metric that does not gate (informational, skipped).
+    value : float or None
+        The number that was judged: the excess risk over the holdout (``effect``) for
+        a holdout-controlled test, the score (or an interval bound) for a user threshold.
+    threshold : Threshold or None
+        The user threshold applied (None when the holdout test or nothing applied).
+    reason : str
+        The verdict in plain words.
+    gating : bool
+        Whether this metric counts towards the overall verdict.
+    rule : str
+        The rule in words (e.g. ``fail if significant and lower bound > 0.05``).
+    source : str
+        Where the tolerance or threshold comes from.
+    statistic : str
+        What the holdout test compares, in words.
+    effect : float or None
+        Excess of the attack on training rows over the holdout rows (0 = none).
+    ci : tuple of (float, float) or None
+        Confidence interval of ``effect``.
+    p_value, p_adjusted : float or None
+        One-sided p-value of "no excess", and after Holm's correction across the
+        run's gating tests.
+    tolerance : float or None
+        Largest excess that is not material (the documented default or the user's).
+    """
+
+    metric: str
+    level: str
+    value: float | None
+    threshold: Any
+    reason: str
+    gating: bool = True
+    rule: str = ""
+    source: str = ""
+    statistic: str = ""
+    effect: float | None = None
+    ci: tuple[float, float] | None = None
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    tolerance: float | None = None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (the ``verdict.metrics`` entries of the report)."""
+        return {
+            "metric": self.metric,
+            "level": self.level,
+            "gating": self.gating,
+            "reason": self.reason,
+            "rule": self.rule,
+            "source": self.source,
+            "statistic": self.statistic,
+            "value": to_jsonable(self.value),
+            "effect": to_jsonable(self.effect),
+            "ci": None if self.ci is None else to_jsonable(list(self.ci)),
+            "p_value": to_jsonable(self.p_value),
+            "p_adjusted": to_jsonable(self.p_adjusted),
+            "tolerance": to_jsonable(self.tolerance),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetricVerdict:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            metric=str(data["metric"]), level=str(data["level"]), value=_opt_float(data.get("value")),
+            threshold=None, reason=str(data.get("reason", "")), gating=bool(data.get("gating", True)),
+            rule=str(data.get("rule", "")), source=str(data.get("source", "")),
+            statistic=str(data.get("statistic", "")), effect=_opt_float(data.get("effect")),
+            ci=_pair(data.get("ci")), p_value=_opt_float(data.get("p_value")),
+            p_adjusted=_opt_float(data.get("p_adjusted")), tolerance=_opt_float(data.get("tolerance")),
+        )  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """Per-metric verdicts (in result order) and the overall verdict.
+
+    Attributes
+    ----------
+    overall : {"pass", "review", "fail"}
+        The worst level of the gating metrics; ``review`` without a holdout or
+        without any gating metric.
+    metrics : tuple of MetricVerdict
+        One per result, in result order.
+    conservative : bool
+        Whether user thresholds judged the unsafe interval bound.
+    reason : str
+        The overall verdict in plain words.
+    alpha : float
+        Family-wise error rate of the gating tests.
+    correction : str
+        How the p-values were adjusted (``holm``).
+    """
+
+    overall: str
+    metrics: tuple[MetricVerdict, ...]
+    conservative: bool = False
+    reason: str = ""
+    alpha: float = 0.05
+    correction: str = "holm"
+
+    def fails(self, fail_on: str) -> bool:
+        """True when the overall verdict is at or below ``fail_on`` (``review`` or ``fail``)."""
+        fail_on = check_fail_on(fail_on)
+        return _RANK[self.overall] >= _RANK[fail_on]  # type: ignore[index]
+
+    def counts(self) -> dict[str, int]:
+        """How many metrics got each level (``info``: not gating)."""
+        return {
+            level: sum(v.level == level for v in self.metrics)
+            for level in (*LEVELS, "info")
+        }
+
+    def __getitem__(self, metric: str) -> MetricVerdict:
+        for verdict in self.metrics:
+            if verdict.metric == metric:
+                return verdict
+        msg = f"no verdict for metric {metric!r}; metrics: {[v.metric for v in self.metrics]}."
+        raise KeyError(msg)
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (the report's ``verdict`` block)."""
+        return {
+            "overall": self.overall,
+            "reason": self.reason,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "conservative": self.conservative,
+            "counts": dict(self.counts()),
+            "metrics": [v.to_dict() for v in self.metrics],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            overall=str(data["overall"]),
+            metrics=tuple(
+                MetricVerdict.from_dict(m) for m in data.get("metrics") or ()
+            ),
+            conservative=bool(data.get("conservative", False)),
+            reason=str(data.get("reason", "")),
+            alpha=float(data.get("alpha", 0.05)),
+            correction=str(data.get("correction", "holm")),
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class EvaluationReport:
     """Everything one evaluation produced; serialises to the JSON report contract."""
@@ -242,6 +431,8 @@ class EvaluationReport:
     schema: Mapping[str, JSONValue] = dataclasses.field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    #: the release verdict (set by ``evaluate``; None on a report built by hand)
+    verdict: Verdict | None = None
 
     def __getitem__(self, metric: str) -> MetricResult:
         for result in self.results:
@@ -271,20 +462,59 @@ class EvaluationReport:
         self, *, include_records: bool = False, include_values: bool = False
     ) -> dict[str, JSONValue]:
         """JSON-safe form following the report contract (see :meth:`MetricResult.to_dict`)."""
-        return {
+        out: dict[str, JSONValue] = {
             "schema_version": self.schema_version,
             "synthrisk_version": self.synthrisk_version,
             "seed": self.seed,
             "inputs": to_jsonable(self.inputs),
             "schema": to_jsonable(self.schema),
             "warnings": list(self.warnings),
-            "results": [
-                r.to_dict(
-                    include_records=include_records, include_values=include_values
-                )
-                for r in self.results
-            ],
         }
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
+        out["results"] = [
+            r.to_dict(include_records=include_records, include_values=include_values)
+            for r in self.results
+        ]
+        return out
+
+    def to_frame(self) -> Any:
+        """One row per metric: score, interval, excess over the holdout, p-values, level, gating.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by metric id, with columns ``score``, ``ci_low``, ``ci_high``,
+            ``higher_is_safer``, ``effect`` (excess risk of training rows over holdout
+            rows), ``effect_ci_low``, ``effect_ci_high``, ``p_value``, ``p_adjusted``,
+            ``tolerance``, ``level``, ``gating`` and ``reason``. The verdict columns
+            are empty on a report without a verdict.
+        """
+        import pandas as pd
+
+        rows = []
+        for i, r in enumerate(self.results):
+            v = self.verdict.metrics[i] if self.verdict is not None else None
+            rows.append(
+                {
+                    "metric": r.metric,
+                    "score": r.score,
+                    "ci_low": None if r.ci is None else r.ci[0],
+                    "ci_high": None if r.ci is None else r.ci[1],
+                    "higher_is_safer": r.higher_is_safer,
+                    "effect": None if v is None else v.effect,
+                    "effect_ci_low": None if v is None or v.ci is None else v.ci[0],
+                    "effect_ci_high": None if v is None or v.ci is None else v.ci[1],
+                    "p_value": None if v is None else v.p_value,
+                    "p_adjusted": None if v is None else v.p_adjusted,
+                    "tolerance": None if v is None else v.tolerance,
+                    "level": None if v is None else v.level,
+                    "gating": None if v is None else v.gating,
+                    "reason": None if v is None else v.reason,
+                }
+            )
+        frame = pd.DataFrame(rows)
+        return frame.set_index("metric") if rows else frame
 
     def to_json(
         self,
@@ -325,6 +555,9 @@ class EvaluationReport:
             schema=data.get("schema") or {},
             warnings=tuple(data.get("warnings") or ()),
             schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+            verdict=None
+            if data.get("verdict") is None
+            else Verdict.from_dict(data["verdict"]),
         )
 
     @classmethod

@@ -44,7 +44,9 @@ def _evaluate(files: dict[str, Path], synthetic: str, *extra: str) -> list[str]:
     [
         ("leaky", "fail", 1),
         ("leaky", "review", 1),
-        ("fresh", "review", 0),
+        # 300 holdout rows are too few to show that new people are within every
+        # tolerance: the ideal generator is "review" (inconclusive), never "fail"
+        ("fresh", "review", 1),
         ("fresh", "fail", 0),
         ("leaky", None, 0),
     ],
@@ -63,15 +65,15 @@ def test_fail_on_gates_a_leaky_table_and_passes_a_safe_one(
         argv += ["--fail-on", fail_on]
     assert main(argv) == code
     err = capsys.readouterr().err
+    expected = "fail" if synthetic == "leaky" else "review"
     if code == 1:
         assert err.startswith(
-            f"synthrisk: gate failed: the overall verdict is 'fail', at or below --fail-on '{fail_on}'."
+            f"synthrisk: gate failed: the overall verdict is '{expected}', at or below --fail-on '{fail_on}'."
         )
     else:
         assert err == ""
     # the report is written whether the gate passes or not
     text = html.read_text(encoding="utf-8")
-    expected = "fail" if synthetic == "leaky" else "pass"
     assert f'Overall: <span class="badge {expected}">{expected}</span>' in text
 
 

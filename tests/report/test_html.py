@@ -134,7 +134,7 @@ def test_a_new_metric_family_is_rendered_without_changes() -> None:
     new = dataclasses.replace(anonymeter_result(), metric="attribute_disclosure_v2")
     html = render_html(hand_report(new))
     assert plot_kinds(html) == ["rates"]
-    assert "no threshold is configured for &#39;attribute_disclosure_v2&#39;" in html
+    assert "&#39;attribute_disclosure_v2&#39; has no holdout-controlled test" in html
     assert 'id="m0"' in html
 
 

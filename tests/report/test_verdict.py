@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from synthrisk.exceptions import ParameterError
 from synthrisk.report.verdict import (
     DEFAULT_THRESHOLDS,
+    DEFAULT_TOLERANCES,
     Threshold,
     Thresholds,
     check_fail_on,
     judge,
     judge_result,
 )
-from synthrisk.results import EvaluationReport, MetricResult
+from synthrisk.results import EvaluationReport, MetricResult, Verdict
 
 #: every metric id the project defines (issues 2-5)
 ALL_METRIC_IDS = (
@@ -20,7 +23,13 @@ ALL_METRIC_IDS = (
     "disclosure_protection_estimate", "categorical_cap", "categorical_zero_cap", "categorical_generalized_cap",
     "singling_out", "linkability", "inference", "membership_knn_probabilities", "dcr_share",
     "membership_classification", "distribution_validation", "nndr", "identical_match_share",
+    "singling_out_univariate",
 )  # fmt: skip
+
+
+def scale(*metrics: str, conservative: bool = False) -> Thresholds:
+    """User thresholds that judge ``metrics`` on the documented score scale."""
+    return Thresholds({m: {} for m in metrics}, conservative=conservative)
 
 
 def risk(
@@ -35,8 +44,9 @@ def protection(
     return MetricResult(metric, score, {}, ci, higher_is_safer=True)
 
 
-def report(*results: MetricResult) -> EvaluationReport:
-    return EvaluationReport("0.1.0", 0, {}, tuple(results))
+def report(*results: MetricResult, holdout: bool = True) -> EvaluationReport:
+    inputs = {"holdout": {"rows": 1000} if holdout else None}
+    return EvaluationReport("0.1.0", 0, inputs, tuple(results))
 
 
 @pytest.mark.parametrize(
@@ -53,7 +63,7 @@ def report(*results: MetricResult) -> EvaluationReport:
 def test_anonymeter_risk_passes_below_petsards_0_09(score: float, level: str) -> None:
     # PETsARD: "risk < 0.09" (exclusive); fail at 0.18
     for metric in ("singling_out", "linkability", "inference"):
-        assert judge_result(risk(metric, score)).level == level
+        assert judge_result(risk(metric, score), scale(metric)).level == level
 
 
 @pytest.mark.parametrize(
@@ -67,7 +77,8 @@ def test_anonymeter_risk_passes_below_petsards_0_09(score: float, level: str) ->
     ],
 )
 def test_dcr_overfitting_passes_at_half(score: float, level: str) -> None:
-    assert judge_result(protection("dcr_overfitting_protection", score)).level == level
+    metric = "dcr_overfitting_protection"
+    assert judge_result(protection(metric, score), scale(metric)).level == level
 
 
 @pytest.mark.parametrize(
@@ -84,14 +95,16 @@ def test_dcr_overfitting_passes_at_half(score: float, level: str) -> None:
 def test_dcr_baseline_passes_at_half_and_fails_on_near_copies(
     score: float, level: str
 ) -> None:
-    assert judge_result(protection("dcr_baseline_protection", score)).level == level
+    metric = "dcr_baseline_protection"
+    assert judge_result(protection(metric, score), scale(metric)).level == level
 
 
 @pytest.mark.parametrize(
     ("auc", "level"), [(0.5, "pass"), (0.6, "pass"), (0.61, "review"), (0.75, "fail")]
 )
 def test_membership_auc_passes_at_or_below_0_6(auc: float, level: str) -> None:
-    assert judge_result(risk("membership_knn_probabilities", auc)).level == level
+    metric = "membership_knn_probabilities"
+    assert judge_result(risk(metric, auc), scale(metric)).level == level
 
 
 def test_defaults_have_sources_and_valid_limits() -> None:
@@ -100,31 +113,39 @@ def test_defaults_have_sources_and_valid_limits() -> None:
         assert threshold.source
         assert 0 <= threshold.pass_at <= 1
         assert 0 <= threshold.fail_at <= 1
+    for metric, tolerance in DEFAULT_TOLERANCES.items():
+        assert metric in ALL_METRIC_IDS
+        assert tolerance.reasoning
+        assert tolerance.unit
+        assert 0 < tolerance.value < 0.1
 
 
 def test_reasons_say_what_was_compared() -> None:
-    verdict = judge_result(risk("singling_out", 0.137))
+    verdict = judge_result(risk("singling_out", 0.137), scale("singling_out"))
     assert (
         verdict.reason
         == "score 0.137 lies between the pass and fail limits (pass < 0.09, fail ≥ 0.18)."
     )
-    assert judge_result(protection("dcr_baseline_protection", 0.05)).reason == (
+    dcr = scale("dcr_baseline_protection")
+    assert judge_result(protection("dcr_baseline_protection", 0.05), dcr).reason == (
         "score 0.05 is beyond the fail limit (pass ≥ 0.5, fail < 0.1)."
     )
 
 
-def test_undefined_score_missing_threshold_and_wrong_orientation_need_review() -> None:
-    undefined = judge_result(protection("dcr_baseline_protection", None))
+def test_undefined_score_missing_threshold_and_wrong_orientation() -> None:
+    undefined = judge_result(
+        protection("dcr_baseline_protection", None), scale("dcr_baseline_protection")
+    )
     assert (undefined.level, undefined.reason) == (
         "review",
         "the score is undefined (see the metric's warnings).",
     )
     unknown = judge_result(protection("brand_new_metric", 0.99))
-    assert unknown.level == "review"
+    assert (unknown.level, unknown.gating) == ("info", False)
     assert unknown.threshold is None
-    assert "no threshold is configured for 'brand_new_metric'" in unknown.reason
+    assert "'brand_new_metric' has no holdout-controlled test" in unknown.reason
     flipped = judge_result(
-        protection("singling_out", 0.01)
+        protection("singling_out", 0.01), scale("singling_out")
     )  # a risk metric reporting higher_is_safer=True
     assert flipped.level == "review"
     assert "the threshold assumes a lower score is safer" in flipped.reason
@@ -132,20 +153,26 @@ def test_undefined_score_missing_threshold_and_wrong_orientation_need_review() -
 
 def test_conservative_judges_the_unsafe_end_of_the_interval() -> None:
     result = risk("singling_out", 0.05, ci=(0.02, 0.11))
-    assert judge_result(result).level == "pass"
-    conservative = judge_result(result, Thresholds(conservative=True))
+    assert judge_result(result, scale("singling_out")).level == "pass"
+    conservative = judge_result(result, scale("singling_out", conservative=True))
     assert (conservative.level, conservative.value) == ("review", 0.11)
     assert conservative.reason.startswith("upper interval bound 0.11")
     dcr = protection("dcr_baseline_protection", 0.6, ci=(0.05, 0.8))
-    assert judge_result(dcr, Thresholds(conservative=True)).level == "fail"
+    assert (
+        judge_result(dcr, scale("dcr_baseline_protection", conservative=True)).level
+        == "fail"
+    )
     # without an interval the point estimate is judged
     assert (
-        judge_result(risk("singling_out", 0.05), Thresholds(conservative=True)).level
+        judge_result(
+            risk("singling_out", 0.05), scale("singling_out", conservative=True)
+        ).level
         == "pass"
     )
 
 
 def test_overall_is_the_worst_and_gates() -> None:
+    both = scale("dcr_baseline_protection", "singling_out")
     passing = report(
         protection("dcr_baseline_protection", 0.9), risk("singling_out", 0.01)
     )
@@ -155,22 +182,27 @@ def test_overall_is_the_worst_and_gates() -> None:
     failing = report(
         protection("dcr_baseline_protection", 0.05), risk("singling_out", 0.1)
     )
-    assert [judge(r).overall for r in (passing, reviewing, failing)] == [
+    assert [judge(r, both).overall for r in (passing, reviewing, failing)] == [
         "pass",
         "review",
         "fail",
     ]
-    assert judge(failing).counts() == {"pass": 0, "review": 1, "fail": 1}
-    assert not judge(passing).fails("review")
-    assert judge(reviewing).fails("review")
-    assert not judge(reviewing).fails("fail")
-    assert judge(failing).fails("fail")
+    assert judge(failing, both).counts() == {
+        "pass": 0,
+        "review": 1,
+        "fail": 1,
+        "info": 0,
+    }
+    assert not judge(passing, both).fails("review")
+    assert judge(reviewing, both).fails("review")
+    assert not judge(reviewing, both).fails("fail")
+    assert judge(failing, both).fails("fail")
     assert judge(report()).overall == "review"  # nothing evaluated is not a pass
 
 
 def test_judge_reads_the_json_dict() -> None:
     data = report(risk("singling_out", 0.2)).to_dict()
-    assert judge(data).overall == "fail"
+    assert judge(data, scale("singling_out")).overall == "fail"
     data["schema_version"] = 99
     with pytest.raises(ValueError, match="newer than the 1 this synthrisk reads"):
         judge(data)
@@ -196,7 +228,7 @@ def test_overrides_complete_from_the_defaults() -> None:
         {"my_metric": Threshold(0.2, 0.4, higher_is_safer=False, source="ours")}
     )
     assert judge_result(risk("my_metric", 0.3), explicit).level == "review"
-    assert Thresholds(defaults=False).for_result(risk("singling_out", 0.0)) is None
+    assert Thresholds().for_result(risk("singling_out", 0.0)) is None
     assert Thresholds.from_dict({"conservative": True}).conservative is True
 
 
@@ -261,3 +293,171 @@ def test_threshold_limits_are_checked() -> None:
 def test_unknown_gate_level_is_rejected(level: object) -> None:
     with pytest.raises(ParameterError, match=r"`fail_on` must be 'review' or 'fail'"):
         check_fail_on(level)
+
+
+# --------------------------------------------------------------- holdout tests
+
+
+def holdout_result(
+    metric: str,
+    effect: float,
+    ci: tuple[float, float],
+    p: float,
+    *,
+    n: int = 1000,
+    **extra: object,
+) -> MetricResult:
+    test = {
+        "effect": effect,
+        "ci": list(ci),
+        "p_value": p,
+        "n": n,
+        "estimate": 0.5 + effect,
+        "control": 0.5,
+    }
+    test.update(extra)
+    return MetricResult(
+        metric, 0.5 + effect, {"holdout_test": test}, higher_is_safer=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("effect", "ci", "p", "level"),
+    [
+        (0.0, (-0.02, 0.02), 0.5, "pass"),  # upper bound within the tolerance 0.05
+        (0.03, (0.01, 0.05), 0.001, "pass"),  # significant but immaterial
+        (0.05, (0.02, 0.08), 0.001, "review"),  # straddles the tolerance
+        (0.10, (0.06, 0.14), 1e-6, "fail"),  # significant and entirely above it
+        (0.10, (0.06, 0.14), 0.2, "review"),  # above it but not significant
+        (0.0, (-0.2, 0.2), 0.5, "review"),  # inconclusive
+    ],
+)
+def test_holdout_rule_each_level(
+    effect: float, ci: tuple[float, float], p: float, level: str
+) -> None:
+    verdict = judge(report(holdout_result("dcr_share", effect, ci, p)))
+    v = verdict["dcr_share"]
+    assert (v.level, v.gating, v.tolerance) == (level, True, 0.05)
+    assert (v.effect, v.ci, v.p_value, v.p_adjusted) == (effect, ci, p, p)
+    assert verdict.overall == level
+
+
+def test_an_attack_no_better_than_its_control_reads_as_no_evidence() -> None:
+    v = judge(report(holdout_result("inference", -0.01, (-0.03, 0.01), 0.9)))[
+        "inference"
+    ]
+    assert v.level == "pass"
+    assert v.reason.startswith("no evidence of leakage")
+
+
+def test_too_few_rows_are_inconclusive() -> None:
+    v = judge(report(holdout_result("dcr_share", 0.0, (-0.01, 0.01), 0.5, n=10)))[
+        "dcr_share"
+    ]
+    assert v.level == "review"
+    assert v.reason.startswith("inconclusive: too few rows (10)")
+
+
+def test_holm_corrects_across_the_gating_tests() -> None:
+    # p = 0.02 alone is significant; with a second test Holm doubles the smallest p
+    one = judge(report(holdout_result("dcr_share", 0.1, (0.06, 0.14), 0.02)))
+    assert one.overall == "fail"
+    two = judge(
+        report(
+            holdout_result("dcr_share", 0.1, (0.06, 0.14), 0.02),
+            holdout_result("membership_knn_probabilities", 0.1, (0.06, 0.14), 0.03),
+        )
+    )
+    assert [v.p_adjusted for v in two.metrics] == [0.04, 0.04]
+    assert two.overall == "fail"
+    three = judge(
+        report(
+            holdout_result("dcr_share", 0.1, (0.06, 0.14), 0.02),
+            holdout_result("membership_knn_probabilities", 0.1, (0.06, 0.14), 0.03),
+            holdout_result("identical_match_share", 0.0, (-0.001, 0.001), 0.9),
+        )
+    )
+    assert [v.p_adjusted for v in three.metrics] == [0.06, 0.06, 0.9]
+    assert [v.level for v in three.metrics] == ["review", "review", "pass"]
+
+
+def test_a_worst_column_upper_bound_keeps_the_metric_at_review() -> None:
+    result = holdout_result("inference", 0.01, (-0.01, 0.03), 0.3, upper=0.12)
+    v = judge(report(result))["inference"]
+    assert v.level == "review"
+    assert "another part's upper bound" in v.reason
+
+
+def test_informational_metrics_never_gate() -> None:
+    verdict = judge(
+        report(
+            protection("dcr_baseline_protection", 0.01),  # far "too close" to real rows
+            holdout_result("dcr_share", 0.0, (-0.02, 0.02), 0.5),
+        )
+    )
+    info = verdict["dcr_baseline_protection"]
+    assert (info.level, info.gating) == ("info", False)
+    assert "informational" in info.reason
+    assert verdict.overall == "pass"
+    # a user threshold makes it gate again
+    gated = judge(
+        report(
+            protection("dcr_baseline_protection", 0.01),
+            holdout_result("dcr_share", 0.0, (-0.02, 0.02), 0.5),
+        ),
+        scale("dcr_baseline_protection"),
+    )
+    assert gated.overall == "fail"
+
+
+def test_without_a_holdout_the_overall_verdict_is_review() -> None:
+    verdict = judge(report(protection("dcr_baseline_protection", 0.9), holdout=False))
+    assert verdict.overall == "review"
+    assert (
+        "without a holdout, closeness to real rows cannot be told apart from fidelity"
+        in verdict.reason
+    )
+
+
+def test_tolerances_and_alpha_can_be_overridden() -> None:
+    result = holdout_result("dcr_share", 0.04, (0.02, 0.06), 0.001)
+    assert judge(report(result)).overall == "review"
+    loose = Thresholds.from_dict({"tolerances": {"dcr_share": 0.07}})
+    assert judge(report(result), loose).overall == "pass"
+    strict = Thresholds.from_dict({"tolerances": {"dcr_share": 0.01}, "alpha": 0.0001})
+    assert (
+        judge(report(result), strict).overall == "review"
+    )  # p = 0.001 is not below 0.0001
+    with pytest.raises(
+        ParameterError, match="`alpha` must be a number strictly between 0 and 1"
+    ):
+        Thresholds(alpha=1.0)
+    with pytest.raises(
+        ParameterError, match=r"`tolerances.dcr_share` must be a number in \[0, 1\]"
+    ):
+        Thresholds(tolerances={"dcr_share": -1})
+
+
+def test_verdict_round_trips_through_json() -> None:
+    rep = report(
+        holdout_result("dcr_share", 0.1, (0.06, 0.14), 1e-6),
+        protection("dcr_baseline_protection", 0.3),
+    )
+    rep = EvaluationReport(
+        rep.synthrisk_version, rep.seed, rep.inputs, rep.results, verdict=judge(rep)
+    )
+    data = json.loads(rep.to_json())
+    assert data["verdict"]["overall"] == "fail"
+    assert data["verdict"]["metrics"][0]["level"] == "fail"
+    assert data["verdict"]["metrics"][1]["gating"] is False
+    back = EvaluationReport.from_json(rep.to_json())
+    assert isinstance(back.verdict, Verdict)
+    assert back.verdict.to_dict() == rep.verdict.to_dict()  # type: ignore[union-attr]
+    frame = back.to_frame()
+    assert list(frame.index) == ["dcr_share", "dcr_baseline_protection"]
+    assert frame.loc["dcr_share", "level"] == "fail"
+    assert frame.loc["dcr_share", "effect"] == 0.1
+    assert (
+        frame.loc["dcr_baseline_protection", "gating"] is False
+        or not frame.loc["dcr_baseline_protection", "gating"]
+    )

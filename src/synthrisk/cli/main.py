@@ -304,6 +304,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         metrics=metrics, seed=args.seed, working_memory=args.working_memory, backend=args.backend,
         quiet=args.quiet,
     )  # fmt: skip
+    report = _with_verdict(report, thresholds)
     outputs: dict[Path, str] = {}
     if args.json:
         outputs[Path(args.json)] = report.to_json(
@@ -336,6 +337,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         metrics=config.metrics, seed=config.seed, working_memory=config.working_memory,
         backend=config.backend, quiet=args.quiet,
     )  # fmt: skip
+    report = _with_verdict(report, thresholds)
     outputs: dict[Path, str] = {}
     if config.json is not None:
         outputs[config.json] = report.to_json(
@@ -371,6 +373,7 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
     many = len(runs) > 1
     verdicts = []
     for run in runs:
+        run_report = _with_verdict(run.report, thresholds)
         suffix = (
             f"_{run.experiment.splitter}_{run.experiment.synthesizer}" if many else ""
         )
@@ -378,19 +381,19 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
             path = config.json.with_name(
                 f"{config.json.stem}{suffix}{config.json.suffix}"
             )
-            outputs[path] = run.report.to_json(
+            outputs[path] = run_report.to_json(
                 include_records=config.include_records,
                 include_values=args.include_values or config.include_values,
             )
         if html_base is not None:
             path = html_base.with_name(f"{html_base.stem}{suffix}{html_base.suffix}")
             outputs[path] = _render(
-                run.report, thresholds=thresholds, tables=run.tables,
+                run_report, thresholds=thresholds, tables=run.tables,
                 include_values=args.include_values or config.include_values, top_n=top_n,
                 title=f"synthrisk privacy report: {run.experiment.splitter} × {run.experiment.synthesizer}",
                 labels=run.evaluator_names,
             )  # fmt: skip
-        verdict = _judge(run.report, thresholds)
+        verdict = _judge(run_report, thresholds)
         verdicts.append(verdict)
         if many:
             console.print(
@@ -398,7 +401,7 @@ def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
                 f"Synthesizer {_esc(run.experiment.synthesizer)}[/bold]"
             )
         _print_summary(
-            run.report, verdict, quiet=args.quiet, labels=run.evaluator_names
+            run_report, verdict, quiet=args.quiet, labels=run.evaluator_names
         )
     _write_all(outputs, quiet=args.quiet)
     fail_on = args.fail_on or config.gate
@@ -432,6 +435,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         msg = f"the report file {str(path)!r} is not a valid synthrisk JSON report: {exc!r}"
         raise InputError(msg) from None
     thresholds = _load_thresholds(args.thresholds)
+    report = _with_verdict(report, thresholds)
     tables = _tables_for_values(args, report) if args.include_values else None
     outputs: dict[Path, str] = {}
     if args.html:
@@ -515,9 +519,20 @@ def _render(report: Any, **options: Any) -> str:
 
 
 def _judge(report: Any, thresholds: Any) -> Any:
-    from synthrisk.report import judge
+    if report.verdict is not None and thresholds is None:
+        return report.verdict
+    from synthrisk.verdict import judge
 
     return judge(report, thresholds)
+
+
+def _with_verdict(report: Any, thresholds: Any) -> Any:
+    """The report with its verdict judged by ``thresholds`` (the JSON carries it)."""
+    import dataclasses
+
+    from synthrisk.verdict import judge
+
+    return dataclasses.replace(report, verdict=judge(report, thresholds))
 
 
 def _gate(verdict: Any, fail_on: str | None) -> int:
@@ -651,22 +666,29 @@ def _print_summary(
 
     console = _console(quiet)
     table = Table(title="synthrisk results")
-    table.add_column("metric")
+    table.add_column("metric", no_wrap=True)
     table.add_column("score", justify="right")
-    table.add_column("95% interval", justify="right")
-    table.add_column("verdict")
-    table.add_column("warnings", justify="right")
-    colors = {"pass": "green", "review": "yellow", "fail": "red"}
+    table.add_column("excess over holdout [95%]", justify="right")
+    table.add_column("tol.", justify="right")
+    table.add_column("verdict", no_wrap=True)
+    colors = {"pass": "green", "review": "yellow", "fail": "red", "info": "dim"}
     for i, (r, v) in enumerate(zip(report.results, verdict.metrics, strict=True)):
-        ci = "—" if r.ci is None else f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]"
         name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
-        level = f"[{colors[v.level]}]{v.level}[/{colors[v.level]}]"
-        table.add_row(_esc(name), _fmt(r.score), ci, level, str(len(r.warnings)))
+        excess = "—" if v.effect is None else f"{v.effect:+.3f}"
+        if v.ci is not None:
+            excess += f" [{v.ci[0]:+.3f}, {v.ci[1]:+.3f}]"
+        label = v.level if v.gating else "info"
+        level = f"[{colors[label]}]{label}[/{colors[label]}]"
+        if r.warnings:
+            level += f" ({len(r.warnings)} warn.)"
+        table.add_row(_esc(name), _fmt(r.score), excess, _fmt(v.tolerance), level)
     console.print(table)
     overall = verdict.overall
     console.print(
         f"Overall verdict: [bold {colors[overall]}]{overall}[/bold {colors[overall]}]"
     )
+    if verdict.reason:
+        console.print(_esc(verdict.reason))
     for warning in report.warnings:
         console.print(f"[yellow]note:[/yellow] {_esc(warning)}")
 

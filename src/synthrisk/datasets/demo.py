@@ -6,8 +6,11 @@ The synthetic versions leak by design, from worst to best:
 * ``leaky`` — every real row copied with small noise (a generator that memorised);
 * ``partial`` — 40 % noisy copies of real rows, 60 % new people from the population;
 * ``fresh`` — new people drawn from the same population model (an ideal generator);
-* ``independent`` — every column drawn independently from the real marginals (safe,
-  but useless: all correlations are gone).
+* ``independent`` — every column drawn independently from the population's marginals
+  (a fresh sample with each column shuffled on its own: safe, but useless, since all
+  correlations are gone). Resampling the *training* table's own values column by column
+  would copy rare exact values of training people (a unique income, a unique date),
+  which the univariate singling-out attack rightly finds.
 """
 
 from __future__ import annotations
@@ -165,17 +168,14 @@ def _noisy_copy(
     return out
 
 
-def _independent(
-    frame: pd.DataFrame, n: int, rng: np.random.Generator, prefix: str
-) -> pd.DataFrame:
+def _independent(n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
+    frame = _population(n, rng, prefix)
     columns: dict[str, Any] = {}
     for column in frame.columns:
         if column == "person_id":
-            columns[column] = [f"{prefix}{i:06d}" for i in range(n)]
+            columns[column] = frame[column].to_numpy()
             continue
-        values = frame[column].to_numpy()
-        dtype: Any = frame[column].dtype
-        columns[column] = pd.array(values[rng.integers(0, len(values), n)], dtype=dtype)
+        columns[column] = frame[column].iloc[rng.permutation(n)].reset_index(drop=True)
     return pd.DataFrame(columns)
 
 
@@ -217,7 +217,7 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     )
     partial["person_id"] = [f"S{i:06d}" for i in range(n)]
     fresh = _population(n, rng, "F")
-    independent = _independent(real, n, rng, "I")
+    independent = _independent(n, rng, "I")
     return DemoData(
         real=real,
         holdout=holdout,
@@ -247,6 +247,7 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
             "computation_method": "generalized_cap",
         },
         "singling_out": {"mode": "multivariate", "n_attacks": 500},
+        "singling_out_univariate": {"n_attacks": 500},
         "linkability": {
             "aux_cols": [
                 ["age", "sex", "region", "married"],

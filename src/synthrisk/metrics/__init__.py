@@ -21,7 +21,12 @@ from synthrisk.metrics._base import (
     get_metric,
     register,
 )
-from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
+from synthrisk.metrics.attacks import (
+    InferenceRisk,
+    LinkabilityRisk,
+    SinglingOutRisk,
+    SinglingOutUnivariateRisk,
+)
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
     CategoricalCAP,
@@ -60,6 +65,7 @@ __all__ = [
     "Metric",
     "Outcome",
     "SinglingOutRisk",
+    "SinglingOutUnivariateRisk",
     "get_metric",
     "register",
 ]

@@ -51,6 +51,7 @@ METRIC_ORDER = (
     "categorical_zero_cap",
     "categorical_generalized_cap",
     "singling_out",
+    "singling_out_univariate",
     "linkability",
     "inference",
     "membership_knn_probabilities",

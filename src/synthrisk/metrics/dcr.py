@@ -28,6 +28,7 @@ from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import auc_test
 
 __all__ = [
     "DCRBaselineProtection",
@@ -234,13 +235,32 @@ class DCRBaselineProtection(Metric):
                 "domain), so the score is undefined."
             )
         score = float(np.mean(scores))
-        breakdown = {
+        breakdown: dict[str, Any] = {
             "score": score,
             "median_DCR_to_real_data": {
                 "synthetic_data": float(np.mean(m_syn)),
                 "random_data_baseline": float(np.mean(m_rand)),
             },
         }
+        if tables.holdout is not None:
+            # the holdout companion: new people from the same population, at the same
+            # distance scale, instead of uniformly random rows
+            d_hold = dcr(
+                tables.encoded("holdout"),
+                real,
+                context,
+                description="DCR holdout → real",
+            )
+            breakdown["median_DCR_to_real_data"]["holdout_data"] = _median(d_hold)
+            d_first = records["synthetic_to_real"].values
+            breakdown["holdout_test"] = auc_test(
+                -d_first, -d_hold,
+                statistic="probability that a synthetic row is closer to the training rows than a holdout row is, minus 0.5",
+            )  # fmt: skip
+            records["holdout_to_real"] = RecordScores(
+                "holdout", np.arange(d_hold.size), d_hold,
+                "distance of each holdout row to its closest real (training) row",
+            )  # fmt: skip
         return Outcome(
             score=score, breakdown=breakdown, ci=ci, records=records, params=params
         )

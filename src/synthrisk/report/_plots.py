@@ -240,10 +240,51 @@ def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
     )
 
 
+def columns_plot(result: Mapping[str, Any]) -> Plot | None:
+    """Per-column excess over the holdout with its interval (``breakdown.columns`` with ``effect_ci``)."""
+    columns = (result.get("breakdown") or {}).get("columns")
+    if not isinstance(columns, Mapping):
+        return None
+    names, values, lows, highs = [], [], [], []
+    for name, entry in columns.items():
+        if not isinstance(entry, Mapping) or entry.get("effect") is None:
+            continue
+        ci = entry.get("effect_ci") or [entry["effect"], entry["effect"]]
+        names.append(str(name))
+        values.append(float(entry["effect"]))
+        lows.append(float(entry["effect"]) - float(ci[0]))
+        highs.append(float(ci[1]) - float(entry["effect"]))
+    if not names:
+        return None
+    matplotlib = import_optional("matplotlib", extra="report")
+    with matplotlib.rc_context(_RC):
+        fig = _figure(6.4, 0.6 + 0.3 * len(names))
+        ax = fig.add_subplot()
+        ypos = np.arange(len(names))[::-1]
+        ax.barh(
+            ypos, values, xerr=[lows, highs], color=_COLORS["real"], alpha=0.8,
+            capsize=3, height=0.6,
+        )  # fmt: skip
+        ax.axvline(0.0, color="#555555", linewidth=0.8)
+        ax.set_yticks(ypos, names)
+        ax.set_xlabel(
+            "success on training people minus on holdout people (95 % interval)"
+        )
+        ax.set_title("Which columns leak: excess over the holdout per secret column")
+        src = _to_data_uri(fig)
+    alt = "; ".join(f"{n}: {v:+.3f}" for n, v in zip(names, values, strict=True))
+    return Plot(
+        "columns",
+        "Excess over the holdout per column",
+        src,
+        f"Per-column excess: {alt}.",
+    )
+
+
 def plots_for(result: Mapping[str, Any]) -> list[Plot]:
     """Every plot that ``result`` has the data for, in a fixed order."""
     out = []
-    for make in (rates_plot, roc_plot, distance_plot, record_risk_plot):
+    for make in (rates_plot, columns_plot, roc_plot, distance_plot, record_risk_plot):
         plot = make(result)
         if plot is not None:
             out.append(plot)

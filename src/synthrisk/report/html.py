@@ -231,11 +231,22 @@ def _drilldowns(
 
 
 def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
+    excess = None
+    if v.effect is not None:
+        excess = f"{v.effect:+.3f}"
+        if v.ci is not None:
+            excess += f" [{v.ci[0]:+.3f}, {v.ci[1]:+.3f}]"
+    p = v.p_adjusted if v.p_adjusted is not None else v.p_value
     return {
         "level": v.level,
+        "gating": v.gating,
         "reason": v.reason,
-        "rule": None if v.threshold is None else v.threshold.describe(),
-        "source": None if v.threshold is None else v.threshold.source,
+        "rule": v.rule or None,
+        "source": v.source or None,
+        "statistic": v.statistic or None,
+        "excess": excess,
+        "tolerance": None if v.tolerance is None else f"{v.tolerance:g}",
+        "p": None if p is None else f"{p:.2g}",
     }
 
 
@@ -354,8 +365,12 @@ def _context(
     top_n: int,
     labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    thresholds = Thresholds() if thresholds is None else thresholds
-    verdict: Verdict = judge(report, thresholds)
+    if thresholds is None and report.verdict is not None:
+        verdict: Verdict = report.verdict
+        thresholds = Thresholds()
+    else:
+        thresholds = Thresholds() if thresholds is None else thresholds
+        verdict = judge(report, thresholds)
     data = report.to_dict(
         include_records=True, include_values=True
     )  # withheld below unless asked
@@ -401,6 +416,8 @@ def _context(
         "data": data,
         "verdict": {
             "overall": verdict.overall,
+            "reason": verdict.reason,
+            "alpha": f"{verdict.alpha:g}",
             "counts": verdict.counts(),
             "conservative": verdict.conservative,
             "rows": [
@@ -416,27 +433,36 @@ def _context(
         "top_n": top_n,
         "inputs": _inputs_view(data),
         "params_json": json.dumps(params, indent=2, sort_keys=True),
-        "thresholds": _threshold_rows(verdict),
+        "thresholds": _threshold_rows(verdict, thresholds),
         "petsard": petsard,
         "warnings": list(data.get("warnings") or ()),
     }
 
 
-def _threshold_rows(verdict: Verdict) -> list[dict[str, Any]]:
+def _threshold_rows(verdict: Verdict, thresholds: Thresholds) -> list[dict[str, Any]]:
     rows, seen = [], set()
     for v in verdict.metrics:
         if v.metric in seen:
             continue
         seen.add(v.metric)
         t = v.threshold
+        tolerance = thresholds.tolerance(v.metric)
+        if t is not None:
+            rule, source = t.describe(), t.source
+            orientation = "higher is safer" if t.higher_is_safer else "lower is safer"
+        elif v.gating and v.tolerance is not None:
+            rule, source = v.rule, v.source
+            orientation = f"excess over holdout ≤ {v.tolerance:g}"
+        else:
+            rule, source, orientation = "does not gate", v.reason, ""
+            if tolerance is not None:
+                orientation = f"tolerance {tolerance.value:g} (not applied)"
         rows.append(
             {
                 "metric": v.metric,
-                "rule": "none configured" if t is None else t.describe(),
-                "orientation": ""
-                if t is None
-                else ("higher is safer" if t.higher_is_safer else "lower is safer"),
-                "source": "" if t is None else t.source,
+                "rule": rule,
+                "orientation": orientation,
+                "source": source,
             }
         )
     return rows

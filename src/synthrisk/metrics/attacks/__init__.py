@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from synthrisk.metrics.attacks.inference import InferenceRisk
 from synthrisk.metrics.attacks.linkability import LinkabilityRisk
-from synthrisk.metrics.attacks.singling_out import SinglingOutRisk
+from synthrisk.metrics.attacks.singling_out import (
+    SinglingOutRisk,
+    SinglingOutUnivariateRisk,
+)
 
-__all__ = ["InferenceRisk", "LinkabilityRisk", "SinglingOutRisk"]
+__all__ = [
+    "InferenceRisk",
+    "LinkabilityRisk",
+    "SinglingOutRisk",
+    "SinglingOutUnivariateRisk",
+]

@@ -37,12 +37,15 @@ from synthrisk.metrics.attacks._common import (
 from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import holm, mean_difference_test
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack
 
 __all__ = ["InferenceAttack", "InferenceRisk", "inference_attack", "inference_success"]
 
 #: per-secret-value breakdowns are reported for at most this many distinct values
 MAX_GROUPS = 50
+#: default targets per attack and column when every column is the secret in turn
+ALL_COLUMNS_ATTACKS = 3000
 
 GuessFunction = Callable[[str, IntArray], FloatArray]
 
@@ -362,14 +365,21 @@ class InferenceRisk(Metric):
     the risk ``(main - control) / (1 - control)`` in [0, 1] (higher = more leakage; the
     attack rate without a holdout) and ``ci`` its interval.
 
+    With ``secret=None`` (the default run) **every usable column** is the secret in
+    turn, the attacker knowing all the others: the breakdown's ``columns`` table gives
+    each column's rates, risk and holdout test (p-values Holm-adjusted across the
+    columns), and the headline (score, rates, records) is the worst column: the one
+    whose excess over the holdout has the highest lower confidence bound.
+
     Parameters
     ----------
-    secret : str
-        The column the attacker tries to guess.
+    secret : str or None, default=None
+        The column the attacker tries to guess; None = every usable column in turn.
     aux_cols : list of str or None, default=None
         The columns the attacker knows; None = every other usable column.
     n_attacks : int or None, default=None
-        Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``).
+        Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``),
+        and at most ``ALL_COLUMNS_ATTACKS`` per column when every column is attacked.
         Capped with a warning to the sizes of the real table and the holdout.
     regression : bool or None, default=None
         Judge guesses within ``tolerance`` (True) or exactly (False); None decides from
@@ -391,7 +401,6 @@ class InferenceRisk(Metric):
         "similar synthetic row, compared with real people the generator never saw."
     )
     higher_is_safer = False
-    runs_by_default = False
 
     def __init__(
         self,
@@ -404,10 +413,7 @@ class InferenceRisk(Metric):
         confidence_level: float = 0.95,
         compat: str | None = None,
     ) -> None:
-        if secret is None:
-            msg = "`secret` is required: the name of the column the attacker tries to guess, e.g. secret='income'."
-            raise ParameterError(msg)
-        if not isinstance(secret, str):
+        if secret is not None and not isinstance(secret, str):
             msg = f"`secret` must be a single column name; got {secret!r}."
             raise ParameterError(msg)
         cols: list[str] | None = None
@@ -422,6 +428,9 @@ class InferenceRisk(Metric):
             cols = list(aux_cols)
             if not cols:
                 msg = "`aux_cols` must name at least one column; got an empty list."
+                raise ParameterError(msg)
+            if secret is None:
+                msg = "`aux_cols` needs a `secret`: with every column as the secret, the attacker knows all the others."
                 raise ParameterError(msg)
             if secret in cols:
                 msg = f"`secret` ({secret!r}) must not be one of `aux_cols`; the attacker does not know it."
@@ -453,6 +462,14 @@ class InferenceRisk(Metric):
         """``secret`` and ``aux_cols`` must name usable columns; regression needs a numeric secret."""
         usable = [c.name for c in tables.schema.modelable]
         secret = self.params["secret"]
+        if secret is None:
+            if len(usable) < 2:
+                msg = (
+                    f"inference needs at least 2 usable columns (a secret and a known one); the tables have "
+                    f"{len(usable)}."
+                )
+                raise ParameterError(msg)
+            return
         for name, cols in (
             ("secret", [secret]),
             ("aux_cols", self.params["aux_cols"] or []),
@@ -481,6 +498,8 @@ class InferenceRisk(Metric):
             raise ParameterError(msg)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        if self.params["secret"] is None:
+            return self._every_column(tables, context)
         p = self.params
         aux = self._aux(tables)
         result = inference_attack(
@@ -538,4 +557,102 @@ class InferenceRisk(Metric):
             ci=ci,
             records=records,
             params=params,
+        )
+
+    def _every_column(self, tables: Tables, context: Context) -> Outcome:
+        p = self.params
+        columns = [c.name for c in tables.schema.modelable]
+        n_attacks = p["n_attacks"]
+        if n_attacks is None:
+            n_side = (
+                len(tables.holdout) if tables.holdout is not None else len(tables.real)
+            )
+            n_attacks = min(n_side, ALL_COLUMNS_ATTACKS)
+        level = p["confidence_level"]
+        streams = context.rng.spawn(len(columns))
+        runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
+        tests: dict[str, dict[str, JSONValue]] = {}
+        for column, stream in zip(columns, streams, strict=True):
+            result = inference_attack(
+                tables, secret=column, aux_cols=[c for c in columns if c != column], n_attacks=n_attacks,
+                regression=None, tolerance=p["tolerance"], compat=p["compat"], rng=stream, context=context,
+                max_groups=0,
+            )  # fmt: skip
+            for message in result.warnings:
+                context.warn(f"{column}: {message}")
+            estimate = result.estimate(confidence_level=level)
+            runs[column] = (result, estimate)
+            if result.control_success is not None:
+                tests[column] = mean_difference_test(
+                    result.main_success, result.control_success,
+                    statistic=f"share of training people whose {column!r} was guessed minus the same for holdout people",
+                    confidence_level=level,
+                )  # fmt: skip
+        table: dict[str, JSONValue] = {}
+        usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
+        adjusted = dict(
+            zip(
+                usable_tests,
+                holm([float(t["p_value"]) for t in usable_tests.values()]),
+                strict=True,
+            )
+        )
+        for column, (result, estimate) in runs.items():
+            risk = estimate.risk()
+            entry: dict[str, JSONValue] = {
+                "risk": risk.value,
+                "risk_ci": [risk.ci[0], risk.ci[1]],
+                "attack_rate": estimate.attack_rate.value,
+                "baseline_rate": estimate.baseline_rate.value,
+                "control_rate": None if estimate.control_rate is None else estimate.control_rate.value,
+                "n_attacks": int(result.main_success.size),
+                "regression": result.regression,
+            }  # fmt: skip
+            test = usable_tests.get(column)
+            if test is not None:
+                entry.update(
+                    effect=test["effect"], effect_ci=test["ci"], p_value=test["p_value"],
+                    p_adjusted=adjusted[column],
+                )  # fmt: skip
+            table[column] = entry
+        if usable_tests:
+            worst = max(
+                usable_tests,
+                key=lambda c: (
+                    float(usable_tests[c]["ci"][0]),
+                    float(usable_tests[c]["effect"]),
+                ),
+            )
+        else:
+            worst = max(runs, key=lambda c: runs[c][1].risk().value)
+        result, estimate = runs[worst]
+        for message in estimate.warnings(attack=f"inference attack on {worst!r}"):
+            context.warn(message)
+        score, ci = score_and_ci(estimate.risk())
+        extra: dict[str, JSONValue] = {}
+        if worst in usable_tests:
+            headline = dict(usable_tests[worst])
+            headline["p_value"] = adjusted[worst]
+            headline["upper"] = max(float(t["ci"][1]) for t in usable_tests.values())
+            headline["statistic"] = (
+                f"inference success on training minus holdout people, worst of {len(usable_tests)} columns "
+                f"({worst!r}; p-value Holm-adjusted across the columns)"
+            )
+            extra["holdout_test"] = headline
+        breakdown = attack_breakdown(
+            estimate, secret=worst, aux_cols=[c for c in columns if c != worst], regression=result.regression,
+            worst_column=worst, columns=table, **extra,
+        )  # fmt: skip
+        records = {
+            "inferred_real": RecordScores(
+                "real", result.targets, result.main_success.astype(np.float64),
+                f"attacked real rows: 1 when their {worst!r} was guessed correctly (the worst column)",
+            )
+        }  # fmt: skip
+        params: dict[str, Any] = dict(p)
+        params["secret"] = None
+        params["n_attacks"] = int(n_attacks)
+        params["columns"] = columns
+        return Outcome(
+            score=score, breakdown=breakdown, ci=ci, records=records, params=params
         )

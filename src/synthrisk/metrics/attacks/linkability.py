@@ -40,6 +40,7 @@ from synthrisk.metrics.attacks._common import (
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import mean_difference_test
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack
 
 __all__ = ["LinkabilityAttack", "LinkabilityRisk", "count_links", "linkability_attack"]
@@ -287,6 +288,17 @@ def linkability_attack(
     )  # fmt: skip
 
 
+def default_split(tables: Tables, rng: np.random.Generator) -> list[list[str]]:
+    """The default attacker datasets: the usable columns shuffled (seeded) and cut in two halves."""
+    usable = [c.name for c in tables.schema.modelable]
+    order = [usable[i] for i in rng.permutation(len(usable))]
+    cut = (len(order) + 1) // 2
+    return [
+        sorted(order[:cut], key=usable.index),
+        sorted(order[cut:], key=usable.index),
+    ]
+
+
 def check_aux_pair(aux_cols: Any) -> tuple[list[str], list[str]]:
     """Validate the two column lists of a linkability attack (not yet against the tables)."""
     if aux_cols is None:
@@ -336,8 +348,12 @@ class LinkabilityRisk(Metric):
 
     Parameters
     ----------
-    aux_cols : pair of lists of str
+    aux_cols : pair of lists of str or None, default=None
         The attacker's two datasets: two non-overlapping, non-empty column lists.
+        None splits the usable columns at random (seeded by the run's seed) into two
+        halves of sizes ``ceil(n / 2)`` and ``floor(n / 2)``: two datasets that
+        together describe every column, each a different source. The split used is
+        recorded in the result's parameters.
     n_attacks : int or None, default=None
         Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``).
         Capped with a warning to the sizes of the real table and the holdout.
@@ -357,7 +373,6 @@ class LinkabilityRisk(Metric):
         "records through the synthetic rows nearest to each of them."
     )
     higher_is_safer = False
-    runs_by_default = False
 
     def __init__(
         self,
@@ -368,9 +383,9 @@ class LinkabilityRisk(Metric):
         confidence_level: float = 0.95,
         compat: str | None = None,
     ) -> None:
-        half_a, half_b = check_aux_pair(aux_cols)
+        pair = None if aux_cols is None else list(check_aux_pair(aux_cols))
         self._set_params(
-            aux_cols=[half_a, half_b],
+            aux_cols=pair,
             n_attacks=check_n_attacks(n_attacks, allow_none=True),
             n_neighbors=check_int(n_neighbors, name="n_neighbors", minimum=1),
             confidence_level=check_confidence_level(confidence_level),
@@ -380,6 +395,14 @@ class LinkabilityRisk(Metric):
     def check_tables(self, tables: Tables) -> None:
         """Both column lists must name usable columns of the tables."""
         usable = [c.name for c in tables.schema.modelable]
+        if self.params["aux_cols"] is None:
+            if len(usable) < 2:
+                msg = (
+                    f"linkability needs at least 2 usable columns to split between the attacker's two "
+                    f"datasets; the tables have {len(usable)}."
+                )
+                raise ParameterError(msg)
+            return
         for h, cols in enumerate(self.params["aux_cols"]):
             excluded = [c for c in cols if c in tables.schema.names and c not in usable]
             if excluded:
@@ -391,7 +414,9 @@ class LinkabilityRisk(Metric):
             check_columns(cols, name=f"aux_cols[{h}]", available=usable)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        p = self.params
+        p = dict(self.params)
+        if p["aux_cols"] is None:
+            p["aux_cols"] = default_split(tables, context.rng.spawn(1)[0])
         result = linkability_attack(
             tables, aux_cols=p["aux_cols"], n_attacks=p["n_attacks"], n_neighbors=p["n_neighbors"],
             compat=p["compat"], rng=context.rng, context=context,
@@ -420,8 +445,14 @@ class LinkabilityRisk(Metric):
                 },
             }
         score, ci = score_and_ci(estimate.risk())
+        extra: dict[str, JSONValue] = {}
+        if result.control_a is not None:
+            extra["holdout_test"] = mean_difference_test(
+                result.links("main"), result.links("control"),
+                statistic="share of training people whose two records were linked minus the same for holdout people",
+            )  # fmt: skip
         breakdown = attack_breakdown(
-            estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k
+            estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k, **extra
         )
         linked = result.links("main")
         records = {
@@ -430,4 +461,6 @@ class LinkabilityRisk(Metric):
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
         }  # fmt: skip
-        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+        return Outcome(
+            score=score, breakdown=breakdown, ci=ci, records=records, params=p
+        )

@@ -71,6 +71,7 @@ from synthrisk.metrics.attacks._queries import (
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import holdout_test
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack
 
 __all__ = [
@@ -230,6 +231,13 @@ class SinglingOutAttack:
         Candidate queries tried.
     warnings : tuple of str
         Caveats found while running.
+    equal_size : (ndarray, ndarray, float) or None
+        Success of each query (it singles out exactly one row) on the training side and
+        on the holdout side at *equal sizes*: the larger table is subsampled to the
+        smaller one's size, ``EQUAL_SIZE_REPEATS`` times (seeded), and the successes
+        averaged, and the standard error of their mean difference (from random
+        relabellings of the pooled rows). The holdout test of the verdict compares the
+        two; None without a holdout.
     """
 
     mode: str
@@ -246,6 +254,7 @@ class SinglingOutAttack:
     control_correction: float | None
     n_attempts: int
     warnings: tuple[str, ...]
+    equal_size: tuple[FloatArray, FloatArray, float] | None = None
 
     @property
     def n_queries(self) -> int:
@@ -901,12 +910,77 @@ def singling_out_attack(
                     f"the size-corrected control count ({corrected:.1f}) exceeds the number of attacks "
                     f"({n_denominator}); it was capped."
                 )
+    equal_size = None
+    if control is not None and control_counts is not None:
+        equal_size = _equal_size_successes(
+            real_values[real_keep], hold_values[_dedup(hold_values)], queries, main_counts, control_counts,
+            ne_matches_null=rules.ne_matches_null, rng=rng.spawn(1)[0],
+        )  # fmt: skip
     return SinglingOutAttack(
         mode=mode, n_attacks=n_attacks, n_cols=n_cols, compat=compat, info=info, queries=queries,
         main_counts=main_counts, main_rows=main_rows, baseline_queries=baseline, baseline_counts=baseline_counts,
         control_counts=control_counts, control_correction=correction, n_attempts=int(n_attempts),
-        warnings=tuple(warnings),
+        warnings=tuple(warnings), equal_size=equal_size,
     )  # fmt: skip
+
+
+#: seeded subsamples of the larger table for the equal-size comparison
+EQUAL_SIZE_REPEATS = 5
+#: random relabellings of training ∪ holdout rows for the standard error of the comparison
+RELABEL_REPEATS = 30
+
+
+def _equal_size_successes(
+    real_values: FloatArray,
+    hold_values: FloatArray,
+    queries: QueryBatch,
+    main_counts: IntArray,
+    control_counts: IntArray,
+    *,
+    ne_matches_null: bool,
+    rng: np.random.Generator,
+) -> tuple[FloatArray, FloatArray, float]:
+    """Per-query success on training and holdout rows at equal sizes, and the null spread.
+
+    The larger side is subsampled to the smaller one's size ``EQUAL_SIZE_REPEATS``
+    times and the successes averaged. Given the queries (built from the synthetic
+    table), the only chance left is which real people fell into the training table
+    and which into the holdout; the spread of the difference under
+    ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
+    """
+    n_r, n_h = real_values.shape[0], hold_values.shape[0]
+    m = min(n_r, n_h)
+    main = (main_counts == 1).astype(np.float64)
+    ctrl = (control_counts == 1).astype(np.float64)
+    if len(queries) == 0 or m == 0:
+        return main, ctrl, 0.0
+
+    def successes(values: FloatArray) -> FloatArray:
+        counts, _ = count_matches(
+            QueryTable.from_values(values),
+            queries,
+            cap=2,
+            ne_matches_null=ne_matches_null,
+        )
+        return (counts == 1).astype(np.float64)
+
+    if n_r != n_h:
+        big = real_values if n_r > n_h else hold_values
+        total = np.zeros(len(queries))
+        for _ in range(EQUAL_SIZE_REPEATS):
+            total += successes(
+                big[np.sort(rng.choice(big.shape[0], size=m, replace=False))]
+            )
+        total /= EQUAL_SIZE_REPEATS
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    pool = np.concatenate([real_values, hold_values])
+    diffs = np.empty(RELABEL_REPEATS)
+    for b in range(RELABEL_REPEATS):
+        order = rng.permutation(pool.shape[0])
+        first = successes(pool[np.sort(order[:m])])
+        second = successes(pool[np.sort(order[m : 2 * m])])
+        diffs[b] = float(first.mean() - second.mean())
+    return main, ctrl, float(diffs.std(ddof=1))
 
 
 @register
@@ -991,8 +1065,18 @@ class SinglingOutRisk(Metric):
         for message in estimate.warnings(attack="singling-out attack"):
             context.warn(message)
         score, ci = score_and_ci(estimate.risk())
+        extra: dict[str, JSONValue] = {}
+        if result.equal_size is not None:
+            main_eq, ctrl_eq, se = result.equal_size
+            extra["holdout_test"] = holdout_test(
+                statistic="share of queries singling out a training person minus a holdout person (equal sizes)",
+                effect=float(main_eq.mean() - ctrl_eq.mean()) if main_eq.size else float("nan"),
+                se=se, n=int(main_eq.size), estimate=float(main_eq.mean()) if main_eq.size else float("nan"),
+                control=float(ctrl_eq.mean()) if ctrl_eq.size else float("nan"),
+            )  # fmt: skip
         breakdown: dict[str, JSONValue] = attack_breakdown(
             estimate,
+            **extra,
             mode=p["mode"],
             n_queries=result.n_queries,
             n_attempts=result.n_attempts,
@@ -1016,3 +1100,29 @@ class SinglingOutRisk(Metric):
             records=records,
             value_keys=("successful_queries",),
         )
+
+
+@register
+class SinglingOutUnivariateRisk(SinglingOutRisk):
+    """:class:`SinglingOutRisk` with ``mode="univariate"`` by default (rare values and extremes).
+
+    Registered under its own id so that a default run reports both query generators.
+    Parameters as :class:`SinglingOutRisk`.
+    """
+
+    id = "singling_out_univariate"
+
+    def __init__(
+        self,
+        *,
+        mode: Mode = "univariate",
+        n_attacks: int = 2000,
+        n_cols: int = 3,
+        max_attempts: int | None = 10_000_000,
+        confidence_level: float = 0.95,
+        compat: str | None = None,
+    ) -> None:
+        super().__init__(
+            mode=mode, n_attacks=n_attacks, n_cols=n_cols, max_attempts=max_attempts,
+            confidence_level=confidence_level, compat=compat,
+        )  # fmt: skip

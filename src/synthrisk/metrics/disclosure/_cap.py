@@ -45,8 +45,9 @@ from synthrisk.config import get_config
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.results import RecordScores
+from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import mean_difference_test
 
 __all__ = [
     "CategoricalCAP",
@@ -57,6 +58,7 @@ __all__ = [
     "bin_edges",
     "cap_probabilities",
     "cap_protection",
+    "default_cap_columns",
     "discretize",
     "tuple_ids",
 ]
@@ -896,6 +898,47 @@ def bootstrap_cap(
         return np.where(n_scored > 0, 1.0 - total / n_scored, np.nan)
 
 
+#: known columns in the default choice
+DEFAULT_KNOWN = 3
+
+
+def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]]:
+    """synthrisk's default known / sensitive / binned columns of the CAP attack.
+
+    * sensitive: the last categorical or boolean usable column in table order (tables
+      usually end with the outcome: income, diagnosis), else the last usable column;
+    * known: the ``DEFAULT_KNOWN`` other usable columns with the fewest distinct real
+      values (numeric ones counted after binning into 10 bins) — the coarse,
+      widely known attributes (sex, age band, region) an attacker is likely to hold;
+    * binned: the numerical and datetime columns among them.
+
+    Raises
+    ------
+    ParameterError
+        If the tables have fewer than 2 usable columns.
+    """
+    usable = list(tables.schema.modelable)
+    if len(usable) < 2:
+        msg = (
+            f"the CAP attack needs at least 2 usable columns (known and sensitive); the tables have "
+            f"{len(usable)}."
+        )
+        raise ParameterError(msg)
+    categorical = [c for c in usable if c.kind in ("categorical", "boolean")]
+    sensitive = (categorical or usable)[-1]
+    numeric_kinds = ("numerical", "datetime")
+
+    def distinct(column: Any) -> int:
+        n = int(tables.real[column.name].nunique(dropna=False))
+        return min(n, 10) if column.kind in numeric_kinds else n
+
+    others = [c for c in usable if c.name != sensitive.name]
+    ranked = sorted(others, key=lambda c: (distinct(c), usable.index(c)))
+    known = sorted(ranked[:DEFAULT_KNOWN], key=usable.index)
+    continuous = [c.name for c in [*known, sensitive] if c.kind in numeric_kinds]
+    return [c.name for c in known], [sensitive.name], continuous
+
+
 def _sample(n: int, size: int, rng: np.random.Generator) -> IntArray:
     if size >= n:
         return np.arange(n)
@@ -983,11 +1026,18 @@ class DisclosureProtection(_DisclosureBase):
     guess probability kept (``records["guess_probability"]``) and a bootstrap
     confidence interval over real rows.
 
+    With a holdout, the same attack on the holdout rows (people the generator never
+    saw) is the control: ``breakdown["holdout_test"]`` compares the mean guess
+    probability of training rows with that of holdout rows (both encoded with bins
+    from real ∪ holdout); the score itself is SDMetrics'.
+
     Parameters
     ----------
-    known_column_names : list of str
-        Columns the attacker knows (e.g. age bracket, sex).
-    sensitive_column_names : list of str
+    known_column_names : list of str or None, default=None
+        Columns the attacker knows (e.g. age bracket, sex). None (with
+        ``sensitive_column_names`` None too): synthrisk's default choice, see
+        :func:`default_cap_columns`.
+    sensitive_column_names : list of str or None, default=None
         Columns the attacker guesses; several are matched as one tuple.
     computation_method : {"cap", "zero_cap", "generalized_cap"}, default=None
         ``"cap"`` when neither it nor ``computation`` is given. Case-insensitive; what to do with a real row whose known values occur in no
@@ -1009,6 +1059,7 @@ class DisclosureProtection(_DisclosureBase):
     """
 
     id = "disclosure_protection"
+    runs_by_default = True
 
     def __init__(
         self,
@@ -1022,21 +1073,58 @@ class DisclosureProtection(_DisclosureBase):
         nat_binning: NatBinning = "missing",
         strict_types: bool = False,
     ) -> None:
-        self.known = _column_list(known_column_names, name="known_column_names")
-        self.sensitive = _column_list(
-            sensitive_column_names, name="sensitive_column_names"
+        self.auto_columns = (
+            known_column_names is None
+            and sensitive_column_names is None
+            and continuous_column_names is None
+            and type(self) is DisclosureProtection
         )
-        self.continuous = _column_list(
-            continuous_column_names, name="continuous_column_names", allow_empty=True
-        )
+        if self.auto_columns:
+            self.known, self.sensitive, self.continuous = [], [], []
+        else:
+            self.known = _column_list(known_column_names, name="known_column_names")
+            self.sensitive = _column_list(
+                sensitive_column_names, name="sensitive_column_names"
+            )
+            self.continuous = _column_list(
+                continuous_column_names,
+                name="continuous_column_names",
+                allow_empty=True,
+            )
         method = _method(computation_method, computation)
         bins = check_int(num_discrete_bins, name="num_discrete_bins", minimum=1)
         check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
+        auto = self.auto_columns
         self._set_params(
-            known_column_names=self.known, sensitive_column_names=self.sensitive, computation_method=method,
-            continuous_column_names=self.continuous, num_discrete_bins=bins, nat_binning=nat_binning,
-            strict_types=bool(strict_types),
+            known_column_names=None if auto else self.known, sensitive_column_names=None if auto else self.sensitive,
+            computation_method=method, continuous_column_names=None if auto else self.continuous,
+            num_discrete_bins=bins, nat_binning=nat_binning, strict_types=bool(strict_types),
         )  # fmt: skip
+
+    def check_tables(self, tables: Tables) -> None:
+        """Check the column names (or that a default choice exists)."""
+        if self.auto_columns:
+            default_cap_columns(tables)
+            return
+        super().check_tables(tables)
+
+    def run(self, tables: Tables, context: Context) -> MetricResult:
+        """Resolve the default columns for these tables, then compute."""
+        if not self.auto_columns:
+            return super().run(tables, context)
+        known, sensitive, continuous = default_cap_columns(tables)
+        resolved = DisclosureProtection(
+            known_column_names=known, sensitive_column_names=sensitive, computation_method=self.params["computation_method"],
+            continuous_column_names=continuous, num_discrete_bins=self.params["num_discrete_bins"],
+            nat_binning=self.params["nat_binning"], strict_types=self.params["strict_types"],
+        )  # fmt: skip
+        result = resolved.run(tables, context)
+        params = dict(result.params)
+        params["columns_chosen_by"] = (
+            "synthrisk's default: sensitive = the last categorical column, known = the 3 other columns "
+            "with the fewest distinct values (numeric ones binned)"
+        )
+        return dataclasses.replace(result, params=params)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = self._codes(tables, context)
@@ -1055,13 +1143,34 @@ class DisclosureProtection(_DisclosureBase):
                 "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
             )
         }
-        breakdown = {
+        breakdown: dict[str, Any] = {
             "score": score,
             "cap_protection": cap,
             "baseline_protection": codes.baseline,
             "real_rows": _row_summary(p),
         }
+        if tables.holdout is not None:
+            breakdown["holdout_test"] = self._holdout_test(tables, context)
         return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+
+    def _holdout_test(self, tables: Tables, context: Context) -> dict[str, Any]:
+        """The CAP attack on training rows against the same attack on holdout rows."""
+        assert tables.holdout is not None
+        n_real = len(tables.real)
+        pooled = Tables(
+            real=pd.concat([tables.real, tables.holdout], ignore_index=True),
+            synthetic=tables.synthetic, holdout=None, schema=tables.schema,
+        )  # fmt: skip
+        codes = attack_codes(
+            pooled, self.known, self.sensitive, Context(), continuous=self.continuous,
+            n_bins=self.params["num_discrete_bins"], nat_binning=self.params["nat_binning"],
+            strict_types=self.params["strict_types"],
+        )  # fmt: skip
+        p = codes.probabilities(self.params["computation_method"], context)
+        return mean_difference_test(
+            p[:n_real], p[n_real:],
+            statistic="mean probability of guessing a training person's sensitive values minus a holdout person's",
+        )  # fmt: skip
 
 
 @register
@@ -1088,6 +1197,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     """
 
     id = "disclosure_protection_estimate"
+    runs_by_default = False
 
     def __init__(
         self,

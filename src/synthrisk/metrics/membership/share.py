@@ -52,6 +52,7 @@ from synthrisk.metrics.membership._space import (
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import auc_test, paired_difference_test, share_test
 from synthrisk.stats.ranking import ranking_scores, thin_curve
 
 __all__ = [
@@ -287,6 +288,11 @@ class MembershipKnnProbabilities(Metric):
             "n_non_members": n_n,
             "n_synthetic": n_rows(syn),
             "roc_curve": {"fpr": fpr, "tpr": tpr},
+            "holdout_test": auc_test(
+                p_real,
+                p_hold,
+                statistic="membership ROC AUC of training rows against holdout rows",
+            ),
         }
         records = {
             "real": RecordScores(
@@ -522,6 +528,8 @@ class DCRShare(Metric):
         n_perm = int(self.params["n_permutations"])
         p_value = None
         expected_apt = None
+        null_sd = 0.0
+        half_null_mean = None
         if n_perm:
             tie_offsets, tie_idx = tie_sets(offsets, dist, idx)
             seed = int(rng.integers(0, 2**31 - 1))
@@ -537,6 +545,8 @@ class DCRShare(Metric):
                 (1 + np.sum(half_null >= share_half - 1e-12)) / (1 + n_perm)
             )
             expected_apt = float(apt_null.mean())
+            null_sd = float(half_null.std(ddof=1)) if n_perm > 1 else 0.0
+            half_null_mean = float(half_null.mean())
             if n_truncated:
                 context.warn(
                     f"{n_truncated} synthetic row(s) are equally close to more pool rows than the memory cap "
@@ -572,6 +582,9 @@ class DCRShare(Metric):
             "n_repeats": repeats,
             "n_permutations": n_perm,
             "distance": self.params["distance"],
+            "holdout_test": _share_holdout_test(
+                corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
+            ),
         }
         records = {
             "closer_to_real": RecordScores(
@@ -596,6 +609,54 @@ class DCRShare(Metric):
             records=records,
             params=dict(self.params),
         )
+
+
+def _share_holdout_test(
+    rows: np.ndarray,
+    null_sd: float,
+    p_permutation: float | None,
+    full: np.ndarray,
+    null_mean: float | None,
+    weight: float,
+) -> dict[str, Any]:
+    """The DCR share against its value without memorisation, in equal-size units.
+
+    With the permutation null (the default), the share on the *full* tables (ties
+    counted one half) is compared with its mean under random relabelling of training
+    and holdout rows — exact under "the generator never saw the training rows",
+    whatever the two sizes, and without the loss of power of subsampling the larger
+    side. The excess is divided by ``2 (1 - w)``, ``w = n_real / (n_real + n_holdout)``,
+    so that it reads like ``share - 0.5`` at equal sizes (a synthetic row that copies
+    a training row adds ``1/2`` per row in either case). The standard error combines
+    the per-row one with the spread of the permutation null, which carries the chance
+    of which real people fell into the training table. Without permutations, the
+    size-corrected share is compared with 0.5.
+    """
+    statistic = "share of synthetic rows closer to training than to holdout rows, minus its value without memorisation"
+    if null_mean is None:
+        test = share_test(rows, statistic=statistic)
+        return test
+    values = (full == CLOSER_REAL) + 0.5 * (full == TIE)
+    scale = 2.0 * (1.0 - weight)
+    n = values.size
+    if n < 2 or scale <= 0:
+        return share_test(rows, statistic=statistic)
+    se = null_sd / scale
+    effect = (float(values.mean()) - null_mean) / scale
+    p_normal = (
+        float(stats.norm.sf(effect / se)) if se > 0 else (0.0 if effect > 0 else 1.0)
+    )
+    return {
+        "statistic": statistic,
+        "effect": effect,
+        "ci": [effect - _Z95 * se, effect + _Z95 * se],
+        "p_value": p_normal if p_permutation is None else max(p_normal, p_permutation),
+        "n": int(n),
+        "null": 0.0,
+        "estimate": float(values.mean()),
+        "control": null_mean,
+        "confidence_level": 0.95,
+    }
 
 
 def _kth_smallest(values: np.ndarray, rank: int) -> float:
@@ -688,6 +749,10 @@ class NNDR(Metric):
                 "holdout": float(np.median(ratio_h)),
             },
             "share_lower_to_training": float(np.mean(ratio_r < ratio_h)),
+            "holdout_test": share_test(
+                (ratio_r < ratio_h) + 0.5 * (ratio_r == ratio_h),
+                statistic="share of synthetic rows with a lower distance ratio to training than to holdout rows",
+            ),
             "rank": rank,
             "sample_size": m,
             "n_synthetic": n_s,
@@ -737,6 +802,46 @@ def _row_keys(*blocks: Data) -> list[np.ndarray]:
     return out
 
 
+def _unique_copies(
+    syn_ids: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per synthetic row: copies a row unique in ``first ∪ second`` that is in ``first`` (or in ``second``)."""
+    n_ids = (
+        int(max(first.max(initial=0), second.max(initial=0), syn_ids.max(initial=0)))
+        + 1
+    )
+    count_a = np.bincount(first, minlength=n_ids)
+    count_b = np.bincount(second, minlength=n_ids)
+    only_a = (count_a == 1) & (count_b == 0)
+    only_b = (count_b == 1) & (count_a == 0)
+    return only_a[syn_ids].astype(np.float64), only_b[syn_ids].astype(np.float64)
+
+
+def _relabel_null(
+    syn_ids: np.ndarray,
+    real_ids: np.ndarray,
+    hold_ids: np.ndarray,
+    rng: np.random.Generator,
+    n_relabel: int = 200,
+) -> tuple[float, float]:
+    """Mean and spread of the unique-copy difference under random relabelling.
+
+    The pooled real rows are split at random into sides of the training table's and
+    the holdout's sizes; without memorisation the observed difference is one draw of
+    this distribution, whatever the two sizes.
+    """
+    pool = np.r_[real_ids, hold_ids]
+    n_r = real_ids.size
+    if syn_ids.size == 0 or pool.size == 0:
+        return 0.0, 0.0
+    values = np.empty(n_relabel)
+    for b in range(n_relabel):
+        order = rng.permutation(pool.size)
+        side_a, side_b = _unique_copies(syn_ids, pool[order[:n_r]], pool[order[n_r:]])
+        values[b] = float(side_a.mean() - side_b.mean())
+    return float(values.mean()), float(values.std(ddof=1))
+
+
 @register
 class IdenticalMatchShare(Metric):
     """Share of synthetic rows that copy a real row exactly (MOSTLY AI QA's IMS).
@@ -784,6 +889,56 @@ class IdenticalMatchShare(Metric):
         )
         return nn.distances[:, 0] <= tolerance
 
+    def _equal_size_test(
+        self,
+        syn: Data,
+        real: Data,
+        holdout: Data,
+        match_real: np.ndarray,
+        match_hold: np.ndarray,
+        context: Context,
+    ) -> dict[str, Any]:
+        """Copies of training rows against copies of holdout rows.
+
+        With ``tolerance=0`` (exact copies) a synthetic row counts for the training
+        side when it copies a row that occurs exactly once in the pooled real rows
+        (training ∪ holdout) and that row is a training row; likewise for the holdout
+        side. Rows shared by several real people are left out: copying a combination
+        many people have reveals nobody, and those rows are most of the chance
+        coincidences of coarse tables. The difference is compared with its
+        distribution under random relabelling of the pooled rows into sides of the
+        same sizes (exact without memorisation, whatever the sizes, and no copy is
+        lost to subsampling). The synthetic table is the one to be released, so it is
+        held fixed: the only chance is which real people fell into the training table,
+        and the spread under relabelling is the standard error.
+        """
+        statistic = (
+            "share of synthetic rows copying a training row that no other real row shares, minus the same "
+            "for holdout rows, beyond its value without memorisation"
+        )
+        if float(self.params["tolerance"]) != 0.0:
+            return paired_difference_test(
+                match_real, match_hold, statistic="share of synthetic rows matching a training row minus a holdout row"
+            )  # fmt: skip
+        syn_ids, real_ids, hold_ids = _row_keys(syn, real, holdout)
+        side_r, side_h = _unique_copies(syn_ids, real_ids, hold_ids)
+        test = paired_difference_test(side_r, side_h, statistic=statistic)
+        if test["effect"] is None:
+            return test
+        null_mean, null_sd = _relabel_null(syn_ids, real_ids, hold_ids, context.rng)
+        observed = float(test["effect"])
+        se = null_sd
+        effect = observed - null_mean
+        test["effect"] = effect
+        test["ci"] = [effect - _Z95 * se, effect + _Z95 * se]
+        test["p_value"] = (
+            float(stats.norm.sf(effect / se))
+            if se > 0
+            else (0.0 if effect > 0 else 1.0)
+        )
+        test["null_difference"] = null_mean
+        return test
+
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         distance = (
             "dcr" if self.params["tolerance"] == 0.0 else str(self.params["distance"])
@@ -828,6 +983,9 @@ class IdenticalMatchShare(Metric):
             else:
                 breakdown["identical_match_share_real_at_holdout_size"] = share
             breakdown["n_holdout"] = n_h
+            breakdown["holdout_test"] = self._equal_size_test(
+                syn, real, holdout, match_real, match_hold, context
+            )
             records["matches_holdout"] = RecordScores(
                 "synthetic",
                 np.arange(n_s),

@@ -1,0 +1,778 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The release verdict: every gate is a test against the holdout.
+
+A holdout is a sample of exactly what a generator that never saw the training rows
+would produce: new people from the same population. So each gating judgement asks how
+much more an attack learns about the training rows than about the holdout rows. A
+metric that supports it reports a *holdout test* (``breakdown["holdout_test"]``, see
+:mod:`synthrisk.stats.holdout`): the excess ``effect`` (0 = none), its interval, a
+one-sided p-value. With the metric's documented tolerance ``t``
+(:data:`DEFAULT_TOLERANCES`)::
+
+    fail    if significant after Holm's correction across all gating tests of the run
+            AND the interval's lower bound > t
+    pass    if the interval's upper bound <= t
+    review  otherwise (the interval straddles t, or too few rows to tell)
+
+Metrics without a holdout control (SDMetrics' ``DCRBaselineProtection`` against random
+rows, distribution validation, ...) are *informational* (level ``info``): shown and
+explained, never gating. Without a holdout the overall verdict is ``review``: closeness
+to real rows cannot be told apart from fidelity.
+
+User thresholds on a metric's score (:class:`Threshold`, ``thresholds:`` in the YAML,
+``--thresholds FILE``) override all of this for the metrics they name: such a metric is
+judged on its score and gates::
+
+    higher is safer:   score >= pass -> pass;  score < fail -> fail;  review between
+    higher is risk:    score <= pass -> pass;  score >= fail -> fail; review between
+
+A partial override (``{pass: 0.05}``) is completed from :data:`DEFAULT_THRESHOLDS`,
+the documented score scale. With ``conservative=True`` the unsafe end of the score's
+interval is judged instead of the point estimate. Every default is listed with its
+reasoning in ``docs/verdict.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from synthrisk.exceptions import ParameterError
+from synthrisk.results import (
+    LEVELS,
+    EvaluationReport,
+    Level,
+    MetricResult,
+    MetricVerdict,
+    Verdict,
+    check_fail_on,
+)
+from synthrisk.stats.holdout import holm
+
+__all__ = [
+    "ALPHA",
+    "DEFAULT_THRESHOLDS",
+    "DEFAULT_TOLERANCES",
+    "INFORMATIONAL",
+    "LEVELS",
+    "MIN_ROWS",
+    "Level",
+    "MetricVerdict",
+    "Threshold",
+    "Thresholds",
+    "Tolerance",
+    "Verdict",
+    "check_fail_on",
+    "judge",
+    "judge_result",
+]
+
+_RANK = {level: rank for rank, level in enumerate(LEVELS)}
+
+#: family-wise error rate of the gating tests of one run (Holm's correction)
+ALPHA = 0.05
+#: a holdout test on fewer units than this is "inconclusive: too few rows"
+MIN_ROWS = 30
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    """The largest excess over the holdout that is not material, with its reasoning.
+
+    Parameters
+    ----------
+    value : float
+        Tolerance on the test's ``effect`` (same units).
+    unit : str
+        What the effect measures, in words.
+    reasoning : str
+        Why this value (shown in the report and ``docs/verdict.md``).
+    """
+
+    value: float
+    unit: str
+    reasoning: str
+
+
+_SHARE = (
+    "a generator that never saw the training rows puts half of its rows closer to them and half closer to "
+    "the holdout; more than 55 % closer to the training rows is a material tilt towards the people it was "
+    "trained on (the size-corrected share; 0.55 was synthrisk's previous pass limit)"
+)
+_ATTACK_TOLERANCE = (
+    "PETsARD (NICS, Taiwan), after Singapore PDPC's guide on synthetic data, accepts an Anonymeter risk "
+    "below 0.09; on the excess scale (success on training people minus success on people the generator "
+    "never saw) synthrisk tolerates the same 9 in 100. The attacks' successes are noisy (a few hundred "
+    "queries on coarse tables), so a tighter tolerance would leave ideal generators at review"
+)
+_CAP_TOLERANCE = (
+    "a guess of a training person's sensitive value at most 5 percentage points more likely than a "
+    "stranger's is within what a privacy officer accepts; the CAP attack's per-row probabilities are "
+    "averaged over every real row, so this is measured precisely"
+)
+
+#: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
+DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
+    "dcr_share": Tolerance(0.05, "share of synthetic rows closer to training than to holdout rows, minus 0.5", _SHARE),
+    "nndr": Tolerance(
+        0.05, "share of synthetic rows whose distance ratio is lower against training rows than against holdout rows, minus 0.5",
+        "the same tilt as for the DCR share, measured on the nearest-neighbour distance ratio (a synthetic row "
+        "that points at one person much more sharply than at anyone else)",
+    ),
+    "membership_knn_probabilities": Tolerance(
+        0.05, "membership ROC AUC minus 0.5",
+        "an AUC of 0.55 lets an attacker tell training people from others only slightly better than a coin "
+        "toss (0.5); above it, membership becomes a material signal",
+    ),
+    "identical_match_share": Tolerance(
+        0.01, "share of synthetic rows that copy a training row exactly, minus the share that copy a holdout row (equal sizes)",
+        "verbatim copies are the clearest leak: more than 1 synthetic row in 100 copying a training person "
+        "beyond what chance coincidences with new people produce is material",
+    ),
+    "disclosure_protection": Tolerance(
+        0.05, "mean probability of guessing a training person's sensitive value minus the same for holdout people",
+        _CAP_TOLERANCE,
+    ),
+    "singling_out": Tolerance(0.09, "singling-out success on training rows minus on holdout rows (equal sizes)", _ATTACK_TOLERANCE),
+    "singling_out_univariate": Tolerance(0.09, "singling-out success on training rows minus on holdout rows (equal sizes)", _ATTACK_TOLERANCE),
+    "linkability": Tolerance(0.09, "linkability success on training rows minus on holdout rows", _ATTACK_TOLERANCE),
+    "inference": Tolerance(0.09, "inference success on training rows minus on holdout rows (worst column)", _ATTACK_TOLERANCE),
+}  # fmt: skip
+
+#: metrics that never gate by default, with the reason shown in the report
+INFORMATIONAL: Mapping[str, str] = {
+    "dcr_baseline_protection": (
+        "informational: it compares synthetic rows with uniformly random rows, which are far from any real "
+        "table, so a faithful generator scores low here without leaking anything; its holdout companion "
+        "(synthetic vs holdout rows' distance to the training rows) is shown beside it"
+    ),
+    "dcr_overfitting_protection": (
+        "informational: SDMetrics' share compares the full training table with a holdout of another size, "
+        "so its value without memorisation depends on the sizes; dcr_share is the size-corrected, tested "
+        "version of the same question"
+    ),
+    "distribution_validation": (
+        "informational: it measures fidelity, not leakage; a table that does not follow the real one is "
+        "private for the wrong reason"
+    ),
+    "nndr": (
+        "informational: MOSTLY AI's summary (the 10th smallest ratio) is noisy, and its holdout companion "
+        "(which side gives the lower ratio) repeats the DCR share's question without accounting for which "
+        "real people fell into the training table; dcr_share gates instead"
+    ),
+    "membership_classification": (
+        "informational: the classifier's memorisation ratio has no calibrated interval; the membership AUC "
+        "and the DCR share test the same question against the holdout"
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Threshold:
+    """Pass and fail limits on one metric's score.
+
+    Parameters
+    ----------
+    pass_at : float
+        Limit of the ``pass`` band, in [0, 1].
+    fail_at : float
+        Limit of the ``fail`` band, in [0, 1]; scores between the two limits are
+        ``review``. Equal limits leave no review band.
+    higher_is_safer : bool
+        Orientation the limits assume; must agree with the result's.
+    source : str, default=""
+        Where the limits come from (shown in the report).
+    inclusive : bool, default=True
+        Whether a score exactly at ``pass_at`` passes. PETsARD's "risk < 0.09" is
+        exclusive.
+    """
+
+    pass_at: float
+    fail_at: float
+    higher_is_safer: bool
+    source: str = ""
+    inclusive: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("pass_at", "fail_at"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, numbers.Real)
+                or not 0.0 <= float(value) <= 1.0
+            ):
+                msg = f"`{name}` must be a number in [0, 1]; got {value!r}."
+                raise ParameterError(msg)
+            object.__setattr__(self, name, float(value))
+        if self.higher_is_safer and self.fail_at > self.pass_at:
+            msg = (
+                f"for a metric where higher is safer, `fail_at` must not exceed `pass_at`; "
+                f"got pass_at={self.pass_at}, fail_at={self.fail_at}."
+            )
+            raise ParameterError(msg)
+        if not self.higher_is_safer and self.fail_at < self.pass_at:
+            msg = (
+                f"for a metric where higher means more risk, `fail_at` must not be below `pass_at`; "
+                f"got pass_at={self.pass_at}, fail_at={self.fail_at}."
+            )
+            raise ParameterError(msg)
+
+    def level(self, value: float) -> Level:
+        """The verdict for ``value`` (already oriented as this threshold assumes)."""
+        if self.higher_is_safer:
+            if value > self.pass_at or (value == self.pass_at and self.inclusive):
+                return "pass"
+            return "fail" if value < self.fail_at else "review"
+        if value < self.pass_at or (value == self.pass_at and self.inclusive):
+            return "pass"
+        return "fail" if value >= self.fail_at else "review"
+
+    def describe(self) -> str:
+        """The rule in words, e.g. ``pass ≥ 0.5, fail < 0.25``."""
+        if self.higher_is_safer:
+            return f"pass {'≥' if self.inclusive else '>'} {self.pass_at:g}, fail < {self.fail_at:g}"
+        return f"pass {'≤' if self.inclusive else '<'} {self.pass_at:g}, fail ≥ {self.fail_at:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form (the keys :meth:`Thresholds.from_dict` reads)."""
+        return {
+            "pass": self.pass_at,
+            "fail": self.fail_at,
+            "higher_is_safer": self.higher_is_safer,
+            "inclusive": self.inclusive,
+            "source": self.source,
+        }
+
+
+_ANONYMETER = (
+    "pass: PETsARD (NICS, Taiwan) recommends Anonymeter risk < 0.09, after Singapore PDPC's guide on "
+    "synthetic data; fail at twice that: synthrisk's choice"
+)
+_PROTECTION = (
+    "synthrisk's choice: at least half the protection of the random baseline passes, "
+    "less than a quarter fails"
+)
+_DCR_BASELINE = (
+    "DCR-based protection ≥ 0.5 (synthrisk issue 6): synthetic rows at least half as far from real rows as "
+    "random rows are; fail below 0.1 (synthetic rows ten times closer to real rows than random rows, "
+    "i.e. near-copies): synthrisk's choice. Faithful generators often land in between: random data is "
+    "far from any real table, so read the overfitting and membership metrics too"
+)
+_DCR_OVERFITTING = (
+    "DCR-based protection ≥ 0.5 (synthrisk issue 6): at most 75 % of synthetic rows closer to the training "
+    "rows than to the holdout; fail below 0.25 (more than 87.5 %): synthrisk's choice"
+)
+_CAP = "synthrisk's choice: the real rows are at least half safe from the CAP attack on average"
+
+#: The default thresholds by metric id (see ``docs/report.md`` for the sources).
+DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
+    "singling_out": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
+    "linkability": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
+    "inference": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
+    "dcr_baseline_protection": Threshold(0.5, 0.1, higher_is_safer=True, source=_DCR_BASELINE),
+    "dcr_overfitting_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_DCR_OVERFITTING),
+    "disclosure_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
+    "disclosure_protection_estimate": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
+    "categorical_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
+    "categorical_zero_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
+    "categorical_generalized_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
+    "membership_knn_probabilities": Threshold(
+        0.6, 0.75, higher_is_safer=False,
+        source="membership AUC ≤ 0.6 (synthrisk issue 6; 0.5 is a coin toss); fail at 0.75: synthrisk's choice",
+    ),
+    "dcr_share": Threshold(
+        0.55, 0.65, higher_is_safer=False,
+        source="synthrisk's choice: a size-corrected share of 0.5 means no memorisation",
+    ),
+    "identical_match_share": Threshold(
+        0.01, 0.05, higher_is_safer=False,
+        source="synthrisk's choice: at most 1 % of synthetic rows may copy a real row exactly",
+    ),
+    "membership_classification": Threshold(
+        0.05, 0.2, higher_is_safer=False,
+        source="synthrisk's choice: synthetic rows at most 5 % harder to tell from training rows than from unseen rows (0 = no memorisation)",
+    ),
+    "nndr": Threshold(
+        0.8, 0.5, higher_is_safer=True,
+        source="synthrisk's choice: the training / holdout NNDR ratio is about 1 without memorisation (MOSTLY AI QA)",
+    ),
+    "distribution_validation": Threshold(
+        0.0, 0.0, higher_is_safer=True,
+        source="informational: it qualifies the attacks (a table that does not follow the real one is private for the wrong reason) and never gates a release by itself",
+    ),
+}  # fmt: skip
+
+_THRESHOLD_KEYS = ("pass", "fail", "higher_is_safer", "inclusive", "source")
+
+
+class Thresholds(Mapping[str, Threshold]):
+    """What the verdict judges by: user score thresholds, tolerances, error rate.
+
+    A metric named in ``overrides`` is judged on its score by a :class:`Threshold`
+    (and gates); every other metric is judged by its holdout test against its
+    tolerance, or is informational.
+
+    Parameters
+    ----------
+    overrides : mapping of str to Threshold or dict, default=None
+        Per-metric score thresholds. A dict may give only ``pass`` and/or ``fail``;
+        the rest is taken from :data:`DEFAULT_THRESHOLDS`. A metric without a default
+        needs ``higher_is_safer`` or takes it from its result.
+    conservative : bool, default=False
+        Judge the unsafe end of the score's confidence interval instead of the point
+        estimate (score thresholds only).
+    defaults : bool, default=True
+        Complete partial overrides from :data:`DEFAULT_THRESHOLDS`; False needs both
+        limits.
+    tolerances : mapping of str to float, default=None
+        Per-metric tolerances replacing :data:`DEFAULT_TOLERANCES`.
+    alpha : float, default=0.05
+        Family-wise error rate of the gating tests (Holm's correction).
+
+    Examples
+    --------
+    >>> t = Thresholds({"singling_out": {"pass": 0.05}})
+    >>> t["singling_out"].pass_at, t["singling_out"].fail_at
+    (0.05, 0.18)
+    >>> Thresholds(tolerances={"dcr_share": 0.03}).tolerance("dcr_share").value
+    0.03
+    """
+
+    def __init__(
+        self,
+        overrides: Mapping[str, Threshold | Mapping[str, Any]] | None = None,
+        *,
+        conservative: bool = False,
+        defaults: bool = True,
+        tolerances: Mapping[str, Any] | None = None,
+        alpha: float = ALPHA,
+    ) -> None:
+        if not isinstance(conservative, bool):
+            msg = f"`conservative` must be true or false; got {conservative!r}."
+            raise ParameterError(msg)
+        self.conservative = conservative
+        if (
+            isinstance(alpha, bool)
+            or not isinstance(alpha, numbers.Real)
+            or not 0.0 < float(alpha) < 1.0
+        ):
+            msg = f"`alpha` must be a number strictly between 0 and 1; got {alpha!r}."
+            raise ParameterError(msg)
+        self.alpha: float = float(alpha)
+        base: dict[str, Threshold] = dict(DEFAULT_THRESHOLDS) if defaults else {}
+        self._table: dict[str, Threshold] = {}
+        self._pending: dict[str, Mapping[str, Any]] = {}
+        if overrides is not None and not isinstance(overrides, Mapping):
+            msg = f"`thresholds` must map metric ids to {{pass: …, fail: …}}; got {overrides!r}."
+            raise ParameterError(msg)
+        for metric, spec in (overrides or {}).items():
+            if isinstance(spec, Threshold):
+                self._table[str(metric)] = spec
+                continue
+            built = _threshold_from_mapping(str(metric), spec, base.get(str(metric)))
+            if isinstance(built, Threshold):
+                self._table[str(metric)] = built
+            else:
+                self._pending[str(metric)] = built
+        self._tolerances: dict[str, Tolerance] = dict(DEFAULT_TOLERANCES)
+        if tolerances is not None and not isinstance(tolerances, Mapping):
+            msg = f"`tolerances` must map metric ids to numbers; got {tolerances!r}."
+            raise ParameterError(msg)
+        for metric, value in (tolerances or {}).items():
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, numbers.Real)
+                or not 0.0 <= float(value) <= 1.0
+            ):
+                msg = (
+                    f"`tolerances.{metric}` must be a number in [0, 1]; got {value!r}."
+                )
+                raise ParameterError(msg)
+            default = DEFAULT_TOLERANCES.get(str(metric))
+            self._tolerances[str(metric)] = Tolerance(
+                float(value),
+                "" if default is None else default.unit,
+                "user-supplied"
+                if default is None
+                else f"user-supplied (default {default.value:g})",
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Thresholds:
+        """Read ``{metric: {pass, fail, …}, …, "conservative": bool, "tolerances": {…}, "alpha": float}``."""
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            msg = f"`thresholds` must be a mapping of metric ids to {{pass: …, fail: …}}; got {data!r}."
+            raise ParameterError(msg)
+        data = dict(data)
+        conservative = data.pop("conservative", False)
+        tolerances = data.pop("tolerances", None)
+        alpha = data.pop("alpha", ALPHA)
+        return cls(data, conservative=conservative, tolerances=tolerances, alpha=alpha)
+
+    def __getitem__(self, metric: str) -> Threshold:
+        if metric in self._table:
+            return self._table[metric]
+        return DEFAULT_THRESHOLDS[metric]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self._table, *DEFAULT_THRESHOLDS]))
+
+    def __len__(self) -> int:
+        return len(set(self._table) | set(DEFAULT_THRESHOLDS))
+
+    def __repr__(self) -> str:
+        return (
+            f"Thresholds({len(self._table) + len(self._pending)} user thresholds, "
+            f"conservative={self.conservative}, alpha={self.alpha})"
+        )
+
+    @property
+    def user(self) -> frozenset[str]:
+        """Metric ids judged on their score by a user threshold."""
+        return frozenset(self._table) | frozenset(self._pending)
+
+    def tolerance(self, metric: str) -> Tolerance | None:
+        """The tolerance of ``metric``'s holdout test (None when it has none)."""
+        return self._tolerances.get(metric)
+
+    def for_result(self, result: MetricResult) -> Threshold | None:
+        """The user threshold that applies to ``result`` (completing a partial override)."""
+        if result.metric in self._table:
+            return self._table[result.metric]
+        spec = self._pending.get(result.metric)
+        if spec is None:
+            return None
+        return Threshold(
+            spec["pass"], spec["fail"], higher_is_safer=result.higher_is_safer,
+            source=spec.get("source", "user-supplied"), inclusive=spec.get("inclusive", True),
+        )  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form (for the report's reproducibility block)."""
+        out: dict[str, Any] = {k: v.to_dict() for k, v in sorted(self._table.items())}
+        for metric, spec in sorted(self._pending.items()):
+            out[metric] = {**spec, "higher_is_safer": "from the result"}
+        out["tolerances"] = {k: v.value for k, v in sorted(self._tolerances.items())}
+        out["alpha"] = self.alpha
+        out["conservative"] = self.conservative
+        return out
+
+
+def _threshold_from_mapping(
+    metric: str, spec: Any, default: Any
+) -> Threshold | dict[str, Any]:
+    where = f"thresholds.{metric}"
+    if not isinstance(spec, Mapping):
+        msg = f"`{where}` must be a mapping with keys {list(_THRESHOLD_KEYS)}; got {spec!r}."
+        raise ParameterError(msg)
+    unknown = sorted(set(map(str, spec)) - set(_THRESHOLD_KEYS))
+    if unknown:
+        msg = f"`{where}` has unknown keys {unknown}; allowed keys are {list(_THRESHOLD_KEYS)}."
+        raise ParameterError(msg)
+    base = default.to_dict() if isinstance(default, Threshold) else {}
+    merged = {**base, **spec}
+    if "source" not in spec:
+        merged["source"] = (
+            "user-supplied"
+            if not base
+            else f"user-supplied (default: {base['source']})"
+        )
+    for key in ("pass", "fail"):
+        if key not in merged:
+            msg = (
+                f"`{where}` needs `{key}` (metric {metric!r} has no default threshold)."
+            )
+            raise ParameterError(msg)
+        value = merged[key]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not 0.0 <= float(value) <= 1.0
+        ):
+            msg = f"`{where}.{key}` must be a number in [0, 1]; got {value!r}."
+            raise ParameterError(msg)
+    for key in ("higher_is_safer", "inclusive"):
+        if key in merged and not isinstance(merged[key], bool):
+            msg = f"`{where}.{key}` must be true or false; got {merged[key]!r}."
+            raise ParameterError(msg)
+    if "higher_is_safer" not in merged:
+        return merged
+    try:
+        return Threshold(
+            merged["pass"], merged["fail"], higher_is_safer=merged["higher_is_safer"],
+            source=str(merged["source"]), inclusive=merged.get("inclusive", True),
+        )  # fmt: skip
+    except ParameterError as exc:
+        msg = f"`{where}`: {exc}"
+        raise ParameterError(msg) from None
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _holdout_test(result: MetricResult) -> Mapping[str, Any] | None:
+    test = result.breakdown.get("holdout_test")
+    if (
+        not isinstance(test, Mapping)
+        or test.get("effect") is None
+        or test.get("ci") is None
+    ):
+        return None
+    return test
+
+
+def _skipped(result: MetricResult) -> str | None:
+    if getattr(result, "status", None) == "skipped":
+        return str(getattr(result, "reason", "") or "it does not apply to these tables")
+    return None
+
+
+_NO_HOLDOUT = (
+    "without a holdout, closeness to real rows cannot be told apart from fidelity: a faithful generator "
+    "also produces rows close to real people. Pass real rows the generator never saw (--holdout) for a "
+    "pass or fail verdict."
+)
+
+
+def _score_verdict(
+    result: MetricResult, threshold: Threshold, conservative: bool
+) -> MetricVerdict:
+    metric = result.metric
+    if threshold.higher_is_safer != result.higher_is_safer:
+        side = "higher" if threshold.higher_is_safer else "lower"
+        return MetricVerdict(
+            metric, "review", result.score, threshold,
+            f"the threshold assumes a {side} score is safer, but the result says the opposite; "
+            "fix the threshold's `higher_is_safer`.",
+            rule=threshold.describe(), source=threshold.source,
+        )  # fmt: skip
+    score = result.score
+    if score is None or not math.isfinite(score):
+        return MetricVerdict(
+            metric, "review", None, threshold, "the score is undefined (see the metric's warnings).",
+            rule=threshold.describe(), source=threshold.source,
+        )  # fmt: skip
+    value, what = float(score), "score"
+    if conservative and result.ci is not None:
+        value = float(result.ci[0] if result.higher_is_safer else result.ci[1])
+        what = (
+            "lower interval bound" if result.higher_is_safer else "upper interval bound"
+        )
+    level = threshold.level(value)
+    rule = threshold.describe()
+    if level == "pass":
+        reason = f"{what} {_fmt(value)} is within the pass limit ({rule})."
+    elif level == "fail":
+        reason = f"{what} {_fmt(value)} is beyond the fail limit ({rule})."
+    else:
+        reason = f"{what} {_fmt(value)} lies between the pass and fail limits ({rule})."
+    return MetricVerdict(
+        metric, level, value, threshold, reason, rule=rule, source=threshold.source
+    )
+
+
+def _test_verdict(
+    result: MetricResult,
+    test: Mapping[str, Any],
+    tolerance: Tolerance,
+    p_adjusted: float,
+    alpha: float,
+) -> MetricVerdict:
+    effect = float(test["effect"])
+    low, high = float(test["ci"][0]), float(test["ci"][1])
+    upper = float(test.get("upper", high))
+    p_value = float(test["p_value"])
+    t = tolerance.value
+    n = int(test.get("n", 0))
+    statistic = str(test.get("statistic", tolerance.unit))
+    rule = f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:g}; pass if the upper bound ≤ {t:g}"
+    level: Level
+    compare = ""
+    if test.get("estimate") is not None and test.get("control") is not None:
+        compare = f" ({_fmt(float(test['estimate']))} on training rows vs {_fmt(float(test['control']))} for the control)"
+    interval = f"[{_fmt(low)}, {_fmt(high)}]"
+    if n < MIN_ROWS:
+        level = "review"
+        reason = (
+            f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "
+            f"excess {_fmt(effect)}, interval {interval}."
+        )
+    elif p_adjusted < alpha and low > t:
+        level = "fail"
+        reason = (
+            f"the attack learns materially more about the training rows than about new people: excess "
+            f"{_fmt(effect)}{compare}, interval {interval} entirely above the tolerance {t:g}, "
+            f"significant (Holm-adjusted p = {p_adjusted:.2g})."
+        )
+    elif upper <= t:
+        level = "pass"
+        if effect <= 0 or p_adjusted >= alpha:
+            reason = (
+                f"no evidence of leakage: the attack does no better on the training rows than on new "
+                f"people beyond chance{compare}; excess {_fmt(effect)}, interval {interval} within the "
+                f"tolerance {t:g}."
+            )
+        else:
+            reason = (
+                f"a small excess {_fmt(effect)}{compare} is detectable, but its interval {interval} stays "
+                f"within the tolerance {t:g}."
+            )
+    else:
+        level = "review"
+        if upper > high:
+            reason = (
+                f"excess {_fmt(effect)}{compare}: the worst part's interval {interval} is within the "
+                f"tolerance {t:g}, but another part's upper bound ({_fmt(upper)}) is not; read the breakdown."
+            )
+        elif p_adjusted < alpha:
+            reason = (
+                f"a significant excess {_fmt(effect)}{compare} whose interval {interval} may or may not "
+                f"exceed the tolerance {t:g}: read it."
+            )
+        else:
+            reason = (
+                f"inconclusive: the interval {interval} of the excess {_fmt(effect)}{compare} reaches past "
+                f"the tolerance {t:g}; more rows (or attacks) would decide it."
+            )
+    return MetricVerdict(
+        result.metric, level, effect, None, reason, gating=True, rule=rule,
+        source=tolerance.reasoning, statistic=statistic, effect=effect, ci=(low, high),
+        p_value=p_value, p_adjusted=p_adjusted, tolerance=t,
+    )  # fmt: skip
+
+
+def _info_verdict(
+    result: MetricResult, reason: str, test: Mapping[str, Any] | None
+) -> MetricVerdict:
+    effect = ci = p = None
+    statistic = ""
+    if test is not None:
+        effect = float(test["effect"])
+        ci = (float(test["ci"][0]), float(test["ci"][1]))
+        p = None if test.get("p_value") is None else float(test["p_value"])
+        statistic = str(test.get("statistic", ""))
+    return MetricVerdict(
+        result.metric, "info", result.score, None, reason, gating=False,
+        rule="does not gate", statistic=statistic, effect=effect, ci=ci, p_value=p,
+    )  # fmt: skip
+
+
+def _plan(
+    result: MetricResult, thresholds: Thresholds, has_holdout: bool
+) -> tuple[str, Any]:
+    """How one result is judged: ("skip" | "score" | "test" | "info", payload)."""
+    skipped = _skipped(result)
+    if skipped is not None:
+        return "info", f"skipped: {skipped}"
+    threshold = thresholds.for_result(result)
+    if threshold is not None:
+        return "score", threshold
+    test = _holdout_test(result)
+    tolerance = thresholds.tolerance(result.metric)
+    if result.metric in INFORMATIONAL:
+        return "info", INFORMATIONAL[result.metric]
+    if test is not None and tolerance is not None:
+        return "test", (test, tolerance)
+    if not has_holdout:
+        return "info", "informational without a holdout: " + _NO_HOLDOUT
+    if result.score is None:
+        return (
+            "info",
+            "informational: the score is undefined (see the metric's warnings).",
+        )
+    return "info", (
+        f"informational: {result.metric!r} has no holdout-controlled test or tolerance; add a threshold "
+        "under `thresholds` to make it gate."
+    )
+
+
+def judge_result(
+    result: MetricResult, thresholds: Thresholds | None = None
+) -> MetricVerdict:
+    """The verdict on one result on its own (no multiple-testing correction)."""
+    thresholds = Thresholds() if thresholds is None else thresholds
+    kind, payload = _plan(result, thresholds, has_holdout=True)
+    if kind == "score":
+        return _score_verdict(result, payload, thresholds.conservative)
+    if kind == "test":
+        test, tolerance = payload
+        return _test_verdict(
+            result, test, tolerance, float(test["p_value"]), thresholds.alpha
+        )
+    return _info_verdict(result, payload, _holdout_test(result))
+
+
+def judge(
+    report: EvaluationReport | Mapping[str, Any], thresholds: Thresholds | None = None
+) -> Verdict:
+    """Judge every result of ``report`` (an :class:`EvaluationReport` or its JSON dict).
+
+    The p-values of all gating holdout tests are adjusted together (Holm), so that a
+    generator that never saw the training rows passes with probability of about
+    ``1 - alpha`` however many metrics run.
+
+    Examples
+    --------
+    >>> from synthrisk import EvaluationReport, MetricResult
+    >>> test = {"effect": 0.2, "ci": [0.15, 0.25], "p_value": 1e-9, "n": 1000}
+    >>> r = EvaluationReport("0.1.0", 0, {"holdout": {"rows": 1000}},
+    ...     (MetricResult("dcr_share", 0.7, {"holdout_test": test}, higher_is_safer=False),))
+    >>> judge(r).overall
+    'fail'
+    """
+    if not isinstance(report, EvaluationReport):
+        report = EvaluationReport.from_dict(report)
+    thresholds = Thresholds() if thresholds is None else thresholds
+    inputs = report.inputs or {}
+    if "holdout" in inputs:
+        has_holdout = inputs.get("holdout") is not None
+    else:
+        has_holdout = any(_holdout_test(r) is not None for r in report.results)
+    plans = [_plan(r, thresholds, has_holdout) for r in report.results]
+    tests = [i for i, (kind, _) in enumerate(plans) if kind == "test"]
+    adjusted = holm([float(plans[i][1][0]["p_value"]) for i in tests])
+    p_adj = dict(zip(tests, adjusted, strict=True))
+    verdicts = []
+    for i, (result, (kind, payload)) in enumerate(
+        zip(report.results, plans, strict=True)
+    ):
+        if kind == "score":
+            verdicts.append(_score_verdict(result, payload, thresholds.conservative))
+        elif kind == "test":
+            test, tolerance = payload
+            verdicts.append(
+                _test_verdict(result, test, tolerance, p_adj[i], thresholds.alpha)
+            )
+        else:
+            verdicts.append(_info_verdict(result, payload, _holdout_test(result)))
+    gating = [v.level for v in verdicts if v.gating]
+    overall = _worst(gating)
+    if not has_holdout:
+        overall = _worst([*gating, "review"])
+        reason = "review: " + _NO_HOLDOUT
+        if overall == "fail":
+            reason = "fail: a user threshold failed. " + _NO_HOLDOUT
+    elif not gating:
+        reason = "review: no metric of this run gates (no holdout test ran and no threshold was given)."
+    else:
+        counts = {level: gating.count(level) for level in LEVELS}
+        reason = (
+            f"{overall}: {counts['pass']} of {len(gating)} gating tests pass, {counts['review']} need review, "
+            f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
+        )
+    return Verdict(
+        overall=overall, metrics=tuple(verdicts), conservative=thresholds.conservative,
+        reason=reason, alpha=thresholds.alpha, correction="holm",
+    )  # fmt: skip
+
+
+def _worst(levels: Sequence[str]) -> str:
+    if not levels:
+        return "review"
+    return max(levels, key=lambda level: _RANK[level])  # type: ignore[index]
