@@ -32,6 +32,7 @@ from synthrisk.metrics import (
     DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
     DistributionValidation,
     IdenticalMatchShare,
     InferenceRisk,
@@ -39,6 +40,7 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    ReplicatedUniques,
     SinglingOutRisk,
 )
 from synthrisk.report import Thresholds, render_html
@@ -56,6 +58,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -71,6 +74,7 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "RecordScores",
+    "ReplicatedUniques",
     "Schema",
     "SchemaMismatchError",
     "SinglingOutRisk",

@@ -29,6 +29,8 @@ from synthrisk.metrics.disclosure import (
     CategoricalZeroCAP,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
+    ReplicatedUniques,
 )
 from synthrisk.metrics.membership import (
     NNDR,
@@ -49,6 +51,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -59,6 +62,7 @@ __all__ = [
     "MembershipKnnProbabilities",
     "Metric",
     "Outcome",
+    "ReplicatedUniques",
     "SinglingOutRisk",
     "get_metric",
     "register",

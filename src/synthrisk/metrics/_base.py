@@ -50,6 +50,8 @@ METRIC_ORDER = (
     "categorical_cap",
     "categorical_zero_cap",
     "categorical_generalized_cap",
+    "replicated_uniques",
+    "disco",
     "singling_out",
     "linkability",
     "inference",

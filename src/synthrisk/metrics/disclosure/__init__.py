@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Disclosure protection: SDMetrics' CAP family (``docs/disclosure.md``)."""
+"""Disclosure: SDMetrics' CAP family and synthpop's disclosure measures (``docs/disclosure.md``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from synthrisk.metrics.disclosure._cap import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
 )
+from synthrisk.metrics.disclosure._synthpop import DiSCO, ReplicatedUniques
 
 __all__ = [
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "ReplicatedUniques",
 ]
