@@ -20,8 +20,8 @@ from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics.disclosure._cap import _column_list
-from synthrisk.metrics.disclosure._keys import combination_codes, present_tables
+from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
+from synthrisk.metrics.disclosure._codes import column_list
 from synthrisk.metrics.disclosure._synthpop_kernel import (
     SynthpopDisclosure,
     synthpop_disclosure,
@@ -218,7 +218,7 @@ class ReplicatedUniques(_SynthpopBase):
         n_repeats: int = 10,
         confidence_level: float = 0.95,
     ) -> None:
-        self.keys = _column_list(keys, name="keys")
+        self.keys = column_list(keys, name="keys")
         flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
         repeats = check_int(n_repeats, name="n_repeats", minimum=1)
         level = check_confidence_level(confidence_level)
@@ -360,7 +360,7 @@ class DiSCO(_SynthpopBase):
         exclude_over_denom_lim: bool = False,
         confidence_level: float = 0.95,
     ) -> None:
-        self.keys = _column_list(keys, name="keys")
+        self.keys = column_list(keys, name="keys")
         self.target = _target_column(target)
         flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
         limit = check_int(denom_lim, name="denom_lim", minimum=1)
