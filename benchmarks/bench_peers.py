@@ -31,6 +31,8 @@ KEYS = ["age", "sex", "race", "marital"]
 MEASURES: dict[str, dict[str, object]] = {
     "replicated_uniques": {"keys": KEYS},
     "disco": {"keys": KEYS, "target": "income"},
+    "unique_exact_matches": {},
+    "apparent_match_distribution": {"quasi_identifiers": KEYS},
 }
 
 

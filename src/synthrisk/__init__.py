@@ -24,6 +24,7 @@ from synthrisk.exceptions import (
 from synthrisk.metrics import (
     METRICS,
     NNDR,
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
@@ -42,6 +43,7 @@ from synthrisk.metrics import (
     Metric,
     ReplicatedUniques,
     SinglingOutRisk,
+    UniqueExactMatches,
 )
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
@@ -50,6 +52,7 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -81,6 +84,7 @@ __all__ = [
     "SynthriskError",
     "SynthriskWarning",
     "Thresholds",
+    "UniqueExactMatches",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",

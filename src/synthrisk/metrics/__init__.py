@@ -24,6 +24,7 @@ from synthrisk.metrics._base import (
 from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
@@ -31,6 +32,7 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtectionEstimate,
     DiSCO,
     ReplicatedUniques,
+    UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
     NNDR,
@@ -44,6 +46,7 @@ from synthrisk.metrics.membership import (
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -64,6 +67,7 @@ __all__ = [
     "Outcome",
     "ReplicatedUniques",
     "SinglingOutRisk",
+    "UniqueExactMatches",
     "get_metric",
     "register",
 ]

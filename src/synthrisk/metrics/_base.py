@@ -52,6 +52,8 @@ METRIC_ORDER = (
     "categorical_generalized_cap",
     "replicated_uniques",
     "disco",
+    "unique_exact_matches",
+    "apparent_match_distribution",
     "singling_out",
     "linkability",
     "inference",

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import stats
 
-from synthrisk._typing import JSONValue
+from synthrisk._typing import FloatArray, JSONValue
 
-__all__ = ["compare_proportions", "wilson_bounds"]
+__all__ = ["compare_means", "compare_proportions", "wilson_bounds"]
 
 
 def wilson_bounds(successes: float, total: int, z: float) -> tuple[float, float]:
@@ -104,5 +105,54 @@ def compare_proportions(
     p_value = float(stats.fisher_exact(table, alternative="greater").pvalue)
     out.update(
         effect=effect, ci=[max(-1.0, low), min(1.0, high)], p_value=min(1.0, p_value)
+    )
+    return out
+
+
+def compare_means(
+    values_real: FloatArray,
+    values_holdout: FloatArray,
+    *,
+    statistic: str,
+    confidence_level: float = 0.95,
+) -> dict[str, JSONValue]:
+    """Excess mean of a per-record value on real rows over holdout rows (Welch).
+
+    The ``control`` block of :func:`compare_proportions` for a value that is not a
+    success indicator: ``effect`` is the difference of the means, ``ci`` its Welch
+    interval, ``p_value`` the one-sided Welch t-test of "the real rows' mean is no
+    larger than the holdout rows'".
+    """
+    a = np.asarray(values_real, dtype=np.float64)
+    b = np.asarray(values_holdout, dtype=np.float64)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    out: dict[str, JSONValue] = {
+        "statistic": statistic,
+        "real": float(a.mean()) if a.size else None,
+        "holdout": float(b.mean()) if b.size else None,
+        "effect": None,
+        "ci": None,
+        "confidence_level": confidence_level,
+        "p_value": None,
+        "test": "one-sided Welch t-test (real mean larger than holdout mean); Welch interval",
+        "alternative": "greater",
+        "n_real": int(a.size),
+        "n_holdout": int(b.size),
+    }
+    if a.size < 2 or b.size < 2:
+        return out
+    effect = float(a.mean() - b.mean())
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = math.sqrt(va + vb)
+    if se == 0.0:
+        out.update(
+            effect=effect, ci=[effect, effect], p_value=0.0 if effect > 0 else 1.0
+        )
+        return out
+    dof = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+    t_crit = float(stats.t.ppf(0.5 + confidence_level / 2, dof))
+    p_value = float(stats.t.sf(effect / se, dof))
+    out.update(
+        effect=effect, ci=[effect - t_crit * se, effect + t_crit * se], p_value=p_value
     )
     return out
