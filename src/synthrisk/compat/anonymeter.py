@@ -34,8 +34,8 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
-from synthrisk.metrics._base import Context
-from synthrisk.metrics.attacks._common import check_compat
+from synthrisk.metrics import Context
+from synthrisk.metrics.attacks import check_compat
 from synthrisk.metrics.attacks.inference import InferenceAttack, inference_attack
 from synthrisk.metrics.attacks.linkability import (
     LinkabilityAttack,

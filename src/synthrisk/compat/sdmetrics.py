@@ -46,9 +46,9 @@ import pandas as pd
 
 from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
+from synthrisk.metrics import Metric
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
-from synthrisk.metrics._base import Metric
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import as_pandas
 

@@ -19,6 +19,7 @@ from synthrisk.metrics._base import (
     Metric,
     Outcome,
     get_metric,
+    make_context,
     register,
 )
 from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
@@ -69,5 +70,6 @@ __all__ = [
     "SinglingOutRisk",
     "UniqueExactMatches",
     "get_metric",
+    "make_context",
     "register",
 ]

@@ -8,8 +8,9 @@ success beyond the control's.
 
 from __future__ import annotations
 
+from synthrisk.metrics.attacks._common import check_compat
 from synthrisk.metrics.attacks.inference import InferenceRisk
 from synthrisk.metrics.attacks.linkability import LinkabilityRisk
 from synthrisk.metrics.attacks.singling_out import SinglingOutRisk
 
-__all__ = ["InferenceRisk", "LinkabilityRisk", "SinglingOutRisk"]
+__all__ = ["InferenceRisk", "LinkabilityRisk", "SinglingOutRisk", "check_compat"]
