@@ -11,7 +11,9 @@ from synthrisk.exceptions import MissingDependencyError
 __all__ = ["import_optional", "install_hint", "is_available"]
 
 
-def install_hint(module: str, *, extra: str | None = None, package: str | None = None) -> str:
+def install_hint(
+    module: str, *, extra: str | None = None, package: str | None = None
+) -> str:
     """How to install ``module``: the synthrisk extra that brings it, or its package."""
     if extra is not None:
         return f"pip install 'synthrisk[{extra}]'"
