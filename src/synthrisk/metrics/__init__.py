@@ -29,13 +29,30 @@ from synthrisk.metrics.membership import (
     IdenticalMatchShare,
     MembershipKnnProbabilities,
 )
+from synthrisk.metrics.ml_inference import (
+    CategoricalEnsemble,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+)
 from synthrisk.metrics.singling_out import SinglingOutRisk
 
 __all__ = [
     "METRICS",
     "NNDR",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
     "CategoricalZeroCAP",
     "Context",
     "DCRBaselineProtection",
@@ -50,6 +67,11 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "Outcome",
     "SinglingOutRisk",
     "get_metric",
