@@ -52,7 +52,11 @@ def tables() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _params(model: str, spec: dict, mode: str) -> dict:
-    params = {"key_fields": spec["key"], "sensitive_fields": spec["sensitive"], "mode": mode}
+    params = {
+        "key_fields": spec["key"],
+        "sensitive_fields": spec["sensitive"],
+        "mode": mode,
+    }
     if model == "ensemble":
         params["attackers"] = ["nb", "knn", "svm"]
     return params
@@ -76,8 +80,12 @@ def test_categorical_metrics_match_sdmetrics(tables, case, model) -> None:
         assert min(values) - 1e-9 <= got <= max(values) + 1e-9
     else:
         assert got == pytest.approx(expected["value"], abs=1e-9)
-    if "na" not in case.split("_")[-1]:  # no missing sensitive value: the fix changes nothing
-        default = metric_cls(**_params(model, spec, "default")).compute(real, synthetic).score
+    if (
+        "na" not in case.split("_")[-1]
+    ):  # no missing sensitive value: the fix changes nothing
+        default = (
+            metric_cls(**_params(model, spec, "default")).compute(real, synthetic).score
+        )
         assert default == got
 
 
@@ -91,7 +99,11 @@ def test_numerical_metrics_match_sdmetrics(tables, case, model) -> None:
     if "values" in expected:
         values = expected["values"]
         spread = max(values) - min(values)
-        assert min(values) - 0.1 * spread - 1e-9 <= got <= max(values) + 0.1 * spread + 1e-9
+        assert (
+            min(values) - 0.1 * spread - 1e-9
+            <= got
+            <= max(values) + 0.1 * spread + 1e-9
+        )
     else:
         assert got == pytest.approx(expected["value"], rel=1e-9, abs=1e-9)
 
@@ -101,36 +113,46 @@ def test_sdmetrics_failures_are_clear_errors_and_fixed_by_default(tables) -> Non
     failures = GOLDENS["failures"]
     assert failures["numerical_missing_values"]["error"] == "ValueError"
     with pytest.raises(InputError, match="mode='default'"):
-        NumericalLR(key_fields=["x2"], sensitive_fields=["y1"], mode="sdmetrics").compute(
-            real, synthetic
-        )
-    result = NumericalLR(key_fields=["x2"], sensitive_fields=["y1"]).compute(real, synthetic)
+        NumericalLR(
+            key_fields=["x2"], sensitive_fields=["y1"], mode="sdmetrics"
+        ).compute(real, synthetic)
+    result = NumericalLR(key_fields=["x2"], sensitive_fields=["y1"]).compute(
+        real, synthetic
+    )
     n_missing = int(real["x2"].isna().sum())
     assert result.breakdown["n_scored"]["real"] == len(real) - n_missing
     assert any("missing" in w for w in result.warnings)
     assert failures["categorical_missing_numbers"]["error"] == "TypeError"
     with pytest.raises(InputError, match="placeholder"):
-        CategoricalKNN(key_fields=["x2"], sensitive_fields=["sens"], mode="sdmetrics").compute(
-            real, synthetic
-        )
-    score = CategoricalKNN(key_fields=["x2"], sensitive_fields=["sens"]).compute(real, synthetic).score
+        CategoricalKNN(
+            key_fields=["x2"], sensitive_fields=["sens"], mode="sdmetrics"
+        ).compute(real, synthetic)
+    score = (
+        CategoricalKNN(key_fields=["x2"], sensitive_fields=["sens"])
+        .compute(real, synthetic)
+        .score
+    )
     assert 0 <= score <= 1
 
 
 def test_missing_sensitive_value_counts_as_guessed_by_default() -> None:
     real = pd.DataFrame({"k": ["a", "a", "b", "b"], "s": [None, None, "x", "x"]})
     synthetic = real.copy()
-    fixed = CategoricalNB(key_fields=["k"], sensitive_fields=["s"]).compute(real, synthetic)
-    reference = CategoricalNB(key_fields=["k"], sensitive_fields=["s"], mode="sdmetrics").compute(
+    fixed = CategoricalNB(key_fields=["k"], sensitive_fields=["s"]).compute(
         real, synthetic
     )
+    reference = CategoricalNB(
+        key_fields=["k"], sensitive_fields=["s"], mode="sdmetrics"
+    ).compute(real, synthetic)
     assert fixed.score == 0.0  # every value guessed, missing ones too
     assert reference.score == 0.5  # SDMetrics: NaN never equals its placeholder
 
 
 def test_radius_attacker_hand_computed() -> None:
     # one key with a uniform-like spread; cutoff 0.3 in CDF space
-    synthetic = pd.DataFrame({"k": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], "s": [10.0, 10.0, 10.0, 50.0, 50.0, 50.0]})
+    synthetic = pd.DataFrame(
+        {"k": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], "s": [10.0, 10.0, 10.0, 50.0, 50.0, 50.0]}
+    )
     real = synthetic.copy()
     cdf, _ = fit_cdf(synthetic["k"].to_numpy())
     u = cdf(synthetic["k"].to_numpy())
@@ -143,7 +165,9 @@ def test_radius_attacker_hand_computed() -> None:
     def loss(guess: np.ndarray) -> float:
         return float(np.mean((loss_cdf(guess) - loss_cdf(s)) ** 2))
 
-    fixed = NumericalRadiusNearestNeighbor(key_fields=["k"], sensitive_fields=["s"]).compute(real, synthetic)
+    fixed = NumericalRadiusNearestNeighbor(
+        key_fields=["k"], sensitive_fields=["s"]
+    ).compute(real, synthetic)
     reference = NumericalRadiusNearestNeighbor(
         key_fields=["k"], sensitive_fields=["s"], mode="sdmetrics"
     ).compute(real, synthetic)
@@ -164,9 +188,15 @@ def _population(n: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "a": a,
-            "b": np.where(rng.random(n) < 0.7, np.where(a == "a", "u", "v"), rng.choice(["u", "v"], n)),
+            "b": np.where(
+                rng.random(n) < 0.7,
+                np.where(a == "a", "u", "v"),
+                rng.choice(["u", "v"], n),
+            ),
             "c": rng.choice(["x", "y"], n),
-            "uid": [f"id{seed}_{i}" for i in range(n)],
+            "x": np.round(rng.normal(50, 10, n), 2),
+            "y": np.round(rng.normal(0, 100, n), 3),
+            "uid": seed * 100_000 + np.arange(n),
         }
     )
 
@@ -174,16 +204,23 @@ def _population(n: int, seed: int) -> pd.DataFrame:
 def test_holdout_control_flags_a_copy_and_not_new_people() -> None:
     real, holdout, fresh = _population(300, 1), _population(300, 2), _population(300, 3)
     # a unique identifier as the key: a model trained on a copy of the real rows knows them all
-    leak = CategoricalKNN(key_fields=["uid"], sensitive_fields=["b"]).compute(real, real, holdout)
+    # (naive Bayes memorises; a 5-nearest-neighbour vote among tied one-hot rows does not)
+    leak = CategoricalNB(key_fields=["uid"], sensitive_fields=["b"]).compute(
+        real, real, holdout
+    )
     control = leak.breakdown["holdout_control"]
     assert leak.score == 0.0
-    assert leak.breakdown["holdout_score"] == 1.0  # holdout identifiers are unseen: never guessed
+    assert (
+        leak.breakdown["holdout_score"] == 1.0
+    )  # holdout identifiers are unseen: never guessed
     assert control["effect"] == pytest.approx(1.0)
     assert control["p_value"] < 1e-6
-    safe = CategoricalKNN(key_fields=["a", "c"], sensitive_fields=["b"]).compute(real, fresh, holdout)
+    safe = CategoricalKNN(key_fields=["a", "c"], sensitive_fields=["b"]).compute(
+        real, fresh, holdout
+    )
     lo, hi = safe.breakdown["holdout_control"]["ci"]
-    assert lo < 0.1
-    assert safe.breakdown["holdout_control"]["p_value"] > 0.01
+    assert lo < 0.05 < hi - 0.05  # an interval of sampling noise, not of a leak
+    assert safe.breakdown["holdout_control"]["p_value"] > 0.001
 
 
 def test_holdout_control_statistics_hand_computed() -> None:
@@ -192,43 +229,60 @@ def test_holdout_control_statistics_hand_computed() -> None:
     got = holdout_control(real, hold, confidence_level=0.95)
     se = np.sqrt(real.var(ddof=1) / 4 + hold.var(ddof=1) / 4)
     assert got["effect"] == pytest.approx(0.5)
-    assert got["ci"] == pytest.approx([0.5 - 1.959963984540054 * se, 0.5 + 1.959963984540054 * se])
+    assert got["ci"] == pytest.approx(
+        [0.5 - 1.959963984540054 * se, 0.5 + 1.959963984540054 * se]
+    )
     from scipy import stats
 
     assert got["p_value"] == pytest.approx(stats.norm.sf(0.5 / se))
 
 
 def test_every_column_mode_reports_each_column_and_the_worst() -> None:
-    real, synthetic, holdout = _population(200, 1), _population(200, 4), _population(200, 2)
-    real, synthetic, holdout = (t.drop(columns="uid") for t in (real, synthetic, holdout))
+    real, synthetic, holdout = (
+        _population(200, 1),
+        _population(200, 4),
+        _population(200, 2),
+    )
+    real, synthetic, holdout = (
+        t.drop(columns=["uid", "x", "y"]) for t in (real, synthetic, holdout)
+    )
     result = CategoricalNB().compute(real, synthetic, holdout)
     columns = result.breakdown["columns"]
     assert sorted(columns) == ["a", "b", "c"]
     assert columns["b"]["key_fields"] == ["a", "c"]
     for column in columns:
-        single = CategoricalNB(key_fields=columns[column]["key_fields"], sensitive_fields=[column]).compute(
-            real, synthetic
-        )
+        single = CategoricalNB(
+            key_fields=columns[column]["key_fields"], sensitive_fields=[column]
+        ).compute(real, synthetic)
         assert columns[column]["score"] == single.score
     assert result.score == min(c["score"] for c in columns.values())
-    assert result.breakdown["worst_column"] == min(columns, key=lambda c: columns[c]["score"])
+    assert result.breakdown["worst_column"] == min(
+        columns, key=lambda c: columns[c]["score"]
+    )
     assert result.breakdown["holdout_control"]["adjustment"] == "holm"
     json.dumps(result.to_dict())
 
 
 def test_same_seed_same_result_and_seed_changes_random_models(tables) -> None:
     real, synthetic = tables
-    metric = get_metric("categorical_rf")(key_fields=["cat_a", "cat_b"], sensitive_fields=["sens"])
-    assert metric.compute(real, synthetic, seed=3).score == metric.compute(real, synthetic, seed=3).score
+    metric = get_metric("categorical_rf")(
+        key_fields=["cat_a", "cat_b"], sensitive_fields=["sens"]
+    )
+    assert (
+        metric.compute(real, synthetic, seed=3).score
+        == metric.compute(real, synthetic, seed=3).score
+    )
 
 
 def test_ensemble_majority_ties_go_to_the_first_attacker() -> None:
-    real = pd.DataFrame({"k": ["a", "b", "c", "a"], "s": ["x", "y", "x", "y"]})
+    real = pd.DataFrame({"k": list("abcabcabca"), "s": list("xyxyyxxyxy")})
     synthetic = real.copy()
-    first = CategoricalEnsemble(key_fields=["k"], sensitive_fields=["s"], attackers=["nb"]).compute(real, synthetic)
-    both = CategoricalEnsemble(key_fields=["k"], sensitive_fields=["s"], attackers=["nb", "knn"]).compute(
-        real, synthetic
-    )
+    first = CategoricalEnsemble(
+        key_fields=["k"], sensitive_fields=["s"], attackers=["nb"]
+    ).compute(real, synthetic)
+    both = CategoricalEnsemble(
+        key_fields=["k"], sensitive_fields=["s"], attackers=["nb", "knn"]
+    ).compute(real, synthetic)
     assert both.score == first.score  # two attackers disagreeing: the first one's guess
 
 
@@ -251,9 +305,13 @@ def test_parameter_errors(params, match) -> None:
 def test_unknown_or_wrong_kind_columns_are_refused(tables) -> None:
     real, synthetic = tables
     with pytest.raises(ParameterError, match="not a column"):
-        CategoricalKNN(key_fields=["nope"], sensitive_fields=["sens"]).compute(real, synthetic)
+        CategoricalKNN(key_fields=["nope"], sensitive_fields=["sens"]).compute(
+            real, synthetic
+        )
     with pytest.raises(ParameterError, match="accepts numerical"):
-        NumericalLR(key_fields=["cat_a"], sensitive_fields=["y1"]).compute(real, synthetic)
+        NumericalLR(key_fields=["cat_a"], sensitive_fields=["y1"]).compute(
+            real, synthetic
+        )
 
 
 # ------------------------------------------------------------------ NewRowSynthesis
@@ -264,8 +322,12 @@ def test_new_row_synthesis_matches_sdmetrics(tables, tolerance) -> None:
     real, synthetic = tables
     expected = GOLDENS["new_row_synthesis"][tolerance]
     metric = NewRowSynthesis(numerical_match_tolerance=float(tolerance))
-    got = metric.compute(real, synthetic, metadata=GOLDENS["new_row_synthesis_metadata"])
-    assert {k: got.breakdown[k] for k in expected["metadata"]} == pytest.approx(expected["metadata"], abs=1e-12)
+    got = metric.compute(
+        real, synthetic, metadata=GOLDENS["new_row_synthesis_metadata"]
+    )
+    assert {k: got.breakdown[k] for k in expected["metadata"]} == pytest.approx(
+        expected["metadata"], abs=1e-12
+    )
 
 
 def test_copied_rows_against_brute_force() -> None:
@@ -283,7 +345,9 @@ def test_copied_rows_against_brute_force() -> None:
         num_ok = (np.abs(real_num - syn_num[i]) <= np.abs(0.01 * syn_num[i])) | (
             np.isnan(real_num) & np.isnan(syn_num[i])
         )
-        expected[i] = (num_ok.all(axis=1) & (real_codes == syn_codes[i]).all(axis=1)).any()
+        expected[i] = (
+            num_ok.all(axis=1) & (real_codes == syn_codes[i]).all(axis=1)
+        ).any()
     np.testing.assert_array_equal(got, expected)
     assert 0 < got.sum() < 200
 

@@ -9,8 +9,9 @@ Anonymeter 1.1's behaviour, bugs included (``compat="anonymeter-1.1"``); pass
 synthrisk's fixed behaviour. Random parts cannot be bit-identical to Anonymeter
 (its tie order and unseeded draws), so results agree statistically, not digit for digit.
 
-Differences of the API: queries are returned as readable strings (not polars
-expressions); ``queries(baseline=True)`` returns the random queries that singled out
+Differences of the API: ``queries()`` returns polars expressions when polars is
+installed and readable strings otherwise (or with ``as_strings=True``);
+``queries(baseline=True)`` returns the random queries that singled out
 (Anonymeter's accessor always returns an empty list); ``n_jobs`` is accepted and
 ignored (synthrisk uses all cores through numba); every evaluator accepts ``seed``.
 
@@ -25,9 +26,10 @@ ignored (synthrisk uses all cores through numba); every evaluator accepts ``seed
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -48,7 +50,11 @@ from synthrisk.stats.intervals import (
     AttackEstimate,
     PrivacyRisk,
     SuccessRate,
+    bind_value,
     estimate_attack,
+    probit,
+    residual_success,
+    success_rate,
 )
 
 __all__ = [
@@ -57,8 +63,13 @@ __all__ = [
     "LinkabilityEvaluator",
     "PrivacyRisk",
     "SinglingOutEvaluator",
+    "SklearnInferencePredictor",
     "SuccessRate",
+    "bind_value",
     "evaluation_results",
+    "probit",
+    "residual_success",
+    "success_rate",
 ]
 
 
@@ -74,13 +85,53 @@ class InferencePredictor(Protocol):
 
 
 class EvaluationResults:
-    """Rates and risk of an evaluation, with the attributes of Anonymeter's ``EvaluationResults``.
+    """Rates and risk of an evaluation, with Anonymeter 1.1's constructor and attributes.
 
-    Warns (``UnreliableEstimateWarning``, a ``UserWarning``) when the attack does no
-    better than the baseline, as Anonymeter does.
+    ``EvaluationResults(n_attacks, n_success, n_baseline, n_control=None,
+    confidence_level=0.95)`` as in Anonymeter (``n_attacks`` may be a tuple of the main,
+    baseline and control attack counts); a synthrisk ``AttackEstimate`` may be passed
+    instead of ``n_attacks``. Warns (``UnreliableEstimateWarning``, a ``UserWarning``)
+    when the attack does no better than the baseline, or when the control attack always
+    succeeds, as Anonymeter does.
     """
 
-    def __init__(self, estimate: AttackEstimate, *, warn: bool = True) -> None:
+    def __init__(
+        self,
+        n_attacks: int | tuple[int, int, int] | AttackEstimate,
+        n_success: float | None = None,
+        n_baseline: float | None = None,
+        n_control: float | None = None,
+        confidence_level: float = 0.95,
+        *,
+        warn: bool = True,
+    ) -> None:
+        if isinstance(n_attacks, AttackEstimate):
+            estimate = n_attacks
+        else:
+            if n_success is None or n_baseline is None:
+                msg = "`n_success` and `n_baseline` are required with `n_attacks`."
+                raise TypeError(msg)
+            if isinstance(n_attacks, tuple):
+                if len(n_attacks) != 3:
+                    msg = f"n_attacks must be an integer or a tuple of three integers, got {n_attacks}"
+                    raise ValueError(msg)
+                n_main, n_base, n_ctrl = (int(v) for v in n_attacks)
+            elif isinstance(n_attacks, (int, np.integer)) and not isinstance(
+                n_attacks, bool
+            ):
+                n_main = n_base = n_ctrl = int(n_attacks)
+            else:
+                msg = f"n_attacks must be an integer or a tuple of three integers, got {n_attacks}"
+                raise ValueError(msg)
+            estimate = estimate_attack(
+                n_success=n_success,
+                n_attacks=n_main,
+                n_baseline=n_baseline,
+                n_baseline_attacks=n_base,
+                n_control=n_control,
+                n_control_attacks=n_ctrl,
+                confidence_level=confidence_level,
+            )
         self._estimate = estimate
         self.n_attacks_ori = estimate.n_attacks
         self.n_attacks_baseline = estimate.n_baseline_attacks
@@ -105,6 +156,97 @@ class EvaluationResults:
     def risk(self, baseline: bool = False) -> PrivacyRisk:
         """The privacy risk (or the baseline rate as a risk)."""
         return self._estimate.risk(baseline=baseline)
+
+
+class SklearnInferencePredictor:
+    """Anonymeter 1.1's wrapper of a fitted scikit-learn model as an inference model.
+
+    Parameters
+    ----------
+    model : scikit-learn classifier or regressor
+        Fitted, with its own preprocessing; ``predict(x)`` must keep ``x``'s row order.
+    """
+
+    def __init__(self, model: Any) -> None:
+        from sklearn.base import is_classifier, is_regressor
+
+        try:
+            supported = bool(is_classifier(model) or is_regressor(model))
+        except (AttributeError, TypeError):  # not a scikit-learn estimator at all
+            supported = False
+        if not supported:
+            msg = f"Model must be classifier or regressor; got {model!r}."
+            raise ValueError(msg)
+        if not hasattr(model, "predict"):
+            msg = f"Model must have a predict method; got {model!r}."
+            raise ValueError(msg)
+        self._model = model
+
+    def predict(self, x: pd.DataFrame) -> pd.Series:
+        """The model's guesses for the rows of ``x`` (same index)."""
+        return pd.Series(self._model.predict(x), index=x.index)
+
+
+def _query_expressions(
+    attack: SinglingOutAttack, which: Literal["main", "baseline"]
+) -> list[Any]:
+    """The queries that singled out a real row (or the baseline's), as polars expressions."""
+    import polars as pl
+
+    from synthrisk.metrics._queries import (
+        OP_EQ,
+        OP_GE,
+        OP_GT,
+        OP_ISNULL,
+        OP_LE,
+        OP_LT,
+        OP_NE,
+        OP_NOTNULL,
+    )
+
+    if which == "baseline":
+        batch, keep = attack.baseline_queries, attack.baseline_counts == 1
+    else:
+        batch, keep = attack.queries, attack.main_counts == 1
+    info = attack.info
+    out = []
+    for i in np.flatnonzero(keep):
+        expr = None
+        for t in range(int(batch.lengths[i])):
+            column, op, raw = (
+                int(batch.cols[i, t]),
+                int(batch.ops[i, t]),
+                float(batch.vals[i, t]),
+            )
+            col = pl.col(info.names[column])
+            kind = info.kinds[column]
+            value: Any
+            if kind in ("categorical", "boolean"):
+                categories = info.categories[column]
+                assert categories is not None
+                item = categories[int(raw)]
+                value = item.item() if hasattr(item, "item") else item
+            elif kind == "datetime":
+                value = pd.Timestamp(
+                    info.time_origin + round(raw * 1e9)
+                ).to_pydatetime()
+            elif info.integral[column] and raw.is_integer():
+                value = int(raw)
+            else:
+                value = raw
+            term = {
+                OP_EQ: lambda c, v: c == v,
+                OP_NE: lambda c, v: c != v,
+                OP_LT: lambda c, v: c < v,
+                OP_LE: lambda c, v: c <= v,
+                OP_GT: lambda c, v: c > v,
+                OP_GE: lambda c, v: c >= v,
+                OP_ISNULL: lambda c, v: c.is_null(),
+                OP_NOTNULL: lambda c, v: c.is_not_null(),
+            }.get(op, lambda c, v: pl.lit(False))(col, value)
+            expr = term if expr is None else expr & term
+        out.append(expr)
+    return out
 
 
 def _kind(series: pd.Series) -> str:
@@ -175,7 +317,8 @@ class SinglingOutEvaluator:
         *,
         compat: str | None = "anonymeter-1.1",
     ) -> None:
-        self._tables = _prepare(ori, syn, control)
+        self._frames = (ori, syn, control)
+        self._tables: Tables | None = None
         self._n_attacks = n_attacks
         self._n_cols = n_cols
         self._max_attempts = max_attempts
@@ -188,6 +331,8 @@ class SinglingOutEvaluator:
         if mode not in ("multivariate", "univariate"):
             msg = f"mode must be either 'multivariate' or 'univariate', got {mode} instead."
             raise ValueError(msg)
+        if self._tables is None:
+            self._tables = _prepare(*self._frames)
         self._attack = singling_out_attack(
             self._tables, mode=mode, n_attacks=self._n_attacks, n_cols=self._n_cols,  # type: ignore[arg-type]
             max_attempts=self._max_attempts, compat=self._compat, rng=self._rng,
@@ -201,9 +346,30 @@ class SinglingOutEvaluator:
         """The synthrisk attack result."""
         return _evaluated(self._attack, "singling out")
 
-    def queries(self, baseline: bool = False) -> list[str]:
-        """The successful queries of the main (or baseline) attack, as readable strings."""
-        return self.attack.query_strings("baseline" if baseline else "main")
+    def queries(self, baseline: bool = False, *, as_strings: bool = False) -> list[Any]:
+        """The successful queries of the main (or baseline) attack.
+
+        polars expressions when polars is installed (as Anonymeter 1.1 returns them),
+        readable strings otherwise or with ``as_strings=True``.
+        """
+        which: Literal["main", "baseline"] = "baseline" if baseline else "main"
+        if as_strings or importlib.util.find_spec("polars") is None:
+            return self.attack.query_strings(which)
+        return _query_expressions(self.attack, which)
+
+    @property
+    def _ori(self) -> Any:
+        """The original table as a polars DataFrame (Anonymeter's private attribute)."""
+        import polars as pl
+
+        return pl.from_pandas(self._frames[0])
+
+    @property
+    def _syn(self) -> Any:
+        """The synthetic table as a polars DataFrame (Anonymeter's private attribute)."""
+        import polars as pl
+
+        return pl.from_pandas(self._frames[1])
 
     def results(self, confidence_level: float = 0.95) -> EvaluationResults:
         """Rates of the three attacks."""
@@ -455,12 +621,6 @@ def evaluation_results(
     confidence_level: float = 0.95,
 ) -> EvaluationResults:
     """Anonymeter's ``EvaluationResults(n_attacks, n_success, n_baseline, n_control, confidence_level)``."""
-    if isinstance(n_attacks, tuple):
-        n_main, n_base, n_ctrl = n_attacks
-    else:
-        n_main = n_base = n_ctrl = n_attacks
-    estimate = estimate_attack(
-        n_success=n_success, n_attacks=n_main, n_baseline=n_baseline, n_baseline_attacks=n_base,
-        n_control=n_control, n_control_attacks=n_ctrl, confidence_level=confidence_level,
-    )  # fmt: skip
-    return EvaluationResults(estimate)
+    return EvaluationResults(
+        n_attacks, n_success, n_baseline, n_control, confidence_level
+    )
