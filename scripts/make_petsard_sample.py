@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the small Adult sample used by the PETsARD end-to-end test (tests/io/data/adults_sample/).
+"""Write the small Adult sample used by the PETsARD end-to-end test (tests/compat/petsard/data/adults_sample/).
 
 Rows are drawn without replacement, with a fixed seed, from the Anonymeter example data in
 ``../shared/data/adults`` (UCI Adult, CC BY 4.0; see that folder's README): training rows
@@ -8,7 +8,7 @@ committed, so the test never needs the shared folder.
 
 Usage::
 
-    python scripts/make_petsard_sample.py [--adults ../shared/data/adults] [--out tests/io/data/adults_sample]
+    python scripts/make_petsard_sample.py [--adults ../shared/data/adults] [--out tests/compat/petsard/data/adults_sample]
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ SIZES = {"ori": ("adults_train_reconstructed.csv", 1500), "control": ("adults_co
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--adults", type=Path, default=Path("../shared/data/adults"))
-    parser.add_argument("--out", type=Path, default=Path("tests/io/data/adults_sample"))
+    parser.add_argument(
+        "--out", type=Path, default=Path("tests/compat/petsard/data/adults_sample")
+    )
     parser.add_argument("--seed", type=int, default=20240601)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from synthrisk.exceptions import (
 from synthrisk.metrics import (
     METRICS,
     NNDR,
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalEnsemble,
     CategoricalGeneralizedCAP,
@@ -37,6 +38,7 @@ from synthrisk.metrics import (
     DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
     DistributionValidation,
     IdenticalMatchShare,
     InferenceRisk,
@@ -49,7 +51,9 @@ from synthrisk.metrics import (
     NumericalMLP,
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
+    ReplicatedUniques,
     SinglingOutRisk,
+    UniqueExactMatches,
 )
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
@@ -58,6 +62,7 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
@@ -71,6 +76,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -91,12 +97,14 @@ __all__ = [
     "NumericalSVR",
     "ParameterError",
     "RecordScores",
+    "ReplicatedUniques",
     "Schema",
     "SchemaMismatchError",
     "SinglingOutRisk",
     "SynthriskError",
     "SynthriskWarning",
     "Thresholds",
+    "UniqueExactMatches",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",

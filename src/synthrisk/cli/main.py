@@ -356,7 +356,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_run_petsard(args: argparse.Namespace, config: Any) -> int:
     from synthrisk._progress import as_progress
-    from synthrisk.io.petsard import petsard_outputs, run_petsard
+    from synthrisk.compat.petsard import petsard_outputs, run_petsard
 
     console = _console(args.quiet)
     for note in config.notes:

@@ -7,6 +7,8 @@
   (``from synthrisk.compat.anonymeter import SinglingOutEvaluator``).
 * :mod:`synthrisk.compat.apt`: ai-privacy-toolkit 0.2.1's dataset assessment
   (``from synthrisk.compat.apt import DatasetAssessmentManager``).
+* :mod:`synthrisk.compat.petsard`: PETsARD's YAML configuration files and CSV reports
+  (``synthrisk run petsard.yaml``).
 """
 
 from __future__ import annotations

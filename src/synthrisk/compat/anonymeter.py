@@ -36,15 +36,18 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
-from synthrisk.metrics._attacks import check_compat
 from synthrisk.metrics._base import Context
-from synthrisk.metrics.inference import InferenceAttack, inference_attack
-from synthrisk.metrics.linkability import (
+from synthrisk.metrics.attacks._common import check_compat
+from synthrisk.metrics.attacks.inference import InferenceAttack, inference_attack
+from synthrisk.metrics.attacks.linkability import (
     LinkabilityAttack,
     check_aux_pair,
     linkability_attack,
 )
-from synthrisk.metrics.singling_out import SinglingOutAttack, singling_out_attack
+from synthrisk.metrics.attacks.singling_out import (
+    SinglingOutAttack,
+    singling_out_attack,
+)
 from synthrisk.schema.tables import Tables, prepare_tables
 from synthrisk.stats.intervals import (
     AttackEstimate,
@@ -193,7 +196,7 @@ def _query_expressions(
     """The queries that singled out a real row (or the baseline's), as polars expressions."""
     import polars as pl
 
-    from synthrisk.metrics._queries import (
+    from synthrisk.metrics.attacks._queries import (
         OP_EQ,
         OP_GE,
         OP_GT,

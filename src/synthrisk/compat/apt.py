@@ -50,14 +50,17 @@ import pandas as pd
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._euclidean import euclidean_neighbors
-from synthrisk.metrics._ranking import average_precision, roc_auc, roc_curve
-from synthrisk.metrics.classification import make_classifier, normalized_auc_ratio
-from synthrisk.metrics.distribution import (
+from synthrisk.metrics.membership.classification import (
+    make_classifier,
+    normalized_auc_ratio,
+)
+from synthrisk.metrics.membership.distribution import (
     CATEGORICAL_TESTS,
     NUMERIC_TESTS,
     two_sample_test,
 )
-from synthrisk.metrics.membership import parzen_probabilities
+from synthrisk.metrics.membership.knn import parzen_probabilities
+from synthrisk.stats.ranking import average_precision, roc_auc, roc_curve
 
 __all__ = [
     "DEFAULT_DATASET_NAME",

@@ -198,7 +198,7 @@ def _reissue(result: MetricResult) -> None:
 def _names(
     value: Any, *, name: str, available: Sequence[str], allow_empty: bool = False
 ) -> list[str]:
-    names = _disclosure._column_list(value, name=name, allow_empty=allow_empty)
+    names = _disclosure.column_list(value, name=name, allow_empty=allow_empty)
     return check_columns(
         names, name=name, available=list(map(str, available)), allow_empty=allow_empty
     )
@@ -485,7 +485,7 @@ CAP_DEPRECATION_MSG = (
 class _LegacyCAP(CategoricalPrivacyMetric):
     """SDMetrics' legacy ``compute(real, synthetic, metadata, table_name, key_fields, sensitive_fields)``."""
 
-    _cap: ClassVar[type[_disclosure._CategoricalCAPBase]]
+    _cap: ClassVar[type[_disclosure.CategoricalCAPBase]]
 
     @classmethod
     def compute(  # type: ignore[override]

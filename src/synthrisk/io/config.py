@@ -18,7 +18,7 @@
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
 the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
-``Synthesizer``, ``Evaluator``, ``Reporter``) is read by :mod:`synthrisk.io.petsard`.
+``Synthesizer``, ``Evaluator``, ``Reporter``) is read by :mod:`synthrisk.compat.petsard.parse`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from synthrisk.exceptions import ConfigError, SynthriskError
 from synthrisk.metrics import get_metric
 
 if TYPE_CHECKING:
-    from synthrisk.io.petsard import PetsardConfig
+    from synthrisk.compat.petsard import PetsardConfig
 
 __all__ = [
     "RunConfig",
@@ -141,7 +141,7 @@ def load_config(path: str | Path) -> RunConfig | PetsardConfig:
     except yaml.YAMLError as exc:
         msg = f"{path}: not valid YAML: {exc}"
         raise ConfigError(msg) from None
-    from synthrisk.io.petsard import is_petsard_layout, parse_petsard
+    from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
     if is_petsard_layout(raw):
         return parse_petsard(raw, base=path.parent, source=path)

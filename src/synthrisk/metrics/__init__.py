@@ -1,5 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Privacy metrics. Each module registers its metrics in :data:`METRICS` on import."""
+"""Privacy metrics, one subpackage per family (named like its page in ``docs/``).
+
+* :mod:`synthrisk.metrics.dcr`: SDMetrics' DCR baseline and overfitting protection;
+* :mod:`synthrisk.metrics.disclosure`: SDMetrics' disclosure protection (CAP family);
+* :mod:`synthrisk.metrics.attacks`: Anonymeter's singling-out, linkability and
+  inference attacks;
+* :mod:`synthrisk.metrics.membership`: membership measures (kNN probabilities, DCR
+  share, NNDR, identical matches, classification, distribution validation);
+* :mod:`synthrisk.metrics.ml_inference`: SDMetrics' "Privacy Against Inference" model
+  attacks (``CategoricalKNN`` ... ``NumericalRadiusNearestNeighbor``) and
+  ``NewRowSynthesis``.
+
+Each module registers its metrics in :data:`METRICS` on import.
+"""
 
 from __future__ import annotations
 
@@ -11,22 +24,25 @@ from synthrisk.metrics._base import (
     get_metric,
     register,
 )
-from synthrisk.metrics.classification import MembershipClassification
+from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
+    ReplicatedUniques,
+    UniqueExactMatches,
 )
-from synthrisk.metrics.distribution import DistributionValidation
-from synthrisk.metrics.inference import InferenceRisk
-from synthrisk.metrics.linkability import LinkabilityRisk
 from synthrisk.metrics.membership import (
     NNDR,
     DCRShare,
+    DistributionValidation,
     IdenticalMatchShare,
+    MembershipClassification,
     MembershipKnnProbabilities,
 )
 from synthrisk.metrics.ml_inference import (
@@ -41,11 +57,11 @@ from synthrisk.metrics.ml_inference import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
-from synthrisk.metrics.singling_out import SinglingOutRisk
 
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
@@ -58,6 +74,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -73,7 +90,9 @@ __all__ = [
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
     "Outcome",
+    "ReplicatedUniques",
     "SinglingOutRisk",
+    "UniqueExactMatches",
     "get_metric",
     "register",
 ]

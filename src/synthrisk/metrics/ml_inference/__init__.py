@@ -21,7 +21,7 @@ from synthrisk.metrics.ml_inference._classes import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
-from synthrisk.metrics.ml_inference._metric import MLInferenceMetric, holdout_control
+from synthrisk.metrics.ml_inference._metric import MLInferenceMetric
 from synthrisk.metrics.ml_inference.new_row_synthesis import (
     NewRowSynthesis,
     copied_rows,
@@ -40,5 +40,4 @@ __all__ = [
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
     "copied_rows",
-    "holdout_control",
 ]

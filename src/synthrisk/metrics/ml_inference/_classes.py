@@ -18,6 +18,7 @@ from synthrisk.metrics.ml_inference._attackers import (
     numerical_losses,
 )
 from synthrisk.metrics.ml_inference._metric import MLInferenceMetric
+from synthrisk.stats.control import compare_means, compare_proportions
 
 __all__ = [
     "CategoricalEnsemble",
@@ -97,6 +98,18 @@ class _Categorical(MLInferenceMetric):
 
     def _score(self, success: np.ndarray) -> float:
         return 1.0 - float(success.mean())
+
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        return compare_proportions(
+            float(real.sum()),
+            real.size,
+            float(holdout.sum()),
+            holdout.size,
+            statistic=self.success_name,
+            confidence_level=level,
+        )
 
 
 @register
@@ -275,6 +288,13 @@ class _Numerical(MLInferenceMetric):
 
     def _score(self, success: np.ndarray) -> float:
         return float(-success.mean())
+
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        return compare_means(
+            real, holdout, statistic=self.success_name, confidence_level=level
+        )
 
 
 @register

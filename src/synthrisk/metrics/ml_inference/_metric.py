@@ -4,57 +4,20 @@
 from __future__ import annotations
 
 import abc
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome
 from synthrisk.schema.tables import Tables
 
-__all__ = ["MLInferenceMetric", "holdout_control"]
+__all__ = ["MLInferenceMetric"]
 
 MODES = ("default", "sdmetrics")
-
-
-def holdout_control(
-    success_real: np.ndarray, success_holdout: np.ndarray, *, confidence_level: float
-) -> dict[str, Any]:
-    """Compare the attack on real (training) rows with the same attack on holdout rows.
-
-    ``success_*`` are per-row attack successes (1/0 for a correct guess, or minus the
-    loss). The effect is ``mean(success_real) - mean(success_holdout)``: positive when
-    the model learnt from the synthetic data more about the people the generator saw
-    than about new people. Its normal-approximation interval uses the two samples'
-    variances (Welch); the p-value is one-sided (H0: effect <= 0).
-    """
-    n1, n2 = success_real.size, success_holdout.size
-    out: dict[str, Any] = {
-        "n_real": int(n1),
-        "n_holdout": int(n2),
-        "effect": None,
-        "ci": None,
-        "p_value": None,
-        "confidence_level": confidence_level,
-    }
-    if n1 < 2 or n2 < 2:
-        return out
-    effect = float(success_real.mean() - success_holdout.mean())
-    se = math.sqrt(
-        float(success_real.var(ddof=1)) / n1 + float(success_holdout.var(ddof=1)) / n2
-    )
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    if se > 0:
-        p_value = float(stats.norm.sf(effect / se))
-    else:
-        p_value = 0.0 if effect > 0 else 1.0
-    out.update(effect=effect, ci=[effect - z * se, effect + z * se], p_value=p_value)
-    return out
 
 
 def _holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -185,6 +148,12 @@ class MLInferenceMetric(Metric):
         """Per-row successes of the attack on ``real`` (and ``holdout``), plus extras."""
 
     @abc.abstractmethod
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        """The holdout ``control`` block from per-row successes."""
+
+    @abc.abstractmethod
     def _score(self, success: np.ndarray) -> float:
         """The SDMetrics score from per-row successes."""
 
@@ -213,9 +182,7 @@ class MLInferenceMetric(Metric):
             if "holdout" in successes:
                 hold = successes["holdout"]
                 row["holdout_score"] = self._score(hold) if hold.size else None
-                row["holdout_control"] = holdout_control(
-                    real, hold, confidence_level=level
-                )
+                row["control"] = self._control(real, hold, level)
             rows.append(row)
         single = self.params["sensitive_fields"] is not None
         if single:
@@ -224,9 +191,9 @@ class MLInferenceMetric(Metric):
         scored = [r for r in rows if r["score"] is not None]
         worst = min(scored, key=lambda r: r["score"]) if scored else rows[0]
         if tables.holdout is not None:
-            adjusted = _holm([r["holdout_control"]["p_value"] for r in rows])
+            adjusted = _holm([r["control"]["p_value"] for r in rows])
             for r, p in zip(rows, adjusted, strict=False):
-                r["holdout_control"]["p_value_holm"] = p
+                r["control"]["p_value_holm"] = p
         columns = {r["sensitive_fields"][0]: r for r in rows}
         breakdown: dict[str, Any] = {
             "score": worst["score"],
@@ -234,9 +201,9 @@ class MLInferenceMetric(Metric):
             "columns": columns,
         }
         if tables.holdout is not None:
-            control = dict(worst["holdout_control"])
+            control = dict(worst["control"])
             control["p_value"] = control.pop("p_value_holm")
             control["column"] = worst["sensitive_fields"][0]
             control["adjustment"] = "holm"
-            breakdown["holdout_control"] = control
+            breakdown["control"] = control
         return Outcome(score=worst["score"], breakdown=breakdown)

@@ -20,6 +20,7 @@ from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.control import compare_proportions
 
 __all__ = ["NewRowSynthesis", "copied_rows"]
 
@@ -197,47 +198,12 @@ class NewRowSynthesis(Metric):
                 hold.numeric[h_rows], hold.codes[h_rows], s_num, s_codes, tolerance=tol
             )
             breakdown["holdout_score"] = float(1 - to_hold.mean())
-            breakdown["holdout_control"] = paired_control(
-                to_real.astype(np.float64),
-                to_hold.astype(np.float64),
+            breakdown["control"] = compare_proportions(
+                float(to_real.sum()),
+                to_real.size,
+                float(to_hold.sum()),
+                to_hold.size,
+                statistic=f"synthetic row matches a row of a {m}-row sample",
                 confidence_level=float(self.params["confidence_level"]),
-                sample_size=m,
             )
         return Outcome(score=breakdown["score"], breakdown=breakdown)
-
-
-def paired_control(
-    success_real: np.ndarray,
-    success_holdout: np.ndarray,
-    *,
-    confidence_level: float,
-    sample_size: int,
-) -> dict[str, Any]:
-    """Paired holdout control: the same synthetic rows tested against real and holdout samples.
-
-    The effect is the share of synthetic rows matching a real row minus the share
-    matching a holdout row (references of equal size ``sample_size``); the interval is
-    normal on the paired differences, the p-value one-sided (H0: effect <= 0).
-    """
-    from scipy import stats
-
-    diff = success_real - success_holdout
-    n = diff.size
-    out: dict[str, Any] = {
-        "n_synthetic": int(n),
-        "reference_size": int(sample_size),
-        "effect": None,
-        "ci": None,
-        "p_value": None,
-        "confidence_level": confidence_level,
-    }
-    if n < 2:
-        return out
-    effect = float(diff.mean())
-    se = float(diff.std(ddof=1)) / math.sqrt(n)
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    p_value = (
-        float(stats.norm.sf(effect / se)) if se > 0 else (0.0 if effect > 0 else 1.0)
-    )
-    out.update(effect=effect, ci=[effect - z * se, effect + z * se], p_value=p_value)
-    return out

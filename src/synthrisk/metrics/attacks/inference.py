@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Inference risk: Anonymeter's ``InferenceEvaluator`` on synthrisk's neighbour engine.
+
+The attacker knows some columns (``aux_cols``) of a target person and guesses a
+``secret`` column from the synthetic row nearest to them (1-NN, Anonymeter's Gower
+variant, ties broken uniformly at random). A categorical secret must be guessed
+exactly; a numeric one within a relative ``tolerance``. The main attack targets real
+rows, the control attack holdout rows; the baseline guesses are secrets of random
+synthetic rows (draws from the synthetic marginal) compared position by position with
+random real targets. Risk = ``(main - control) / (1 - control)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk._validation import check_columns, check_positive_float
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
+    attack_breakdown,
+    cap_attacks,
+    check_compat,
+    check_confidence_level,
+    check_n_attacks,
+    datetimes_as_categories,
+    gower_neighbors,
+    score_and_ci,
+    shared_scale,
+)
+from synthrisk.metrics.attacks._queries import unified_values
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+
+__all__ = ["InferenceAttack", "InferenceRisk", "inference_attack", "inference_success"]
+
+#: per-secret-value breakdowns are reported for at most this many distinct values
+MAX_GROUPS = 50
+
+GuessFunction = Callable[[str, IntArray], FloatArray]
+
+
+def inference_success(
+    guesses: FloatArray,
+    secrets: FloatArray,
+    *,
+    regression: bool,
+    tolerance: float = 0.05,
+    rule: str = "fixed",
+    scale: float | None = None,
+) -> np.ndarray:
+    """Which guesses of a secret are correct (a missing guess of a missing secret is).
+
+    Parameters
+    ----------
+    guesses, secrets : ndarray of shape (n,)
+        Encoded values (numbers, or category codes as floats), NaN for missing.
+    regression : bool
+        Numeric secret guessed within a tolerance (True) or exactly (False).
+    tolerance : float, default=0.05
+        Relative tolerance of a regression guess.
+    rule : {"fixed", "anonymeter"}, default="fixed"
+        ``"anonymeter"``: ``|g - s| / (g + 1e-12) <= tolerance``, relative to the signed
+        *guess* (every negative guess passes, a zero guess needs an exact match);
+        ``"fixed"``: ``|g - s| <= tolerance * |s|``, or ``tolerance * scale`` when a
+        ``scale`` (the column's range, used for datetimes) is given.
+    scale : float, default=None
+        Range of the secret column, for ``rule="fixed"`` on columns without a natural zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g, s = np.array([-5.0, 1.0]), np.array([3.0, 1.04])
+    >>> inference_success(g, s, regression=True, rule="anonymeter").tolist()
+    [True, True]
+    >>> inference_success(g, s, regression=True).tolist()
+    [False, True]
+    """
+    both_missing = np.isnan(guesses) & np.isnan(secrets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if not regression:
+            match = guesses == secrets
+        elif rule == "anonymeter":
+            match = np.abs(guesses - secrets) / (guesses + 1e-12) <= tolerance
+        elif scale is not None:
+            match = np.abs(guesses - secrets) <= tolerance * scale
+        else:
+            match = np.abs(guesses - secrets) <= tolerance * np.abs(secrets)
+    return both_missing | match
+
+
+@dataclasses.dataclass(frozen=True)
+class InferenceAttack:
+    """Guesses and their correctness for the main, baseline and control inference attacks.
+
+    Attributes
+    ----------
+    secret : str
+        The column guessed.
+    aux_cols : tuple of str
+        The columns the attacker knows.
+    regression : bool
+        Whether guesses are judged within a tolerance.
+    targets : ndarray of shape (n_main,)
+        Attacked real rows.
+    main_secrets, main_guesses : ndarray of shape (n_main,)
+        Encoded true values and guesses (category codes as floats, NaN missing).
+    main_success : ndarray of shape (n_main,) of bool
+    baseline_success : ndarray of shape (n_baseline,) of bool
+    control_targets : ndarray of shape (n_control,) or None
+    control_secrets, control_guesses : ndarray of shape (n_control,) or None
+    control_success : ndarray of shape (n_control,) of bool or None
+    group_labels : dict of float to str
+        Readable label of each encoded secret value (for the per-value breakdown).
+    holdout_group_sizes : dict of float to int
+        Holdout rows per encoded secret value (Anonymeter 1.1's per-group denominator).
+    compat : str or None
+    warnings : tuple of str
+    """
+
+    secret: str
+    aux_cols: tuple[str, ...]
+    regression: bool
+    targets: IntArray
+    main_secrets: FloatArray
+    main_guesses: FloatArray
+    main_success: np.ndarray
+    baseline_success: np.ndarray
+    control_targets: IntArray | None
+    control_secrets: FloatArray | None
+    control_guesses: FloatArray | None
+    control_success: np.ndarray | None
+    group_labels: dict[float, str]
+    holdout_group_sizes: dict[float, int]
+    compat: str | None
+    warnings: tuple[str, ...]
+
+    def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
+        """Rates and risk at ``confidence_level``."""
+        control = self.control_success
+        return estimate_attack(
+            n_success=int(self.main_success.sum()), n_attacks=int(self.main_success.size),
+            n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
+            n_control=None if control is None else int(control.sum()),
+            n_control_attacks=None if control is None else int(control.size),
+            confidence_level=confidence_level,
+        )  # fmt: skip
+
+    def groups(self, *, confidence_level: float = 0.95) -> dict[float, AttackEstimate]:
+        """Rates and risk per value of the secret (Anonymeter 1.1's ``risk_for_groups``).
+
+        Main and control successes are counted among the targets holding that value;
+        the baseline is shared. Values no real target holds are left out. Without
+        ``compat``, the control denominator is the number of attacked holdout rows
+        with the value; with ``compat="anonymeter-1.1"`` it is every holdout row with
+        the value, attacked or not (1.1's behaviour, which deflates the control rate).
+        Keys are encoded secret values; ``group_labels`` gives their text.
+        """
+        out: dict[float, AttackEstimate] = {}
+        for value in self.group_labels:
+            in_main = self.main_secrets == value
+            if not in_main.any():
+                continue
+            n_control = n_control_attacks = None
+            if self.control_success is not None and self.control_secrets is not None:
+                in_control = self.control_secrets == value
+                if self.compat == "anonymeter-1.1":
+                    n_control_attacks = self.holdout_group_sizes.get(value, 0)
+                else:
+                    n_control_attacks = int(in_control.sum())
+                if n_control_attacks:
+                    n_control = int(self.control_success[in_control].sum())
+                else:
+                    n_control_attacks = None
+            out[value] = estimate_attack(
+                n_success=int(self.main_success[in_main].sum()), n_attacks=int(in_main.sum()),
+                n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
+                n_control=n_control, n_control_attacks=n_control_attacks, confidence_level=confidence_level,
+            )  # fmt: skip
+        return out
+
+
+def _secret_values(tables: Tables, name: str, secret: str) -> FloatArray:
+    return unified_values(tables.encoded(name).select([secret]))[:, 0]
+
+
+def _label(tables: Tables, secret: str, value: float) -> str:
+    kind = tables.schema[secret].kind
+    if kind in ("categorical", "boolean"):
+        return str(tables.encoder.categories[secret][int(value)])
+    if kind == "datetime":
+        return pd.Timestamp(tables.encoder.time_origin + round(value * 1e9)).isoformat()
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def inference_attack(
+    tables: Tables,
+    *,
+    secret: str,
+    aux_cols: Sequence[str],
+    n_attacks: int | None = None,
+    regression: bool | None = None,
+    tolerance: float = 0.05,
+    compat: str | None = None,
+    rng: np.random.Generator,
+    context: Context | None = None,
+    guess: GuessFunction | None = None,
+    labels: dict[str, np.ndarray] | None = None,
+    max_groups: int | None = MAX_GROUPS,
+) -> InferenceAttack:
+    """Run the inference attack on validated tables (the holdout is optional).
+
+    Parameters
+    ----------
+    tables : Tables
+        Validated tables.
+    secret : str
+        Column to guess (validated by the caller).
+    aux_cols : list of str
+        Columns the attacker knows (validated by the caller).
+    n_attacks : int or None, default=None
+        Targets per attack; None = the holdout's size (the real table's without holdout).
+    regression : bool or None, default=None
+        None: automatic (numerical and datetime secrets use the tolerance; with
+        ``compat="anonymeter-1.1"`` never, with ``"anonymeter-1.0"`` for numerical ones).
+    tolerance : float, default=0.05
+        Relative tolerance of numeric guesses.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        Reference behaviour to reproduce.
+    rng : numpy Generator
+        Source of every random draw.
+    context : Context, default=None
+        Backend, working memory and progress of the neighbour search.
+    guess : callable, default=None
+        ``guess(table_name, rows) -> encoded guesses``, replacing the 1-NN guess (used by
+        the Anonymeter compatibility layer for custom inference models).
+    labels : dict, default=None
+        Row labels of the ``real`` and ``synthetic`` tables, for Anonymeter 1.1's
+        index-realigned baseline (positions when None).
+    max_groups : int or None, default=50
+        Per-value results are prepared only when the secret has at most this many
+        distinct real values (None: always).
+    """
+    context = Context() if context is None else context
+    warnings: list[str] = []
+    kind = tables.schema[secret].kind
+    if regression is None:
+        if compat == "anonymeter-1.1":
+            regression = False
+        elif compat == "anonymeter-1.0":
+            regression = kind == "numerical"
+        else:
+            regression = kind in ("numerical", "datetime")
+    n_real, n_syn = len(tables.real), len(tables.synthetic)
+    n_hold = None if tables.holdout is None else len(tables.holdout)
+    requested = (
+        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    )
+    n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
+    n_ctrl = (
+        None
+        if n_hold is None
+        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    )
+    if compat == "anonymeter-1.0":
+        n_base = cap_attacks(requested, n_syn, table="synthetic", warnings=warnings)
+        n_base = min(n_base, n_real)
+    else:
+        n_base = min(n_syn, n_main)
+    main_rng, base_rng, ctrl_rng = rng.spawn(3)
+    rule = "fixed" if compat is None else "anonymeter"
+    scale = None
+    if rule == "fixed" and kind == "datetime":
+        scale = float(shared_scale(tables, [secret])[0]) or 1.0
+    syn_secret = _secret_values(tables, "synthetic", secret)
+    datetime_names = [c.name for c in tables.schema.modelable if c.kind == "datetime"]
+    reference = tables.encoded("synthetic").select(list(aux_cols))
+
+    def attack(name: str, targets: IntArray, stream: np.random.Generator) -> FloatArray:
+        if guess is not None:
+            return guess(name, targets)
+        query = tables.encoded(name).take(targets).select(list(aux_cols))
+        ref = reference
+        if compat is None:
+            scale_aux, missing = shared_scale(tables, query.numeric_names), "mismatch"
+        else:
+            query, ref = datetimes_as_categories([query, ref], datetime_names)
+            scale_aux, missing = None, "anonymeter"
+        rows = gower_neighbors(
+            query, ref, k=1, rng=stream, context=context, scale=scale_aux, missing=missing,  # type: ignore[arg-type]
+            description=f"Inference: {name} targets",
+        )[:, 0]  # fmt: skip
+        return syn_secret[rows]
+
+    def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
+        return inference_success(
+            guesses,
+            secrets,
+            regression=regression,
+            tolerance=tolerance,
+            rule=rule,
+            scale=scale,
+        )
+
+    real_secret = _secret_values(tables, "real", secret)
+    targets = main_rng.choice(n_real, size=n_main, replace=False)
+    main_guesses = attack("real", targets, main_rng)
+    main_secrets = real_secret[targets]
+    main_success = judge(main_guesses, main_secrets)
+
+    base_targets = base_rng.choice(n_real, size=n_base, replace=False)
+    base_rows = base_rng.choice(n_syn, size=n_base, replace=False)
+    base_guesses = syn_secret[base_rows]
+    if compat == "anonymeter-1.1":
+        # 1.1 re-aligns the random guesses to the targets by index label: a target gets a
+        # guess only when its label is among the sampled synthetic labels
+        real_labels = np.arange(n_real) if labels is None else labels["real"]
+        syn_labels = np.arange(n_syn) if labels is None else labels["synthetic"]
+        where = pd.Index(syn_labels[base_rows]).get_indexer(
+            pd.Index(real_labels[base_targets])
+        )
+        base_guesses = np.where(where >= 0, base_guesses[np.maximum(where, 0)], np.nan)
+    baseline_success = judge(base_guesses, real_secret[base_targets])
+
+    control_targets = control_secrets = control_guesses = control_success = None
+    holdout_sizes: dict[float, int] = {}
+    if n_ctrl is not None:
+        hold_secret = _secret_values(tables, "holdout", secret)
+        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
+        control_guesses = attack("holdout", control_targets, ctrl_rng)
+        control_secrets = hold_secret[control_targets]
+        control_success = judge(control_guesses, control_secrets)
+        values, counts = np.unique(
+            hold_secret[~np.isnan(hold_secret)], return_counts=True
+        )
+        holdout_sizes = {float(v): int(c) for v, c in zip(values, counts, strict=True)}
+    distinct = np.unique(real_secret[~np.isnan(real_secret)])
+    group_labels: dict[float, str] = {}
+    if max_groups is None or distinct.size <= max_groups:
+        group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
+    return InferenceAttack(
+        secret=secret, aux_cols=tuple(aux_cols), regression=bool(regression), targets=targets,
+        main_secrets=main_secrets, main_guesses=main_guesses, main_success=main_success,
+        baseline_success=baseline_success, control_targets=control_targets, control_secrets=control_secrets,
+        control_guesses=control_guesses, control_success=control_success, group_labels=group_labels,
+        holdout_group_sizes=holdout_sizes, compat=compat, warnings=tuple(warnings),
+    )  # fmt: skip
+
+
+@register
+class InferenceRisk(Metric):
+    """Inference risk: can the synthetic table reveal a secret attribute of real people?
+
+    Anonymeter's attribute-inference evaluation (WP29 / CNIL criterion). ``score`` is
+    the risk ``(main - control) / (1 - control)`` in [0, 1] (higher = more leakage; the
+    attack rate without a holdout) and ``ci`` its interval.
+
+    Parameters
+    ----------
+    secret : str
+        The column the attacker tries to guess.
+    aux_cols : list of str or None, default=None
+        The columns the attacker knows; None = every other usable column.
+    n_attacks : int or None, default=None
+        Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``).
+        Capped with a warning to the sizes of the real table and the holdout.
+    regression : bool or None, default=None
+        Judge guesses within ``tolerance`` (True) or exactly (False); None decides from
+        the secret's kind (numerical and datetime: True).
+    tolerance : float, default=0.05
+        Relative tolerance of numeric guesses: ``|guess - secret| <= tolerance * |secret|``
+        (datetime secrets: ``tolerance`` times the column's range).
+    confidence_level : float, default=0.95
+        Confidence level of the intervals.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        None fixes Anonymeter's bugs (baseline aligned by position, regression from the
+        column kind, tolerance relative to the true value, NaN never poisons distances);
+        a version string reproduces that version.
+    """
+
+    id = "inference"
+    attack = (
+        "An attacker who knows some attributes of a person guesses a secret attribute from the most "
+        "similar synthetic row, compared with real people the generator never saw."
+    )
+    higher_is_safer = False
+    runs_by_default = False
+
+    def __init__(
+        self,
+        *,
+        secret: str | None = None,
+        aux_cols: Sequence[str] | None = None,
+        n_attacks: int | None = None,
+        regression: bool | None = None,
+        tolerance: float = 0.05,
+        confidence_level: float = 0.95,
+        compat: str | None = None,
+    ) -> None:
+        if secret is None:
+            msg = "`secret` is required: the name of the column the attacker tries to guess, e.g. secret='income'."
+            raise ParameterError(msg)
+        if not isinstance(secret, str):
+            msg = f"`secret` must be a single column name; got {secret!r}."
+            raise ParameterError(msg)
+        cols: list[str] | None = None
+        if aux_cols is not None:
+            if isinstance(aux_cols, str):
+                aux_cols = [aux_cols]
+            if not isinstance(aux_cols, Sequence) or not all(
+                isinstance(c, str) for c in aux_cols
+            ):
+                msg = f"`aux_cols` must be a list of column names; got {aux_cols!r}."
+                raise ParameterError(msg)
+            cols = list(aux_cols)
+            if not cols:
+                msg = "`aux_cols` must name at least one column; got an empty list."
+                raise ParameterError(msg)
+            if secret in cols:
+                msg = f"`secret` ({secret!r}) must not be one of `aux_cols`; the attacker does not know it."
+                raise ParameterError(msg)
+        if regression is not None and not isinstance(regression, (bool, np.bool_)):
+            msg = f"`regression` must be True, False or None; got {regression!r}."
+            raise ParameterError(msg)
+        self._set_params(
+            secret=secret,
+            aux_cols=cols,
+            n_attacks=check_n_attacks(n_attacks, allow_none=True),
+            regression=None if regression is None else bool(regression),
+            tolerance=check_positive_float(tolerance, name="tolerance"),
+            confidence_level=check_confidence_level(confidence_level),
+            compat=check_compat(compat),
+        )
+
+    def _aux(self, tables: Tables) -> list[str]:
+        cols = self.params["aux_cols"]
+        if cols is None:
+            return [
+                c.name
+                for c in tables.schema.modelable
+                if c.name != self.params["secret"]
+            ]
+        return list(cols)
+
+    def check_tables(self, tables: Tables) -> None:
+        """``secret`` and ``aux_cols`` must name usable columns; regression needs a numeric secret."""
+        usable = [c.name for c in tables.schema.modelable]
+        secret = self.params["secret"]
+        for name, cols in (
+            ("secret", [secret]),
+            ("aux_cols", self.params["aux_cols"] or []),
+        ):
+            excluded = [c for c in cols if c in tables.schema.names and c not in usable]
+            if excluded:
+                msg = (
+                    f"`{name}` names columns excluded from the metrics (id, pii or text): {excluded}. "
+                    "Give them another kind in the metadata."
+                )
+                raise ParameterError(msg)
+        check_columns([secret], name="secret", available=usable)
+        if self.params["aux_cols"] is not None:
+            check_columns(self.params["aux_cols"], name="aux_cols", available=usable)
+        elif not self._aux(tables):
+            msg = f"`aux_cols` would be empty: {secret!r} is the only usable column."
+            raise ParameterError(msg)
+        if self.params["regression"] and tables.schema[secret].kind not in (
+            "numerical",
+            "datetime",
+        ):
+            msg = (
+                f"`regression=True` needs a numerical or datetime `secret`; {secret!r} is "
+                f"{tables.schema[secret].kind}."
+            )
+            raise ParameterError(msg)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        p = self.params
+        aux = self._aux(tables)
+        result = inference_attack(
+            tables, secret=p["secret"], aux_cols=aux, n_attacks=p["n_attacks"], regression=p["regression"],
+            tolerance=p["tolerance"], compat=p["compat"], rng=context.rng, context=context,
+        )  # fmt: skip
+        for message in result.warnings:
+            context.warn(message)
+        level = p["confidence_level"]
+        estimate = result.estimate(confidence_level=level)
+        for message in estimate.warnings(attack="inference attack"):
+            context.warn(message)
+        groups: dict[str, JSONValue] | None = None
+        if result.group_labels:
+            groups = {}
+            for value, est in result.groups(confidence_level=level).items():
+                risk_g = est.risk()
+                groups[result.group_labels[value]] = {
+                    "risk": risk_g.value,
+                    "risk_ci": [risk_g.ci[0], risk_g.ci[1]],
+                    "attack_rate": {
+                        "value": est.attack_rate.value,
+                        "error": est.attack_rate.error,
+                    },
+                    "control_rate": None
+                    if est.control_rate is None
+                    else {
+                        "value": est.control_rate.value,
+                        "error": est.control_rate.error,
+                    },
+                    "n_attacks": {
+                        "main": est.n_attacks,
+                        "control": est.n_control_attacks,
+                    },
+                }
+        score, ci = score_and_ci(estimate.risk())
+        breakdown = attack_breakdown(
+            estimate,
+            secret=p["secret"],
+            aux_cols=aux,
+            regression=result.regression,
+            groups=groups,
+        )
+        records = {
+            "inferred_real": RecordScores(
+                "real", result.targets, result.main_success.astype(np.float64),
+                "attacked real rows: 1 when their secret was guessed correctly",
+            )
+        }  # fmt: skip
+        params: dict[str, Any] = dict(p)
+        params["aux_cols"] = aux
+        return Outcome(
+            score=score,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            params=params,
+        )

@@ -1,0 +1,433 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Linkability risk: Anonymeter's ``LinkabilityEvaluator`` on synthrisk's neighbour engine.
+
+The attacker holds two datasets about the same people, with the columns
+``aux_cols[0]`` and ``aux_cols[1]``, and uses the synthetic table to link them: for
+each target person, the ``n_neighbors`` synthetic rows nearest to each half are
+found; the link succeeds when the two sets share a row. The main attack targets real
+rows, the control attack holdout rows; the baseline draws two random sets of
+``n_neighbors`` synthetic rows per target. Risk = ``(main - control) / (1 - control)``.
+
+Neighbours use Anonymeter's Gower variant (numeric differences divided by the column
+range, categorical mismatch 1, summed). Ties among equally near synthetic rows are
+broken uniformly at random (seeded), independently for each half. The neighbours are
+found once for ``n_neighbors`` and :meth:`LinkabilityAttack.estimate` re-counts links
+for any smaller ``k`` without searching again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from synthrisk._typing import IntArray, JSONValue
+from synthrisk._validation import check_columns, check_int
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
+    attack_breakdown,
+    cap_attacks,
+    check_compat,
+    check_confidence_level,
+    check_n_attacks,
+    datetimes_as_categories,
+    gower_neighbors,
+    score_and_ci,
+    shared_scale,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+
+__all__ = ["LinkabilityAttack", "LinkabilityRisk", "count_links", "linkability_attack"]
+
+
+def count_links(idx_a: IntArray, idx_b: IntArray, k: int) -> IntArray:
+    """Whether the first ``k`` neighbours of the two halves share a row, per target.
+
+    Parameters
+    ----------
+    idx_a, idx_b : ndarray of shape (n_targets, >= k)
+        Neighbour positions of each target's two halves, nearest first.
+    k : int
+        Number of neighbours to compare.
+
+    Returns
+    -------
+    ndarray of shape (n_targets,) of bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> count_links(np.array([[0, 1], [2, 3]]), np.array([[1, 0], [3, 2]]), 1).tolist()
+    [False, False]
+    >>> count_links(np.array([[0, 1], [2, 3]]), np.array([[1, 0], [3, 2]]), 2).tolist()
+    [True, True]
+    """
+    a = idx_a[:, :k]
+    b = idx_b[:, :k]
+    if a.shape[0] == 0:
+        return np.zeros(0, dtype=bool)
+    if k <= 64:
+        return (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
+    out = np.empty(a.shape[0], dtype=bool)
+    for i in range(a.shape[0]):
+        out[i] = np.intersect1d(a[i], b[i], assume_unique=True).size > 0
+    return out
+
+
+def random_subsets(
+    rng: np.random.Generator, n_rows: int, size: int, n_population: int
+) -> IntArray:
+    """``n_rows`` independent uniform subsets of ``size`` distinct positions in ``range(n_population)``."""
+    if size * 4 > n_population:
+        return np.array(
+            [rng.choice(n_population, size=size, replace=False) for _ in range(n_rows)]
+        ).reshape(n_rows, size)
+    out = rng.integers(0, n_population, size=(n_rows, size))
+    if size == 1:
+        return out
+    while True:
+        ordered = np.sort(out, axis=1)
+        bad = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+        if bad.size == 0:
+            return out
+        out[bad] = rng.integers(0, n_population, size=(bad.size, size))
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkabilityAttack:
+    """Neighbour sets of the main, baseline and control linkability attacks.
+
+    Attributes
+    ----------
+    aux_cols : tuple of two tuples of str
+        The attacker's two column sets.
+    n_neighbors : int
+        Neighbours computed per half (``estimate`` accepts any ``k <= n_neighbors``).
+    targets : ndarray of shape (n_main,)
+        Positions of the attacked real rows.
+    main_a, main_b : ndarray of shape (n_main, n_neighbors)
+        Synthetic neighbours of each target's two halves.
+    baseline_a, baseline_b : ndarray of shape (n_main, n_neighbors)
+        Random synthetic rows (the baseline).
+    control_targets : ndarray of shape (n_control,) or None
+        Positions of the attacked holdout rows.
+    control_a, control_b : ndarray of shape (n_control, n_neighbors) or None
+        Synthetic neighbours of the control targets' halves.
+    warnings : tuple of str
+        Caveats found while running.
+    """
+
+    aux_cols: tuple[tuple[str, ...], tuple[str, ...]]
+    n_neighbors: int
+    targets: IntArray
+    main_a: IntArray
+    main_b: IntArray
+    baseline_a: IntArray
+    baseline_b: IntArray
+    control_targets: IntArray | None
+    control_a: IntArray | None
+    control_b: IntArray | None
+    warnings: tuple[str, ...]
+
+    def _k(self, n_neighbors: int | None) -> int:
+        k = (
+            self.n_neighbors
+            if n_neighbors is None
+            else int(check_int(n_neighbors, name="n_neighbors", minimum=1) or 1)
+        )
+        if k > self.n_neighbors:
+            msg = (
+                f"`n_neighbors` must be at most the number of neighbours computed ({self.n_neighbors}); got {k}. "
+                "Run the attack again with a larger `n_neighbors`."
+            )
+            raise ParameterError(msg)
+        return k
+
+    def links(self, which: str = "main", *, n_neighbors: int | None = None) -> IntArray:
+        """Per target of ``which`` (``main``, ``baseline``, ``control``), whether it was linked."""
+        k = self._k(n_neighbors)
+        a, b = {
+            "main": (self.main_a, self.main_b),
+            "baseline": (self.baseline_a, self.baseline_b),
+            "control": (self.control_a, self.control_b),
+        }[which]
+        if a is None or b is None:
+            msg = "no control attack was run (no holdout table)."
+            raise ParameterError(msg)
+        return count_links(a, b, k)
+
+    def estimate(
+        self, *, confidence_level: float = 0.95, n_neighbors: int | None = None
+    ) -> AttackEstimate:
+        """Rates and risk for links among the first ``n_neighbors`` neighbours."""
+        k = self._k(n_neighbors)
+        n_control = None
+        if self.control_a is not None:
+            n_control = int(self.links("control", n_neighbors=k).sum())
+        return estimate_attack(
+            n_success=int(self.links("main", n_neighbors=k).sum()),
+            n_attacks=int(self.targets.size),
+            n_baseline=int(self.links("baseline", n_neighbors=k).sum()),
+            n_baseline_attacks=int(self.targets.size),
+            n_control=n_control,
+            n_control_attacks=None
+            if self.control_targets is None
+            else int(self.control_targets.size),
+            confidence_level=confidence_level,
+        )
+
+
+def _halves(
+    tables: Tables, name: str, rows: IntArray, aux_cols: Sequence[Sequence[str]]
+) -> list[Any]:
+    table = tables.encoded(name).take(rows)
+    return [table.select(list(cols)) for cols in aux_cols]
+
+
+def linkability_attack(
+    tables: Tables,
+    *,
+    aux_cols: Sequence[Sequence[str]],
+    n_attacks: int | None = None,
+    n_neighbors: int = 1,
+    compat: str | None = None,
+    rng: np.random.Generator,
+    context: Context | None = None,
+) -> LinkabilityAttack:
+    """Run the linkability attack on validated tables (the holdout is optional).
+
+    Parameters
+    ----------
+    tables : Tables
+        Validated tables.
+    aux_cols : pair of lists of str
+        The attacker's two column sets (validated by the caller).
+    n_attacks : int or None, default=None
+        Targets per attack; None = the holdout's size (the real table's without holdout).
+        Capped, with a warning, to the size of the real table and of the holdout.
+    n_neighbors : int, default=1
+        Neighbours per half; capped to the synthetic table's size with a warning.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        None: missing values never poison distances, numeric ranges over all tables;
+        a version: Anonymeter's distance (ranges over synthetic ∪ targets, its NaN rule,
+        datetimes compared as categories).
+    rng : numpy Generator
+        Source of every random draw.
+    context : Context, default=None
+        Backend, working memory and progress of the neighbour search.
+    """
+    context = Context() if context is None else context
+    warnings: list[str] = []
+    n_real = len(tables.real)
+    n_syn = len(tables.synthetic)
+    n_hold = None if tables.holdout is None else len(tables.holdout)
+    requested = (
+        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
+    )
+    n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
+    n_ctrl = (
+        None
+        if n_hold is None
+        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
+    )
+    k = n_neighbors
+    if k > n_syn:
+        warnings.append(
+            f"`n_neighbors` ({k}) is larger than the synthetic table ({n_syn} rows); {n_syn} neighbours were used."
+        )
+        k = n_syn
+    halves = (tuple(aux_cols[0]), tuple(aux_cols[1]))
+    main_rng, base_rng, ctrl_rng = rng.spawn(3)
+    datetime_names = [c.name for c in tables.schema.modelable if c.kind == "datetime"]
+
+    def search(
+        name: str, targets: IntArray, stream: np.random.Generator
+    ) -> tuple[IntArray, IntArray]:
+        query = _halves(tables, name, targets, halves)
+        reference = _halves(tables, "synthetic", np.arange(n_syn), halves)
+        out = []
+        for h in range(2):
+            q, r = query[h], reference[h]
+            if compat is None:
+                scale, missing = shared_scale(tables, q.numeric_names), "mismatch"
+            else:
+                q, r = datetimes_as_categories([q, r], datetime_names)
+                scale, missing = None, "anonymeter"
+            out.append(
+                gower_neighbors(
+                    q,
+                    r,
+                    k=k,
+                    rng=stream,
+                    context=context,
+                    scale=scale,
+                    missing=missing,  # type: ignore[arg-type]
+                    description=f"Linkability: {name} targets, half {'AB'[h]}",
+                )
+            )
+        return out[0], out[1]
+
+    targets = main_rng.choice(n_real, size=n_main, replace=False)
+    main_a, main_b = search("real", targets, main_rng)
+    base_a = random_subsets(base_rng, n_main, k, n_syn)
+    base_b = random_subsets(base_rng, n_main, k, n_syn)
+    control_targets = control_a = control_b = None
+    if n_ctrl is not None:
+        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
+        control_a, control_b = search("holdout", control_targets, ctrl_rng)
+    return LinkabilityAttack(
+        aux_cols=halves, n_neighbors=k, targets=targets, main_a=main_a, main_b=main_b,
+        baseline_a=base_a, baseline_b=base_b, control_targets=control_targets,
+        control_a=control_a, control_b=control_b, warnings=tuple(warnings),
+    )  # fmt: skip
+
+
+def check_aux_pair(aux_cols: Any) -> tuple[list[str], list[str]]:
+    """Validate the two column lists of a linkability attack (not yet against the tables)."""
+    if aux_cols is None:
+        msg = (
+            "`aux_cols` is required: two lists of column names, the attacker's two datasets, "
+            "e.g. aux_cols=[['age', 'zip'], ['income', 'job']]."
+        )
+        raise ParameterError(msg)
+    if (
+        isinstance(aux_cols, str)
+        or not isinstance(aux_cols, Sequence)
+        or len(aux_cols) != 2
+    ):
+        msg = f"`aux_cols` must be two lists of column names; got {aux_cols!r}."
+        raise ParameterError(msg)
+    halves = []
+    for h, cols in enumerate(aux_cols):
+        if isinstance(cols, str):
+            cols = [cols]
+        if not isinstance(cols, Sequence) or not all(isinstance(c, str) for c in cols):
+            msg = f"`aux_cols[{h}]` must be a list of column names; got {cols!r}."
+            raise ParameterError(msg)
+        if len(cols) == 0:
+            msg = f"`aux_cols[{h}]` must name at least one column; got an empty list."
+            raise ParameterError(msg)
+        if len(set(cols)) != len(cols):
+            msg = f"`aux_cols[{h}]` names a column more than once: {list(cols)!r}."
+            raise ParameterError(msg)
+        halves.append(list(cols))
+    overlap = sorted(set(halves[0]) & set(halves[1]))
+    if overlap:
+        msg = (
+            f"`aux_cols` lists must not overlap; both name {overlap}. Each column belongs to one of the "
+            "attacker's two datasets."
+        )
+        raise ParameterError(msg)
+    return halves[0], halves[1]
+
+
+@register
+class LinkabilityRisk(Metric):
+    """Linkability risk: can the synthetic table link two partial records of the same real person?
+
+    Anonymeter's linkability evaluation (WP29 / CNIL criterion). ``score`` is the risk
+    ``(main - control) / (1 - control)`` in [0, 1] (higher = more leakage; the attack
+    rate without a holdout) and ``ci`` its interval.
+
+    Parameters
+    ----------
+    aux_cols : pair of lists of str
+        The attacker's two datasets: two non-overlapping, non-empty column lists.
+    n_attacks : int or None, default=None
+        Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``).
+        Capped with a warning to the sizes of the real table and the holdout.
+    n_neighbors : int, default=1
+        A link succeeds when the two halves share one of their ``n_neighbors`` nearest
+        synthetic rows. The breakdown also reports every smaller ``k``.
+    confidence_level : float, default=0.95
+        Confidence level of the intervals.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        None: missing values never poison distances and numeric ranges are shared by
+        all tables; a version string reproduces Anonymeter's distance.
+    """
+
+    id = "linkability"
+    attack = (
+        "An attacker holding two datasets about the same people, with different columns, links their "
+        "records through the synthetic rows nearest to each of them."
+    )
+    higher_is_safer = False
+    runs_by_default = False
+
+    def __init__(
+        self,
+        *,
+        aux_cols: Sequence[Sequence[str]] | None = None,
+        n_attacks: int | None = None,
+        n_neighbors: int = 1,
+        confidence_level: float = 0.95,
+        compat: str | None = None,
+    ) -> None:
+        half_a, half_b = check_aux_pair(aux_cols)
+        self._set_params(
+            aux_cols=[half_a, half_b],
+            n_attacks=check_n_attacks(n_attacks, allow_none=True),
+            n_neighbors=check_int(n_neighbors, name="n_neighbors", minimum=1),
+            confidence_level=check_confidence_level(confidence_level),
+            compat=check_compat(compat),
+        )
+
+    def check_tables(self, tables: Tables) -> None:
+        """Both column lists must name usable columns of the tables."""
+        usable = [c.name for c in tables.schema.modelable]
+        for h, cols in enumerate(self.params["aux_cols"]):
+            excluded = [c for c in cols if c in tables.schema.names and c not in usable]
+            if excluded:
+                msg = (
+                    f"`aux_cols[{h}]` names columns excluded from the metrics (id, pii or text): {excluded}. "
+                    "Give them another kind in the metadata or leave them out."
+                )
+                raise ParameterError(msg)
+            check_columns(cols, name=f"aux_cols[{h}]", available=usable)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        p = self.params
+        result = linkability_attack(
+            tables, aux_cols=p["aux_cols"], n_attacks=p["n_attacks"], n_neighbors=p["n_neighbors"],
+            compat=p["compat"], rng=context.rng, context=context,
+        )  # fmt: skip
+        for message in result.warnings:
+            context.warn(message)
+        level = p["confidence_level"]
+        estimate = result.estimate(confidence_level=level)
+        for message in estimate.warnings(attack="linkability attack"):
+            context.warn(message)
+        by_k: dict[str, JSONValue] = {}
+        for k in range(1, result.n_neighbors + 1):
+            est_k = (
+                estimate
+                if k == result.n_neighbors
+                else result.estimate(confidence_level=level, n_neighbors=k)
+            )
+            risk_k = est_k.risk()
+            by_k[str(k)] = {
+                "risk": risk_k.value,
+                "risk_ci": [risk_k.ci[0], risk_k.ci[1]],
+                "n_success": {
+                    "main": est_k.n_success,
+                    "baseline": est_k.n_baseline,
+                    "control": est_k.n_control,
+                },
+            }
+        score, ci = score_and_ci(estimate.risk())
+        breakdown = attack_breakdown(
+            estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k
+        )
+        linked = result.links("main")
+        records = {
+            "linked_real": RecordScores(
+                "real", result.targets, linked.astype(np.float64),
+                "attacked real rows: 1 when their two halves were linked through a synthetic row",
+            )
+        }  # fmt: skip
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)

@@ -1,0 +1,475 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Singling-out risk: Anonymeter's ``SinglingOutEvaluator``, vectorised.
+
+The attacker writes queries on the synthetic table that match exactly one synthetic
+row (``age >= 63 AND race == 'Other' AND sex == 'Female'``) and bets that each matches
+exactly one real person too. The main attack counts the queries that single out a
+real row; the same queries are tried on the holdout (real people the generator never
+saw: the control attack); random queries over the synthetic value domain give the
+baseline. Risk = ``(main rate - control rate) / (1 - control rate)``.
+
+Query generation follows Anonymeter 1.1:
+
+* ``univariate``: for every column, ``c IS NULL`` if exactly one value is missing,
+  ``c <= min`` and ``c >= max`` for numeric columns, ``c == v`` for every value seen
+  exactly once; shuffled; those that single out in the synthetic table are kept;
+* ``multivariate``: pick a synthetic row at random and ``n_cols`` distinct columns;
+  numeric columns give the half-line from the row's value towards the nearer tail
+  (``c >= v`` if ``v`` is above the synthetic median, else ``c <= v``), other columns
+  ``c == v``, missing values ``c IS NULL``; keep the query if it singles out in the
+  synthetic table and was not seen before; stop at ``n_attacks`` queries or
+  ``max_attempts`` attempts.
+
+All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics.attacks._queries`:
+every query walks only the rows of its most selective predicate and stops at two
+matches, so millions of candidate queries are decided in seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+import numpy as np
+
+from synthrisk._progress import NullProgress, Progress
+from synthrisk._typing import IntArray, JSONValue
+from synthrisk._validation import check_int, check_option
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.attacks._common import (
+    attack_breakdown,
+    check_compat,
+    check_confidence_level,
+    check_n_attacks,
+    score_and_ci,
+)
+from synthrisk.metrics.attacks._queries import (
+    ColumnInfo,
+    QueryBatch,
+    QueryTable,
+    count_matches,
+    render_query,
+    unified_values,
+)
+from synthrisk.metrics.attacks._query_generation import (
+    Rules,
+    baseline_queries,
+    dedup,
+    multivariate_queries,
+    univariate_queries,
+)
+from synthrisk.metrics.attacks._size_correction import (
+    control_correction,
+    singling_out_probability_integral,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+
+__all__ = [
+    "SinglingOutAttack",
+    "SinglingOutRisk",
+    "column_info",
+    "singling_out_attack",
+    "singling_out_probability_integral",
+]
+
+Mode = Literal["univariate", "multivariate"]
+
+
+def column_info(tables: Tables) -> ColumnInfo:
+    """Names, kinds and categories of the encoded columns of ``tables``."""
+    real = tables.encoded("real")
+    names = real.numeric_names + real.categorical_names
+    kinds = tuple(tables.schema[n].kind for n in names)
+    categories = tuple(
+        tables.encoder.categories.get(n) if n in real.categorical_names else None
+        for n in names
+    )
+    integral = []
+    for i in range(len(names)):
+        if i < len(real.numeric_names) and kinds[i] == "numerical":
+            col = real.numeric[:, i]
+            col = col[~np.isnan(col)]
+            integral.append(bool(np.all(col == np.round(col))))
+        else:
+            integral.append(False)
+    return ColumnInfo(
+        names, kinds, categories, tables.encoder.time_origin, tuple(integral)
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SinglingOutAttack:
+    """Everything one singling-out evaluation produced.
+
+    Attributes
+    ----------
+    mode : {"univariate", "multivariate"}
+        How the queries were generated.
+    n_attacks : int
+        Number of queries requested.
+    n_cols : int
+        Columns per multivariate query.
+    compat : str or None
+        Anonymeter version reproduced, None for synthrisk's fixed behaviour.
+    info : ColumnInfo
+        The columns the queries refer to.
+    queries : QueryBatch
+        The generated queries (each singles out in the de-duplicated synthetic table).
+    main_counts : ndarray of shape (n_queries,)
+        Real rows matched by each query, counted up to 2.
+    main_rows : ndarray of shape (n_queries,)
+        Position in the input real table of the row each query singles out, -1 if none.
+    baseline_queries : QueryBatch
+        The random queries of the baseline attack.
+    baseline_counts : ndarray of shape (n_attacks,)
+        Real rows matched by each random query, counted up to 2.
+    control_counts : ndarray of shape (n_queries,) or None
+        Holdout rows matched by each query, counted up to 2.
+    control_correction : float or None
+        Factor applied to the control count for the holdout's size (None when the
+        holdout and the real table have the same size, or the fit failed).
+    n_attempts : int
+        Candidate queries tried.
+    warnings : tuple of str
+        Caveats found while running.
+    """
+
+    mode: str
+    n_attacks: int
+    n_cols: int
+    compat: str | None
+    info: ColumnInfo
+    queries: QueryBatch
+    main_counts: IntArray
+    main_rows: IntArray
+    baseline_queries: QueryBatch
+    baseline_counts: IntArray
+    control_counts: IntArray | None
+    control_correction: float | None
+    n_attempts: int
+    warnings: tuple[str, ...]
+
+    @property
+    def n_queries(self) -> int:
+        """Number of queries generated (at most ``n_attacks``)."""
+        return len(self.queries)
+
+    @property
+    def n_success(self) -> int:
+        """Queries that single out a real row."""
+        return int(np.sum(self.main_counts == 1))
+
+    @property
+    def n_baseline(self) -> int:
+        """Random queries that single out a real row."""
+        return int(np.sum(self.baseline_counts == 1))
+
+    @property
+    def n_control_raw(self) -> int | None:
+        """Queries that single out a holdout row, before the size correction."""
+        return (
+            None
+            if self.control_counts is None
+            else int(np.sum(self.control_counts == 1))
+        )
+
+    @property
+    def denominator(self) -> int:
+        """Number of attacks the main and control rates are computed over.
+
+        The queries actually generated (synthrisk), or the number requested
+        (Anonymeter, which under-states the risk when fewer queries could be made).
+        """
+        if self.compat is not None or self.n_queries == 0:
+            return self.n_attacks
+        return self.n_queries
+
+    @property
+    def n_control(self) -> float | None:
+        """Size-corrected control successes (capped at the denominator)."""
+        raw = self.n_control_raw
+        if raw is None:
+            return None
+        value = raw * (
+            1.0 if self.control_correction is None else self.control_correction
+        )
+        return min(value, float(self.denominator))
+
+    def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
+        """Rates and risk at ``confidence_level``."""
+        return estimate_attack(
+            n_success=self.n_success, n_attacks=self.denominator,
+            n_baseline=self.n_baseline, n_baseline_attacks=self.n_attacks,
+            n_control=self.n_control, n_control_attacks=self.denominator,
+            confidence_level=confidence_level,
+        )  # fmt: skip
+
+    def query_strings(
+        self, which: Literal["main", "baseline", "generated"] = "main"
+    ) -> list[str]:
+        """Readable queries: those that singled out a real row (``"main"``), the random
+        ones that did (``"baseline"``), or every generated query (``"generated"``)."""
+        if which == "baseline":
+            batch, keep = self.baseline_queries, self.baseline_counts == 1
+        elif which == "main":
+            batch, keep = self.queries, self.main_counts == 1
+        else:
+            batch, keep = self.queries, np.ones(self.n_queries, dtype=bool)
+        return [
+            render_query(
+                self.info,
+                batch.cols[i],
+                batch.ops[i],
+                batch.vals[i],
+                int(batch.lengths[i]),
+            )
+            for i in np.flatnonzero(keep)
+        ]
+
+
+def singling_out_attack(
+    tables: Tables,
+    *,
+    mode: Mode = "multivariate",
+    n_attacks: int = 2000,
+    n_cols: int = 3,
+    max_attempts: int | None = 10_000_000,
+    compat: str | None = None,
+    rng: np.random.Generator,
+    progress: Progress | None = None,
+) -> SinglingOutAttack:
+    """Run the singling-out attack on validated tables (the holdout is optional).
+
+    Parameters
+    ----------
+    tables : Tables
+        Validated tables; only modelable columns are used.
+    mode : {"univariate", "multivariate"}, default="multivariate"
+        Query generator.
+    n_attacks : int, default=2000
+        Number of queries to generate.
+    n_cols : int, default=3
+        Columns per multivariate query.
+    max_attempts : int or None, default=10_000_000
+        Cap on multivariate candidate queries; None for no cap.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        Reference behaviour to reproduce (see ``docs/attacks.md``).
+    rng : numpy Generator
+        Source of every random draw.
+    progress : Progress, default=None
+        Progress reporter.
+
+    Returns
+    -------
+    SinglingOutAttack
+    """
+    progress = NullProgress() if progress is None else progress
+    warnings: list[str] = []
+    info = column_info(tables)
+    rules = Rules(info, compat, mode, warnings)
+    gen_rng, base_rng, ctrl_rng = rng.spawn(3)
+
+    real_values = unified_values(tables.encoded("real"))
+    real_keep = dedup(real_values)
+    real = QueryTable.from_values(real_values[real_keep])
+    syn_values = unified_values(tables.encoded("synthetic"))
+    syn = QueryTable.from_values(syn_values[dedup(syn_values)])
+    control = None
+    if tables.holdout is not None:
+        hold_values = unified_values(tables.encoded("holdout"))
+        control = QueryTable.from_values(hold_values[dedup(hold_values)])
+
+    if mode == "multivariate":
+        queries, n_attempts = multivariate_queries(
+            syn,
+            rules,
+            n_attacks=n_attacks,
+            n_cols=n_cols,
+            max_attempts=max_attempts,
+            rng=gen_rng,
+            progress=progress,
+        )
+        if len(queries) < n_attacks and (
+            max_attempts is not None and n_attempts >= max_attempts
+        ):
+            reason = f"`max_attempts` ({max_attempts}) was reached"
+        else:
+            reason = "the synthetic table offers no more distinct ones"
+    else:
+        queries, n_attempts = univariate_queries(
+            syn, rules, n_attacks=n_attacks, rng=gen_rng
+        )
+        reason = "the synthetic table has no more rare values or extremes"
+    if len(queries) < n_attacks:
+        if compat is None:
+            denominator = (
+                f"the rates are computed over the {len(queries)} generated queries"
+                if len(queries)
+                else "no attack could be made, so the risk is 0 with a wide interval"
+            )
+        else:
+            denominator = (
+                f"as in Anonymeter, the rates are still divided by the requested {n_attacks}, which "
+                "under-states the risk"
+            )
+        warnings.append(
+            f"only {len(queries)} of the requested {n_attacks} singling-out queries could be generated "
+            f"({reason}); {denominator}."
+        )
+
+    main_counts, main_first = count_matches(
+        real, queries, cap=2, ne_matches_null=rules.ne_matches_null
+    )
+    main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
+
+    width = n_cols if mode == "multivariate" else 1
+    baseline = baseline_queries(
+        syn, rules, n_queries=n_attacks, width=width, rng=base_rng
+    )
+    baseline_counts, _ = count_matches(
+        real, baseline, cap=2, ne_matches_null=rules.ne_matches_null
+    )
+
+    control_counts = None
+    correction = None
+    if control is not None:
+        control_counts, _ = count_matches(
+            control, queries, cap=2, ne_matches_null=rules.ne_matches_null
+        )
+        if control.n_rows != real.n_rows and np.any(control_counts == 1):
+            correction = control_correction(
+                control,
+                queries,
+                n_real=real.n_rows,
+                rules=rules,
+                rng=ctrl_rng,
+                warnings=warnings,
+            )
+        if correction is not None:
+            n_denominator = (
+                len(queries) if (compat is None and len(queries)) else n_attacks
+            )
+            corrected = int(np.sum(control_counts == 1)) * correction
+            if corrected > n_denominator:
+                warnings.append(
+                    f"the size-corrected control count ({corrected:.1f}) exceeds the number of attacks "
+                    f"({n_denominator}); it was capped."
+                )
+    return SinglingOutAttack(
+        mode=mode, n_attacks=n_attacks, n_cols=n_cols, compat=compat, info=info, queries=queries,
+        main_counts=main_counts, main_rows=main_rows, baseline_queries=baseline, baseline_counts=baseline_counts,
+        control_counts=control_counts, control_correction=correction, n_attempts=int(n_attempts),
+        warnings=tuple(warnings),
+    )  # fmt: skip
+
+
+@register
+class SinglingOutRisk(Metric):
+    """Singling-out risk: can a query written on the synthetic table isolate one real person?
+
+    Anonymeter's singling-out evaluation (WP29 / CNIL criterion), statistically
+    equivalent to Anonymeter 1.1 with ``compat="anonymeter-1.1"`` and much faster.
+    ``score`` is the risk ``(main - control) / (1 - control)`` in [0, 1] (higher = more
+    leakage) and ``ci`` its interval.
+
+    Parameters
+    ----------
+    mode : {"multivariate", "univariate"}, default="multivariate"
+        ``multivariate`` combines ``n_cols`` columns of a random synthetic row;
+        ``univariate`` uses rare values and extremes of single columns.
+    n_attacks : int, default=2000
+        Number of singling-out queries to generate (PETsARD's recommendation).
+    n_cols : int, default=3
+        Columns per multivariate query.
+    max_attempts : int or None, default=10_000_000
+        Cap on candidate queries in multivariate mode (Anonymeter's default); None for
+        no cap.
+    confidence_level : float, default=0.95
+        Confidence level of the interval.
+    compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
+        None fixes Anonymeter's bugs (rates over the queries actually generated, the
+        intended holdout-size correction, datetime columns and quoted strings work);
+        a version string reproduces that version's behaviour.
+    """
+
+    id = "singling_out"
+    attack = (
+        "An attacker writes queries on the synthetic table that match exactly one synthetic row and "
+        "checks how many of them also match exactly one real person, compared with real people the "
+        "generator never saw."
+    )
+    higher_is_safer = False
+    requires_holdout = True
+
+    def __init__(
+        self,
+        *,
+        mode: Mode = "multivariate",
+        n_attacks: int = 2000,
+        n_cols: int = 3,
+        max_attempts: int | None = 10_000_000,
+        confidence_level: float = 0.95,
+        compat: str | None = None,
+    ) -> None:
+        check_option(mode, name="mode", allowed=("multivariate", "univariate"))
+        self._set_params(
+            mode=mode,
+            n_attacks=check_n_attacks(n_attacks, allow_none=False),
+            n_cols=check_int(n_cols, name="n_cols", minimum=1),
+            max_attempts=check_int(
+                max_attempts, name="max_attempts", minimum=1, allow_none=True
+            ),
+            confidence_level=check_confidence_level(confidence_level),
+            compat=check_compat(compat),
+        )
+
+    def check_tables(self, tables: Tables) -> None:
+        """``n_cols`` must not exceed the number of usable columns."""
+        n_usable = len(tables.schema.modelable)
+        if self.params["mode"] == "multivariate" and self.params["n_cols"] > n_usable:
+            msg = (
+                f"`n_cols` must be at most the number of usable columns ({n_usable}); "
+                f"got {self.params['n_cols']}. Lower `n_cols` or use mode='univariate'."
+            )
+            raise ParameterError(msg)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        p = self.params
+        result = singling_out_attack(
+            tables, mode=p["mode"], n_attacks=p["n_attacks"], n_cols=p["n_cols"], max_attempts=p["max_attempts"],
+            compat=p["compat"], rng=context.rng, progress=context.progress,
+        )  # fmt: skip
+        for message in result.warnings:
+            context.warn(message)
+        estimate = result.estimate(confidence_level=p["confidence_level"])
+        for message in estimate.warnings(attack="singling-out attack"):
+            context.warn(message)
+        score, ci = score_and_ci(estimate.risk())
+        breakdown: dict[str, JSONValue] = attack_breakdown(
+            estimate,
+            mode=p["mode"],
+            n_queries=result.n_queries,
+            n_attempts=result.n_attempts,
+            n_control_uncorrected=result.n_control_raw,
+            control_size_correction=result.control_correction,
+            successful_queries=result.query_strings("main"),
+        )
+        singled = result.main_rows >= 0
+        records = {
+            "singled_out_real": RecordScores(
+                "real",
+                result.main_rows[singled],
+                np.flatnonzero(singled).astype(np.float64),
+                "real rows singled out by a successful query (value: the query's number among the generated ones)",
+            )
+        }
+        return Outcome(
+            score=score,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            value_keys=("successful_queries",),
+        )

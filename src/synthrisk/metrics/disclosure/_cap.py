@@ -1,0 +1,515 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Disclosure protection: SDMetrics' DisclosureProtection, its Estimate and the CAP family.
+
+The attacker knows a few columns of a real person (the *known* or *key* columns, e.g.
+age bracket and sex), looks them up in the synthetic table and lets the synthetic rows
+that share those values vote for the person's *sensitive* values (e.g. income). The
+correct attribution probability (CAP) of a real row is the share of votes for its true
+sensitive values; ``cap_protection = 1 - mean CAP`` over the real rows. SDMetrics 0.32
+semantics, exactly:
+
+* ``cap``: a real row whose known values occur in no synthetic row is skipped;
+* ``zero_cap``: such a row counts with probability 0;
+* ``generalized_cap``: such a row pools the synthetic rows of *every* distinct synthetic
+  key at the minimum Hamming distance (ties kept, weighted by row count).
+
+:class:`DisclosureProtection` first bins the continuous columns (equal-width bins on
+the real data only, right-closed, outer edges open), turns missing values into one
+category per column and divides by the random-guess baseline
+``1 - 1 / prod(n_unique_real(sensitive))``: ``score = min(cap / baseline, 1)``.
+
+The kernels (:mod:`synthrisk.metrics.disclosure._kernels`) are linear-time; the
+columns are encoded by :mod:`synthrisk.metrics.disclosure._codes`. Every real row's
+probability is kept on the result, with a bootstrap confidence interval over real rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, get_args
+
+import numpy as np
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk._validation import check_columns, check_int, check_option
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.disclosure._codes import (
+    AttackCodes,
+    MissingRule,
+    NatBinning,
+    attack_codes,
+    cap_method,
+    check_binnable,
+    column_list,
+)
+from synthrisk.metrics.disclosure._kernels import CapMethod, cap_protection
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
+
+__all__ = [
+    "CategoricalCAP",
+    "CategoricalGeneralizedCAP",
+    "CategoricalZeroCAP",
+    "DisclosureProtection",
+    "DisclosureProtectionEstimate",
+]
+
+_RISK_LEVELS = (0.5, 0.9)
+
+
+def _ratio_score(cap: float, baseline: float) -> float:
+    if baseline == 0:
+        return float("nan")
+    return min(cap / baseline, 1.0)
+
+
+def _row_summary(p: FloatArray) -> dict[str, int]:
+    out = {"total": int(p.shape[0]), "scored": int((~np.isnan(p)).sum())}
+    for level in _RISK_LEVELS:
+        out[f"guessed_p_ge_{level}"] = int((p >= level).sum())
+    return out
+
+
+def bootstrap_cap(
+    p: FloatArray, rng: np.random.Generator, n_boot: int = N_RESAMPLES
+) -> FloatArray:
+    """``cap_protection`` of ``n_boot`` bootstrap resamples of the real rows.
+
+    Resampling rows with replacement only changes how often each distinct probability
+    value is drawn, so the resamples are drawn as multinomial counts over those values
+    (the same distribution, in time independent of the number of rows).
+    """
+    n = p.shape[0]
+    if n < 2:
+        return np.full(0, np.nan)
+    values, counts = np.unique(np.where(np.isnan(p), -1.0, p), return_counts=True)
+    draws = rng.multinomial(n, counts / n, size=n_boot).astype(np.float64)
+    scored = values >= 0
+    n_scored = draws[:, scored].sum(axis=1)
+    total = draws[:, scored] @ values[scored]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_scored > 0, 1.0 - total / n_scored, np.nan)
+
+
+def _sample(n: int, size: int, rng: np.random.Generator) -> IntArray:
+    if size >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=size, replace=False))
+
+
+# ------------------------------------------------------------------------- metrics
+
+_ATTACK = (
+    "An attacker who knows some columns of a real person looks them up in the synthetic table "
+    "and guesses the person's sensitive columns from the matching synthetic rows."
+)
+_RECORD_DESCRIPTION = (
+    "probability that the attacker guesses this real row's sensitive values "
+    "(share of the matching synthetic rows' votes); NaN where {why}"
+)
+
+
+class _DisclosureBase(Metric):
+    """Shared parameters and preprocessing of the disclosure metrics."""
+
+    runs_by_default = False
+    attack = _ATTACK
+
+    known: list[str]
+    sensitive: list[str]
+    continuous: list[str]
+
+    def check_tables(self, tables: Tables) -> None:
+        """Check the column names against the tables and the binned columns' kinds."""
+        names = tables.schema.names
+        for param, value in self._column_params():
+            check_columns(
+                value,
+                name=param,
+                available=names,
+                allow_empty=param.startswith("continuous"),
+            )
+        check_binnable(tables, self.continuous)
+
+    def _column_params(self) -> list[tuple[str, list[str]]]:
+        return [
+            ("known_column_names", self.known),
+            ("sensitive_column_names", self.sensitive),
+            ("continuous_column_names", self.continuous),
+        ]
+
+    def _codes(self, tables: Tables, context: Context) -> AttackCodes:
+        codes = attack_codes(
+            tables, self.known, self.sensitive, context,
+            continuous=self.continuous, n_bins=self.params["num_discrete_bins"],
+            nat_binning=self.params["nat_binning"], strict_types=self.params["strict_types"],
+        )  # fmt: skip
+        if codes.baseline == 0:
+            context.warn(
+                "every sensitive column is constant in the real data, so random guessing is always right "
+                "(baseline protection 0) and the score is undefined."
+            )
+        return codes
+
+
+def _no_match_warning(context: Context, p: FloatArray, method: str) -> None:
+    n_scored = int((~np.isnan(p)).sum())
+    if method != "cap":
+        return
+    if n_scored == 0:
+        context.warn(
+            "no real row's known values occur in the synthetic table, so plain CAP scores no row and is "
+            "undefined; zero_cap or generalized_cap score every row."
+        )
+    elif n_scored < 0.5 * p.shape[0]:
+        context.warn(
+            f"plain CAP scored only {n_scored} of {p.shape[0]} real rows (the others have no synthetic row "
+            "with the same known values and are skipped); zero_cap or generalized_cap score every row."
+        )
+
+
+@register
+class DisclosureProtection(_DisclosureBase):
+    """How well the synthetic table protects real people's sensitive values, against random data.
+
+    ``score = min(cap_protection / baseline_protection, 1)``: 1 means the synthetic
+    table helps the attacker no more than random data would, 0 that it gives the
+    sensitive values away. SDMetrics 0.32 ``DisclosureProtection``, with every real row's
+    guess probability kept (``records["guess_probability"]``) and a bootstrap
+    confidence interval over real rows.
+
+    Parameters
+    ----------
+    known_column_names : list of str
+        Columns the attacker knows (e.g. age bracket, sex).
+    sensitive_column_names : list of str
+        Columns the attacker guesses; several are matched as one tuple.
+    computation_method : {"cap", "zero_cap", "generalized_cap"}, default=None
+        ``"cap"`` when neither it nor ``computation`` is given. Case-insensitive; what to do with a real row whose known values occur in no
+        synthetic row: skip it, count it as protected, or use the nearest keys.
+    computation : str, default=None
+        Alias of ``computation_method`` (SDMetrics' documentation uses this name).
+    continuous_column_names : list of str, default=None
+        Numerical or datetime columns to bin before matching; any other column is
+        matched on exact values.
+    num_discrete_bins : int, default=10
+        Number of equal-width bins of each continuous column (edges from the real data).
+    nat_binning : {"missing", "sdmetrics"}, default="missing"
+        Missing dates in a binned datetime column: their own missing-value category; or
+        ``"sdmetrics"``: read as the smallest int64 like SDMetrics 0.32, which puts
+        every real date into the top bin when the real column has a missing date.
+    strict_types : bool, default=False
+        Raise where SDMetrics 0.32 raises (datetime column not listed as continuous,
+        continuous column with no real value) instead of handling the case.
+    """
+
+    id = "disclosure_protection"
+
+    def __init__(
+        self,
+        *,
+        known_column_names: Sequence[str] | None = None,
+        sensitive_column_names: Sequence[str] | None = None,
+        computation_method: CapMethod | str | None = None,
+        computation: CapMethod | str | None = None,
+        continuous_column_names: Sequence[str] | None = None,
+        num_discrete_bins: int = 10,
+        nat_binning: NatBinning = "missing",
+        strict_types: bool = False,
+    ) -> None:
+        self.known = column_list(known_column_names, name="known_column_names")
+        self.sensitive = column_list(
+            sensitive_column_names, name="sensitive_column_names"
+        )
+        self.continuous = column_list(
+            continuous_column_names, name="continuous_column_names", allow_empty=True
+        )
+        method = cap_method(computation_method, computation)
+        bins = check_int(num_discrete_bins, name="num_discrete_bins", minimum=1)
+        check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
+        self._set_params(
+            known_column_names=self.known, sensitive_column_names=self.sensitive, computation_method=method,
+            continuous_column_names=self.continuous, num_discrete_bins=bins, nat_binning=nat_binning,
+            strict_types=bool(strict_types),
+        )  # fmt: skip
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        codes = self._codes(tables, context)
+        method = self.params["computation_method"]
+        p = codes.probabilities(method, context)
+        _no_match_warning(context, p, method)
+        cap = cap_protection(p)
+        score = _ratio_score(cap, codes.baseline)
+        ci = None
+        if codes.baseline != 0:
+            boot = bootstrap_cap(p, context.rng)
+            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+        why = "no synthetic row has the row's known values (plain CAP skips it)"
+        records = {
+            "guess_probability": RecordScores(
+                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
+            )
+        }
+        breakdown = {
+            "score": score,
+            "cap_protection": cap,
+            "baseline_protection": codes.baseline,
+            "real_rows": _row_summary(p),
+        }
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+
+
+@register
+class DisclosureProtectionEstimate(DisclosureProtection):
+    """:class:`DisclosureProtection` averaged over seeded subsamples (SDMetrics' Estimate).
+
+    Binning, missing values and the baseline use the full tables; each iteration then
+    draws ``num_rows_subsample`` real and synthetic rows (without replacement,
+    independently) and runs the CAP attack on them. ``cap_protection`` is the mean over
+    iterations and ``score = min(mean cap / baseline, 1)`` (mean first, then divide, as
+    SDMetrics 0.32). With synthrisk's linear-time kernels the exact
+    :class:`DisclosureProtection` is fast even on large tables; the Estimate exists for
+    compatibility.
+
+    Parameters
+    ----------
+    num_rows_subsample : int, default=1000
+        Rows drawn from each table per iteration; a table with fewer rows is used
+        whole. Larger than both tables is an error (nothing would be subsampled).
+    num_iterations : int, default=10
+        Number of subsamples.
+    **kwargs
+        The parameters of :class:`DisclosureProtection`.
+    """
+
+    id = "disclosure_protection_estimate"
+
+    def __init__(
+        self,
+        *,
+        known_column_names: Sequence[str] | None = None,
+        sensitive_column_names: Sequence[str] | None = None,
+        computation_method: CapMethod | str | None = None,
+        computation: CapMethod | str | None = None,
+        continuous_column_names: Sequence[str] | None = None,
+        num_discrete_bins: int = 10,
+        num_rows_subsample: int = 1000,
+        num_iterations: int = 10,
+        nat_binning: NatBinning = "missing",
+        strict_types: bool = False,
+    ) -> None:
+        super().__init__(
+            known_column_names=known_column_names, sensitive_column_names=sensitive_column_names,
+            computation_method=computation_method, computation=computation,
+            continuous_column_names=continuous_column_names, num_discrete_bins=num_discrete_bins,
+            nat_binning=nat_binning, strict_types=strict_types,
+        )  # fmt: skip
+        n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
+        n_iter = check_int(num_iterations, name="num_iterations", minimum=1)
+        params = dict(self.params)
+        params.update(num_rows_subsample=n_sub, num_iterations=n_iter)
+        self._set_params(**params)
+
+    def check_tables(self, tables: Tables) -> None:
+        """Also check ``num_rows_subsample`` against the table sizes."""
+        super().check_tables(tables)
+        n_sub = self.params["num_rows_subsample"]
+        n_real, n_syn = len(tables.real), len(tables.synthetic)
+        if n_sub > n_real and n_sub > n_syn:
+            msg = (
+                f"`num_rows_subsample` ({n_sub}) is larger than both the real ({n_real} rows) and the "
+                f"synthetic ({n_syn} rows) table, so nothing would be subsampled; use at most "
+                f"{max(n_real, n_syn)}, or the exact metric 'disclosure_protection'."
+            )
+            raise ParameterError(msg)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        n_sub = self.params["num_rows_subsample"]
+        n_iter = self.params["num_iterations"]
+        n_real, n_syn = len(tables.real), len(tables.synthetic)
+        if n_sub > min(n_real, n_syn):
+            smaller = "real" if n_real < n_syn else "synthetic"
+            context.warn(
+                f"num_rows_subsample ({n_sub}) is larger than the {smaller} table ({min(n_real, n_syn)} rows), "
+                "which is used whole in every iteration."
+            )
+        codes = self._codes(tables, context)
+        rng = context.rng
+        samples = [
+            (_sample(n_real, n_sub, rng), _sample(n_syn, n_sub, rng))
+            for _ in range(n_iter)
+        ]
+        method = self.params["computation_method"]
+        with context.progress.task(
+            "Estimating disclosure protection", n_iter
+        ) as advance:
+            caps, p_iter = estimate_iterations(
+                codes, samples, method, context, advance=advance
+            )
+        if any(math.isnan(c) for c in caps):
+            context.warn(
+                "plain CAP scored no row in at least one subsample (no real key found in the synthetic "
+                "subsample), so the mean and the score are undefined; use zero_cap or generalized_cap, or "
+                "larger subsamples."
+            )
+        mean_cap = estimate_mean(caps)
+        score = _ratio_score(mean_cap, codes.baseline)
+        # per real row: mean probability over the iterations that drew and scored it
+        p_sum, p_n = np.zeros(n_real), np.zeros(n_real)
+        for (real_rows, _), p in zip(samples, p_iter, strict=True):
+            ok = ~np.isnan(p)
+            np.add.at(p_sum, real_rows[ok], p[ok])
+            np.add.at(p_n, real_rows[ok], 1)
+        drawn = np.flatnonzero(p_n > 0)
+        p_mean = p_sum[drawn] / p_n[drawn]
+        records = {
+            "guess_probability": RecordScores(
+                "real", drawn, p_mean,
+                "mean over the subsamples that drew (and scored) this real row of the probability "
+                "that the attacker guesses its sensitive values",
+            )
+        }  # fmt: skip
+        ci = None
+        if codes.baseline != 0:
+            if n_iter >= 2:
+                idx = rng.integers(0, n_iter, size=(N_RESAMPLES, n_iter))
+                boot = np.asarray(caps)[idx].mean(axis=1)
+            else:
+                boot = bootstrap_cap(p_iter[0], rng)
+            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+        summary = _row_summary(p_mean)
+        summary["total"] = n_real
+        breakdown = {
+            "score": score,
+            "cap_protection": mean_cap,
+            "baseline_protection": codes.baseline,
+            "cap_protection_per_iteration": [float(c) for c in caps],
+            "real_rows": summary,
+        }
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+
+
+def estimate_iterations(
+    codes: AttackCodes,
+    samples: Sequence[tuple[IntArray, IntArray]],
+    method: CapMethod,
+    context: Context,
+    *,
+    advance: Any = None,
+) -> tuple[list[float], list[FloatArray]]:
+    """CAP protection and per-row probabilities of each (real rows, synthetic rows) sample."""
+    caps, probabilities = [], []
+    for real_rows, syn_rows in samples:
+        p = codes.probabilities(method, context, real_rows, syn_rows)
+        caps.append(cap_protection(p))
+        probabilities.append(p)
+        if advance is not None:
+            advance(1)
+    return caps, probabilities
+
+
+def estimate_mean(caps: Sequence[float]) -> float:
+    """Running sum divided by the count, as SDMetrics' Estimate accumulates it."""
+    total = 0.0
+    for cap in caps:
+        total += cap
+    return total / float(len(caps))
+
+
+class CategoricalCAPBase(_DisclosureBase):
+    """SDMetrics' legacy CategoricalCAP family: CAP protection without baseline or binning."""
+
+    method: CapMethod = "cap"
+
+    def __init__(
+        self,
+        *,
+        key_fields: Sequence[str] | None = None,
+        sensitive_fields: Sequence[str] | None = None,
+        missing: MissingRule = "category",
+        strict_types: bool = False,
+    ) -> None:
+        self.known = column_list(key_fields, name="key_fields")
+        self.sensitive = column_list(sensitive_fields, name="sensitive_fields")
+        self.continuous = []
+        check_option(missing, name="missing", allowed=get_args(MissingRule))
+        self._set_params(
+            key_fields=self.known,
+            sensitive_fields=self.sensitive,
+            missing=missing,
+            strict_types=bool(strict_types),
+        )
+
+    def _column_params(self) -> list[tuple[str, list[str]]]:
+        return [("key_fields", self.known), ("sensitive_fields", self.sensitive)]
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        codes = attack_codes(
+            tables, self.known, self.sensitive, context,
+            missing=self.params["missing"], strict_types=self.params["strict_types"],
+            numeric_hint="bin it first, or use 'disclosure_protection' with `continuous_column_names`",
+        )  # fmt: skip
+        p = codes.probabilities(self.method, context)
+        _no_match_warning(context, p, self.method)
+        cap = cap_protection(p)
+        why = "no synthetic row has the row's known values (CAP skips it)"
+        records = {
+            "guess_probability": RecordScores(
+                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
+            )
+        }
+        ci = percentile_interval(bootstrap_cap(p, context.rng))
+        breakdown = {"score": cap, "real_rows": _row_summary(p)}
+        return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
+
+
+@register
+class CategoricalCAP(CategoricalCAPBase):
+    """CAP protection ``1 - mean P(true sensitive | known)``; unmatched real rows are skipped.
+
+    SDMetrics' legacy ``CategoricalCAP`` (no baseline, no binning: every column is
+    matched on exact values). NaN when no real row's key occurs in the synthetic table.
+
+    Parameters
+    ----------
+    key_fields : list of str
+        Columns the attacker knows.
+    sensitive_fields : list of str
+        Columns the attacker guesses (matched as one tuple).
+    missing : {"category", "never_equal"}, default="category"
+        Missing values form one category per column; or ``"never_equal"``: a missing
+        value equals nothing, not even another missing value (what SDMetrics does for
+        float columns; for object columns it depends on object identity).
+    strict_types : bool, default=False
+        Raise where SDMetrics 0.32 raises (datetime columns) instead of matching exactly.
+    """
+
+    id = "categorical_cap"
+    method = "cap"
+
+
+@register
+class CategoricalZeroCAP(CategoricalCAPBase):
+    """Like :class:`CategoricalCAP`, but a real row with no matching synthetic key counts as protected (p = 0).
+
+    SDMetrics' legacy ``CategoricalZeroCAP``; parameters as :class:`CategoricalCAP`.
+    """
+
+    id = "categorical_zero_cap"
+    method = "zero_cap"
+
+
+@register
+class CategoricalGeneralizedCAP(CategoricalCAPBase):
+    """Like :class:`CategoricalCAP`, but unmatched real rows pool the nearest synthetic keys.
+
+    All distinct synthetic keys at the minimum Hamming distance are pooled, weighted by
+    their row counts. SDMetrics' legacy ``CategoricalGeneralizedCAP``; parameters as
+    :class:`CategoricalCAP`.
+    """
+
+    id = "categorical_generalized_cap"
+    method = "generalized_cap"

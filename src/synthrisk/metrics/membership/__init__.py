@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Membership: is a real row closer to the synthetic table than a holdout row is?
+
+ai-privacy-toolkit's dataset assessments and their peers (``docs/membership.md``):
+kNN membership probabilities, the DCR share, NNDR, identical matches, a membership
+classifier and distribution validation.
+"""
+
+from __future__ import annotations
+
+from synthrisk.metrics.membership.classification import MembershipClassification
+from synthrisk.metrics.membership.distribution import DistributionValidation
+from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
+from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
+
+__all__ = [
+    "NNDR",
+    "DCRShare",
+    "DistributionValidation",
+    "IdenticalMatchShare",
+    "MembershipClassification",
+    "MembershipKnnProbabilities",
+]

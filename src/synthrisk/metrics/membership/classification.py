@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Membership by classification: can a classifier tell synthetic rows from training rows more easily than from unseen rows?
+
+IBM ai-privacy-toolkit 0.2.1's third dataset attack
+(``DatasetAttackMembershipClassification``), with scikit-learn classifiers (the
+``ml`` extra). Two classifiers are trained, each on half of its rows: real vs
+synthetic and holdout vs synthetic; each is scored by ROC AUC on the other half.
+
+A generator that reproduces its training rows makes synthetic rows *harder* to tell
+from the real (training) rows than from the holdout, so the risk is
+``AUC_holdout / AUC_real - 1`` when positive. APT computes the reverse ratio
+``AUC_real / AUC_holdout - 1``, which is 0 exactly when memorisation shows; it stays
+in the breakdown as ``normalized_ratio`` and is the score with ``mode="apt"``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from typing import Any
+
+import numpy as np
+
+from synthrisk._optional import import_optional
+from synthrisk._validation import check_int, check_option
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.membership._space import MODES, numeric_matrix
+from synthrisk.neighbors import column_ranges
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.ranking import roc_auc
+
+__all__ = [
+    "CLASSIFIERS",
+    "MembershipClassification",
+    "make_classifier",
+    "memorisation_auc_ratio",
+    "normalized_auc_ratio",
+    "one_hot_design",
+]
+
+CLASSIFIERS = ("logistic_regression", "random_forest")
+#: categories beyond this many (most frequent first) share one "other" column
+_MAX_LEVELS = 100
+
+
+def make_classifier(kind: str, *, random_state: int, apt: bool = False) -> Any:
+    """A scikit-learn classifier as APT builds it (logistic regression or a depth-2 forest).
+
+    ``apt=True`` keeps scikit-learn's defaults for logistic regression (100 iterations)
+    exactly as APT does; otherwise the solver may run to 1000 iterations.
+    """
+    import_optional("sklearn", extra="ml")
+    if kind == "logistic_regression":
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression() if apt else LogisticRegression(max_iter=1000)
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(max_depth=2, random_state=random_state)
+
+
+def normalized_auc_ratio(member_auc: float, non_member_auc: float) -> float:
+    """APT's score: ``member_auc / non_member_auc - 1`` when ``0 < non_member_auc <= member_auc``, else 0."""
+    if 0 < non_member_auc <= member_auc:
+        return member_auc / non_member_auc - 1.0
+    return 0.0
+
+
+def memorisation_auc_ratio(member_auc: float, non_member_auc: float) -> float:
+    """synthrisk's score: ``non_member_auc / member_auc - 1`` when ``0 < member_auc <= non_member_auc``, else 0.
+
+    Positive when synthetic rows are harder to tell from the training rows than from
+    unseen rows, which is what memorisation does.
+    """
+    if 0 < member_auc <= non_member_auc:
+        return non_member_auc / member_auc - 1.0
+    return 0.0
+
+
+def one_hot_design(tables: Tables, names: tuple[str, ...]) -> list[np.ndarray]:
+    """Mixed-type tables as classifier features, one matrix per table name.
+
+    Numeric and datetime columns are min-max scaled with the ranges of all the given
+    tables together (a missing value becomes 0 plus a 0/1 "missing" column);
+    categorical and boolean columns are one-hot encoded (missing is its own level;
+    at most 100 levels, the rarest share an "other" column).
+    """
+    encoded = [tables.encoded(name) for name in names]
+    numeric_all = np.vstack([e.numeric for e in encoded])
+    lows = np.nanmin(numeric_all, axis=0) if numeric_all.shape[1] else np.zeros(0)
+    ranges = column_ranges(numeric_all)
+    ranges = np.where((ranges == 0) | np.isnan(ranges), 1.0, ranges)
+    any_missing = np.isnan(numeric_all).any(axis=0)
+    codes_all = np.vstack([e.codes for e in encoded])
+    level_sets = []
+    for c in range(codes_all.shape[1]):
+        values, counts = np.unique(codes_all[:, c], return_counts=True)
+        level_sets.append(values[np.argsort(-counts, kind="stable")][:_MAX_LEVELS])
+    out = []
+    for e in encoded:
+        parts = []
+        if e.numeric.shape[1]:
+            scaled = (e.numeric - lows) / ranges
+            missing = np.isnan(scaled)
+            parts.append(np.where(missing, 0.0, scaled))
+            if any_missing.any():
+                parts.append(missing[:, any_missing].astype(np.float64))
+        for c, levels in enumerate(level_sets):
+            col = e.codes[:, c]
+            onehot = (col[:, None] == levels[None, :]).astype(np.float64)
+            if codes_all.shape[0] and levels.size < np.unique(codes_all[:, c]).size:
+                onehot = np.hstack(
+                    [onehot, (~np.isin(col, levels)).astype(np.float64)[:, None]]
+                )
+            parts.append(onehot)
+        out.append(np.hstack(parts) if parts else np.empty((e.n_rows, 0)))
+    return out
+
+
+def _fit_score(
+    classifier: Any,
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    context: Context,
+) -> tuple[float, float]:
+    """Fit, then (ROC AUC, accuracy) on the test part; solver warnings become result warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        classifier.fit(x_train, y_train)
+    for w in caught:
+        context.warn(f"{type(classifier).__name__}: {w.message}")
+    proba = classifier.predict_proba(x_test)[:, 1]
+    accuracy = float(classifier.score(x_test, y_test))
+    return roc_auc(y_test, proba), accuracy
+
+
+@register
+class MembershipClassification(Metric):
+    """Distinguishability of synthetic rows from training rows vs from holdout rows (APT).
+
+    A classifier is trained to tell real (training) rows from synthetic rows, another
+    to tell holdout rows from synthetic rows, each on a 50/50 split; their test ROC
+    AUCs are ``member_roc_auc_score`` and ``non_member_roc_auc_score``. The score is
+    APT's ``normalized_ratio = AUC_real / AUC_holdout - 1`` (0 when the holdout is at
+    least as distinguishable): 0 is ideal, higher is riskier. Either AUC at or above
+    ``threshold`` raises the synthetic-data-quality warning (the synthetic rows are
+    easy to tell apart, so the ratio says little).
+
+    Parameters
+    ----------
+    classifier : {"logistic_regression", "random_forest"}, default="logistic_regression"
+        Logistic regression (what APT's manager runs) or APT's depth-2 random forest.
+    threshold : float, default=0.9
+        AUC from which the quality warning is raised.
+    mode : {"default", "apt"}, default="default"
+        ``"apt"`` reproduces APT: pre-encoded numeric columns as they are, each table
+        split with ``random_state=42`` at its own size, scikit-learn defaults. The
+        default encodes mixed types (min-max, one-hot), compares real and holdout at
+        equal size with the same synthetic rows, and seeds every split.
+    n_repeats : int, default=1
+        Seeded repetitions (new samples and splits) whose AUCs are averaged; default
+        mode only.
+    """
+
+    id = "membership_classification"
+    attack = (
+        "If synthetic rows are harder to tell from the training rows than from unseen real rows, the "
+        "generator reproduced its training data rather than the population."
+    )
+    higher_is_safer = False
+    requires_holdout = True
+    #: in a default evaluation only when scikit-learn (the ``ml`` extra) is installed
+    runs_by_default = importlib.util.find_spec("sklearn") is not None
+
+    def __init__(
+        self,
+        *,
+        classifier: str = "logistic_regression",
+        threshold: float = 0.9,
+        mode: str = "default",
+        n_repeats: int = 1,
+    ) -> None:
+        check_option(classifier, name="classifier", allowed=CLASSIFIERS)
+        check_option(mode, name="mode", allowed=MODES)
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or not 0 < threshold <= 1
+        ):
+            msg = f"`threshold` must be a number in (0, 1]; got {threshold!r}."
+            raise ParameterError(msg)
+        n_repeats = int(check_int(n_repeats, name="n_repeats", minimum=1))  # type: ignore[arg-type]
+        if mode == "apt" and n_repeats != 1:
+            msg = f"`n_repeats` must be 1 with `mode='apt'` (APT splits once, with random_state=42); got {n_repeats}."
+            raise ParameterError(msg)
+        self._set_params(
+            classifier=classifier,
+            threshold=float(threshold),
+            mode=mode,
+            n_repeats=n_repeats,
+        )
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        import_optional("sklearn", extra="ml")
+        if self.params["mode"] == "apt":
+            member, non_member, acc, sizes = self._apt(tables, context)
+        else:
+            member, non_member, acc, sizes = self._default(tables, context)
+        apt_ratio = normalized_auc_ratio(member, non_member)
+        memo_ratio = memorisation_auc_ratio(member, non_member)
+        threshold = float(self.params["threshold"])
+        quality_warning = bool(member >= threshold or non_member >= threshold)
+        if quality_warning:
+            context.warn(
+                f"a classifier tells synthetic rows apart with ROC AUC >= {threshold} (real: {member:.3f}, "
+                f"holdout: {non_member:.3f}): the synthetic data is easy to distinguish, so the ratio says "
+                "little about memorisation (APT's synthetic_data_quality_warning)."
+            )
+        breakdown = {
+            "memorisation_ratio": memo_ratio,
+            "normalized_ratio": apt_ratio,
+            "member_roc_auc_score": member,
+            "non_member_roc_auc_score": non_member,
+            "synthetic_data_quality_warning": quality_warning,
+            "accuracy": {"member": acc[0], "non_member": acc[1]},
+            "classifier": self.params["classifier"],
+            "expected_ratio_no_memorisation": 0.0,
+            **sizes,
+        }
+        score = apt_ratio if self.params["mode"] == "apt" else memo_ratio
+        return Outcome(score=score, breakdown=breakdown, params=dict(self.params))
+
+    def _apt(
+        self, tables: Tables, context: Context
+    ) -> tuple[float, float, tuple[float, float], dict[str, int]]:
+        from sklearn.model_selection import train_test_split
+
+        real, holdout, syn = (
+            numeric_matrix(tables, n) for n in ("real", "holdout", "synthetic")
+        )
+        results = []
+        for other in (real, holdout):
+            other_train, other_test = train_test_split(
+                other, test_size=0.5, random_state=42
+            )
+            syn_train, syn_test = train_test_split(syn, test_size=0.5, random_state=42)
+            x_train = np.concatenate([other_train, syn_train])
+            y_train = np.r_[
+                np.ones(len(other_train), dtype=int),
+                np.zeros(len(syn_train), dtype=int),
+            ]
+            x_test = np.concatenate([other_test, syn_test])
+            y_test = np.r_[
+                np.ones(len(other_test), dtype=int), np.zeros(len(syn_test), dtype=int)
+            ]
+            clf = make_classifier(
+                str(self.params["classifier"]), random_state=0, apt=True
+            )
+            results.append(_fit_score(clf, x_train, y_train, x_test, y_test, context))
+        sizes = {
+            "n_real": len(real),
+            "n_holdout": len(holdout),
+            "n_synthetic": len(syn),
+        }
+        return results[0][0], results[1][0], (results[0][1], results[1][1]), sizes
+
+    def _default(
+        self, tables: Tables, context: Context
+    ) -> tuple[float, float, tuple[float, float], dict[str, int]]:
+        real, holdout, syn = one_hot_design(tables, ("real", "holdout", "synthetic"))
+        rng = context.rng
+        m = min(len(real), len(holdout))
+        n_syn = min(m, len(syn))
+        if min(m, n_syn) < 4:
+            context.warn(
+                f"only {min(m, n_syn)} rows per class; the AUCs are rough estimates."
+            )
+        aucs = np.zeros((2, int(self.params["n_repeats"])))
+        accs = np.zeros_like(aucs)
+        for rep in range(aucs.shape[1]):
+            syn_rows = rng.permutation(len(syn))[:n_syn]
+            syn_train, syn_test = np.array_split(syn_rows, 2)
+            for side, other in enumerate((real, holdout)):
+                rows = rng.permutation(len(other))[:m]
+                other_train, other_test = np.array_split(rows, 2)
+                x_train = np.concatenate([other[other_train], syn[syn_train]])
+                y_train = np.r_[
+                    np.ones(other_train.size, dtype=int),
+                    np.zeros(syn_train.size, dtype=int),
+                ]
+                x_test = np.concatenate([other[other_test], syn[syn_test]])
+                y_test = np.r_[
+                    np.ones(other_test.size, dtype=int),
+                    np.zeros(syn_test.size, dtype=int),
+                ]
+                clf = make_classifier(
+                    str(self.params["classifier"]),
+                    random_state=int(rng.integers(0, 2**31 - 1)),
+                )
+                aucs[side, rep], accs[side, rep] = _fit_score(
+                    clf, x_train, y_train, x_test, y_test, context
+                )
+        sizes = {
+            "n_real": len(real),
+            "n_holdout": len(holdout),
+            "n_synthetic": len(syn),
+            "sample_size": m,
+        }
+        return (
+            float(aucs[0].mean()),
+            float(aucs[1].mean()),
+            (float(accs[0].mean()), float(accs[1].mean())),
+            sizes,
+        )

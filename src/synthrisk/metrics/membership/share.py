@@ -1,0 +1,591 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Membership metrics from nearest-neighbour distances, with a holdout as the control.
+
+Did the generator memorise its training rows? These metrics compare how close synthetic
+rows sit to the real rows the generator saw with how close they sit to real rows it
+never saw (the holdout):
+
+* :class:`DCRShare` — IBM ai-privacy-toolkit (APT) 0.2.1's ``DatasetAttackWholeDatasetKnnDistance`` share, by default
+  size-corrected (real and holdout compared at equal size), with a permutation p-value
+  and a bootstrap interval;
+* :class:`NNDR` and :class:`IdenticalMatchShare` — MOSTLY AI QA's nearest-neighbour
+  distance ratio and identical match share, training vs holdout.
+
+Distances: see :mod:`synthrisk.metrics.membership._space` (mixed-type ``dcr`` distance by default,
+Euclidean on pre-encoded numeric columns with ``mode="apt"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from synthrisk._validation import check_option
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.membership._share_kernels import (
+    CLOSER_HOLDOUT,
+    CLOSER_REAL,
+    TIE,
+    UNRESOLVED,
+    compare_sides,
+    permutation_shares,
+    tie_sets,
+)
+from synthrisk.metrics.membership._space import (
+    DISTANCES,
+    Data,
+    Space,
+    check_mode_distance,
+    concat_rows,
+    int_param,
+    n_rows,
+    take_rows,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.encoding import EncodedTable
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.bootstrap import bootstrap_interval
+from synthrisk.stats.intervals import wilson_interval
+
+__all__ = ["NNDR", "DCRShare", "IdenticalMatchShare"]
+
+#: MOSTLY AI QA's offset that keeps the distance ratio finite for exact copies
+_NNDR_EPS = 1e-8
+#: a holdout (or real table) smaller than this share of the other is "much smaller"
+_SIZE_WARNING_RATIO = 0.5
+#: at most this many (distance, index) entries of pooled neighbour lists, to bound memory
+_MAX_LIST_ENTRIES = 20_000_000
+
+
+def _sample(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    if size >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=size, replace=False))
+
+
+def _pool_lists(
+    space: Space, syn: Data, pool: Data, *, k: int, context: Context
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Ranked pool neighbours of every synthetic row, long enough to hold its tie set.
+
+    Returns CSR ``(offsets, distances, indices)`` and the number of rows whose tie set
+    could not be completed within the memory cap.
+    """
+    n_syn, n_pool = n_rows(syn), n_rows(pool)
+    nn = space.search(
+        syn, pool, k=k, context=context, description="kNN synthetic → real + holdout"
+    )
+    lengths = np.full(n_syn, k, dtype=np.int64)
+    extended: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    rows = (
+        np.flatnonzero(nn.distances[:, -1] == nn.distances[:, 0])
+        if k < n_pool
+        else np.empty(0, np.int64)
+    )
+    width = k
+    entries = n_syn * k
+    while rows.size and width < n_pool:
+        new_width = min(2 * width, n_pool)
+        if entries + rows.size * (new_width - width) > _MAX_LIST_ENTRIES:
+            break
+        entries += rows.size * (new_width - width)
+        width = new_width
+        more = space.search(
+            take_rows(syn, rows),
+            pool,
+            k=width,
+            context=context,
+            description="kNN tied rows",
+        )
+        for pos, tied_row in enumerate(rows):
+            extended[int(tied_row)] = (more.distances[pos], more.indices[pos])
+        lengths[rows] = width
+        still = (more.distances[:, -1] == more.distances[:, 0]) & (width < n_pool)
+        rows = rows[still]
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    distances = np.empty(offsets[-1])
+    indices = np.empty(offsets[-1], dtype=np.int64)
+    plain = np.ones(n_syn, dtype=bool)
+    plain[list(extended)] = False
+    slots = offsets[:-1][plain][:, None] + np.arange(k)
+    distances[slots] = nn.distances[plain]
+    indices[slots] = nn.indices[plain]
+    for row, (d, i) in extended.items():
+        distances[offsets[row] : offsets[row + 1]] = d
+        indices[offsets[row] : offsets[row + 1]] = i
+    return offsets, distances, indices, int(rows.size)
+
+
+def _resolve(
+    space: Space,
+    syn: Data,
+    pool: Data,
+    is_real: np.ndarray,
+    included: np.ndarray,
+    outcome: np.ndarray,
+    context: Context,
+) -> np.ndarray:
+    """Fill the unresolved outcomes by searching those synthetic rows directly."""
+    rows = np.flatnonzero(outcome == UNRESOLVED)
+    if rows.size == 0:
+        return outcome
+    query = take_rows(syn, rows)
+    ref_real = take_rows(pool, np.flatnonzero(included & is_real))
+    ref_hold = take_rows(pool, np.flatnonzero(included & ~is_real))
+    a = space.search(
+        query, ref_real, k=1, context=context, description="DCR to real (rest)"
+    ).distances[:, 0]
+    b = space.search(
+        query, ref_hold, k=1, context=context, description="DCR to holdout (rest)"
+    ).distances[:, 0]
+    outcome = outcome.copy()
+    outcome[rows] = np.where(a < b, CLOSER_REAL, np.where(a > b, CLOSER_HOLDOUT, TIE))
+    return outcome
+
+
+@register
+class DCRShare(Metric):
+    """Share of synthetic rows closer to the real table than to the holdout.
+
+    Each synthetic row is compared on its distance to the closest real row and to the
+    closest holdout row. With no memorisation, and real and holdout tables of equal
+    size, half of the synthetic rows are closer to either side; a share well above
+    0.5 means the synthetic rows cling to the training rows.
+
+    The score is the **size-corrected** share: real and holdout are compared at equal
+    size (the larger table is subsampled to the smaller one, ``n_repeats`` times,
+    seeded), ties count 1/2, so its expected value without memorisation is 0.5
+    whatever the table sizes. The breakdown also gives APT's share on the full tables
+    (ties weighted by ``n_real / (n_real + n_holdout)``, expected value about that
+    fraction, *not* 0.5), a one-sided permutation p-value of "real and holdout rows
+    are exchangeable" (no memorisation), and the expected values under that null.
+    ``mode="apt"`` makes APT's share the score (equal to
+    ``DatasetAttackWholeDatasetKnnDistance`` to 1e-9).
+
+    Parameters
+    ----------
+    mode : {"default", "apt"}, default="default"
+        ``"apt"``: APT's share on the full tables is the score, Euclidean distance on
+        pre-encoded numeric columns.
+    distance : {"dcr", "gower", "euclidean"} or None, default=None
+        Distance in the default mode (None = ``"dcr"``).
+    n_repeats : int, default=10
+        Subsamples of the larger table for the size-corrected share (unused when the
+        tables have the same size).
+    n_permutations : int, default=999
+        Random relabellings of real + holdout for the p-value; 0 skips the test.
+    """
+
+    id = "dcr_share"
+    attack = (
+        "A generator that memorised its training rows puts synthetic rows closer to those rows than to "
+        "real rows it never saw (the holdout)."
+    )
+    higher_is_safer = False
+    requires_holdout = True
+
+    def __init__(
+        self,
+        *,
+        mode: str = "default",
+        distance: str | None = None,
+        n_repeats: int = 10,
+        n_permutations: int = 999,
+    ) -> None:
+        mode, distance = check_mode_distance(mode, distance)
+        n_repeats = int_param(n_repeats, "n_repeats", 1)
+        n_permutations = int_param(n_permutations, "n_permutations", 0)
+        self._set_params(
+            mode=mode,
+            distance=distance,
+            n_repeats=n_repeats,
+            n_permutations=n_permutations,
+        )
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        space = Space.for_tables(tables, str(self.params["distance"]))
+        real, holdout, syn = (
+            space.data(tables, name) for name in ("real", "holdout", "synthetic")
+        )
+        n_r, n_h, n_s = n_rows(real), n_rows(holdout), n_rows(syn)
+        n_pool = n_r + n_h
+        m = min(n_r, n_h)
+        rng = context.rng
+        apt_weight = n_r / n_pool
+        if m < _SIZE_WARNING_RATIO * max(n_r, n_h):
+            smaller = "holdout" if n_h < n_r else "real table"
+            context.warn(
+                f"the {smaller} ({m} rows) is much smaller than the other table ({max(n_r, n_h)} rows): APT's "
+                f"share expects about {apt_weight:.3f} without memorisation, not 0.5. The size-corrected share "
+                f"compares {m} rows of each side instead."
+            )
+        if m < 30:
+            context.warn(
+                f"only {m} rows on the smaller side; the share is a rough estimate."
+            )
+        pool = concat_rows(real, holdout)
+        is_real = np.r_[np.ones(n_r, dtype=bool), np.zeros(n_h, dtype=bool)]
+        equal = n_r == n_h
+        k = min(n_pool, 2 if equal else 16)
+        offsets, dist, idx, n_truncated = _pool_lists(
+            space, syn, pool, k=k, context=context
+        )
+
+        everyone = np.ones(n_pool, dtype=bool)
+        full = compare_sides(offsets, dist, idx, is_real, everyone, n_pool)
+        full = _resolve(space, syn, pool, is_real, everyone, full, context)
+        closer = float(np.mean(full == CLOSER_REAL))
+        farther = float(np.mean(full == CLOSER_HOLDOUT))
+        ties = float(np.mean(full == TIE))
+        share_apt = closer + apt_weight * ties
+        share_half = closer + 0.5 * ties
+
+        if equal:
+            corrected_rows = (full == CLOSER_REAL) + 0.5 * (full == TIE)
+            repeats = 0
+        else:
+            corrected_rows = np.zeros(n_s)
+            small_is_real = n_r < n_h
+            small = is_real if small_is_real else ~is_real
+            large_positions = np.flatnonzero(~small)
+            repeats = int(self.params["n_repeats"])
+            with context.progress.task("size-corrected share", repeats) as advance:
+                for _ in range(repeats):
+                    included = small.copy()
+                    included[large_positions[_sample(large_positions.size, m, rng)]] = (
+                        True
+                    )
+                    out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
+                    out = _resolve(space, syn, pool, is_real, included, out, context)
+                    corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
+                    advance(1)
+            corrected_rows /= repeats
+        share_corrected = float(corrected_rows.mean())
+
+        n_perm = int(self.params["n_permutations"])
+        p_value = None
+        expected_apt = None
+        if n_perm:
+            tie_offsets, tie_idx = tie_sets(offsets, dist, idx)
+            seed = int(rng.integers(0, 2**31 - 1))
+            half_null, apt_null = permutation_shares(
+                tie_offsets,
+                tie_idx,
+                n_real=n_r,
+                n_pool=n_pool,
+                n_permutations=n_perm,
+                seed=seed,
+            )
+            p_value = float(
+                (1 + np.sum(half_null >= share_half - 1e-12)) / (1 + n_perm)
+            )
+            expected_apt = float(apt_null.mean())
+            if n_truncated:
+                context.warn(
+                    f"{n_truncated} synthetic row(s) are equally close to more pool rows than the memory cap "
+                    "allows to list; the permutation p-value treats only the listed ones."
+                )
+
+        apt_mode = self.params["mode"] == "apt"
+        score = share_apt if apt_mode else share_corrected
+        row_values = (
+            (full == CLOSER_REAL) + apt_weight * (full == TIE)
+            if apt_mode
+            else corrected_rows
+        )
+        breakdown = {
+            "share": share_apt,
+            "size_corrected_share": share_corrected,
+            "share_ties_half": share_half,
+            "expected_share_no_memorisation": {
+                "size_corrected_share": 0.5,
+                "share": expected_apt if expected_apt is not None else apt_weight,
+                "share_ties_half": apt_weight,
+            },
+            "p_value": p_value,
+            "synthetic_data_percentages": {
+                "closer_to_real": closer,
+                "closer_to_holdout": farther,
+                "tied": ties,
+            },
+            "n_real": n_r,
+            "n_holdout": n_h,
+            "n_synthetic": n_s,
+            "sample_size": m,
+            "n_repeats": repeats,
+            "n_permutations": n_perm,
+            "distance": self.params["distance"],
+        }
+        records = {
+            "closer_to_real": RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                np.asarray(row_values, dtype=np.float64),
+                "1 if the synthetic row is closer to the real table than to the holdout, 0 if farther, "
+                "the tie weight if equally close (averaged over size-corrected repeats)",
+            ),
+            "distance_to_real_or_holdout": RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                dist[offsets[:-1]],
+                "distance to the closest row of real + holdout",
+            ),
+        }
+        ci = bootstrap_interval(
+            np.mean, np.asarray(row_values, dtype=np.float64), rng=rng
+        )
+        return Outcome(
+            score=score,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            params=dict(self.params),
+        )
+
+
+def _kth_smallest(values: np.ndarray, rank: int) -> float:
+    return float(np.partition(values, rank - 1)[rank - 1])
+
+
+@register
+class NNDR(Metric):
+    """Nearest-neighbour distance ratio of synthetic rows, real vs holdout (MOSTLY AI QA).
+
+    For every synthetic row, ``(d1 + 1e-8) / (d2 + 1e-8)`` with ``d1``, ``d2`` the
+    distances to its nearest and second-nearest real rows: close to 0 when the row
+    sits on one real row much closer than any other (a near copy of a single
+    person), close to 1 in a crowded neighbourhood. The summary is MOSTLY AI's: the
+    ``rank``-th smallest ratio (10th by default). The same is done against the
+    holdout, with real and holdout sampled to the same size; the score is
+    ``nndr_training / nndr_holdout`` — about 1 without memorisation, below 1 when
+    synthetic rows single out training rows more sharply than unseen rows.
+
+    Parameters
+    ----------
+    rank : int, default=10
+        Which smallest ratio summarises each side (MOSTLY AI uses the 10th).
+    distance : {"dcr", "gower", "euclidean"}, default="dcr"
+        Distance between rows.
+    """
+
+    id = "nndr"
+    attack = (
+        "Synthetic rows that sit much closer to one training row than to any other point at individual "
+        "people; the holdout shows how often that happens by chance."
+    )
+    higher_is_safer = True
+    requires_holdout = True
+
+    def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
+        rank = int_param(rank, "rank", 1)
+        check_option(distance, name="distance", allowed=DISTANCES)
+        self._set_params(rank=rank, distance=distance)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        space = Space.for_tables(tables, str(self.params["distance"]))
+        real, holdout, syn = (
+            space.data(tables, name) for name in ("real", "holdout", "synthetic")
+        )
+        n_r, n_h, n_s = n_rows(real), n_rows(holdout), n_rows(syn)
+        m = min(n_r, n_h)
+        if m < 2:
+            msg = (
+                f"`nndr` needs at least 2 rows in the real and holdout tables (the ratio uses the two nearest "
+                f"rows); got {n_r} real and {n_h} holdout rows."
+            )
+            raise InputError(msg)
+        rng = context.rng
+        rows_r, rows_h = _sample(n_r, m, rng), _sample(n_h, m, rng)
+        d_r = space.search(
+            syn,
+            take_rows(real, rows_r),
+            k=2,
+            context=context,
+            description="NNDR synthetic → real",
+        )
+        d_h = space.search(
+            syn,
+            take_rows(holdout, rows_h),
+            k=2,
+            context=context,
+            description="NNDR synthetic → holdout",
+        )
+        ratio_r = (d_r.distances[:, 0] + _NNDR_EPS) / (d_r.distances[:, 1] + _NNDR_EPS)
+        ratio_h = (d_h.distances[:, 0] + _NNDR_EPS) / (d_h.distances[:, 1] + _NNDR_EPS)
+        rank = int(self.params["rank"])
+        if n_s < rank:
+            context.warn(
+                f"the synthetic table has {n_s} rows, fewer than rank={rank}; the largest ratio was used instead."
+            )
+            rank = n_s
+        stat_r, stat_h = _kth_smallest(ratio_r, rank), _kth_smallest(ratio_h, rank)
+        score = stat_r / stat_h
+        breakdown = {
+            "nndr_ratio": score,
+            "nndr_training": stat_r,
+            "nndr_holdout": stat_h,
+            "mean": {
+                "training": float(ratio_r.mean()),
+                "holdout": float(ratio_h.mean()),
+            },
+            "median": {
+                "training": float(np.median(ratio_r)),
+                "holdout": float(np.median(ratio_h)),
+            },
+            "share_lower_to_training": float(np.mean(ratio_r < ratio_h)),
+            "rank": rank,
+            "sample_size": m,
+            "n_synthetic": n_s,
+            "distance": self.params["distance"],
+        }
+        records = {
+            "nndr_training": RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                ratio_r,
+                "NNDR of each synthetic row to real",
+            ),
+            "nndr_holdout": RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                ratio_h,
+                "NNDR of each synthetic row to holdout",
+            ),
+        }
+        return Outcome(
+            score=score, breakdown=breakdown, records=records, params=dict(self.params)
+        )
+
+
+def _row_keys(*blocks: Data) -> list[np.ndarray]:
+    """Integer ids of the distinct rows over all blocks (equal rows → equal ids)."""
+    mats = []
+    for data in blocks:
+        if isinstance(data, EncodedTable):
+            mat = np.hstack([data.numeric, data.codes.astype(np.float64)])
+        else:
+            mat = np.asarray(data, dtype=np.float64)
+        mat = (
+            np.where(np.isnan(mat), np.nan, mat) + 0.0
+        )  # one NaN bit pattern, -0.0 → 0.0
+        mats.append(mat)
+    stacked = np.ascontiguousarray(np.vstack(mats))
+    _, inverse = np.unique(
+        stacked.view(np.dtype((np.void, stacked.dtype.itemsize * stacked.shape[1]))),
+        return_inverse=True,
+    )
+    inverse = inverse.ravel()
+    out, start = [], 0
+    for mat in mats:
+        out.append(inverse[start : start + mat.shape[0]])
+        start += mat.shape[0]
+    return out
+
+
+@register
+class IdenticalMatchShare(Metric):
+    """Share of synthetic rows that copy a real row exactly (MOSTLY AI QA's IMS).
+
+    A synthetic row matches when its distance to the closest real row is at most
+    ``tolerance`` (0 = every column equal, missing matching missing). With a holdout,
+    the same share against the holdout says how often rows coincide by chance
+    (frequent in tables of a few categorical columns); the breakdown also gives the
+    share of holdout rows that coincide with a real row, and the training share at the
+    holdout's size.
+
+    Parameters
+    ----------
+    tolerance : float, default=0.0
+        Largest distance that counts as a match; 0 compares rows exactly (fast, by
+        hashing). MOSTLY AI uses 1e-6 in its own embedding space.
+    distance : {"dcr", "gower", "euclidean"}, default="dcr"
+        Distance used when ``tolerance > 0``.
+    """
+
+    id = "identical_match_share"
+    attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
+    higher_is_safer = False
+
+    def __init__(self, *, tolerance: float = 0.0, distance: str = "dcr") -> None:
+        if (
+            isinstance(tolerance, bool)
+            or not isinstance(tolerance, (int, float))
+            or not tolerance >= 0
+        ):
+            msg = f"`tolerance` must be a number >= 0; got {tolerance!r}."
+            raise ParameterError(msg)
+        check_option(distance, name="distance", allowed=DISTANCES)
+        self._set_params(tolerance=float(tolerance), distance=distance)
+
+    def _matches(
+        self, space: Space, query: Data, reference: Data, context: Context, what: str
+    ) -> np.ndarray:
+        tolerance = float(self.params["tolerance"])
+        if tolerance == 0.0:
+            q_ids, r_ids = _row_keys(query, reference)
+            return np.isin(q_ids, r_ids)
+        nn = space.search(
+            query, reference, k=1, context=context, description=f"matches {what}"
+        )
+        return nn.distances[:, 0] <= tolerance
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        distance = (
+            "dcr" if self.params["tolerance"] == 0.0 else str(self.params["distance"])
+        )
+        space = Space.for_tables(tables, distance)
+        real, syn = space.data(tables, "real"), space.data(tables, "synthetic")
+        n_s = n_rows(syn)
+        match_real = self._matches(space, syn, real, context, "synthetic → real")
+        share = float(match_real.mean())
+        breakdown: dict[str, Any] = {
+            "identical_match_share": share,
+            "n_matches": int(match_real.sum()),
+            "n_synthetic": n_s,
+            "tolerance": self.params["tolerance"],
+        }
+        records = {
+            "matches_real": RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                match_real.astype(np.float64),
+                "1 if the synthetic row copies a real row",
+            )
+        }
+        if tables.holdout is not None:
+            holdout = space.data(tables, "holdout")
+            n_r, n_h = n_rows(real), n_rows(holdout)
+            match_hold = self._matches(
+                space, syn, holdout, context, "synthetic → holdout"
+            )
+            hold_in_real = self._matches(
+                space, holdout, real, context, "holdout → real"
+            )
+            breakdown["identical_match_share_holdout"] = float(match_hold.mean())
+            breakdown["holdout_rows_matching_real"] = float(hold_in_real.mean())
+            if n_r > n_h:
+                sub = take_rows(real, _sample(n_r, n_h, context.rng))
+                breakdown["identical_match_share_real_at_holdout_size"] = float(
+                    self._matches(
+                        space, syn, sub, context, "synthetic → real sample"
+                    ).mean()
+                )
+            else:
+                breakdown["identical_match_share_real_at_holdout_size"] = share
+            breakdown["n_holdout"] = n_h
+            records["matches_holdout"] = RecordScores(
+                "synthetic",
+                np.arange(n_s),
+                match_hold.astype(np.float64),
+                "1 if the synthetic row copies a holdout row",
+            )
+        ci = wilson_interval(int(match_real.sum()), n_s)
+        return Outcome(
+            score=share,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            params=dict(self.params),
+        )

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Ranking metrics of a binary scorer in plain numpy: ROC curve, ROC AUC, average precision.
+
+The definitions are scikit-learn's (``roc_curve``, ``roc_auc_score``,
+``average_precision_score``): thresholds at the distinct scores, ties between a
+positive and a negative count half in the AUC, and average precision is the
+un-interpolated step integral ``sum_n (R_n - R_{n-1}) P_n``. Kept here so that the
+kNN membership metrics need no scikit-learn. :func:`auc_delong_interval` gives the
+AUC's DeLong confidence interval.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats
+
+from synthrisk._typing import FloatArray
+from synthrisk.stats.intervals import probit
+
+__all__ = [
+    "RankingScores",
+    "auc_delong_interval",
+    "average_precision",
+    "ranking_scores",
+    "roc_auc",
+    "roc_curve",
+    "thin_curve",
+]
+
+
+def _clf_counts(
+    labels: np.ndarray, scores: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Cumulative false and true positives at each distinct score, highest score first."""
+    order = np.argsort(scores, kind="mergesort")[::-1]
+    scores = scores[order]
+    labels = labels[order].astype(np.float64)
+    distinct = np.flatnonzero(np.diff(scores))
+    ends = np.r_[distinct, labels.size - 1]
+    tps = np.cumsum(labels)[ends]
+    fps = 1.0 + ends - tps
+    return fps, tps, scores[ends]
+
+
+def roc_curve(
+    labels: np.ndarray, scores: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """ROC curve of ``scores`` for binary ``labels`` (1 = positive).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        1 for positives (members), 0 for negatives.
+    scores : ndarray of shape (n,)
+        Higher means "more likely positive".
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        False and true positive rates, starting at (0, 0) and ending at (1, 1).
+    thresholds : ndarray
+        The distinct scores, decreasing, preceded by ``inf``.
+    """
+    fps, tps, thresholds = _clf_counts(
+        np.asarray(labels), np.asarray(scores, dtype=np.float64)
+    )
+    fps = np.r_[0.0, fps]
+    tps = np.r_[0.0, tps]
+    n_neg, n_pos = fps[-1], tps[-1]
+    fpr = fps / n_neg if n_neg else np.full(fps.shape, np.nan)
+    tpr = tps / n_pos if n_pos else np.full(tps.shape, np.nan)
+    return fpr, tpr, np.r_[np.inf, thresholds]
+
+
+def roc_auc(labels: np.ndarray, scores: FloatArray) -> float:
+    """Area under the ROC curve (NaN when one class is absent)."""
+    fpr, tpr, _ = roc_curve(labels, scores)
+    if np.isnan(fpr).any() or np.isnan(tpr).any():
+        return float("nan")
+    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2.0)
+
+
+def average_precision(labels: np.ndarray, scores: FloatArray) -> float:
+    """Average precision (no interpolation), scikit-learn's definition."""
+    fps, tps, _ = _clf_counts(np.asarray(labels), np.asarray(scores, dtype=np.float64))
+    n_pos = tps[-1]
+    if n_pos == 0:
+        return float("nan")
+    precision = tps / (tps + fps)
+    recall = tps / n_pos
+    return float(max(0.0, np.sum(np.diff(np.r_[0.0, recall]) * precision)))
+
+
+def thin_curve(
+    fpr: FloatArray, tpr: FloatArray, *, max_points: int = 201
+) -> tuple[list[float], list[float]]:
+    """At most ``max_points`` points of a ROC curve for plotting (collinear points dropped first)."""
+    keep = np.ones(fpr.size, dtype=bool)
+    if fpr.size > 2:
+        second = np.abs(np.diff(fpr, 2)) + np.abs(np.diff(tpr, 2))
+        keep[1:-1] = second > 1e-12
+    fpr, tpr = fpr[keep], tpr[keep]
+    if fpr.size > max_points:
+        idx = np.unique(
+            np.round(np.linspace(0, fpr.size - 1, max_points)).astype(np.int64)
+        )
+        fpr, tpr = fpr[idx], tpr[idx]
+    return [float(v) for v in fpr], [float(v) for v in tpr]
+
+
+@dataclasses.dataclass(frozen=True)
+class RankingScores:
+    """AUC, AP and its no-skill baseline, and a thinned ROC curve."""
+
+    roc_auc: float
+    average_precision: float
+    average_precision_baseline: float
+    fpr: FloatArray
+    tpr: FloatArray
+    thresholds: FloatArray
+
+
+def ranking_scores(
+    member_scores: FloatArray, non_member_scores: FloatArray
+) -> RankingScores:
+    """Score a membership attack: members are the positives (label 1), as in APT.
+
+    The no-skill baseline of average precision is the member share
+    ``n_members / (n_members + n_non_members)``; the ROC AUC's is 0.5.
+    """
+    member_scores = np.asarray(member_scores, dtype=np.float64)
+    non_member_scores = np.asarray(non_member_scores, dtype=np.float64)
+    labels = np.r_[np.zeros(non_member_scores.size), np.ones(member_scores.size)]
+    scores = np.r_[non_member_scores, member_scores]
+    fpr, tpr, thresholds = roc_curve(labels, scores)
+    return RankingScores(
+        roc_auc=roc_auc(labels, scores),
+        average_precision=average_precision(labels, scores),
+        average_precision_baseline=member_scores.size / max(labels.size, 1),
+        fpr=fpr,
+        tpr=tpr,
+        thresholds=thresholds,
+    )
+
+
+def auc_delong_interval(
+    member_scores: FloatArray,
+    non_member_scores: FloatArray,
+    *,
+    confidence_level: float = 0.95,
+) -> tuple[float, float] | None:
+    """DeLong interval of the ROC AUC (members positive), clipped to [0, 1].
+
+    Parameters
+    ----------
+    member_scores : ndarray of shape (n_members,)
+        Scores of the positives.
+    non_member_scores : ndarray of shape (n_non_members,)
+        Scores of the negatives.
+    confidence_level : float, default=0.95
+        Two-sided confidence level in [0, 1).
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        None when either side has fewer than 2 scores.
+
+    References
+    ----------
+    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson (1988), "Comparing the areas under
+    two or more correlated receiver operating characteristic curves: a nonparametric
+    approach", Biometrics 44, 837-845.
+    """
+    m, n = member_scores.size, non_member_scores.size
+    if m < 2 or n < 2:
+        return None
+    both = np.r_[member_scores, non_member_scores]
+    ranks = stats.rankdata(both)
+    v10 = (ranks[:m] - stats.rankdata(member_scores)) / n
+    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member_scores)) / m
+    auc = float(v10.mean())
+    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
+    half = probit(confidence_level) * math.sqrt(max(var, 0.0))
+    return max(0.0, auc - half), min(1.0, auc + half)
