@@ -357,3 +357,33 @@ def test_sklearn_inference_predictor() -> None:
     assert list(guesses) == ["u", "v", "u", "v"]
     with pytest.raises(ValueError, match="classifier or regressor"):
         SklearnInferencePredictor(object())
+
+
+def test_evaluate_inference_guesses_and_probability_integral() -> None:
+    from scipy import integrate
+
+    from synthrisk.compat.anonymeter import (
+        evaluate_inference_guesses,
+        singling_out_probability_integral,
+    )
+
+    guesses = pd.Series(["a", None, "b", "c"])
+    secrets = pd.Series(["a", None, "c", None])
+    assert evaluate_inference_guesses(guesses, secrets, regression=False).tolist() == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    g, s = pd.Series([-5.0, 1.0, 100.0]), pd.Series([3.0, 1.04, 110.0])
+    assert evaluate_inference_guesses(g, s, regression=True).tolist() == [
+        True,
+        True,
+        False,
+    ]
+    with pytest.raises(RuntimeError, match="indices"):
+        evaluate_inference_guesses(g, s.set_axis([5, 6, 7]), regression=True)
+    expected, _ = integrate.quad(lambda w: 50 * w * (1 - w) ** 49, 0.001, 0.2)
+    assert singling_out_probability_integral(50, 0.001, 0.2) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="w_max"):
+        singling_out_probability_integral(50, 0.3, 0.2)

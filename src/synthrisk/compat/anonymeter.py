@@ -38,7 +38,14 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.attacks._common import check_compat
-from synthrisk.metrics.attacks.inference import InferenceAttack, inference_attack
+from synthrisk.metrics.attacks._size_correction import (
+    singling_out_probability_integral as _integral,
+)
+from synthrisk.metrics.attacks.inference import (
+    InferenceAttack,
+    inference_attack,
+    inference_success,
+)
 from synthrisk.metrics.attacks.linkability import (
     LinkabilityAttack,
     check_aux_pair,
@@ -69,9 +76,11 @@ __all__ = [
     "SklearnInferencePredictor",
     "SuccessRate",
     "bind_value",
+    "evaluate_inference_guesses",
     "evaluation_results",
     "probit",
     "residual_success",
+    "singling_out_probability_integral",
     "success_rate",
 ]
 
@@ -188,6 +197,44 @@ class SklearnInferencePredictor:
     def predict(self, x: pd.DataFrame) -> pd.Series:
         """The model's guesses for the rows of ``x`` (same index)."""
         return pd.Series(self._model.predict(x), index=x.index)
+
+
+def evaluate_inference_guesses(
+    guesses: pd.Series, secrets: pd.Series, regression: bool, tolerance: float = 0.05
+) -> np.ndarray:
+    """Anonymeter 1.1's ``evaluate_inference_guesses``: which guesses are correct.
+
+    Exact equality (``regression=False``) or ``|g - s| / (g + 1e-12) <= tolerance``
+    (Anonymeter's rule, relative to the guess); a missing guess of a missing secret is
+    correct. The indices of ``guesses`` and ``secrets`` must match.
+    """
+    if not guesses.index.equals(secrets.index):
+        msg = "The predictions indices do not match the target indices. Check your inference model."
+        raise RuntimeError(msg)
+    g, t = guesses.to_numpy(), secrets.to_numpy()
+    both_missing = np.asarray(pd.isnull(g) & pd.isnull(t), dtype=bool)
+    if regression:
+        match = inference_success(
+            g.astype(np.float64),
+            t.astype(np.float64),
+            regression=True,
+            tolerance=tolerance,
+            rule="anonymeter",
+        )
+    else:
+        match = np.asarray(g == t, dtype=bool)
+    return np.asarray(both_missing | match, dtype=bool)
+
+
+def singling_out_probability_integral(n: int, w_min: float, w_max: float) -> float:
+    """Anonymeter 1.1's integral of ``n w (1 - w)^(n - 1)`` over ``[w_min, w_max]`` (Cohen and Nissim 2020)."""
+    if w_min < 0 or w_min > 1:
+        msg = f"Parameter `w_min` must be between 0 and 1. Got {w_min} instead."
+        raise ValueError(msg)
+    if w_max < w_min or w_max > 1:
+        msg = f"Parameter `w_max` must be greater than w_min ({w_min}) and smaller than 1. Got {w_max} instead."
+        raise ValueError(msg)
+    return float(_integral(n, w_max) - _integral(n, w_min))
 
 
 def _query_expressions(
