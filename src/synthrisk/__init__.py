@@ -2,14 +2,13 @@
 """synthrisk: measure how much a synthetic table leaks about the real records it was made from.
 
 >>> import synthrisk
->>> sorted(synthrisk.METRICS)[:2]
-['dcr_baseline_protection', 'dcr_overfitting_protection']
+>>> "dcr_baseline_protection" in synthrisk.METRICS
+True
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from synthrisk._version import __version__
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -24,14 +23,21 @@ from synthrisk.exceptions import (
 from synthrisk.metrics import (
     METRICS,
     NNDR,
+    ApparentMatchDistribution,
     CategoricalCAP,
+    CategoricalEnsemble,
     CategoricalGeneralizedCAP,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
     CategoricalZeroCAP,
     DCRBaselineProtection,
     DCROverfittingProtection,
     DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
     DistributionValidation,
     IdenticalMatchShare,
     InferenceRisk,
@@ -39,8 +45,16 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+    ReplicatedUniques,
     SinglingOutRisk,
+    UniqueExactMatches,
 )
+from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
@@ -48,18 +62,26 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
     "CategoricalZeroCAP",
     "ColumnSpec",
     "ConfigError",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
     "EvaluationReport",
+    "FileEvaluation",
     "IdenticalMatchShare",
     "InferenceRisk",
     "InputError",
@@ -69,17 +91,26 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingDependencyError",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "ParameterError",
     "RecordScores",
+    "ReplicatedUniques",
     "Schema",
     "SchemaMismatchError",
     "SinglingOutRisk",
     "SynthriskError",
     "SynthriskWarning",
     "Thresholds",
+    "UniqueExactMatches",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
+    "evaluate_files",
     "infer_schema",
     "render_html",
+    "run_file",
 ]

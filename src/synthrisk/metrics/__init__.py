@@ -6,7 +6,10 @@
 * :mod:`synthrisk.metrics.attacks`: Anonymeter's singling-out, linkability and
   inference attacks;
 * :mod:`synthrisk.metrics.membership`: membership measures (kNN probabilities, DCR
-  share, NNDR, identical matches, classification, distribution validation).
+  share, NNDR, identical matches, classification, distribution validation);
+* :mod:`synthrisk.metrics.ml_inference`: SDMetrics' "Privacy Against Inference" model
+  attacks (``CategoricalKNN`` ... ``NumericalRadiusNearestNeighbor``) and
+  ``NewRowSynthesis``.
 
 Each module registers its metrics in :data:`METRICS` on import.
 """
@@ -19,6 +22,7 @@ from synthrisk.metrics._base import (
     Metric,
     Outcome,
     get_metric,
+    make_context,
     register,
 )
 from synthrisk.metrics.attacks import (
@@ -29,11 +33,15 @@ from synthrisk.metrics.attacks import (
 )
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
+    ReplicatedUniques,
+    UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
     NNDR,
@@ -43,17 +51,36 @@ from synthrisk.metrics.membership import (
     MembershipClassification,
     MembershipKnnProbabilities,
 )
+from synthrisk.metrics.ml_inference import (
+    CategoricalEnsemble,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+)
 
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
     "CategoricalZeroCAP",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -63,9 +90,17 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "Outcome",
+    "ReplicatedUniques",
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
+    "UniqueExactMatches",
     "get_metric",
+    "make_context",
     "register",
 ]

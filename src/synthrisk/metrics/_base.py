@@ -22,18 +22,18 @@ import numpy as np
 
 from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
-from synthrisk._typing import JSONValue
+from synthrisk._typing import Backend, JSONValue
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
 
 __all__ = [
     "METRICS",
-    "METRIC_ORDER",
     "Context",
     "Metric",
     "Outcome",
     "get_metric",
+    "make_context",
     "register",
 ]
 
@@ -41,26 +41,6 @@ logger = logging.getLogger(__name__)
 
 METRICS: dict[str, type[Metric]] = {}
 
-#: the order of the report contract; metrics run and are reported in this order
-METRIC_ORDER = (
-    "dcr_baseline_protection",
-    "dcr_overfitting_protection",
-    "disclosure_protection",
-    "disclosure_protection_estimate",
-    "categorical_cap",
-    "categorical_zero_cap",
-    "categorical_generalized_cap",
-    "singling_out",
-    "singling_out_univariate",
-    "linkability",
-    "inference",
-    "membership_knn_probabilities",
-    "dcr_share",
-    "membership_classification",
-    "distribution_validation",
-    "nndr",
-    "identical_match_share",
-)
 
 M = TypeVar("M", bound="type[Metric]")
 
@@ -68,8 +48,8 @@ M = TypeVar("M", bound="type[Metric]")
 def register(cls: M) -> M:
     """Class decorator adding a metric to the registry under its ``id``."""
     METRICS[cls.id] = cls
-    order = {metric_id: i for i, metric_id in enumerate(METRIC_ORDER)}
-    ranked = sorted(METRICS.items(), key=lambda item: order.get(item[0], len(order)))
+    # stable sort: metrics of equal report_order keep their registration order
+    ranked = sorted(METRICS.items(), key=lambda item: item[1].report_order)
     METRICS.clear()
     METRICS.update(ranked)
     return cls
@@ -93,7 +73,7 @@ class Context:
         default_factory=lambda: np.random.default_rng(0)
     )
     working_memory: float | None = None
-    backend: str | None = None
+    backend: Backend | None = None
     progress: Progress = dataclasses.field(default_factory=NullProgress)
     warnings: list[str] = dataclasses.field(default_factory=list)
 
@@ -133,6 +113,9 @@ class Metric(abc.ABC):
     requires_holdout: ClassVar[bool] = False
     #: run when ``evaluate(metrics=None)``; False for metrics that need parameters
     runs_by_default: ClassVar[bool] = True
+    #: position in the registry, the default run and the report (lower first); the
+    #: families leave gaps of 10 so that a new metric can sit beside its relatives
+    report_order: ClassVar[int] = 10_000
 
     params: dict[str, JSONValue]
 
@@ -173,7 +156,7 @@ class Metric(abc.ABC):
         metadata: Mapping[str, Any] | None = None,
         seed: int = 0,
         working_memory: float | None = None,
-        backend: str | None = None,
+        backend: Backend | None = None,
         progress: bool | Progress = False,
     ) -> MetricResult:
         """Validate the tables and compute this metric on them.
@@ -249,7 +232,7 @@ def make_context(
     *,
     seed: int,
     working_memory: float | None,
-    backend: str | None,
+    backend: Backend | None,
     progress: bool | Progress | None,
 ) -> Context:
     """Build the context of one metric run (its own random stream)."""

@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 
+from synthrisk._atomic import write_text_atomic
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError
 from synthrisk.report._extract import (
     distance_records,
     finite_values,
     is_probability,
-    petsard_view,
+    number,
     rates,
     real_records,
 )
@@ -406,10 +407,10 @@ def _context(
         {
             "metric": r["metric"],
             "anchor": f"m{i}",
-            **{k: _fmt(v) for k, v in petsard_view(r).items()},
+            **{k: _fmt(number(v)) for k, v in view.items()},
         }
         for i, r in enumerate(results)
-        if rates(r)
+        if isinstance(view := (r.get("breakdown") or {}).get("petsard"), Mapping)
     ]
     return {
         "title": title or "synthrisk privacy report",
@@ -570,6 +571,4 @@ def write_html(
     **options: Any,
 ) -> Path:
     """Render ``report`` (see :func:`render_html` for ``options``) and write it atomically."""
-    from synthrisk.io.files import write_text_atomic
-
     return write_text_atomic(path, render_html(report, **options))

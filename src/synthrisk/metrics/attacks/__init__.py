@@ -8,6 +8,17 @@ success beyond the control's.
 
 from __future__ import annotations
 
+from synthrisk.metrics.attacks._common import check_compat
+from synthrisk.metrics.attacks._queries import (
+    OP_EQ,
+    OP_GE,
+    OP_GT,
+    OP_ISNULL,
+    OP_LE,
+    OP_LT,
+    OP_NE,
+    OP_NOTNULL,
+)
 from synthrisk.metrics.attacks.inference import InferenceRisk
 from synthrisk.metrics.attacks.linkability import LinkabilityRisk
 from synthrisk.metrics.attacks.singling_out import (
@@ -16,8 +27,17 @@ from synthrisk.metrics.attacks.singling_out import (
 )
 
 __all__ = [
+    "OP_EQ",
+    "OP_GE",
+    "OP_GT",
+    "OP_ISNULL",
+    "OP_LE",
+    "OP_LT",
+    "OP_NE",
+    "OP_NOTNULL",
     "InferenceRisk",
     "LinkabilityRisk",
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
+    "check_compat",
 ]
