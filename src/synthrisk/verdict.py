@@ -517,7 +517,18 @@ def _fmt(value: float) -> str:
 
 
 def _holdout_test(result: MetricResult) -> Mapping[str, Any] | None:
+    """The result's holdout test: ``holdout_test``, or a ``control`` block of the same shape."""
     test = result.breakdown.get("holdout_test")
+    if test is None:
+        control = result.breakdown.get("control")
+        if isinstance(control, Mapping) and control.get("effect") is not None:
+            n = min(int(control.get("n_real") or 0), int(control.get("n_holdout") or 0))
+            test = {
+                **control,
+                "n": n,
+                "estimate": control.get("real"),
+                "control": control.get("holdout"),
+            }
     if (
         not isinstance(test, Mapping)
         or test.get("effect") is None
