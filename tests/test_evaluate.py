@@ -23,16 +23,23 @@ def test_default_metrics_with_and_without_holdout(
     real, syn, hold = mixed_tables
     with_holdout = evaluate(real, syn, hold)
     needs_holdout = [
-        "dcr_overfitting_protection", "membership_knn_probabilities", "dcr_share", "membership_classification", "nndr", "singling_out",
+        "dcr_overfitting_protection", "membership_knn_probabilities", "dcr_share", "membership_classification", "nndr",
+        "singling_out", "singling_out_univariate",
     ]  # fmt: skip
+    # the full assessment: every family
     assert [r.metric for r in with_holdout.results] == [
-        "dcr_baseline_protection", "dcr_overfitting_protection", "singling_out", "membership_knn_probabilities", "dcr_share",
+        "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection", "singling_out",
+        "singling_out_univariate", "linkability", "inference", "membership_knn_probabilities", "dcr_share",
         "membership_classification", "distribution_validation", "nndr", "identical_match_share",
     ]  # fmt: skip
+    assert with_holdout.verdict is not None
     without = evaluate(real, syn)
     assert [r.metric for r in without.results] == [
-        "dcr_baseline_protection", "distribution_validation", "identical_match_share",
+        "dcr_baseline_protection", "disclosure_protection", "linkability", "inference",
+        "distribution_validation", "identical_match_share",
     ]  # fmt: skip
+    assert without.verdict is not None
+    assert without.verdict.overall == "review"
     for metric in needs_holdout:
         assert (
             f"metric {metric!r} was skipped: it needs a holdout table."

@@ -134,12 +134,15 @@ def test_a_new_metric_family_is_rendered_without_changes() -> None:
     new = dataclasses.replace(anonymeter_result(), metric="attribute_disclosure_v2")
     html = render_html(hand_report(new))
     assert plot_kinds(html) == ["rates"]
-    assert "&#39;attribute_disclosure_v2&#39; has no holdout-controlled test" in html
+    assert "informational without a holdout" in html
     assert 'id="m0"' in html
 
 
 def test_verdict_and_rates_are_shown() -> None:
-    html = render_html(hand_report(anonymeter_result(risk=0.137), dcr_result()))
+    score_scale = {"singling_out": {}}  # judge the risk on its score (a user threshold)
+    html = render_html(
+        hand_report(anonymeter_result(risk=0.137), dcr_result()), thresholds=score_scale
+    )
     assert 'Overall: <span class="badge fail">' not in html
     assert 'Overall: <span class="badge review">review</span>' in html
     assert (
@@ -156,14 +159,18 @@ def test_verdict_and_rates_are_shown() -> None:
     )
     assert "PETsARD view" in html
     # a failing metric makes the overall verdict fail
-    failing = render_html(hand_report(anonymeter_result(risk=0.3)))
+    failing = render_html(
+        hand_report(anonymeter_result(risk=0.3)), thresholds=score_scale
+    )
     assert 'Overall: <span class="badge fail">fail</span>' in failing
     # custom thresholds change it
     relaxed = render_html(
         hand_report(anonymeter_result(risk=0.3)),
         thresholds={"singling_out": {"pass": 0.5, "fail": 0.9}},
     )
-    assert 'Overall: <span class="badge pass">pass</span>' in relaxed
+    assert "score 0.3 is within the pass limit" in relaxed
+    # without a holdout nothing is a pass overall
+    assert 'Overall: <span class="badge review">review</span>' in relaxed
 
 
 def test_user_supplied_text_is_escaped(tmp_path: Path) -> None:
@@ -286,7 +293,9 @@ def test_rendering_is_deterministic_and_options_are_checked(tmp_path: Path) -> N
 
 
 def test_inputs_and_reproducibility_blocks() -> None:
-    html = render_html(hand_report(anonymeter_result()))
+    html = render_html(
+        hand_report(anonymeter_result()), thresholds={"singling_out": {}}
+    )
     inputs = html[
         html.index('<section id="inputs">') : html.index(
             '<section id="reproducibility">'
@@ -314,7 +323,7 @@ def test_notebook_display() -> None:
     assert all(s.startswith(".sr") or s.startswith("@media") for s in selectors if s)
     card = report.results[0]._repr_html_()  # type: ignore[attr-defined]
     assert "singling_out" in card
-    assert "review" in card
+    assert "info" in card  # no holdout: informational
     assert (
         repr(report.results[0])
         == "MetricResult(metric='singling_out', score=0.1200, ci=(0.0800, 0.1600))"

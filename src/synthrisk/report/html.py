@@ -366,7 +366,10 @@ def _context(
     top_n: int,
     labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    if thresholds is None and report.verdict is not None:
+    same = report.verdict is not None and [
+        v.metric for v in report.verdict.metrics
+    ] == [r.metric for r in report.results]
+    if thresholds is None and report.verdict is not None and same:
         verdict: Verdict = report.verdict
         thresholds = Thresholds()
     else:

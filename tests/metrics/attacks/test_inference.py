@@ -270,13 +270,20 @@ def test_aux_cols_default_to_every_other_column_and_results_repeat() -> None:
     assert record.values.sum() == out.breakdown["n_success"]["main"]  # type: ignore[index]
 
 
-def test_not_run_by_default() -> None:
+def test_runs_by_default_on_every_column() -> None:
     real, hold = people(50, 18), people(50, 19)
     report = evaluate(
         real, real, hold, metrics={"inference": {"secret": "secret", "n_attacks": 30}}
     )
     assert report["inference"].breakdown["n_attacks"]["main"] == 30  # type: ignore[index]
-    assert not InferenceRisk.runs_by_default
+    assert InferenceRisk.runs_by_default
+    every = evaluate(real, real, hold, metrics={"inference": {"n_attacks": 30}})[
+        "inference"
+    ]
+    columns = every.breakdown["columns"]
+    assert set(columns) == set(real.columns)  # type: ignore[arg-type]
+    assert every.breakdown["secret"] == every.breakdown["worst_column"]
+    assert every.params["secret"] is None
 
 
 # --- bad input ---------------------------------------------------------------------
@@ -285,7 +292,6 @@ def test_not_run_by_default() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({}, "`secret` is required"),
         ({"secret": ["a", "b"]}, "`secret` must be a single column name"),
         (
             {"secret": "s", "aux_cols": ["x", "s"]},

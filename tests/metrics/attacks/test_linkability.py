@@ -217,7 +217,7 @@ def test_metric_result() -> None:
     )
 
 
-def test_not_run_by_default() -> None:
+def test_runs_by_default_with_a_seeded_column_split() -> None:
     real, hold = people(50, 13), people(50, 14)
     report = evaluate(
         real,
@@ -226,9 +226,14 @@ def test_not_run_by_default() -> None:
         metrics={"linkability": {"aux_cols": [["x1"], ["x2"]], "n_attacks": 20}},
     )
     assert report["linkability"].breakdown["n_attacks"]["main"] == 20  # type: ignore[index]
-    assert not LinkabilityRisk.runs_by_default
-    with pytest.raises(ParameterError, match="`aux_cols` is required"):
-        evaluate(real, real, hold, metrics=["linkability"])
+    assert LinkabilityRisk.runs_by_default
+    default = evaluate(real, real, hold, metrics=["linkability"], seed=3)["linkability"]
+    halves = default.params["aux_cols"]
+    usable = list(real.columns)
+    assert sorted([*halves[0], *halves[1]], key=usable.index) == usable  # type: ignore[index]
+    assert len(halves[0]) == (len(usable) + 1) // 2  # type: ignore[index, arg-type]
+    again = evaluate(real, real, hold, metrics=["linkability"], seed=3)["linkability"]
+    assert again.params["aux_cols"] == halves  # seeded
 
 
 # --- bad input ---------------------------------------------------------------------
@@ -237,7 +242,6 @@ def test_not_run_by_default() -> None:
 @pytest.mark.parametrize(
     ("aux_cols", "match"),
     [
-        (None, "`aux_cols` is required"),
         ("x1", "`aux_cols` must be two lists of column names"),
         ([["x1"]], "`aux_cols` must be two lists of column names"),
         ([["x1"], ["x2"], ["c1"]], "`aux_cols` must be two lists of column names"),

@@ -621,7 +621,10 @@ def test_disclosure_metrics_need_parameters_and_run_in_evaluate(
 ) -> None:
     real, syn = golden_tables
     report = evaluate(real, syn)
-    assert "disclosure_protection" not in [r.metric for r in report.results]
+    # the default run uses synthrisk's default columns, recorded in the parameters
+    default = report["disclosure_protection"]
+    assert default.params["columns_chosen_by"].startswith("synthrisk's default")
+    assert len(default.params["known_column_names"]) == 3  # type: ignore[arg-type]
     params = {
         "known_column_names": ["cat_a", "flag"],
         "sensitive_column_names": ["sens1"],
