@@ -219,6 +219,9 @@ def categorical_hits(
             for j, c in enumerate(sensitive_fields):
                 truth[frame[c].isna().to_numpy(), j] = -1
         seen = (x >= 0).all(axis=1)
+        # a guess depends on the key values only: predict each distinct key once
+        distinct, inverse = np.unique(x[seen], axis=0, return_inverse=True)
+        inverse = inverse.ravel()
         preds = []
         for model in models:
             with warnings.catch_warnings():
@@ -228,16 +231,17 @@ def categorical_hits(
                         model,
                         x_syn,
                         y_syn,
-                        x[seen],
+                        distinct,
                         n_levels,
                         seed=seed,
                         model_kwargs=model_kwargs,
                     )
                 )
         if len(preds) == 1:
-            guess = preds[0]
+            guess = preds[0][inverse]
         else:
-            guess = _majority(preds, np.ones((len(preds), int(seen.sum())), dtype=bool))
+            valid = np.ones((len(preds), distinct.shape[0]), dtype=bool)
+            guess = _majority(preds, valid)[inverse]
         hits = np.zeros(len(frame), dtype=bool)
         hits[seen] = ((guess == truth[seen]) & (truth[seen] >= 0)).all(axis=1)
         out[name] = hits
