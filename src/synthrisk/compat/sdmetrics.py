@@ -69,9 +69,9 @@ from synthrisk.compat._sdmetrics_inference import (
 from synthrisk.compat._sdmetrics_inference import _fields as _legacy_fields
 from synthrisk.compat._sdmetrics_inference import _table as _one_table
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
+from synthrisk.metrics import Metric, make_context
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
-from synthrisk.metrics._base import Metric, make_context
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import as_pandas, prepare_tables
 
