@@ -129,6 +129,13 @@ def _predict_categorical(
         )
     if design_query.shape[0] == 0:
         return np.empty((0, y_syn.shape[1]), dtype=np.int64)
+    k = int(model_kwargs.get("n_neighbors", 5))
+    if model == "knn" and y_syn.shape[0] < k:
+        msg = (
+            f"the k-nearest-neighbours attacker needs at least n_neighbors={k} synthetic rows; "
+            f"got {y_syn.shape[0]}. Pass model_kwargs={{'n_neighbors': ...}} or more rows."
+        )
+        raise InputError(msg)
     if model in ("knn", "rf"):  # multi-output natively
         clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
         target = y_syn if y_syn.shape[1] > 1 else y_syn[:, 0]
