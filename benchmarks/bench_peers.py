@@ -33,6 +33,7 @@ MEASURES: dict[str, dict[str, object]] = {
     "disco": {"keys": KEYS, "target": "income"},
     "unique_exact_matches": {},
     "apparent_match_distribution": {"quasi_identifiers": KEYS},
+    "k_anonymity": {"quasi_identifiers": KEYS, "sensitive": ["income"]},
 }
 
 

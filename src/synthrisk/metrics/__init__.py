@@ -31,6 +31,7 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
     DiSCO,
+    KAnonymity,
     ReplicatedUniques,
     UniqueExactMatches,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "DistributionValidation",
     "IdenticalMatchShare",
     "InferenceRisk",
+    "KAnonymity",
     "LinkabilityRisk",
     "MembershipClassification",
     "MembershipKnnProbabilities",

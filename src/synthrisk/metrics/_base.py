@@ -54,6 +54,7 @@ METRIC_ORDER = (
     "disco",
     "unique_exact_matches",
     "apparent_match_distribution",
+    "k_anonymity",
     "singling_out",
     "linkability",
     "inference",
