@@ -8,8 +8,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from synthrisk._version import __version__
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -46,6 +45,7 @@ from synthrisk.metrics import (
     SinglingOutRisk,
     UniqueExactMatches,
 )
+from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
@@ -67,6 +67,7 @@ __all__ = [
     "DisclosureProtectionEstimate",
     "DistributionValidation",
     "EvaluationReport",
+    "FileEvaluation",
     "IdenticalMatchShare",
     "InferenceRisk",
     "InputError",
@@ -90,6 +91,8 @@ __all__ = [
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
+    "evaluate_files",
     "infer_schema",
     "render_html",
+    "run_file",
 ]
