@@ -36,21 +36,27 @@ from synthrisk.metrics.disclosure import (
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
+    DOMIAS,
     NNDR,
+    CollisionMembership,
     DCRShare,
     DistributionValidation,
+    EpsilonIdentifiability,
     IdenticalMatchShare,
     MembershipClassification,
     MembershipKnnProbabilities,
+    MonteCarloMembership,
 )
 
 __all__ = [
+    "DOMIAS",
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "CollisionMembership",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
@@ -59,6 +65,7 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "InferenceRisk",
     "KAnonymity",
@@ -66,6 +73,7 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "MonteCarloMembership",
     "Outcome",
     "ReplicatedUniques",
     "SinglingOutRisk",

@@ -64,6 +64,10 @@ METRIC_ORDER = (
     "distribution_validation",
     "nndr",
     "identical_match_share",
+    "epsilon_identifiability",
+    "domias",
+    "monte_carlo_membership",
+    "collision_membership",
 )
 
 M = TypeVar("M", bound="type[Metric]")
