@@ -34,6 +34,12 @@ MEASURES: dict[str, dict[str, object]] = {
     "unique_exact_matches": {},
     "apparent_match_distribution": {"quasi_identifiers": KEYS},
     "k_anonymity": {"quasi_identifiers": KEYS, "sensitive": ["income"]},
+    "epsilon_identifiability": {},
+    "domias": {},
+    "domias_prior": {"density": "prior"},
+    "monte_carlo_membership": {},
+    "collision_membership": {},
+    "membership_knn_probabilities": {},
 }
 
 
@@ -52,12 +58,12 @@ def main() -> None:
     for metric_id, params in MEASURES.items():
         if only is not None and metric_id not in only:
             continue
-        metric = get_metric(metric_id).from_params(params)
+        metric = get_metric(metric_id.removesuffix("_prior")).from_params(params)
         best = float("inf")
         result = None
         for _ in range(args.repeat):
             context = make_context(
-                metric_id, seed=0, working_memory=None, backend=None, progress=False
+                metric.id, seed=0, working_memory=None, backend=None, progress=False
             )
             start = time.perf_counter()
             result = metric.run(tables, context)

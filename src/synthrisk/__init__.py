@@ -21,6 +21,7 @@ from synthrisk.exceptions import (
     UnreliableEstimateWarning,
 )
 from synthrisk.metrics import (
+    DOMIAS,
     METRICS,
     NNDR,
     ApparentMatchDistribution,
@@ -32,6 +33,7 @@ from synthrisk.metrics import (
     CategoricalRF,
     CategoricalSVM,
     CategoricalZeroCAP,
+    CollisionMembership,
     DCRBaselineProtection,
     DCROverfittingProtection,
     DCRShare,
@@ -39,6 +41,7 @@ from synthrisk.metrics import (
     DisclosureProtectionEstimate,
     DiSCO,
     DistributionValidation,
+    EpsilonIdentifiability,
     IdenticalMatchShare,
     InferenceRisk,
     KAnonymity,
@@ -46,6 +49,7 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    MonteCarloMembership,
     NewRowSynthesis,
     NumericalLR,
     NumericalMLP,
@@ -61,6 +65,7 @@ from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
+    "DOMIAS",
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
@@ -72,6 +77,7 @@ __all__ = [
     "CategoricalRF",
     "CategoricalSVM",
     "CategoricalZeroCAP",
+    "CollisionMembership",
     "ColumnSpec",
     "ConfigError",
     "DCRBaselineProtection",
@@ -81,6 +87,7 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "EvaluationReport",
     "FileEvaluation",
     "IdenticalMatchShare",
@@ -93,6 +100,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingDependencyError",
+    "MonteCarloMembership",
     "NewRowSynthesis",
     "NumericalLR",
     "NumericalMLP",

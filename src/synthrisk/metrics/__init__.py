@@ -39,12 +39,16 @@ from synthrisk.metrics.disclosure import (
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
+    DOMIAS,
     NNDR,
+    CollisionMembership,
     DCRShare,
     DistributionValidation,
+    EpsilonIdentifiability,
     IdenticalMatchShare,
     MembershipClassification,
     MembershipKnnProbabilities,
+    MonteCarloMembership,
 )
 from synthrisk.metrics.ml_inference import (
     CategoricalEnsemble,
@@ -60,6 +64,7 @@ from synthrisk.metrics.ml_inference import (
 )
 
 __all__ = [
+    "DOMIAS",
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
@@ -71,6 +76,7 @@ __all__ = [
     "CategoricalRF",
     "CategoricalSVM",
     "CategoricalZeroCAP",
+    "CollisionMembership",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
@@ -79,6 +85,7 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "InferenceRisk",
     "KAnonymity",
@@ -86,6 +93,7 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "MonteCarloMembership",
     "NewRowSynthesis",
     "NumericalLR",
     "NumericalMLP",

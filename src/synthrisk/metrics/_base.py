@@ -74,6 +74,10 @@ METRIC_ORDER = (
     "numerical_mlp",
     "numerical_svr",
     "numerical_radius_nearest_neighbor",
+    "epsilon_identifiability",
+    "domias",
+    "monte_carlo_membership",
+    "collision_membership",
 )
 
 M = TypeVar("M", bound="type[Metric]")
