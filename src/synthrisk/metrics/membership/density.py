@@ -13,7 +13,7 @@ p-value): a generator that memorised nothing gives the attack no edge over a coi
   the holdout (seeded); the other half are the non-members, and as many real rows are
   sampled as members. ``density="kde"``: Gaussian KDEs for both densities (scipy's
   ``gaussian_kde``, as the DOMIAS code); ``density="prior"``: the reference density is
-  the product of normal densities of the continuous features (3 or more distinct
+  the product of normal densities of the continuous features (10 or more distinct
   values), as DOMIAS' ``normal_func_feat``.
 * :class:`MonteCarloMembership` — Hilprecht, Härterich & Bernau (2019), "Monte Carlo and
   reconstruction membership inference attacks against generative models": the score is
