@@ -35,6 +35,7 @@ MEASURES: dict[str, dict[str, object]] = {
     "apparent_match_distribution": {"quasi_identifiers": KEYS},
     "k_anonymity": {"quasi_identifiers": KEYS, "sensitive": ["income"]},
     "epsilon_identifiability": {},
+    "epsilon_identifiability_dcr": {"variant": "dcr"},
     "domias": {},
     "domias_prior": {"density": "prior"},
     "monte_carlo_membership": {},
@@ -58,7 +59,9 @@ def main() -> None:
     for metric_id, params in MEASURES.items():
         if only is not None and metric_id not in only:
             continue
-        metric = get_metric(metric_id.removesuffix("_prior")).from_params(params)
+        metric = get_metric(
+            metric_id.removesuffix("_prior").removesuffix("_dcr")
+        ).from_params(params)
         best = float("inf")
         result = None
         for _ in range(args.repeat):

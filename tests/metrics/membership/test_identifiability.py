@@ -83,3 +83,24 @@ def test_copies_are_identifiable_and_new_people_are_not_more_than_holdout() -> N
     assert leaky.breakdown["control"]["p_value"] < 1e-6
     null = EpsilonIdentifiability().compute(real, fresh, hold)
     assert null.breakdown["control"]["p_value"] > 0.01
+
+
+def test_fast_dcr_variant_properties() -> None:
+    rng = np.random.default_rng(9)
+    n = 800
+    pop = pd.DataFrame(
+        {"x": rng.normal(size=3 * n), "k": rng.choice(list("abcdefgh"), 3 * n)}
+    )
+    real, hold, fresh = (
+        pop.iloc[:n],
+        pop.iloc[n : 2 * n],
+        pop.iloc[2 * n :].reset_index(drop=True),
+    )
+    noisy = real.reset_index(drop=True).assign(
+        x=lambda f: f["x"] + rng.normal(0, 1e-5, n)
+    )
+    leaky = EpsilonIdentifiability(variant="dcr").compute(real, noisy, hold)
+    assert leaky.score > 0.9
+    assert leaky.breakdown["control"]["p_value"] < 1e-6
+    null = EpsilonIdentifiability(variant="dcr").compute(real, fresh, hold)
+    assert null.breakdown["control"]["p_value"] > 0.01

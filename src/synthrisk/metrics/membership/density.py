@@ -13,7 +13,7 @@ p-value): a generator that memorised nothing gives the attack no edge over a coi
   the holdout (seeded); the other half are the non-members, and as many real rows are
   sampled as members. ``density="kde"``: Gaussian KDEs for both densities (scipy's
   ``gaussian_kde``, as the DOMIAS code); ``density="prior"``: the reference density is
-  the product of normal densities of the continuous features (3 or more distinct
+  the product of normal densities of the continuous features (10 or more distinct
   values), as DOMIAS' ``normal_func_feat``.
 * :class:`MonteCarloMembership` — Hilprecht, Härterich & Bernau (2019), "Monte Carlo and
   reconstruction membership inference attacks against generative models": the score is
@@ -158,8 +158,8 @@ class DOMIAS(Metric):
         Reference density: a Gaussian KDE, or DOMIAS' "prior" (independent normals of the
         continuous features). The synthetic density is always a Gaussian KDE.
     max_fit_rows : int, default=2000
-        At most this many synthetic rows (seeded sample) fit the synthetic KDE: the
-        cost of a KDE grows with fitted × evaluated rows.
+        At most this many rows (seeded samples) fit each KDE (synthetic and reference):
+        the cost of a KDE grows with fitted × evaluated rows × dimensions.
     """
 
     id = "domias"
@@ -203,7 +203,10 @@ class DOMIAS(Metric):
             log_g = kde_syn.logpdf(points)
             advance(1)
             if self.params["density"] == "kde":
-                kde_ref = _KDE(hold[ref_rows])
+                fit_rows = ref_rows
+                if fit_rows.size > limit:
+                    fit_rows = np.sort(rng.choice(fit_rows, size=limit, replace=False))
+                kde_ref = _KDE(hold[fit_rows])
                 log_r = kde_ref.logpdf(points)
                 dropped = max(kde_syn.dropped, kde_ref.dropped)
             else:
@@ -233,7 +236,7 @@ class MonteCarloMembership(Metric):
 
     Parameters
     ----------
-    max_neighbors : int, default=100
+    max_neighbors : int, default=20
         Synthetic neighbours looked at per row (the count saturates there).
     distance : {"dcr", "gower", "euclidean"}, default="dcr"
         Distance between rows.
@@ -248,7 +251,7 @@ class MonteCarloMembership(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    def __init__(self, *, max_neighbors: int = 100, distance: str = "dcr") -> None:
+    def __init__(self, *, max_neighbors: int = 20, distance: str = "dcr") -> None:
         k = check_int(max_neighbors, name="max_neighbors", minimum=1)
         check_option(distance, name="distance", allowed=DISTANCES)
         self._set_params(max_neighbors=k, distance=distance)

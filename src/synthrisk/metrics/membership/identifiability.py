@@ -29,7 +29,7 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics.membership._space import Space, numeric_matrix
+from synthrisk.metrics.membership._space import Space, n_rows
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
@@ -37,7 +37,7 @@ from synthrisk.stats.control import compare_proportions, wilson_bounds
 
 __all__ = ["EpsilonIdentifiability", "entropy_weights"]
 
-VARIANTS = ("syntheval", "synthcity")
+VARIANTS = ("syntheval", "synthcity", "dcr")
 
 
 def _entropy(values: np.ndarray) -> float:
@@ -118,8 +118,10 @@ class EpsilonIdentifiability(Metric):
 
     Parameters
     ----------
-    variant : {"syntheval", "synthcity"}, default="syntheval"
-        Whose distance and weights.
+    variant : {"syntheval", "synthcity", "dcr"}, default="syntheval"
+        Whose distance and weights; ``"dcr"`` is synthrisk's unweighted mixed-type
+        distance (no peer's numbers, but much faster on tables with many categories:
+        SynthEval's weighting needs a one-hot embedding).
     n_repeats : int, default=10
         Equal-size samples of the larger of real and holdout for the control.
     """
@@ -141,9 +143,10 @@ class EpsilonIdentifiability(Metric):
         names = ["real", "synthetic"] + (
             ["holdout"] if tables.holdout is not None else []
         )
-        if self.params["variant"] == "synthcity":
-            space = Space.for_tables(tables, "euclidean")
-            arrays = {name: numeric_matrix(tables, name) for name in names}
+        if self.params["variant"] in ("synthcity", "dcr"):
+            distance = "euclidean" if self.params["variant"] == "synthcity" else "dcr"
+            space = Space.for_tables(tables, distance)
+            arrays = {name: space.data(tables, name) for name in names}
 
             def search(
                 query: FloatArray, reference: FloatArray, k: int, what: str
@@ -171,12 +174,12 @@ class EpsilonIdentifiability(Metric):
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         arrays, search = self._searcher(tables, context)
         real, syn = arrays["real"], arrays["synthetic"]
-        n_r = real.shape[0]
+        n_r = n_rows(real)
         if n_r < 2:
             msg = f"`epsilon_identifiability` needs at least 2 real rows (the nearest *other* real row); got {n_r}."
             raise InputError(msg)
 
-        def identifiable(side: FloatArray, to_syn: FloatArray) -> np.ndarray:
+        def identifiable(side: Any, to_syn: FloatArray) -> np.ndarray:
             inner = search(side, side, 2, "nearest other row")[:, 1]
             return to_syn < inner
 
@@ -187,7 +190,7 @@ class EpsilonIdentifiability(Metric):
             "eps_risk": n_id / n_r,
             "n_identifiable": n_id,
             "n_real": n_r,
-            "n_synthetic": int(syn.shape[0]),
+            "n_synthetic": n_rows(syn),
             "variant": self.params["variant"],
         }
         records = {
@@ -201,7 +204,7 @@ class EpsilonIdentifiability(Metric):
         }  # fmt: skip
         if "holdout" in arrays:
             hold = arrays["holdout"]
-            n_h = hold.shape[0]
+            n_h = n_rows(hold)
             if n_h >= 2:
                 d_hold = search(hold, syn, 1, "holdout → synthetic")[:, 0]
                 hold_flags = identifiable(hold, d_hold)
