@@ -165,7 +165,7 @@ class EpsilonIdentifiability(Metric):
             with context.progress.task(what, query.shape[0]) as advance:
                 return nearest_neighbors(
                     query, reference, k=k, distance="gower", scale=np.ones(query.shape[1]),
-                    backend=context.backend,  # type: ignore[arg-type]
+                    backend=context.backend,
                     working_memory=context.working_memory, progress=advance,
                 ).distances  # fmt: skip
 
