@@ -74,6 +74,7 @@ class KAnonymity(Metric):
     """
 
     id = "k_anonymity"
+    report_order = 115
     attack = (
         "An attacker who knows a real person's quasi-identifiers finds the synthetic records with the same "
         "values; when only a few real people share them, the synthetic records point at those people."

@@ -163,6 +163,7 @@ class DOMIAS(Metric):
     """
 
     id = "domias"
+    report_order = 206
     attack = (
         "An attacker holding the synthetic table and real people from the same population guesses that "
         "a person was in the training data where synthetic rows are denser than the population."
@@ -243,6 +244,7 @@ class MonteCarloMembership(Metric):
     """
 
     id = "monte_carlo_membership"
+    report_order = 207
     attack = (
         "An attacker counts, for each real person, the synthetic rows that fall within a small distance of "
         "their record; many close rows suggest the person was in the training data."
@@ -291,6 +293,7 @@ class CollisionMembership(Metric):
     """Collision attack: real rows that occur verbatim in the synthetic table are members."""
 
     id = "collision_membership"
+    report_order = 208
     attack = (
         "An attacker guesses that a real person was in the training data when their exact record "
         "occurs in the synthetic table."

@@ -127,6 +127,7 @@ class EpsilonIdentifiability(Metric):
     """
 
     id = "epsilon_identifiability"
+    report_order = 205
     attack = (
         "An attacker holding the synthetic table finds, for a real person, a synthetic record closer to "
         "them than any other real person is: the synthetic record identifies them."
