@@ -47,7 +47,7 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
-from synthrisk.stats.intervals import wilson_interval
+from synthrisk.stats.intervals import check_confidence_level, wilson_interval
 
 __all__ = ["NNDR", "DCRShare", "IdenticalMatchShare"]
 
@@ -176,6 +176,8 @@ class DCRShare(Metric):
         tables have the same size).
     n_permutations : int, default=999
         Random relabellings of real + holdout for the p-value; 0 skips the test.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_share"
@@ -194,6 +196,7 @@ class DCRShare(Metric):
         distance: str | None = None,
         n_repeats: int = 10,
         n_permutations: int = 999,
+        confidence_level: float = 0.95,
     ) -> None:
         mode, distance = check_mode_distance(mode, distance)
         n_repeats = int_param(n_repeats, "n_repeats", 1)
@@ -203,6 +206,7 @@ class DCRShare(Metric):
             distance=distance,
             n_repeats=n_repeats,
             n_permutations=n_permutations,
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
@@ -335,7 +339,10 @@ class DCRShare(Metric):
             ),
         }
         ci = bootstrap_interval(
-            np.mean, np.asarray(row_values, dtype=np.float64), rng=rng
+            np.mean,
+            np.asarray(row_values, dtype=np.float64),
+            rng=rng,
+            confidence_level=float(self.params["confidence_level"]),
         )
         return Outcome(
             score=score,
