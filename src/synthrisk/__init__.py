@@ -24,6 +24,7 @@ from synthrisk.exceptions import (
 from synthrisk.metrics import (
     METRICS,
     NNDR,
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
@@ -32,6 +33,7 @@ from synthrisk.metrics import (
     DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
     DistributionValidation,
     IdenticalMatchShare,
     InferenceRisk,
@@ -39,7 +41,9 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    ReplicatedUniques,
     SinglingOutRisk,
+    UniqueExactMatches,
 )
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
@@ -48,6 +52,7 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -56,6 +61,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -71,12 +77,14 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "RecordScores",
+    "ReplicatedUniques",
     "Schema",
     "SchemaMismatchError",
     "SinglingOutRisk",
     "SynthriskError",
     "SynthriskWarning",
     "Thresholds",
+    "UniqueExactMatches",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
