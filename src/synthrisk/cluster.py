@@ -20,7 +20,13 @@ from typing import Any
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError, SynthriskError
 
-__all__ = ["ClusterError", "compute_scope", "dask_compute", "local_cluster_size"]
+__all__ = [
+    "ClusterError",
+    "compute_scope",
+    "dask_compute",
+    "evaluate_dataset",
+    "local_cluster_size",
+]
 
 #: seconds to wait for a scheduler before giving up
 CONNECT_TIMEOUT = 10.0
@@ -100,7 +106,7 @@ def dask_compute(
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
                         n_workers=workers, threads_per_worker=threads,
-                        processes=True, dashboard_address=None,
+                        processes=True, dashboard_address=":0",
                     )
                 )  # fmt: skip
             except (
@@ -143,3 +149,104 @@ def compute_scope(
         client = active_client()
     with dask_compute(client=client, scheduler=scheduler):
         yield "dask"
+
+
+#: metrics that run on every row of partitioned tables (their neighbour searches
+#: are distributed; everything else they compute is O(rows) on the driver)
+PARTITIONED_METRICS = ("dcr_baseline_protection", "dcr_overfitting_protection")
+#: rows per table of the seeded sample the other metrics run on
+DEFAULT_SAMPLE_ROWS = 200_000
+
+
+def evaluate_dataset(
+    real: Any,
+    synthetic: Any,
+    holdout: Any = None,
+    *,
+    metadata: Any = None,
+    metrics: Any = None,
+    seed: int = 0,
+    client: Any | None = None,
+    scheduler: str | None = None,
+    sample_rows: int = DEFAULT_SAMPLE_ROWS,
+    working_memory: float | None = None,
+    progress: Any = False,
+) -> Any:
+    """Evaluate tables that do not fit one machine, on a Dask cluster.
+
+    Parameters
+    ----------
+    real, synthetic, holdout : dask DataFrame, folder, glob or file
+        Parquet datasets (a folder or ``"part-*.parquet"``), CSV globs
+        (``"claims/*.csv.gz"``) or ``dask.dataframe`` objects; see
+        :func:`synthrisk.io.dataset.read_dataset`.
+    metadata, metrics, seed, working_memory, progress
+        As :func:`synthrisk.evaluate`.
+    client, scheduler
+        The cluster (as :func:`synthrisk.evaluate`); neither starts a local cluster
+        sized to this machine.
+    sample_rows : int, default=200_000
+        Metrics outside :data:`PARTITIONED_METRICS` need pandas frames of all rows in
+        memory; they run on a sample of at most this many rows per table, drawn
+        without replacement with ``seed``, and say so in their warnings. Tables no
+        larger than this are taken whole, so the report equals :func:`synthrisk.evaluate`.
+
+    Returns
+    -------
+    EvaluationReport
+        As :func:`synthrisk.evaluate`.
+    """
+    import dataclasses
+
+    from synthrisk import __version__
+    from synthrisk._progress import as_progress
+    from synthrisk._validation import check_int
+    from synthrisk.evaluate import resolve_metrics
+    from synthrisk.metrics._base import make_context
+    from synthrisk.neighbors.dask_backend import active_client
+    from synthrisk.results import EvaluationReport
+    from synthrisk.schema.partitioned import prepare_partitioned
+
+    seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
+    sample_rows = int(check_int(sample_rows, name="sample_rows", minimum=1))  # type: ignore[arg-type]
+    with compute_scope("dask", client=client, scheduler=scheduler):
+        tables = prepare_partitioned(
+            real, synthetic, holdout, client=active_client(), metadata=metadata
+        )
+        chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
+        reporter = as_progress(progress)
+        sample: Any = None
+        drawn: dict[str, int] = {}
+        results = []
+        for metric in chosen:
+            context = make_context(
+                metric.id, seed=seed, working_memory=working_memory, backend="dask",
+                progress=reporter,
+            )  # fmt: skip
+            if metric.id in PARTITIONED_METRICS:
+                results.append(metric.run(tables, context))  # type: ignore[arg-type]
+                continue
+            if sample is None:
+                sample, drawn = tables.sample(sample_rows, seed)
+            result = metric.run(sample, context)
+            if drawn:
+                sizes = ", ".join(
+                    f"{n} of {getattr(tables, t).n_rows} {t} rows"
+                    for t, n in drawn.items()
+                )
+                note = (
+                    f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
+                    "needs all rows in memory; raise sample_rows to use more."
+                )
+                result = dataclasses.replace(result, warnings=(*result.warnings, note))
+            results.append(result)
+    schema = tables.schema.to_dict()
+    schema["excluded"] = [c.name for c in tables.schema.excluded]
+    return EvaluationReport(
+        synthrisk_version=__version__,
+        seed=seed,
+        inputs=tables.summary(),
+        results=tuple(results),
+        schema=schema,
+        warnings=tuple(tables.notes) + tuple(notes),
+    )

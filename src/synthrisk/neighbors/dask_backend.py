@@ -477,3 +477,63 @@ def kneighbors(
         broadcast=broadcast,
         progress=progress,
     )
+
+
+def kneighbors_tables(
+    query: Any,
+    reference: Any,
+    *,
+    k: int,
+    distance: str,
+    scale: FloatArray | None,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[FloatArray, IntArray]:
+    """Search with a partitioned table on either side (``synthrisk.schema.partitioned``).
+
+    The DCR distance is supported: its column ranges come from the reference's
+    distributed domain reduction, exactly the in-memory ranges. An in-memory side is
+    cut into partitions and scattered.
+    """
+    from synthrisk.neighbors import distance_spec
+
+    if distance != "dcr":
+        msg = f"partitioned tables support distance='dcr' only; got distance={distance!r}."
+        raise ParameterError(msg)
+    client = getattr(reference, "client", None) or getattr(query, "client", None)
+
+    def as_partitions(table: Any) -> Partitions:
+        if hasattr(table, "partitions"):
+            return table.partitions
+        rows = get_dask_settings().partition_rows or max(1024, -(-table.n_rows // 40))
+        return split_rows(table.numeric, table.codes, rows)
+
+    n_num = len(reference.numeric_names)
+    if scale is None:
+        scale = (
+            reference.domain.ranges
+            if hasattr(reference, "domain")
+            else _column_ranges(reference.numeric)
+        )
+    empty = np.empty((0, n_num))
+    spec, _, _ = distance_spec(
+        "dcr", empty, empty, len(reference.categorical_names), scale=scale
+    )
+    q_parts, r_parts = as_partitions(query), as_partitions(reference)
+    if k > r_parts.n_rows:
+        msg = f"`k` must be at most the number of reference rows ({r_parts.n_rows}); got {k}."
+        raise ParameterError(msg)
+    broadcast = None
+    ref_rows = get_dask_settings().reference_rows
+    if ref_rows is not None and ref_rows < r_parts.n_rows:
+        broadcast = False
+    return kneighbors_partitioned(
+        q_parts, r_parts, spec, k=k, working_memory=working_memory, client=client,
+        broadcast=broadcast, progress=progress,
+    )  # fmt: skip
+
+
+def _column_ranges(numeric: np.ndarray) -> FloatArray:
+    from synthrisk.neighbors import column_ranges
+
+    return column_ranges(numeric)
