@@ -8,8 +8,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from synthrisk._version import __version__
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -26,7 +25,12 @@ from synthrisk.metrics import (
     NNDR,
     ApparentMatchDistribution,
     CategoricalCAP,
+    CategoricalEnsemble,
     CategoricalGeneralizedCAP,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
     CategoricalZeroCAP,
     DCRBaselineProtection,
     DCROverfittingProtection,
@@ -41,10 +45,16 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
     ReplicatedUniques,
     SinglingOutRisk,
     UniqueExactMatches,
 )
+from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
@@ -54,7 +64,12 @@ __all__ = [
     "NNDR",
     "ApparentMatchDistribution",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
     "CategoricalZeroCAP",
     "ColumnSpec",
     "ConfigError",
@@ -66,6 +81,7 @@ __all__ = [
     "DisclosureProtectionEstimate",
     "DistributionValidation",
     "EvaluationReport",
+    "FileEvaluation",
     "IdenticalMatchShare",
     "InferenceRisk",
     "InputError",
@@ -75,6 +91,11 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingDependencyError",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "ParameterError",
     "RecordScores",
     "ReplicatedUniques",
@@ -88,6 +109,8 @@ __all__ = [
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
+    "evaluate_files",
     "infer_schema",
     "render_html",
+    "run_file",
 ]

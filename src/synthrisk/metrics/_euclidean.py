@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.config import get_config
+from synthrisk.settings import get_config
 
 __all__ = ["euclidean_neighbors"]
 

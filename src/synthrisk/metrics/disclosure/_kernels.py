@@ -20,9 +20,9 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk._validation import check_option
-from synthrisk.config import get_config
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.schema.keys import tuple_ids
+from synthrisk.settings import get_config
 
 __all__ = [
     "CapMethod",
