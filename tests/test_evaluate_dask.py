@@ -49,3 +49,23 @@ def test_demo_via_scheduler_address_equals_in_memory(dask_client: Any) -> None:
     with dask_settings(partition_rows=100, reference_rows=64):
         got = evaluate(*args, metrics=metrics, seed=5, scheduler=address)
     assert _comparable(got) == _comparable(expected)
+
+
+def test_disclosure_and_attacks_on_cluster_equal_in_memory(
+    dask_client: Any, mixed_tables: tuple
+) -> None:
+    """CAP counts and the Gower searches of the attacks run with the dask backend."""
+    real, synthetic, holdout = mixed_tables
+    metrics = {
+        "categorical_generalized_cap": {
+            "key_fields": ["cat"],
+            "sensitive_fields": ["flag"],
+        },
+        "inference": {"secret": "cat", "n_attacks": 40},
+    }
+    expected = evaluate(real, synthetic, holdout, metrics=metrics, seed=2)
+    with dask_settings(partition_rows=16, reference_rows=30):
+        got = evaluate(
+            real, synthetic, holdout, metrics=metrics, seed=2, client=dask_client
+        )
+    assert _comparable(got) == _comparable(expected)
