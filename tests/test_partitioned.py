@@ -55,7 +55,8 @@ def test_encoded_partitions_equal_in_memory_encoding(
     dask_client: Any, mixed_tables: tuple, tmp_path: Path
 ) -> None:
     globs = _write(tmp_path, mixed_tables, "parquet")
-    partitioned = prepare_partitioned(*globs, client=dask_client)
+    frames = [read_dataset(g) for g in globs]
+    partitioned = prepare_partitioned(*frames, client=dask_client)
     tables = prepare_tables(*mixed_tables)
     assert partitioned.schema == tables.schema
     for name in NAMES:

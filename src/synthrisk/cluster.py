@@ -12,144 +12,30 @@ client or scheduler is left running).
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Callable, Iterator
+import dataclasses
 from typing import Any
 
-from synthrisk._optional import import_optional
-from synthrisk.exceptions import ParameterError, SynthriskError
+from synthrisk._validation import check_int
+from synthrisk.evaluate import resolve_metrics, run_metrics
+from synthrisk.io.dataset import read_dataset
+from synthrisk.neighbors.dask_backend import (
+    CONNECT_TIMEOUT,
+    ClusterError,
+    active_client,
+    compute_scope,
+    dask_compute,
+    local_cluster_size,
+)
+from synthrisk.schema.partitioned import prepare_partitioned
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "ClusterError",
     "compute_scope",
     "dask_compute",
     "evaluate_dataset",
     "local_cluster_size",
 ]
-
-#: seconds to wait for a scheduler before giving up
-CONNECT_TIMEOUT = 10.0
-
-
-class ClusterError(SynthriskError, RuntimeError):
-    """The Dask scheduler cannot be reached or the cluster cannot be started."""
-
-
-def local_cluster_size(n_workers: int | None = None) -> tuple[int, int]:
-    """``(workers, threads per worker)`` of a local cluster sized to this machine.
-
-    One single-threaded worker process per usable core by default (the numba
-    kernels release the GIL, but processes keep one worker's memory spike from
-    stopping the others).
-    """
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    workers = cores if n_workers is None else max(int(n_workers), 1)
-    return workers, max(cores // workers, 1)
-
-
-def _connect(client_cls: Callable[..., Any], scheduler: str, timeout: float) -> Any:
-    try:
-        return client_cls(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        msg = (
-            f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s ({exc}). "
-            "Check the address (e.g. tcp://host:8786) and that the scheduler is running, "
-            "or leave out the scheduler to start a local cluster."
-        )
-        raise ClusterError(msg) from None
-
-
-@contextlib.contextmanager
-def dask_compute(
-    *,
-    client: Any | None = None,
-    scheduler: str | None = None,
-    n_workers: int | None = None,
-    timeout: float = CONNECT_TIMEOUT,
-) -> Iterator[Any]:
-    """Run the ``"dask"`` backend on a cluster for the duration of the block.
-
-    Parameters
-    ----------
-    client : dask.distributed.Client, default=None
-        Use this client (it stays open after the block).
-    scheduler : str, default=None
-        Address of a running scheduler (``tcp://host:8786``) to connect to.
-    n_workers : int, default=None
-        Workers of a local cluster (default: one per core); only used when neither
-        ``client`` nor ``scheduler`` is given.
-    timeout : float, default=10
-        Seconds to wait for the scheduler.
-
-    Yields
-    ------
-    dask.distributed.Client
-
-    Raises
-    ------
-    ClusterError
-        The scheduler cannot be reached.
-    """
-    distributed = import_optional("distributed", extra="dask")
-    with contextlib.ExitStack() as stack:
-        if client is None and scheduler is not None:
-            client = stack.enter_context(
-                _connect(distributed.Client, scheduler, timeout)
-            )
-        elif client is None:
-            workers, threads = local_cluster_size(n_workers)
-            try:
-                cluster = stack.enter_context(
-                    distributed.LocalCluster(
-                        n_workers=workers, threads_per_worker=threads,
-                        processes=True, dashboard_address=":0",
-                    )
-                )  # fmt: skip
-            except (
-                OSError,
-                TimeoutError,
-            ) as exc:  # pragma: no cover - machine-specific
-                msg = f"cannot start a local Dask cluster ({exc}); pass the address of a running scheduler instead."
-                raise ClusterError(msg) from None
-            client = stack.enter_context(
-                distributed.Client(cluster, set_as_default=False)
-            )
-        from synthrisk.neighbors.dask_backend import dask_settings
-
-        stack.enter_context(dask_settings(client=client))
-        yield client
-
-
-@contextlib.contextmanager
-def compute_scope(
-    backend: str | None, *, client: Any | None = None, scheduler: str | None = None
-) -> Iterator[str | None]:
-    """Where ``evaluate`` runs: yields the backend name for the metrics.
-
-    A ``client`` or ``scheduler`` means ``"dask"`` on that cluster; ``backend="dask"``
-    alone uses the default ``dask.distributed`` client if one exists, else starts a
-    local cluster for the block; any other backend runs in this process.
-    """
-    if client is None and scheduler is None and backend != "dask":
-        yield backend
-        return
-    if backend not in (None, "dask"):
-        msg = f"`client` and `scheduler` need `backend='dask'` (or no backend); got backend={backend!r}."
-        raise ParameterError(msg)
-    if client is not None and scheduler is not None:
-        msg = "give either `client` or `scheduler`, not both."
-        raise ParameterError(msg)
-    if client is None and scheduler is None:
-        from synthrisk.neighbors.dask_backend import active_client
-
-        client = active_client()
-    with dask_compute(client=client, scheduler=scheduler):
-        yield "dask"
-
 
 #: metrics that run on every row of partitioned tables (their neighbour searches
 #: are distributed; everything else they compute is O(rows) on the driver)
@@ -196,57 +82,47 @@ def evaluate_dataset(
     EvaluationReport
         As :func:`synthrisk.evaluate`.
     """
-    import dataclasses
-
-    from synthrisk import __version__
-    from synthrisk._progress import as_progress
-    from synthrisk._validation import check_int
-    from synthrisk.evaluate import resolve_metrics
-    from synthrisk.metrics._base import make_context
-    from synthrisk.neighbors.dask_backend import active_client
-    from synthrisk.results import EvaluationReport
-    from synthrisk.schema.partitioned import prepare_partitioned
-
     seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
     sample_rows = int(check_int(sample_rows, name="sample_rows", minimum=1))  # type: ignore[arg-type]
     with compute_scope("dask", client=client, scheduler=scheduler):
+        frames = {
+            "real": read_dataset(real, name="real"),
+            "synthetic": read_dataset(synthetic, name="synthetic"),
+            "holdout": None
+            if holdout is None
+            else read_dataset(holdout, name="holdout"),
+        }
         tables = prepare_partitioned(
-            real, synthetic, holdout, client=active_client(), metadata=metadata
-        )
+            frames["real"], frames["synthetic"], frames["holdout"],
+            client=active_client(), metadata=metadata,
+        )  # fmt: skip
         chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
-        reporter = as_progress(progress)
-        sample: Any = None
-        drawn: dict[str, int] = {}
-        results = []
-        for metric in chosen:
-            context = make_context(
-                metric.id, seed=seed, working_memory=working_memory, backend="dask",
-                progress=reporter,
-            )  # fmt: skip
-            if metric.id in PARTITIONED_METRICS:
-                results.append(metric.run(tables, context))  # type: ignore[arg-type]
-                continue
-            if sample is None:
-                sample, drawn = tables.sample(sample_rows, seed)
-            result = metric.run(sample, context)
-            if drawn:
-                sizes = ", ".join(
-                    f"{n} of {getattr(tables, t).n_rows} {t} rows"
-                    for t, n in drawn.items()
-                )
-                note = (
-                    f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
-                    "needs all rows in memory; raise sample_rows to use more."
-                )
-                result = dataclasses.replace(result, warnings=(*result.warnings, note))
-            results.append(result)
-    schema = tables.schema.to_dict()
-    schema["excluded"] = [c.name for c in tables.schema.excluded]
-    return EvaluationReport(
-        synthrisk_version=__version__,
-        seed=seed,
-        inputs=tables.summary(),
-        results=tuple(results),
-        schema=schema,
-        warnings=tuple(tables.notes) + tuple(notes),
-    )
+        on_rows = [m for m in chosen if m.id in PARTITIONED_METRICS]
+        sampled = [m for m in chosen if m.id not in PARTITIONED_METRICS]
+        common = {
+            "seed": seed,
+            "working_memory": working_memory,
+            "backend": "dask",
+            "progress": progress,
+        }
+        results = {}
+        full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]
+        results.update({r.metric: r for r in full.results})
+        if sampled:
+            sample, drawn = tables.sample(sample_rows, seed)
+            part = run_metrics(sample, sampled, **common)
+            for result in part.results:
+                if drawn:
+                    sizes = ", ".join(
+                        f"{n} of {tables.encoded(t).n_rows} {t} rows"
+                        for t, n in drawn.items()
+                    )
+                    note = (
+                        f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
+                        "needs all rows in memory; raise sample_rows to use more."
+                    )
+                    result = dataclasses.replace(
+                        result, warnings=(*result.warnings, note)
+                    )
+                results[result.metric] = result
+    return dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))

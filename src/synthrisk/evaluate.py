@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synthrisk._progress import Progress, as_progress
+from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
-from synthrisk.cluster import compute_scope
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.metrics import METRICS, Metric, get_metric
-from synthrisk.metrics._base import make_context
+from synthrisk.metrics import METRICS, Metric, get_metric, make_context
+from synthrisk.neighbors.dask_backend import compute_scope
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -80,7 +80,7 @@ def evaluate(
     metrics: MetricsSpec = None,
     seed: int = 0,
     working_memory: float | None = None,
-    backend: str | None = None,
+    backend: Backend | None = None,
     progress: bool | Progress = False,
     client: Any = None,
     scheduler: str | None = None,
@@ -155,7 +155,7 @@ def run_metrics(
     *,
     seed: int,
     working_memory: float | None = None,
-    backend: str | None = None,
+    backend: Backend | None = None,
     progress: bool | Progress = False,
     notes: Sequence[str] = (),
 ) -> EvaluationReport:

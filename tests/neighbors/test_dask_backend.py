@@ -20,11 +20,8 @@ distributed = pytest.importorskip("distributed")
 from synthrisk.cluster import ClusterError, compute_scope, dask_compute  # noqa: E402
 from synthrisk.exceptions import ParameterError  # noqa: E402
 from synthrisk.neighbors import dask_backend  # noqa: E402
-from synthrisk.neighbors.dask_backend import (  # noqa: E402
-    dask_settings,
-    merge_topk,
-    split_rows,
-)
+from synthrisk.neighbors.dask_backend import dask_settings, merge_topk  # noqa: E402
+from synthrisk.schema.partitioned import split_rows  # noqa: E402
 
 pytestmark = pytest.mark.dask
 

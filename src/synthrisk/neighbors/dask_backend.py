@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -35,19 +36,24 @@ from typing import Any
 import numpy as np
 
 from synthrisk._optional import import_optional
-from synthrisk._typing import FloatArray, IntArray
-from synthrisk.exceptions import ParameterError
+from synthrisk._typing import Backend, FloatArray, IntArray
+from synthrisk.exceptions import ParameterError, SynthriskError
 from synthrisk.neighbors import numba_backend
 from synthrisk.neighbors._spec import DistanceSpec
+from synthrisk.schema.partitioned import Partitions, split_rows
 
 __all__ = [
+    "ClusterError",
     "DaskSettings",
     "Partitions",
     "active_client",
+    "compute_scope",
+    "dask_compute",
     "dask_settings",
     "get_dask_settings",
     "kneighbors",
     "kneighbors_partitioned",
+    "local_cluster_size",
     "merge_topk",
     "split_rows",
 ]
@@ -58,49 +64,6 @@ _BROADCAST_SHARE = 0.25
 _MERGE_FAN_IN = 4
 #: times a query partition is resubmitted after its inputs were lost with a worker
 _RESUBMITS = 3
-
-
-@dataclasses.dataclass(frozen=True)
-class Partitions:
-    """Row partitions of an encoded table, in row order.
-
-    Attributes
-    ----------
-    parts : list
-        One entry per partition: a ``(numeric, codes)`` tuple of arrays of shape
-        (n_rows_p, n_numeric) and (n_rows_p, n_categorical), or a
-        ``dask.distributed.Future`` / ``dask.delayed`` object holding one.
-    rows : tuple of int
-        Number of rows of each partition.
-    nbytes : int
-        Total size of the arrays in bytes.
-    """
-
-    parts: list[Any]
-    rows: tuple[int, ...]
-    nbytes: int
-
-    @property
-    def n_rows(self) -> int:
-        """Total number of rows."""
-        return int(sum(self.rows))
-
-    @property
-    def offsets(self) -> list[int]:
-        """Global position of the first row of each partition."""
-        return [0, *np.cumsum(self.rows).tolist()][:-1]
-
-
-def split_rows(
-    numeric: np.ndarray, codes: np.ndarray, rows_per_part: int
-) -> Partitions:
-    """Cut in-memory arrays into :class:`Partitions` of ``rows_per_part`` rows (views)."""
-    n = numeric.shape[0]
-    step = max(int(rows_per_part), 1)
-    starts = range(0, n, step) if n else range(0)
-    parts = [(numeric[s : s + step], codes[s : s + step]) for s in starts]
-    rows = tuple(min(s + step, n) - s for s in starts)
-    return Partitions(parts, rows, int(numeric.nbytes + codes.nbytes))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,7 +115,7 @@ def active_client() -> Any | None:
     except ImportError:
         return None
     try:
-        return default_client()
+        return default_client()  # type: ignore[no-untyped-call]
     except ValueError:
         return None
 
@@ -537,3 +500,122 @@ def _column_ranges(numeric: np.ndarray) -> FloatArray:
     from synthrisk.neighbors import column_ranges
 
     return column_ranges(numeric)
+
+
+#: seconds to wait for a scheduler before giving up
+CONNECT_TIMEOUT = 10.0
+
+
+class ClusterError(SynthriskError, RuntimeError):
+    """The Dask scheduler cannot be reached or the cluster cannot be started."""
+
+
+def local_cluster_size(n_workers: int | None = None) -> tuple[int, int]:
+    """``(workers, threads per worker)`` of a local cluster sized to this machine.
+
+    One single-threaded worker process per usable core by default (the numba
+    kernels release the GIL, but processes keep one worker's memory spike from
+    stopping the others).
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    workers = cores if n_workers is None else max(int(n_workers), 1)
+    return workers, max(cores // workers, 1)
+
+
+def _connect(client_cls: Callable[..., Any], scheduler: str, timeout: float) -> Any:
+    try:
+        return client_cls(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        msg = (
+            f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s ({exc}). "
+            "Check the address (e.g. tcp://host:8786) and that the scheduler is running, "
+            "or leave out the scheduler to start a local cluster."
+        )
+        raise ClusterError(msg) from None
+
+
+@contextlib.contextmanager
+def dask_compute(
+    *,
+    client: Any | None = None,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+) -> Iterator[Any]:
+    """Run the ``"dask"`` backend on a cluster for the duration of the block.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, default=None
+        Use this client (it stays open after the block).
+    scheduler : str, default=None
+        Address of a running scheduler (``tcp://host:8786``) to connect to.
+    n_workers : int, default=None
+        Workers of a local cluster (default: one per core); only used when neither
+        ``client`` nor ``scheduler`` is given.
+    timeout : float, default=10
+        Seconds to wait for the scheduler.
+
+    Yields
+    ------
+    dask.distributed.Client
+
+    Raises
+    ------
+    ClusterError
+        The scheduler cannot be reached.
+    """
+    distributed = import_optional("distributed", extra="dask")
+    with contextlib.ExitStack() as stack:
+        if client is None and scheduler is not None:
+            client = stack.enter_context(
+                _connect(distributed.Client, scheduler, timeout)
+            )
+        elif client is None:
+            workers, threads = local_cluster_size(n_workers)
+            try:
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=workers, threads_per_worker=threads,
+                        processes=True, dashboard_address=":0",
+                    )
+                )  # fmt: skip
+            except (
+                OSError,
+                TimeoutError,
+            ) as exc:  # pragma: no cover - machine-specific
+                msg = f"cannot start a local Dask cluster ({exc}); pass the address of a running scheduler instead."
+                raise ClusterError(msg) from None
+            client = stack.enter_context(
+                distributed.Client(cluster, set_as_default=False)
+            )
+        stack.enter_context(dask_settings(client=client))
+        yield client
+
+
+@contextlib.contextmanager
+def compute_scope(
+    backend: Backend | None, *, client: Any | None = None, scheduler: str | None = None
+) -> Iterator[Backend | None]:
+    """Where ``evaluate`` runs: yields the backend name for the metrics.
+
+    A ``client`` or ``scheduler`` means ``"dask"`` on that cluster; ``backend="dask"``
+    alone uses the default ``dask.distributed`` client if one exists, else starts a
+    local cluster for the block; any other backend runs in this process.
+    """
+    if client is None and scheduler is None and backend != "dask":
+        yield backend
+        return
+    if backend not in (None, "dask"):
+        msg = f"`client` and `scheduler` need `backend='dask'` (or no backend); got backend={backend!r}."
+        raise ParameterError(msg)
+    if client is not None and scheduler is not None:
+        msg = "give either `client` or `scheduler`, not both."
+        raise ParameterError(msg)
+    if client is None and scheduler is None:
+        client = active_client()
+    with dask_compute(client=client, scheduler=scheduler):
+        yield "dask"

@@ -35,7 +35,6 @@ import pandas as pd
 from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import InputError, SchemaMismatchError
-from synthrisk.neighbors.dask_backend import Partitions
 from synthrisk.schema.encoding import EncodedTable, Encoder
 from synthrisk.schema.schema import (
     ColumnSpec,
@@ -53,10 +52,60 @@ from synthrisk.schema.tables import (
     prepare_tables,
 )
 
-__all__ = ["PartitionedTable", "PartitionedTables", "prepare_partitioned"]
+__all__ = [
+    "Domain",
+    "PartitionedTable",
+    "PartitionedTables",
+    "Partitions",
+    "prepare_partitioned",
+    "split_rows",
+]
 
 #: rows of the real table the schema is inferred from
 SCHEMA_SAMPLE_ROWS = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class Partitions:
+    """Row partitions of an encoded table, in row order.
+
+    Attributes
+    ----------
+    parts : list
+        One entry per partition: a ``(numeric, codes)`` tuple of arrays of shape
+        (n_rows_p, n_numeric) and (n_rows_p, n_categorical), or a
+        ``dask.distributed.Future`` / ``dask.delayed`` object holding one.
+    rows : tuple of int
+        Number of rows of each partition.
+    nbytes : int
+        Total size of the arrays in bytes.
+    """
+
+    parts: list[Any]
+    rows: tuple[int, ...]
+    nbytes: int
+
+    @property
+    def n_rows(self) -> int:
+        """Total number of rows."""
+        return int(sum(self.rows))
+
+    @property
+    def offsets(self) -> list[int]:
+        """Global position of the first row of each partition."""
+        return [0, *np.cumsum(self.rows).tolist()][:-1]
+
+
+def split_rows(
+    numeric: np.ndarray, codes: np.ndarray, rows_per_part: int
+) -> Partitions:
+    """Cut in-memory arrays into :class:`Partitions` of ``rows_per_part`` rows (views)."""
+    n = numeric.shape[0]
+    step = max(int(rows_per_part), 1)
+    starts = range(0, n, step) if n else range(0)
+    parts = [(numeric[s : s + step], codes[s : s + step]) for s in starts]
+    rows = tuple(min(s + step, n) - s for s in starts)
+    return Partitions(parts, rows, int(numeric.nbytes + codes.nbytes))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -370,8 +419,9 @@ def prepare_partitioned(
 
     Parameters
     ----------
-    real, synthetic, holdout : dask DataFrame, folder, glob or file
-        See :func:`synthrisk.io.dataset.read_dataset`.
+    real, synthetic, holdout : dask.dataframe.DataFrame
+        The tables (``holdout`` may be None); see
+        :func:`synthrisk.io.dataset.read_dataset` for Parquet datasets and CSV globs.
     client : dask.distributed.Client
         The cluster that reads, encodes and keeps the partitions.
     metadata : dict or Schema, default=None
@@ -383,14 +433,8 @@ def prepare_partitioned(
     InputError, SchemaMismatchError
         As :func:`~synthrisk.schema.prepare_tables`.
     """
-    from synthrisk.io.dataset import read_dataset
-
     dask = import_optional("dask", extra="dask")
-    frames = {
-        "real": read_dataset(real, name="real"),
-        "synthetic": read_dataset(synthetic, name="synthetic"),
-        "holdout": None if holdout is None else read_dataset(holdout, name="holdout"),
-    }
+    frames = {"real": real, "synthetic": synthetic, "holdout": holdout}
     metas = {name: None if f is None else f._meta for name, f in frames.items()}
     for name, meta in metas.items():
         if meta is None:
