@@ -192,7 +192,7 @@ def plot(path: Path) -> None:
     ]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for metrics, ax, key, label in (
-        ("dcr", axes[0], "seconds", "wall seconds (DCR metrics, 4 N×N searches)"),
+        ("dcr", axes[0], "seconds", "wall s, DCR metrics (2 cores, load 14-23)"),
         ("none", axes[1], "driver_peak_mib", "driver peak MiB (read + encode)"),
     ):
         for mode, style in (

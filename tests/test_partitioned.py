@@ -133,3 +133,20 @@ def test_read_dataset_errors(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text("{}")
     with pytest.raises(InputError, match=r"must hold only Parquet .* or only CSV"):
         read_dataset(tmp_path, name="synthetic")
+
+
+def test_subsampled_dcr_gathers_rows_in_order(
+    dask_client: Any, mixed_tables: tuple
+) -> None:
+    """``num_rows_subsample`` takes a seeded subset of the partitioned synthetic rows."""
+    frames = [dd.from_pandas(f, npartitions=3) for f in mixed_tables]
+    metrics = {
+        "dcr_baseline_protection": {"num_rows_subsample": 40, "num_iterations": 2},
+        "dcr_overfitting_protection": {
+            "num_rows_subsample": 30,
+            "subsample_real": True,
+        },
+    }
+    expected = evaluate(*mixed_tables, metrics=metrics, seed=4)
+    got = evaluate_dataset(*frames, metrics=metrics, seed=4, client=dask_client)
+    assert _comparable(got) == _comparable(expected)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,28 @@ def test_run_file_reads_compute_scheduler(tmp_path: Path) -> None:
         ConfigError, match=r"`compute.scheduler` must be a Dask scheduler address"
     ):
         parse_config(raw, base=tmp_path)
+
+
+def test_local_cluster_is_sized_to_the_machine() -> None:
+    from synthrisk.cluster import local_cluster_size
+
+    cores = len(os.sched_getaffinity(0))
+    assert local_cluster_size() == (cores, 1)
+    assert local_cluster_size(1) == (1, cores)
+
+
+@pytest.mark.slow
+def test_backend_dask_starts_a_local_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    demo = load_demo(n_rows=300, seed=1)
+    demo.real.to_csv(tmp_path / "real.csv", index=False)
+    demo.synthetic["leaky"].to_csv(tmp_path / "syn.csv", index=False)
+    out = tmp_path / "r.json"
+    code = main([
+        "evaluate", "--real", str(tmp_path / "real.csv"), "--synthetic", str(tmp_path / "syn.csv"),
+        "--backend", "dask", "--quiet", "--metrics", "dcr_baseline_protection", "--json", str(out),
+    ])  # fmt: skip
+    assert code in (0, 1)
+    assert json.loads(out.read_text())["results"][0]["score"] < 0.2
