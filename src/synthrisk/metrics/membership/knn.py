@@ -96,6 +96,7 @@ class MembershipKnnProbabilities(Metric):
     """
 
     id = "membership_knn_probabilities"
+    report_order = 150
     attack = (
         "An attacker holding the synthetic table guesses that a real person was in the training data "
         "when many synthetic rows sit close to their record."

@@ -179,6 +179,7 @@ class DCRShare(Metric):
     """
 
     id = "dcr_share"
+    report_order = 160
     attack = (
         "A generator that memorised its training rows puts synthetic rows closer to those rows than to "
         "real rows it never saw (the holdout)."
@@ -371,6 +372,7 @@ class NNDR(Metric):
     """
 
     id = "nndr"
+    report_order = 190
     attack = (
         "Synthetic rows that sit much closer to one training row than to any other point at individual "
         "people; the holdout shows how often that happens by chance."
@@ -505,6 +507,7 @@ class IdenticalMatchShare(Metric):
     """
 
     id = "identical_match_share"
+    report_order = 200
     attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
     higher_is_safer = False
 
