@@ -175,3 +175,32 @@ def test_killed_worker_leaves_the_result_unchanged(
     # the nanny restarts the worker: the cluster is whole again for later tests
     client.wait_for_workers(2, timeout=60)
     assert victim not in client.run(os.getpid).values()
+
+
+def test_reference_larger_than_a_worker_share_is_partitioned(
+    dask_client, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query, reference = _table(rng, 300), _table(rng, 400)
+    expected = nearest_neighbors(query, reference, k=3, backend="numba")
+    seen: list[tuple] = []
+    original = dask_backend.kneighbors_partitioned
+
+    def spy(query_parts, reference_parts, *args, **kwargs):
+        seen.append((len(reference_parts.parts), kwargs["broadcast"]))
+        return original(query_parts, reference_parts, *args, **kwargs)
+
+    # the reference is 400 rows × 5 columns × 8 bytes = 16,000 bytes; a worker of
+    # 80 kB may hold a quarter (20 kB): broadcast whole
+    monkeypatch.setattr(dask_backend, "_worker_memory", lambda client: 80_000.0)
+    monkeypatch.setattr(dask_backend, "kneighbors_partitioned", spy)
+    with dask_settings(client=dask_client, partition_rows=100):
+        got = nearest_neighbors(query, reference, k=3, backend="dask")
+    _assert_same(expected, got)
+    assert seen == [(1, None)]
+    # a worker of 40 kB may hold 10 kB: two reference partitions of 250 and 150 rows
+    monkeypatch.setattr(dask_backend, "_worker_memory", lambda client: 40_000.0)
+    seen.clear()
+    with dask_settings(client=dask_client, partition_rows=100):
+        got = nearest_neighbors(query, reference, k=3, backend="dask")
+    _assert_same(expected, got)
+    assert seen == [(2, False)]

@@ -427,6 +427,11 @@ def kneighbors(
     reference = split_rows(r_num, r_cat, max(r_num.shape[0], 1))
     ref_rows = settings.reference_rows
     broadcast = None
+    if ref_rows is None and client is not None:
+        # too large to broadcast: partitions of at most the broadcast share
+        limit = _BROADCAST_SHARE * _worker_memory(client)
+        if reference.nbytes > limit:
+            ref_rows = max(1, int(r_num.shape[0] * limit // reference.nbytes))
     if ref_rows is not None and ref_rows < r_num.shape[0]:
         reference = split_rows(r_num, r_cat, ref_rows)
         broadcast = False
