@@ -50,9 +50,15 @@ def dcr(
     """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``)."""
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
-            query, reference, k=1, distance="dcr", backend=context.backend,
-            working_memory=context.working_memory, scale=scale, progress=advance,
-        )  # fmt: skip
+            query,
+            reference,
+            k=1,
+            distance="dcr",
+            backend=context.backend,
+            working_memory=context.working_memory,
+            scale=scale,
+            progress=advance,
+        )
     return nn.distances[:, 0]
 
 
