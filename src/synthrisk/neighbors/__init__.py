@@ -229,9 +229,14 @@ def nearest_neighbors(
 
         k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
         distances, indices = kneighbors_tables(
-            query, reference, k=k, distance=distance, scale=scale,
-            working_memory=working_memory, progress=progress,
-        )  # fmt: skip
+            query,
+            reference,
+            k=k,
+            distance=distance,
+            scale=scale,
+            working_memory=working_memory,
+            progress=progress,
+        )
         return Neighbors(distances=distances, indices=indices)
     q_num, q_cat = _as_blocks(query, "query")
     r_num, r_cat = _as_blocks(reference, "reference")
