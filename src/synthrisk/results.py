@@ -356,13 +356,21 @@ class MetricVerdict:
     def from_dict(cls, data: Mapping[str, Any]) -> MetricVerdict:
         """Rebuild from :meth:`to_dict` output."""
         return cls(
-            metric=str(data["metric"]), level=str(data["level"]), value=_opt_float(data.get("value")),
-            threshold=None, reason=str(data.get("reason", "")), gating=bool(data.get("gating", True)),
-            rule=str(data.get("rule", "")), source=str(data.get("source", "")),
-            statistic=str(data.get("statistic", "")), effect=_opt_float(data.get("effect")),
-            ci=_pair(data.get("ci")), p_value=_opt_float(data.get("p_value")),
-            p_adjusted=_opt_float(data.get("p_adjusted")), tolerance=_opt_float(data.get("tolerance")),
-        )  # fmt: skip
+            metric=str(data["metric"]),
+            level=str(data["level"]),
+            value=_opt_float(data.get("value")),
+            threshold=None,
+            reason=str(data.get("reason", "")),
+            gating=bool(data.get("gating", True)),
+            rule=str(data.get("rule", "")),
+            source=str(data.get("source", "")),
+            statistic=str(data.get("statistic", "")),
+            effect=_opt_float(data.get("effect")),
+            ci=_pair(data.get("ci")),
+            p_value=_opt_float(data.get("p_value")),
+            p_adjusted=_opt_float(data.get("p_adjusted")),
+            tolerance=_opt_float(data.get("tolerance")),
+        )
 
 
 @dataclasses.dataclass(frozen=True)

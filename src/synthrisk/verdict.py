@@ -116,31 +116,55 @@ _CAP_TOLERANCE = (
 
 #: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
 DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
-    "dcr_share": Tolerance(0.05, "share of synthetic rows closer to training than to holdout rows, minus 0.5", _SHARE),
+    "dcr_share": Tolerance(
+        0.05,
+        "share of synthetic rows closer to training than to holdout rows, minus 0.5",
+        _SHARE,
+    ),
     "nndr": Tolerance(
-        0.05, "share of synthetic rows whose distance ratio is lower against training rows than against holdout rows, minus 0.5",
+        0.05,
+        "share of synthetic rows whose distance ratio is lower against training rows than against holdout rows, minus 0.5",
         "the same tilt as for the DCR share, measured on the nearest-neighbour distance ratio (a synthetic row "
         "that points at one person much more sharply than at anyone else)",
     ),
     "membership_knn_probabilities": Tolerance(
-        0.05, "membership ROC AUC minus 0.5",
+        0.05,
+        "membership ROC AUC minus 0.5",
         "an AUC of 0.55 lets an attacker tell training people from others only slightly better than a coin "
         "toss (0.5); above it, membership becomes a material signal",
     ),
     "identical_match_share": Tolerance(
-        0.01, "share of synthetic rows that copy a training row exactly, minus the share that copy a holdout row (equal sizes)",
+        0.01,
+        "share of synthetic rows that copy a training row exactly, minus the share that copy a holdout row (equal sizes)",
         "verbatim copies are the clearest leak: more than 1 synthetic row in 100 copying a training person "
         "beyond what chance coincidences with new people produce is material",
     ),
     "disclosure_protection": Tolerance(
-        0.05, "mean probability of guessing a training person's sensitive value minus the same for holdout people",
+        0.05,
+        "mean probability of guessing a training person's sensitive value minus the same for holdout people",
         _CAP_TOLERANCE,
     ),
-    "singling_out": Tolerance(0.09, "singling-out success on training rows minus on holdout rows (equal sizes)", _ATTACK_TOLERANCE),
-    "singling_out_univariate": Tolerance(0.09, "singling-out success on training rows minus on holdout rows (equal sizes)", _ATTACK_TOLERANCE),
-    "linkability": Tolerance(0.09, "linkability success on training rows minus on holdout rows", _ATTACK_TOLERANCE),
-    "inference": Tolerance(0.09, "inference success on training rows minus on holdout rows (worst column)", _ATTACK_TOLERANCE),
-}  # fmt: skip
+    "singling_out": Tolerance(
+        0.09,
+        "singling-out success on training rows minus on holdout rows (equal sizes)",
+        _ATTACK_TOLERANCE,
+    ),
+    "singling_out_univariate": Tolerance(
+        0.09,
+        "singling-out success on training rows minus on holdout rows (equal sizes)",
+        _ATTACK_TOLERANCE,
+    ),
+    "linkability": Tolerance(
+        0.09,
+        "linkability success on training rows minus on holdout rows",
+        _ATTACK_TOLERANCE,
+    ),
+    "inference": Tolerance(
+        0.09,
+        "inference success on training rows minus on holdout rows (worst column)",
+        _ATTACK_TOLERANCE,
+    ),
+}
 
 #: metrics that never gate by default, with the reason shown in the report
 INFORMATIONAL: Mapping[str, str] = {
@@ -269,41 +293,69 @@ _CAP = "synthrisk's choice: the real rows are at least half safe from the CAP at
 
 #: The default thresholds by metric id (see ``docs/report.md`` for the sources).
 DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
-    "singling_out": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "linkability": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "inference": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "dcr_baseline_protection": Threshold(0.5, 0.1, higher_is_safer=True, source=_DCR_BASELINE),
-    "dcr_overfitting_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_DCR_OVERFITTING),
-    "disclosure_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
-    "disclosure_protection_estimate": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
+    "singling_out": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "linkability": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "inference": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "dcr_baseline_protection": Threshold(
+        0.5, 0.1, higher_is_safer=True, source=_DCR_BASELINE
+    ),
+    "dcr_overfitting_protection": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_DCR_OVERFITTING
+    ),
+    "disclosure_protection": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_PROTECTION
+    ),
+    "disclosure_protection_estimate": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_PROTECTION
+    ),
     "categorical_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
     "categorical_zero_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
-    "categorical_generalized_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
+    "categorical_generalized_cap": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_CAP
+    ),
     "membership_knn_probabilities": Threshold(
-        0.6, 0.75, higher_is_safer=False,
+        0.6,
+        0.75,
+        higher_is_safer=False,
         source="membership AUC ≤ 0.6 (synthrisk issue 6; 0.5 is a coin toss); fail at 0.75: synthrisk's choice",
     ),
     "dcr_share": Threshold(
-        0.55, 0.65, higher_is_safer=False,
+        0.55,
+        0.65,
+        higher_is_safer=False,
         source="synthrisk's choice: a size-corrected share of 0.5 means no memorisation",
     ),
     "identical_match_share": Threshold(
-        0.01, 0.05, higher_is_safer=False,
+        0.01,
+        0.05,
+        higher_is_safer=False,
         source="synthrisk's choice: at most 1 % of synthetic rows may copy a real row exactly",
     ),
     "membership_classification": Threshold(
-        0.05, 0.2, higher_is_safer=False,
+        0.05,
+        0.2,
+        higher_is_safer=False,
         source="synthrisk's choice: synthetic rows at most 5 % harder to tell from training rows than from unseen rows (0 = no memorisation)",
     ),
     "nndr": Threshold(
-        0.8, 0.5, higher_is_safer=True,
+        0.8,
+        0.5,
+        higher_is_safer=True,
         source="synthrisk's choice: the training / holdout NNDR ratio is about 1 without memorisation (MOSTLY AI QA)",
     ),
     "distribution_validation": Threshold(
-        0.0, 0.0, higher_is_safer=True,
+        0.0,
+        0.0,
+        higher_is_safer=True,
         source="informational: it qualifies the attacks (a table that does not follow the real one is private for the wrong reason) and never gates a release by itself",
     ),
-}  # fmt: skip
+}
 
 _THRESHOLD_KEYS = ("pass", "fail", "higher_is_safer", "inclusive", "source")
 
@@ -448,9 +500,12 @@ class Thresholds(Mapping[str, Threshold]):
         if spec is None:
             return None
         return Threshold(
-            spec["pass"], spec["fail"], higher_is_safer=result.higher_is_safer,
-            source=spec.get("source", "user-supplied"), inclusive=spec.get("inclusive", True),
-        )  # fmt: skip
+            spec["pass"],
+            spec["fail"],
+            higher_is_safer=result.higher_is_safer,
+            source=spec.get("source", "user-supplied"),
+            inclusive=spec.get("inclusive", True),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (for the report's reproducibility block)."""
@@ -504,9 +559,12 @@ def _threshold_from_mapping(
         return merged
     try:
         return Threshold(
-            merged["pass"], merged["fail"], higher_is_safer=merged["higher_is_safer"],
-            source=str(merged["source"]), inclusive=merged.get("inclusive", True),
-        )  # fmt: skip
+            merged["pass"],
+            merged["fail"],
+            higher_is_safer=merged["higher_is_safer"],
+            source=str(merged["source"]),
+            inclusive=merged.get("inclusive", True),
+        )
     except ParameterError as exc:
         msg = f"`{where}`: {exc}"
         raise ParameterError(msg) from None
@@ -558,17 +616,26 @@ def _score_verdict(
     if threshold.higher_is_safer != result.higher_is_safer:
         side = "higher" if threshold.higher_is_safer else "lower"
         return MetricVerdict(
-            metric, "review", result.score, threshold,
+            metric,
+            "review",
+            result.score,
+            threshold,
             f"the threshold assumes a {side} score is safer, but the result says the opposite; "
             "fix the threshold's `higher_is_safer`.",
-            rule=threshold.describe(), source=threshold.source,
-        )  # fmt: skip
+            rule=threshold.describe(),
+            source=threshold.source,
+        )
     score = result.score
     if score is None or not math.isfinite(score):
         return MetricVerdict(
-            metric, "review", None, threshold, "the score is undefined (see the metric's warnings).",
-            rule=threshold.describe(), source=threshold.source,
-        )  # fmt: skip
+            metric,
+            "review",
+            None,
+            threshold,
+            "the score is undefined (see the metric's warnings).",
+            rule=threshold.describe(),
+            source=threshold.source,
+        )
     value, what = float(score), "score"
     if conservative and result.ci is not None:
         value = float(result.ci[0] if result.higher_is_safer else result.ci[1])
@@ -652,10 +719,21 @@ def _test_verdict(
                 f"the tolerance {t:g}; more rows (or attacks) would decide it."
             )
     return MetricVerdict(
-        result.metric, level, effect, None, reason, gating=True, rule=rule,
-        source=tolerance.reasoning, statistic=statistic, effect=effect, ci=(low, high),
-        p_value=p_value, p_adjusted=p_adjusted, tolerance=t,
-    )  # fmt: skip
+        result.metric,
+        level,
+        effect,
+        None,
+        reason,
+        gating=True,
+        rule=rule,
+        source=tolerance.reasoning,
+        statistic=statistic,
+        effect=effect,
+        ci=(low, high),
+        p_value=p_value,
+        p_adjusted=p_adjusted,
+        tolerance=t,
+    )
 
 
 def _info_verdict(
@@ -669,9 +747,18 @@ def _info_verdict(
         p = None if test.get("p_value") is None else float(test["p_value"])
         statistic = str(test.get("statistic", ""))
     return MetricVerdict(
-        result.metric, "info", result.score, None, reason, gating=False,
-        rule="does not gate", statistic=statistic, effect=effect, ci=ci, p_value=p,
-    )  # fmt: skip
+        result.metric,
+        "info",
+        result.score,
+        None,
+        reason,
+        gating=False,
+        rule="does not gate",
+        statistic=statistic,
+        effect=effect,
+        ci=ci,
+        p_value=p,
+    )
 
 
 def _plan(
@@ -778,9 +865,13 @@ def judge(
             f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
         )
     return Verdict(
-        overall=overall, metrics=tuple(verdicts), conservative=thresholds.conservative,
-        reason=reason, alpha=thresholds.alpha, correction="holm",
-    )  # fmt: skip
+        overall=overall,
+        metrics=tuple(verdicts),
+        conservative=thresholds.conservative,
+        reason=reason,
+        alpha=thresholds.alpha,
+        correction="holm",
+    )
 
 
 def _worst(levels: Sequence[str]) -> str:

@@ -40,16 +40,21 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
     DiSCO,
+    KAnonymity,
     ReplicatedUniques,
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
+    DOMIAS,
     NNDR,
+    CollisionMembership,
     DCRShare,
     DistributionValidation,
+    EpsilonIdentifiability,
     IdenticalMatchShare,
     MembershipClassification,
     MembershipKnnProbabilities,
+    MonteCarloMembership,
 )
 from synthrisk.metrics.ml_inference import (
     CategoricalEnsemble,
@@ -65,6 +70,7 @@ from synthrisk.metrics.ml_inference import (
 )
 
 __all__ = [
+    "DOMIAS",
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
@@ -76,6 +82,7 @@ __all__ = [
     "CategoricalRF",
     "CategoricalSVM",
     "CategoricalZeroCAP",
+    "CollisionMembership",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
@@ -84,12 +91,15 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "InferenceRisk",
+    "KAnonymity",
     "LinkabilityRisk",
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "MonteCarloMembership",
     "NewRowSynthesis",
     "NumericalLR",
     "NumericalMLP",

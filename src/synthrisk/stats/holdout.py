@@ -110,14 +110,24 @@ def paired_difference_test(
     n = d.size
     if n == 0:
         return holdout_test(
-            statistic=statistic, effect=float("nan"), se=float("nan"), n=0, estimate=float("nan"),
-            control=float("nan"), confidence_level=confidence_level,
-        )  # fmt: skip
+            statistic=statistic,
+            effect=float("nan"),
+            se=float("nan"),
+            n=0,
+            estimate=float("nan"),
+            control=float("nan"),
+            confidence_level=confidence_level,
+        )
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
     return holdout_test(
-        statistic=statistic, effect=float(d.mean()), se=se, n=n, estimate=float(a.mean()),
-        control=float(b.mean()), confidence_level=confidence_level,
-    )  # fmt: skip
+        statistic=statistic,
+        effect=float(d.mean()),
+        se=se,
+        n=n,
+        estimate=float(a.mean()),
+        control=float(b.mean()),
+        confidence_level=confidence_level,
+    )
 
 
 def mean_difference_test(
@@ -134,14 +144,24 @@ def mean_difference_test(
     n = min(a.size, b.size)
     if a.size < 2 or b.size < 2:
         return holdout_test(
-            statistic=statistic, effect=float("nan"), se=float("nan"), n=n, estimate=float("nan"),
-            control=float("nan"), confidence_level=confidence_level,
-        )  # fmt: skip
+            statistic=statistic,
+            effect=float("nan"),
+            se=float("nan"),
+            n=n,
+            estimate=float("nan"),
+            control=float("nan"),
+            confidence_level=confidence_level,
+        )
     se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
     return holdout_test(
-        statistic=statistic, effect=float(a.mean() - b.mean()), se=se, n=n,
-        estimate=float(a.mean()), control=float(b.mean()), confidence_level=confidence_level,
-    )  # fmt: skip
+        statistic=statistic,
+        effect=float(a.mean() - b.mean()),
+        se=se,
+        n=n,
+        estimate=float(a.mean()),
+        control=float(b.mean()),
+        confidence_level=confidence_level,
+    )
 
 
 def share_test(
@@ -161,14 +181,27 @@ def share_test(
     n = v.size
     if n < 2:
         return holdout_test(
-            statistic=statistic, effect=float("nan"), se=float("nan"), n=n, estimate=float("nan"),
-            control=null, null=null, confidence_level=confidence_level,
-        )  # fmt: skip
+            statistic=statistic,
+            effect=float("nan"),
+            se=float("nan"),
+            n=n,
+            estimate=float("nan"),
+            control=null,
+            null=null,
+            confidence_level=confidence_level,
+        )
     se = float(v.std(ddof=1) / math.sqrt(n))
     return holdout_test(
-        statistic=statistic, effect=float(v.mean() - null), se=se, n=n, estimate=float(v.mean()),
-        control=null, null=null, confidence_level=confidence_level, p_value=p_value,
-    )  # fmt: skip
+        statistic=statistic,
+        effect=float(v.mean() - null),
+        se=se,
+        n=n,
+        estimate=float(v.mean()),
+        control=null,
+        null=null,
+        confidence_level=confidence_level,
+        p_value=p_value,
+    )
 
 
 def auc_test(
@@ -189,9 +222,15 @@ def auc_test(
     m, n = x.size, y.size
     if m < 2 or n < 2:
         return holdout_test(
-            statistic=statistic, effect=float("nan"), se=float("nan"), n=min(m, n), estimate=float("nan"),
-            control=0.5, null=0.5, confidence_level=confidence_level,
-        )  # fmt: skip
+            statistic=statistic,
+            effect=float("nan"),
+            se=float("nan"),
+            n=min(m, n),
+            estimate=float("nan"),
+            control=0.5,
+            null=0.5,
+            confidence_level=confidence_level,
+        )
     both = np.r_[x, y]
     ranks = stats.rankdata(both)
     v10 = (ranks[:m] - stats.rankdata(x)) / n
@@ -199,9 +238,15 @@ def auc_test(
     auc = float(v10.mean())
     var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
     return holdout_test(
-        statistic=statistic, effect=auc - 0.5, se=math.sqrt(max(var, 0.0)), n=min(m, n),
-        estimate=auc, control=0.5, null=0.5, confidence_level=confidence_level,
-    )  # fmt: skip
+        statistic=statistic,
+        effect=auc - 0.5,
+        se=math.sqrt(max(var, 0.0)),
+        n=min(m, n),
+        estimate=auc,
+        control=0.5,
+        null=0.5,
+        confidence_level=confidence_level,
+    )
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

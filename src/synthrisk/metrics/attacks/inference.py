@@ -37,7 +37,6 @@ from synthrisk.metrics.attacks._common import (
 from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.holdout import holm, mean_difference_test
 from synthrisk.stats.intervals import AttackEstimate, estimate_attack
 
 __all__ = ["InferenceAttack", "InferenceRisk", "inference_attack", "inference_success"]
@@ -149,12 +148,14 @@ class InferenceAttack:
         """Rates and risk at ``confidence_level``."""
         control = self.control_success
         return estimate_attack(
-            n_success=int(self.main_success.sum()), n_attacks=int(self.main_success.size),
-            n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
+            n_success=int(self.main_success.sum()),
+            n_attacks=int(self.main_success.size),
+            n_baseline=int(self.baseline_success.sum()),
+            n_baseline_attacks=int(self.baseline_success.size),
             n_control=None if control is None else int(control.sum()),
             n_control_attacks=None if control is None else int(control.size),
             confidence_level=confidence_level,
-        )  # fmt: skip
+        )
 
     def groups(self, *, confidence_level: float = 0.95) -> dict[float, AttackEstimate]:
         """Rates and risk per value of the secret (Anonymeter 1.1's ``risk_for_groups``).
@@ -183,10 +184,14 @@ class InferenceAttack:
                 else:
                     n_control_attacks = None
             out[value] = estimate_attack(
-                n_success=int(self.main_success[in_main].sum()), n_attacks=int(in_main.sum()),
-                n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
-                n_control=n_control, n_control_attacks=n_control_attacks, confidence_level=confidence_level,
-            )  # fmt: skip
+                n_success=int(self.main_success[in_main].sum()),
+                n_attacks=int(in_main.sum()),
+                n_baseline=int(self.baseline_success.sum()),
+                n_baseline_attacks=int(self.baseline_success.size),
+                n_control=n_control,
+                n_control_attacks=n_control_attacks,
+                confidence_level=confidence_level,
+            )
         return out
 
 
@@ -297,9 +302,15 @@ def inference_attack(
             query, ref = datetimes_as_categories([query, ref], datetime_names)
             scale_aux, missing = None, "anonymeter"
         rows = gower_neighbors(
-            query, ref, k=1, rng=stream, context=context, scale=scale_aux, missing=missing,  # type: ignore[arg-type]
+            query,
+            ref,
+            k=1,
+            rng=stream,
+            context=context,
+            scale=scale_aux,
+            missing=missing,  # type: ignore[arg-type]
             description=f"Inference: {name} targets",
-        )[:, 0]  # fmt: skip
+        )[:, 0]
         return syn_secret[rows]
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
@@ -349,12 +360,23 @@ def inference_attack(
     if max_groups is None or distinct.size <= max_groups:
         group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
     return InferenceAttack(
-        secret=secret, aux_cols=tuple(aux_cols), regression=bool(regression), targets=targets,
-        main_secrets=main_secrets, main_guesses=main_guesses, main_success=main_success,
-        baseline_success=baseline_success, control_targets=control_targets, control_secrets=control_secrets,
-        control_guesses=control_guesses, control_success=control_success, group_labels=group_labels,
-        holdout_group_sizes=holdout_sizes, compat=compat, warnings=tuple(warnings),
-    )  # fmt: skip
+        secret=secret,
+        aux_cols=tuple(aux_cols),
+        regression=bool(regression),
+        targets=targets,
+        main_secrets=main_secrets,
+        main_guesses=main_guesses,
+        main_success=main_success,
+        baseline_success=baseline_success,
+        control_targets=control_targets,
+        control_secrets=control_secrets,
+        control_guesses=control_guesses,
+        control_success=control_success,
+        group_labels=group_labels,
+        holdout_group_sizes=holdout_sizes,
+        compat=compat,
+        warnings=tuple(warnings),
+    )
 
 
 @register
@@ -500,13 +522,22 @@ class InferenceRisk(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         if self.params["secret"] is None:
-            return self._every_column(tables, context)
+            from synthrisk.metrics.attacks._every_column import every_column
+
+            return every_column(self.params, tables, context)
         p = self.params
         aux = self._aux(tables)
         result = inference_attack(
-            tables, secret=p["secret"], aux_cols=aux, n_attacks=p["n_attacks"], regression=p["regression"],
-            tolerance=p["tolerance"], compat=p["compat"], rng=context.rng, context=context,
-        )  # fmt: skip
+            tables,
+            secret=p["secret"],
+            aux_cols=aux,
+            n_attacks=p["n_attacks"],
+            regression=p["regression"],
+            tolerance=p["tolerance"],
+            compat=p["compat"],
+            rng=context.rng,
+            context=context,
+        )
         for message in result.warnings:
             context.warn(message)
         level = p["confidence_level"]
@@ -546,10 +577,12 @@ class InferenceRisk(Metric):
         )
         records = {
             "inferred_real": RecordScores(
-                "real", result.targets, result.main_success.astype(np.float64),
+                "real",
+                result.targets,
+                result.main_success.astype(np.float64),
                 "attacked real rows: 1 when their secret was guessed correctly",
             )
-        }  # fmt: skip
+        }
         params: dict[str, Any] = dict(p)
         params["aux_cols"] = aux
         return Outcome(
@@ -558,102 +591,4 @@ class InferenceRisk(Metric):
             ci=ci,
             records=records,
             params=params,
-        )
-
-    def _every_column(self, tables: Tables, context: Context) -> Outcome:
-        p = self.params
-        columns = [c.name for c in tables.schema.modelable]
-        n_attacks = p["n_attacks"]
-        if n_attacks is None:
-            n_side = (
-                len(tables.holdout) if tables.holdout is not None else len(tables.real)
-            )
-            n_attacks = min(n_side, ALL_COLUMNS_ATTACKS)
-        level = p["confidence_level"]
-        streams = context.rng.spawn(len(columns))
-        runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
-        tests: dict[str, dict[str, JSONValue]] = {}
-        for column, stream in zip(columns, streams, strict=True):
-            result = inference_attack(
-                tables, secret=column, aux_cols=[c for c in columns if c != column], n_attacks=n_attacks,
-                regression=None, tolerance=p["tolerance"], compat=p["compat"], rng=stream, context=context,
-                max_groups=0,
-            )  # fmt: skip
-            for message in result.warnings:
-                context.warn(f"{column}: {message}")
-            estimate = result.estimate(confidence_level=level)
-            runs[column] = (result, estimate)
-            if result.control_success is not None:
-                tests[column] = mean_difference_test(
-                    result.main_success, result.control_success,
-                    statistic=f"share of training people whose {column!r} was guessed minus the same for holdout people",
-                    confidence_level=level,
-                )  # fmt: skip
-        table: dict[str, JSONValue] = {}
-        usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
-        adjusted = dict(
-            zip(
-                usable_tests,
-                holm([float(t["p_value"]) for t in usable_tests.values()]),
-                strict=True,
-            )
-        )
-        for column, (result, estimate) in runs.items():
-            risk = estimate.risk()
-            entry: dict[str, JSONValue] = {
-                "risk": risk.value,
-                "risk_ci": [risk.ci[0], risk.ci[1]],
-                "attack_rate": estimate.attack_rate.value,
-                "baseline_rate": estimate.baseline_rate.value,
-                "control_rate": None if estimate.control_rate is None else estimate.control_rate.value,
-                "n_attacks": int(result.main_success.size),
-                "regression": result.regression,
-            }  # fmt: skip
-            test = usable_tests.get(column)
-            if test is not None:
-                entry.update(
-                    effect=test["effect"], effect_ci=test["ci"], p_value=test["p_value"],
-                    p_adjusted=adjusted[column],
-                )  # fmt: skip
-            table[column] = entry
-        if usable_tests:
-            worst = max(
-                usable_tests,
-                key=lambda c: (
-                    float(usable_tests[c]["ci"][0]),
-                    float(usable_tests[c]["effect"]),
-                ),
-            )
-        else:
-            worst = max(runs, key=lambda c: runs[c][1].risk().value)
-        result, estimate = runs[worst]
-        for message in estimate.warnings(attack=f"inference attack on {worst!r}"):
-            context.warn(message)
-        score, ci = score_and_ci(estimate.risk())
-        extra: dict[str, JSONValue] = {}
-        if worst in usable_tests:
-            headline = dict(usable_tests[worst])
-            headline["p_value"] = adjusted[worst]
-            headline["upper"] = max(float(t["ci"][1]) for t in usable_tests.values())
-            headline["statistic"] = (
-                f"inference success on training minus holdout people, worst of {len(usable_tests)} columns "
-                f"({worst!r}; p-value Holm-adjusted across the columns)"
-            )
-            extra["holdout_test"] = headline
-        breakdown = attack_breakdown(
-            estimate, secret=worst, aux_cols=[c for c in columns if c != worst], regression=result.regression,
-            worst_column=worst, columns=table, **extra,
-        )  # fmt: skip
-        records = {
-            "inferred_real": RecordScores(
-                "real", result.targets, result.main_success.astype(np.float64),
-                f"attacked real rows: 1 when their {worst!r} was guessed correctly (the worst column)",
-            )
-        }  # fmt: skip
-        params: dict[str, Any] = dict(p)
-        params["secret"] = None
-        params["n_attacks"] = int(n_attacks)
-        params["columns"] = columns
-        return Outcome(
-            score=score, breakdown=breakdown, ci=ci, records=records, params=params
         )

@@ -282,10 +282,18 @@ def linkability_attack(
         control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
         control_a, control_b = search("holdout", control_targets, ctrl_rng)
     return LinkabilityAttack(
-        aux_cols=halves, n_neighbors=k, targets=targets, main_a=main_a, main_b=main_b,
-        baseline_a=base_a, baseline_b=base_b, control_targets=control_targets,
-        control_a=control_a, control_b=control_b, warnings=tuple(warnings),
-    )  # fmt: skip
+        aux_cols=halves,
+        n_neighbors=k,
+        targets=targets,
+        main_a=main_a,
+        main_b=main_b,
+        baseline_a=base_a,
+        baseline_b=base_b,
+        control_targets=control_targets,
+        control_a=control_a,
+        control_b=control_b,
+        warnings=tuple(warnings),
+    )
 
 
 def default_split(tables: Tables, rng: np.random.Generator) -> list[list[str]]:
@@ -419,9 +427,14 @@ class LinkabilityRisk(Metric):
         if p["aux_cols"] is None:
             p["aux_cols"] = default_split(tables, context.rng.spawn(1)[0])
         result = linkability_attack(
-            tables, aux_cols=p["aux_cols"], n_attacks=p["n_attacks"], n_neighbors=p["n_neighbors"],
-            compat=p["compat"], rng=context.rng, context=context,
-        )  # fmt: skip
+            tables,
+            aux_cols=p["aux_cols"],
+            n_attacks=p["n_attacks"],
+            n_neighbors=p["n_neighbors"],
+            compat=p["compat"],
+            rng=context.rng,
+            context=context,
+        )
         for message in result.warnings:
             context.warn(message)
         level = p["confidence_level"]
@@ -449,19 +462,22 @@ class LinkabilityRisk(Metric):
         extra: dict[str, JSONValue] = {}
         if result.control_a is not None:
             extra["holdout_test"] = mean_difference_test(
-                result.links("main"), result.links("control"),
+                result.links("main"),
+                result.links("control"),
                 statistic="share of training people whose two records were linked minus the same for holdout people",
-            )  # fmt: skip
+            )
         breakdown = attack_breakdown(
             estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k, **extra
         )
         linked = result.links("main")
         records = {
             "linked_real": RecordScores(
-                "real", result.targets, linked.astype(np.float64),
+                "real",
+                result.targets,
+                linked.astype(np.float64),
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
-        }  # fmt: skip
+        }
         return Outcome(
             score=score, breakdown=breakdown, ci=ci, records=records, params=p
         )

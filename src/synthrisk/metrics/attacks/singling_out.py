@@ -44,6 +44,7 @@ from synthrisk.metrics.attacks._common import (
     check_n_attacks,
     score_and_ci,
 )
+from synthrisk.metrics.attacks._equal_size import equal_size_successes
 from synthrisk.metrics.attacks._queries import (
     ColumnInfo,
     QueryBatch,
@@ -210,11 +211,14 @@ class SinglingOutAttack:
     def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
         """Rates and risk at ``confidence_level``."""
         return estimate_attack(
-            n_success=self.n_success, n_attacks=self.denominator,
-            n_baseline=self.n_baseline, n_baseline_attacks=self.n_attacks,
-            n_control=self.n_control, n_control_attacks=self.denominator,
+            n_success=self.n_success,
+            n_attacks=self.denominator,
+            n_baseline=self.n_baseline,
+            n_baseline_attacks=self.n_attacks,
+            n_control=self.n_control,
+            n_control_attacks=self.denominator,
             confidence_level=confidence_level,
-        )  # fmt: skip
+        )
 
     def query_strings(
         self, which: Literal["main", "baseline", "generated"] = "main"
@@ -369,75 +373,32 @@ def singling_out_attack(
                 )
     equal_size = None
     if control is not None and control_counts is not None:
-        equal_size = _equal_size_successes(
-            real_values[real_keep], hold_values[dedup(hold_values)], queries, main_counts, control_counts,
-            ne_matches_null=rules.ne_matches_null, rng=rng.spawn(1)[0],
-        )  # fmt: skip
-    return SinglingOutAttack(
-        mode=mode, n_attacks=n_attacks, n_cols=n_cols, compat=compat, info=info, queries=queries,
-        main_counts=main_counts, main_rows=main_rows, baseline_queries=baseline, baseline_counts=baseline_counts,
-        control_counts=control_counts, control_correction=correction, n_attempts=int(n_attempts),
-        warnings=tuple(warnings), equal_size=equal_size,
-    )  # fmt: skip
-
-
-#: seeded subsamples of the larger table for the equal-size comparison
-EQUAL_SIZE_REPEATS = 5
-#: random relabellings of training ∪ holdout rows for the standard error of the comparison
-RELABEL_REPEATS = 30
-
-
-def _equal_size_successes(
-    real_values: FloatArray,
-    hold_values: FloatArray,
-    queries: QueryBatch,
-    main_counts: IntArray,
-    control_counts: IntArray,
-    *,
-    ne_matches_null: bool,
-    rng: np.random.Generator,
-) -> tuple[FloatArray, FloatArray, float]:
-    """Per-query success on training and holdout rows at equal sizes, and the null spread.
-
-    The larger side is subsampled to the smaller one's size ``EQUAL_SIZE_REPEATS``
-    times and the successes averaged. Given the queries (built from the synthetic
-    table), the only chance left is which real people fell into the training table
-    and which into the holdout; the spread of the difference under
-    ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
-    """
-    n_r, n_h = real_values.shape[0], hold_values.shape[0]
-    m = min(n_r, n_h)
-    main = (main_counts == 1).astype(np.float64)
-    ctrl = (control_counts == 1).astype(np.float64)
-    if len(queries) == 0 or m == 0:
-        return main, ctrl, 0.0
-
-    def successes(values: FloatArray) -> FloatArray:
-        counts, _ = count_matches(
-            QueryTable.from_values(values),
+        equal_size = equal_size_successes(
+            real_values[real_keep],
+            hold_values[dedup(hold_values)],
             queries,
-            cap=2,
-            ne_matches_null=ne_matches_null,
+            main_counts,
+            control_counts,
+            ne_matches_null=rules.ne_matches_null,
+            rng=rng.spawn(1)[0],
         )
-        return (counts == 1).astype(np.float64)
-
-    if n_r != n_h:
-        big = real_values if n_r > n_h else hold_values
-        total = np.zeros(len(queries))
-        for _ in range(EQUAL_SIZE_REPEATS):
-            total += successes(
-                big[np.sort(rng.choice(big.shape[0], size=m, replace=False))]
-            )
-        total /= EQUAL_SIZE_REPEATS
-        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
-    pool = np.concatenate([real_values, hold_values])
-    diffs = np.empty(RELABEL_REPEATS)
-    for b in range(RELABEL_REPEATS):
-        order = rng.permutation(pool.shape[0])
-        first = successes(pool[np.sort(order[:m])])
-        second = successes(pool[np.sort(order[m : 2 * m])])
-        diffs[b] = float(first.mean() - second.mean())
-    return main, ctrl, float(diffs.std(ddof=1))
+    return SinglingOutAttack(
+        mode=mode,
+        n_attacks=n_attacks,
+        n_cols=n_cols,
+        compat=compat,
+        info=info,
+        queries=queries,
+        main_counts=main_counts,
+        main_rows=main_rows,
+        baseline_queries=baseline,
+        baseline_counts=baseline_counts,
+        control_counts=control_counts,
+        control_correction=correction,
+        n_attempts=int(n_attempts),
+        warnings=tuple(warnings),
+        equal_size=equal_size,
+    )
 
 
 @register
@@ -514,9 +475,15 @@ class SinglingOutRisk(Metric):
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         p = self.params
         result = singling_out_attack(
-            tables, mode=p["mode"], n_attacks=p["n_attacks"], n_cols=p["n_cols"], max_attempts=p["max_attempts"],
-            compat=p["compat"], rng=context.rng, progress=context.progress,
-        )  # fmt: skip
+            tables,
+            mode=p["mode"],
+            n_attacks=p["n_attacks"],
+            n_cols=p["n_cols"],
+            max_attempts=p["max_attempts"],
+            compat=p["compat"],
+            rng=context.rng,
+            progress=context.progress,
+        )
         for message in result.warnings:
             context.warn(message)
         estimate = result.estimate(confidence_level=p["confidence_level"])
@@ -528,10 +495,14 @@ class SinglingOutRisk(Metric):
             main_eq, ctrl_eq, se = result.equal_size
             extra["holdout_test"] = holdout_test(
                 statistic="share of queries singling out a training person minus a holdout person (equal sizes)",
-                effect=float(main_eq.mean() - ctrl_eq.mean()) if main_eq.size else float("nan"),
-                se=se, n=int(main_eq.size), estimate=float(main_eq.mean()) if main_eq.size else float("nan"),
+                effect=float(main_eq.mean() - ctrl_eq.mean())
+                if main_eq.size
+                else float("nan"),
+                se=se,
+                n=int(main_eq.size),
+                estimate=float(main_eq.mean()) if main_eq.size else float("nan"),
                 control=float(ctrl_eq.mean()) if ctrl_eq.size else float("nan"),
-            )  # fmt: skip
+            )
         breakdown: dict[str, JSONValue] = attack_breakdown(
             estimate,
             **extra,
@@ -582,6 +553,10 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
         compat: str | None = None,
     ) -> None:
         super().__init__(
-            mode=mode, n_attacks=n_attacks, n_cols=n_cols, max_attempts=max_attempts,
-            confidence_level=confidence_level, compat=compat,
-        )  # fmt: skip
+            mode=mode,
+            n_attacks=n_attacks,
+            n_cols=n_cols,
+            max_attempts=max_attempts,
+            confidence_level=confidence_level,
+            compat=compat,
+        )

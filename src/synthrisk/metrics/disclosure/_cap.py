@@ -25,13 +25,11 @@ probability is kept on the result, with a bootstrap confidence interval over rea
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any, get_args
 
 import numpy as np
-import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk._validation import check_columns, check_int, check_option
@@ -46,11 +44,16 @@ from synthrisk.metrics.disclosure._codes import (
     check_binnable,
     column_list,
 )
+from synthrisk.metrics.disclosure._defaults import (
+    cap_holdout_test,
+    default_cap_columns,
+    run_with_default_columns,
+)
 from synthrisk.metrics.disclosure._kernels import CapMethod, cap_protection
 from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
-from synthrisk.stats.holdout import mean_difference_test
+from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "CategoricalCAP",
@@ -96,47 +99,6 @@ def bootstrap_cap(
     total = draws[:, scored] @ values[scored]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n_scored > 0, 1.0 - total / n_scored, np.nan)
-
-
-#: known columns in the default choice
-DEFAULT_KNOWN = 3
-
-
-def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]]:
-    """synthrisk's default known / sensitive / binned columns of the CAP attack.
-
-    * sensitive: the last categorical or boolean usable column in table order (tables
-      usually end with the outcome: income, diagnosis), else the last usable column;
-    * known: the ``DEFAULT_KNOWN`` other usable columns with the fewest distinct real
-      values (numeric ones counted after binning into 10 bins) — the coarse,
-      widely known attributes (sex, age band, region) an attacker is likely to hold;
-    * binned: the numerical and datetime columns among them.
-
-    Raises
-    ------
-    ParameterError
-        If the tables have fewer than 2 usable columns.
-    """
-    usable = list(tables.schema.modelable)
-    if len(usable) < 2:
-        msg = (
-            f"the CAP attack needs at least 2 usable columns (known and sensitive); the tables have "
-            f"{len(usable)}."
-        )
-        raise ParameterError(msg)
-    categorical = [c for c in usable if c.kind in ("categorical", "boolean")]
-    sensitive = (categorical or usable)[-1]
-    numeric_kinds = ("numerical", "datetime")
-
-    def distinct(column: Any) -> int:
-        n = int(tables.real[column.name].nunique(dropna=False))
-        return min(n, 10) if column.kind in numeric_kinds else n
-
-    others = [c for c in usable if c.name != sensitive.name]
-    ranked = sorted(others, key=lambda c: (distinct(c), usable.index(c)))
-    known = sorted(ranked[:DEFAULT_KNOWN], key=usable.index)
-    continuous = [c.name for c in [*known, sensitive] if c.kind in numeric_kinds]
-    return [c.name for c in known], [sensitive.name], continuous
 
 
 def _sample(n: int, size: int, rng: np.random.Generator) -> IntArray:
@@ -188,10 +150,15 @@ class _DisclosureBase(Metric):
 
     def _codes(self, tables: Tables, context: Context) -> AttackCodes:
         codes = attack_codes(
-            tables, self.known, self.sensitive, context,
-            continuous=self.continuous, n_bins=self.params["num_discrete_bins"],
-            nat_binning=self.params["nat_binning"], strict_types=self.params["strict_types"],
-        )  # fmt: skip
+            tables,
+            self.known,
+            self.sensitive,
+            context,
+            continuous=self.continuous,
+            n_bins=self.params["num_discrete_bins"],
+            nat_binning=self.params["nat_binning"],
+            strict_types=self.params["strict_types"],
+        )
         if codes.baseline == 0:
             context.warn(
                 "every sensitive column is constant in the real data, so random guessing is always right "
@@ -226,10 +193,8 @@ class DisclosureProtection(_DisclosureBase):
     guess probability kept (``records["guess_probability"]``) and a bootstrap
     confidence interval over real rows.
 
-    With a holdout, the same attack on the holdout rows (people the generator never
-    saw) is the control: ``breakdown["holdout_test"]`` compares the mean guess
-    probability of training rows with that of holdout rows (both encoded with bins
-    from real ∪ holdout); the score itself is SDMetrics'.
+    With a holdout, ``breakdown["holdout_test"]`` compares the mean guess probability of
+    training rows with holdout rows (:func:`cap_holdout_test`).
 
     Parameters
     ----------
@@ -256,6 +221,8 @@ class DisclosureProtection(_DisclosureBase):
     strict_types : bool, default=False
         Raise where SDMetrics 0.32 raises (datetime column not listed as continuous,
         continuous column with no real value) instead of handling the case.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "disclosure_protection"
@@ -273,13 +240,10 @@ class DisclosureProtection(_DisclosureBase):
         num_discrete_bins: int = 10,
         nat_binning: NatBinning = "missing",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
-        self.auto_columns = (
-            known_column_names is None
-            and sensitive_column_names is None
-            and continuous_column_names is None
-            and type(self) is DisclosureProtection
-        )
+        given = (known_column_names, sensitive_column_names, continuous_column_names)
+        self.auto_columns = type(self) is DisclosureProtection and given == (None,) * 3
         if self.auto_columns:
             self.known, self.sensitive, self.continuous = [], [], []
         else:
@@ -297,35 +261,23 @@ class DisclosureProtection(_DisclosureBase):
         check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
         auto = self.auto_columns
         self._set_params(
-            known_column_names=None if auto else self.known, sensitive_column_names=None if auto else self.sensitive,
-            computation_method=method, continuous_column_names=None if auto else self.continuous,
-            num_discrete_bins=bins, nat_binning=nat_binning, strict_types=bool(strict_types),
-        )  # fmt: skip
-
-    def check_tables(self, tables: Tables) -> None:
-        """Check the column names (or that a default choice exists)."""
-        if self.auto_columns:
-            default_cap_columns(tables)
-            return
-        super().check_tables(tables)
+            known_column_names=None if auto else self.known,
+            sensitive_column_names=None if auto else self.sensitive,
+            computation_method=method,
+            continuous_column_names=None if auto else self.continuous,
+            num_discrete_bins=bins,
+            nat_binning=nat_binning,
+            strict_types=bool(strict_types),
+            confidence_level=check_confidence_level(confidence_level),
+        )
 
     def run(self, tables: Tables, context: Context) -> MetricResult:
-        """Resolve the default columns for these tables, then compute."""
+        """Resolve the default columns for these tables (when asked to), then compute."""
         if not self.auto_columns:
             return super().run(tables, context)
-        known, sensitive, continuous = default_cap_columns(tables)
-        resolved = DisclosureProtection(
-            known_column_names=known, sensitive_column_names=sensitive, computation_method=self.params["computation_method"],
-            continuous_column_names=continuous, num_discrete_bins=self.params["num_discrete_bins"],
-            nat_binning=self.params["nat_binning"], strict_types=self.params["strict_types"],
-        )  # fmt: skip
-        result = resolved.run(tables, context)
-        params = dict(result.params)
-        params["columns_chosen_by"] = (
-            "synthrisk's default: sensitive = the last categorical column, known = the 3 other columns "
-            "with the fewest distinct values (numeric ones binned)"
+        return run_with_default_columns(
+            DisclosureProtection, dict(self.params), tables, context
         )
-        return dataclasses.replace(result, params=params)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = self._codes(tables, context)
@@ -337,7 +289,10 @@ class DisclosureProtection(_DisclosureBase):
         ci = None
         if codes.baseline != 0:
             boot = bootstrap_cap(p, context.rng)
-            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+            ci = percentile_interval(
+                np.minimum(boot / codes.baseline, 1.0),
+                confidence_level=float(self.params["confidence_level"]),
+            )
         why = "no synthetic row has the row's known values (plain CAP skips it)"
         records = {
             "guess_probability": RecordScores(
@@ -351,27 +306,15 @@ class DisclosureProtection(_DisclosureBase):
             "real_rows": _row_summary(p),
         }
         if tables.holdout is not None:
-            breakdown["holdout_test"] = self._holdout_test(tables, context)
+            breakdown["holdout_test"] = cap_holdout_test(
+                tables,
+                self.known,
+                self.sensitive,
+                self.continuous,
+                self.params,
+                context,
+            )
         return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
-
-    def _holdout_test(self, tables: Tables, context: Context) -> dict[str, Any]:
-        """The CAP attack on training rows against the same attack on holdout rows."""
-        assert tables.holdout is not None
-        n_real = len(tables.real)
-        pooled = Tables(
-            real=pd.concat([tables.real, tables.holdout], ignore_index=True),
-            synthetic=tables.synthetic, holdout=None, schema=tables.schema,
-        )  # fmt: skip
-        codes = attack_codes(
-            pooled, self.known, self.sensitive, Context(), continuous=self.continuous,
-            n_bins=self.params["num_discrete_bins"], nat_binning=self.params["nat_binning"],
-            strict_types=self.params["strict_types"],
-        )  # fmt: skip
-        p = codes.probabilities(self.params["computation_method"], context)
-        return mean_difference_test(
-            p[:n_real], p[n_real:],
-            statistic="mean probability of guessing a training person's sensitive values minus a holdout person's",
-        )  # fmt: skip
 
 
 @register
@@ -395,6 +338,8 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         Number of subsamples.
     **kwargs
         The parameters of :class:`DisclosureProtection`.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "disclosure_protection_estimate"
@@ -414,13 +359,19 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         num_iterations: int = 10,
         nat_binning: NatBinning = "missing",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         super().__init__(
-            known_column_names=known_column_names, sensitive_column_names=sensitive_column_names,
-            computation_method=computation_method, computation=computation,
-            continuous_column_names=continuous_column_names, num_discrete_bins=num_discrete_bins,
-            nat_binning=nat_binning, strict_types=strict_types,
-        )  # fmt: skip
+            known_column_names=known_column_names,
+            sensitive_column_names=sensitive_column_names,
+            computation_method=computation_method,
+            computation=computation,
+            continuous_column_names=continuous_column_names,
+            num_discrete_bins=num_discrete_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+            confidence_level=confidence_level,
+        )
         n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
         n_iter = check_int(num_iterations, name="num_iterations", minimum=1)
         params = dict(self.params)
@@ -481,11 +432,13 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         p_mean = p_sum[drawn] / p_n[drawn]
         records = {
             "guess_probability": RecordScores(
-                "real", drawn, p_mean,
+                "real",
+                drawn,
+                p_mean,
                 "mean over the subsamples that drew (and scored) this real row of the probability "
                 "that the attacker guesses its sensitive values",
             )
-        }  # fmt: skip
+        }
         ci = None
         if codes.baseline != 0:
             if n_iter >= 2:
@@ -493,7 +446,10 @@ class DisclosureProtectionEstimate(DisclosureProtection):
                 boot = np.asarray(caps)[idx].mean(axis=1)
             else:
                 boot = bootstrap_cap(p_iter[0], rng)
-            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+            ci = percentile_interval(
+                np.minimum(boot / codes.baseline, 1.0),
+                confidence_level=float(self.params["confidence_level"]),
+            )
         summary = _row_summary(p_mean)
         summary["total"] = n_real
         breakdown = {
@@ -545,6 +501,7 @@ class CategoricalCAPBase(_DisclosureBase):
         sensitive_fields: Sequence[str] | None = None,
         missing: MissingRule = "category",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         self.known = column_list(key_fields, name="key_fields")
         self.sensitive = column_list(sensitive_fields, name="sensitive_fields")
@@ -555,6 +512,7 @@ class CategoricalCAPBase(_DisclosureBase):
             sensitive_fields=self.sensitive,
             missing=missing,
             strict_types=bool(strict_types),
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
@@ -562,10 +520,14 @@ class CategoricalCAPBase(_DisclosureBase):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = attack_codes(
-            tables, self.known, self.sensitive, context,
-            missing=self.params["missing"], strict_types=self.params["strict_types"],
+            tables,
+            self.known,
+            self.sensitive,
+            context,
+            missing=self.params["missing"],
+            strict_types=self.params["strict_types"],
             numeric_hint="bin it first, or use 'disclosure_protection' with `continuous_column_names`",
-        )  # fmt: skip
+        )
         p = codes.probabilities(self.method, context)
         _no_match_warning(context, p, self.method)
         cap = cap_protection(p)
@@ -575,7 +537,10 @@ class CategoricalCAPBase(_DisclosureBase):
                 "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
             )
         }
-        ci = percentile_interval(bootstrap_cap(p, context.rng))
+        ci = percentile_interval(
+            bootstrap_cap(p, context.rng),
+            confidence_level=float(self.params["confidence_level"]),
+        )
         breakdown = {"score": cap, "real_rows": _row_summary(p)}
         return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
 
@@ -599,6 +564,8 @@ class CategoricalCAP(CategoricalCAPBase):
         float columns; for object columns it depends on object identity).
     strict_types : bool, default=False
         Raise where SDMetrics 0.32 raises (datetime columns) instead of matching exactly.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "categorical_cap"

@@ -27,7 +27,7 @@ from synthrisk.metrics.membership._space import (
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.holdout import auc_test
+from synthrisk.stats.mia import attack_summary, auc_control
 from synthrisk.stats.ranking import auc_delong_interval, ranking_scores, thin_curve
 
 __all__ = ["MembershipKnnProbabilities", "parzen_probabilities"]
@@ -177,11 +177,8 @@ class MembershipKnnProbabilities(Metric):
             "n_non_members": n_n,
             "n_synthetic": n_rows(syn),
             "roc_curve": {"fpr": fpr, "tpr": tpr},
-            "holdout_test": auc_test(
-                p_real,
-                p_hold,
-                statistic="membership ROC AUC of training rows against holdout rows",
-            ),
+            **attack_summary(p_real, p_hold, seed=context.seed),
+            "control": auc_control(p_real, p_hold),
         }
         records = {
             "real": RecordScores(

@@ -8,8 +8,8 @@ never saw (the holdout):
 * :class:`DCRShare` — IBM ai-privacy-toolkit (APT) 0.2.1's ``DatasetAttackWholeDatasetKnnDistance`` share, by default
   size-corrected (real and holdout compared at equal size), with a permutation p-value
   and a bootstrap interval;
-* :class:`NNDR` and :class:`IdenticalMatchShare` — MOSTLY AI QA's nearest-neighbour
-  distance ratio and identical match share, training vs holdout.
+* :class:`IdenticalMatchShare` — MOSTLY AI QA's identical match share, training vs
+  holdout (its nearest-neighbour distance ratio is in :mod:`.nndr`).
 
 Distances: see :mod:`synthrisk.metrics.membership._space` (mixed-type ``dcr`` distance by default,
 Euclidean on pre-encoded numeric columns with ``mode="apt"``).
@@ -23,8 +23,14 @@ import numpy as np
 from scipy import stats
 
 from synthrisk._validation import check_option
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
+from synthrisk.metrics.membership._holdout import (
+    relabel_null,
+    share_holdout_test,
+    unique_copies,
+)
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -42,32 +48,25 @@ from synthrisk.metrics.membership._space import (
     concat_rows,
     int_param,
     n_rows,
+    sample_rows,
     take_rows,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
-from synthrisk.stats.holdout import paired_difference_test, share_test
-from synthrisk.stats.intervals import wilson_interval
+from synthrisk.stats.holdout import paired_difference_test
+from synthrisk.stats.intervals import check_confidence_level, wilson_interval
 
 #: two-sided 95 % normal quantile
 _Z95 = 1.959963984540054
 
-__all__ = ["NNDR", "DCRShare", "IdenticalMatchShare"]
+__all__ = ["DCRShare", "IdenticalMatchShare"]
 
-#: MOSTLY AI QA's offset that keeps the distance ratio finite for exact copies
-_NNDR_EPS = 1e-8
 #: a holdout (or real table) smaller than this share of the other is "much smaller"
 _SIZE_WARNING_RATIO = 0.5
 #: at most this many (distance, index) entries of pooled neighbour lists, to bound memory
 _MAX_LIST_ENTRIES = 20_000_000
-
-
-def _sample(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    if size >= n:
-        return np.arange(n)
-    return np.sort(rng.choice(n, size=size, replace=False))
 
 
 def _pool_lists(
@@ -181,6 +180,11 @@ class DCRShare(Metric):
         tables have the same size).
     n_permutations : int, default=999
         Random relabellings of real + holdout for the p-value; 0 skips the test.
+    column_subsets : {"all", "worst"}, default="all"
+        ``"worst"``: also 3 correlated and 3 random column groups (above 10 columns, as MOSTLY
+        AI QA); the largest share is kept, its p-value Bonferroni-corrected (``p_value_bonferroni``).
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_share"
@@ -199,18 +203,28 @@ class DCRShare(Metric):
         distance: str | None = None,
         n_repeats: int = 10,
         n_permutations: int = 999,
+        column_subsets: str = "all",
+        confidence_level: float = 0.95,
     ) -> None:
         mode, distance = check_mode_distance(mode, distance)
         n_repeats = int_param(n_repeats, "n_repeats", 1)
         n_permutations = int_param(n_permutations, "n_permutations", 0)
+        subsets = check_option(column_subsets, name="column_subsets", allowed=SUBSETS)
         self._set_params(
             mode=mode,
             distance=distance,
             n_repeats=n_repeats,
             n_permutations=n_permutations,
+            column_subsets=subsets,
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        if self.params["column_subsets"] == "worst":
+            return worst_share(self._compute_all, tables, context)
+        return self._compute_all(tables, context)
+
+    def _compute_all(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(tables, str(self.params["distance"]))
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -260,9 +274,9 @@ class DCRShare(Metric):
             with context.progress.task("size-corrected share", repeats) as advance:
                 for _ in range(repeats):
                     included = small.copy()
-                    included[large_positions[_sample(large_positions.size, m, rng)]] = (
-                        True
-                    )
+                    included[
+                        large_positions[sample_rows(large_positions.size, m, rng)]
+                    ] = True
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
                     out = _resolve(space, syn, pool, is_real, included, out, context)
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
@@ -327,7 +341,7 @@ class DCRShare(Metric):
             "n_repeats": repeats,
             "n_permutations": n_perm,
             "distance": self.params["distance"],
-            "holdout_test": _share_holdout_test(
+            "holdout_test": share_holdout_test(
                 corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
             ),
         }
@@ -347,7 +361,10 @@ class DCRShare(Metric):
             ),
         }
         ci = bootstrap_interval(
-            np.mean, np.asarray(row_values, dtype=np.float64), rng=rng
+            np.mean,
+            np.asarray(row_values, dtype=np.float64),
+            rng=rng,
+            confidence_level=float(self.params["confidence_level"]),
         )
         return Outcome(
             score=score,
@@ -355,173 +372,6 @@ class DCRShare(Metric):
             ci=ci,
             records=records,
             params=dict(self.params),
-        )
-
-
-def _share_holdout_test(
-    rows: np.ndarray,
-    null_sd: float,
-    p_permutation: float | None,
-    full: np.ndarray,
-    null_mean: float | None,
-    weight: float,
-) -> dict[str, Any]:
-    """The DCR share against its value without memorisation, in equal-size units.
-
-    With the permutation null (the default), the share on the *full* tables (ties
-    counted one half) is compared with its mean under random relabelling of training
-    and holdout rows — exact under "the generator never saw the training rows",
-    whatever the two sizes, and without the loss of power of subsampling the larger
-    side. The excess is divided by ``2 (1 - w)``, ``w = n_real / (n_real + n_holdout)``,
-    so that it reads like ``share - 0.5`` at equal sizes (a synthetic row that copies
-    a training row adds ``1/2`` per row in either case). The standard error combines
-    the per-row one with the spread of the permutation null, which carries the chance
-    of which real people fell into the training table. Without permutations, the
-    size-corrected share is compared with 0.5.
-    """
-    statistic = "share of synthetic rows closer to training than to holdout rows, minus its value without memorisation"
-    if null_mean is None:
-        test = share_test(rows, statistic=statistic)
-        return test
-    values = (full == CLOSER_REAL) + 0.5 * (full == TIE)
-    scale = 2.0 * (1.0 - weight)
-    n = values.size
-    if n < 2 or scale <= 0:
-        return share_test(rows, statistic=statistic)
-    se = null_sd / scale
-    effect = (float(values.mean()) - null_mean) / scale
-    p_normal = (
-        float(stats.norm.sf(effect / se)) if se > 0 else (0.0 if effect > 0 else 1.0)
-    )
-    return {
-        "statistic": statistic,
-        "effect": effect,
-        "ci": [effect - _Z95 * se, effect + _Z95 * se],
-        "p_value": p_normal if p_permutation is None else max(p_normal, p_permutation),
-        "n": int(n),
-        "null": 0.0,
-        "estimate": float(values.mean()),
-        "control": null_mean,
-        "confidence_level": 0.95,
-    }
-
-
-def _kth_smallest(values: np.ndarray, rank: int) -> float:
-    return float(np.partition(values, rank - 1)[rank - 1])
-
-
-@register
-class NNDR(Metric):
-    """Nearest-neighbour distance ratio of synthetic rows, real vs holdout (MOSTLY AI QA).
-
-    For every synthetic row, ``(d1 + 1e-8) / (d2 + 1e-8)`` with ``d1``, ``d2`` the
-    distances to its nearest and second-nearest real rows: close to 0 when the row
-    sits on one real row much closer than any other (a near copy of a single
-    person), close to 1 in a crowded neighbourhood. The summary is MOSTLY AI's: the
-    ``rank``-th smallest ratio (10th by default). The same is done against the
-    holdout, with real and holdout sampled to the same size; the score is
-    ``nndr_training / nndr_holdout`` — about 1 without memorisation, below 1 when
-    synthetic rows single out training rows more sharply than unseen rows.
-
-    Parameters
-    ----------
-    rank : int, default=10
-        Which smallest ratio summarises each side (MOSTLY AI uses the 10th).
-    distance : {"dcr", "gower", "euclidean"}, default="dcr"
-        Distance between rows.
-    """
-
-    id = "nndr"
-    report_order = 190
-    attack = (
-        "Synthetic rows that sit much closer to one training row than to any other point at individual "
-        "people; the holdout shows how often that happens by chance."
-    )
-    higher_is_safer = True
-    requires_holdout = True
-
-    def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
-        rank = int_param(rank, "rank", 1)
-        check_option(distance, name="distance", allowed=DISTANCES)
-        self._set_params(rank=rank, distance=distance)
-
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
-        real, holdout, syn = (
-            space.data(tables, name) for name in ("real", "holdout", "synthetic")
-        )
-        n_r, n_h, n_s = n_rows(real), n_rows(holdout), n_rows(syn)
-        m = min(n_r, n_h)
-        if m < 2:
-            msg = (
-                f"`nndr` needs at least 2 rows in the real and holdout tables (the ratio uses the two nearest "
-                f"rows); got {n_r} real and {n_h} holdout rows."
-            )
-            raise InputError(msg)
-        rng = context.rng
-        rows_r, rows_h = _sample(n_r, m, rng), _sample(n_h, m, rng)
-        d_r = space.search(
-            syn,
-            take_rows(real, rows_r),
-            k=2,
-            context=context,
-            description="NNDR synthetic → real",
-        )
-        d_h = space.search(
-            syn,
-            take_rows(holdout, rows_h),
-            k=2,
-            context=context,
-            description="NNDR synthetic → holdout",
-        )
-        ratio_r = (d_r.distances[:, 0] + _NNDR_EPS) / (d_r.distances[:, 1] + _NNDR_EPS)
-        ratio_h = (d_h.distances[:, 0] + _NNDR_EPS) / (d_h.distances[:, 1] + _NNDR_EPS)
-        rank = int(self.params["rank"])
-        if n_s < rank:
-            context.warn(
-                f"the synthetic table has {n_s} rows, fewer than rank={rank}; the largest ratio was used instead."
-            )
-            rank = n_s
-        stat_r, stat_h = _kth_smallest(ratio_r, rank), _kth_smallest(ratio_h, rank)
-        score = stat_r / stat_h
-        breakdown = {
-            "nndr_ratio": score,
-            "nndr_training": stat_r,
-            "nndr_holdout": stat_h,
-            "mean": {
-                "training": float(ratio_r.mean()),
-                "holdout": float(ratio_h.mean()),
-            },
-            "median": {
-                "training": float(np.median(ratio_r)),
-                "holdout": float(np.median(ratio_h)),
-            },
-            "share_lower_to_training": float(np.mean(ratio_r < ratio_h)),
-            "holdout_test": share_test(
-                (ratio_r < ratio_h) + 0.5 * (ratio_r == ratio_h),
-                statistic="share of synthetic rows with a lower distance ratio to training than to holdout rows",
-            ),
-            "rank": rank,
-            "sample_size": m,
-            "n_synthetic": n_s,
-            "distance": self.params["distance"],
-        }
-        records = {
-            "nndr_training": RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                ratio_r,
-                "NNDR of each synthetic row to real",
-            ),
-            "nndr_holdout": RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                ratio_h,
-                "NNDR of each synthetic row to holdout",
-            ),
-        }
-        return Outcome(
-            score=score, breakdown=breakdown, records=records, params=dict(self.params)
         )
 
 
@@ -548,46 +398,6 @@ def _row_keys(*blocks: Data) -> list[np.ndarray]:
         out.append(inverse[start : start + mat.shape[0]])
         start += mat.shape[0]
     return out
-
-
-def _unique_copies(
-    syn_ids: np.ndarray, first: np.ndarray, second: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per synthetic row: copies a row unique in ``first ∪ second`` that is in ``first`` (or in ``second``)."""
-    n_ids = (
-        int(max(first.max(initial=0), second.max(initial=0), syn_ids.max(initial=0)))
-        + 1
-    )
-    count_a = np.bincount(first, minlength=n_ids)
-    count_b = np.bincount(second, minlength=n_ids)
-    only_a = (count_a == 1) & (count_b == 0)
-    only_b = (count_b == 1) & (count_a == 0)
-    return only_a[syn_ids].astype(np.float64), only_b[syn_ids].astype(np.float64)
-
-
-def _relabel_null(
-    syn_ids: np.ndarray,
-    real_ids: np.ndarray,
-    hold_ids: np.ndarray,
-    rng: np.random.Generator,
-    n_relabel: int = 200,
-) -> tuple[float, float]:
-    """Mean and spread of the unique-copy difference under random relabelling.
-
-    The pooled real rows are split at random into sides of the training table's and
-    the holdout's sizes; without memorisation the observed difference is one draw of
-    this distribution, whatever the two sizes.
-    """
-    pool = np.r_[real_ids, hold_ids]
-    n_r = real_ids.size
-    if syn_ids.size == 0 or pool.size == 0:
-        return 0.0, 0.0
-    values = np.empty(n_relabel)
-    for b in range(n_relabel):
-        order = rng.permutation(pool.size)
-        side_a, side_b = _unique_copies(syn_ids, pool[order[:n_r]], pool[order[n_r:]])
-        values[b] = float(side_a.mean() - side_b.mean())
-    return float(values.mean()), float(values.std(ddof=1))
 
 
 @register
@@ -667,14 +477,16 @@ class IdenticalMatchShare(Metric):
         )
         if float(self.params["tolerance"]) != 0.0:
             return paired_difference_test(
-                match_real, match_hold, statistic="share of synthetic rows matching a training row minus a holdout row"
-            )  # fmt: skip
+                match_real,
+                match_hold,
+                statistic="share of synthetic rows matching a training row minus a holdout row",
+            )
         syn_ids, real_ids, hold_ids = _row_keys(syn, real, holdout)
-        side_r, side_h = _unique_copies(syn_ids, real_ids, hold_ids)
+        side_r, side_h = unique_copies(syn_ids, real_ids, hold_ids)
         test = paired_difference_test(side_r, side_h, statistic=statistic)
         if test["effect"] is None:
             return test
-        null_mean, null_sd = _relabel_null(syn_ids, real_ids, hold_ids, context.rng)
+        null_mean, null_sd = relabel_null(syn_ids, real_ids, hold_ids, context.rng)
         observed = float(test["effect"])
         se = null_sd
         effect = observed - null_mean
@@ -723,7 +535,7 @@ class IdenticalMatchShare(Metric):
             breakdown["identical_match_share_holdout"] = float(match_hold.mean())
             breakdown["holdout_rows_matching_real"] = float(hold_in_real.mean())
             if n_r > n_h:
-                sub = take_rows(real, _sample(n_r, n_h, context.rng))
+                sub = take_rows(real, sample_rows(n_r, n_h, context.rng))
                 breakdown["identical_match_share_real_at_holdout_size"] = float(
                     self._matches(
                         space, syn, sub, context, "synthetic → real sample"

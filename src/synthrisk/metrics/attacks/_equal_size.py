@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Singling out on training and holdout rows at equal sizes, and the chance of the comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable, count_matches
+
+__all__ = ["EQUAL_SIZE_REPEATS", "RELABEL_REPEATS", "equal_size_successes"]
+
+#: seeded subsamples of the larger table for the equal-size comparison
+EQUAL_SIZE_REPEATS = 5
+#: random relabellings of training ∪ holdout rows for the standard error of the comparison
+RELABEL_REPEATS = 30
+
+
+def equal_size_successes(
+    real_values: FloatArray,
+    hold_values: FloatArray,
+    queries: QueryBatch,
+    main_counts: IntArray,
+    control_counts: IntArray,
+    *,
+    ne_matches_null: bool,
+    rng: np.random.Generator,
+) -> tuple[FloatArray, FloatArray, float]:
+    """Per-query success on training and holdout rows at equal sizes, and the null spread.
+
+    The larger side is subsampled to the smaller one's size ``EQUAL_SIZE_REPEATS``
+    times and the successes averaged. Given the queries (built from the synthetic
+    table), the only chance left is which real people fell into the training table
+    and which into the holdout; the spread of the difference under
+    ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
+    """
+    n_r, n_h = real_values.shape[0], hold_values.shape[0]
+    m = min(n_r, n_h)
+    main = (main_counts == 1).astype(np.float64)
+    ctrl = (control_counts == 1).astype(np.float64)
+    if len(queries) == 0 or m == 0:
+        return main, ctrl, 0.0
+
+    def successes(values: FloatArray) -> FloatArray:
+        counts, _ = count_matches(
+            QueryTable.from_values(values),
+            queries,
+            cap=2,
+            ne_matches_null=ne_matches_null,
+        )
+        return (counts == 1).astype(np.float64)
+
+    if n_r != n_h:
+        big = real_values if n_r > n_h else hold_values
+        total = np.zeros(len(queries))
+        for _ in range(EQUAL_SIZE_REPEATS):
+            total += successes(
+                big[np.sort(rng.choice(big.shape[0], size=m, replace=False))]
+            )
+        total /= EQUAL_SIZE_REPEATS
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    pool = np.concatenate([real_values, hold_values])
+    diffs = np.empty(RELABEL_REPEATS)
+    for b in range(RELABEL_REPEATS):
+        order = rng.permutation(pool.shape[0])
+        first = successes(pool[np.sort(order[:m])])
+        second = successes(pool[np.sort(order[m : 2 * m])])
+        diffs[b] = float(first.mean() - second.mean())
+    return main, ctrl, float(diffs.std(ddof=1))

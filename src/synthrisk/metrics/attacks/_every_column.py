@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The inference attack with every column as the secret (the default run)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from synthrisk._typing import JSONValue
+from synthrisk.metrics._base import Context, Outcome
+from synthrisk.metrics.attacks._common import attack_breakdown, score_and_ci
+from synthrisk.metrics.attacks.inference import (
+    ALL_COLUMNS_ATTACKS,
+    InferenceAttack,
+    inference_attack,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import holm, mean_difference_test
+from synthrisk.stats.intervals import AttackEstimate
+
+__all__ = ["every_column"]
+
+
+def every_column(
+    params: Mapping[str, Any], tables: Tables, context: Context
+) -> Outcome:
+    """Inference with every usable column as the secret in turn; the worst column is the headline.
+
+    Each column is attacked with all the others known; its holdout test compares the
+    success on training people with holdout people, and the p-values are Holm-adjusted
+    across the columns. The headline (score, rates, records, ``holdout_test``) is the
+    column whose excess has the highest lower bound; ``holdout_test["upper"]`` is the
+    highest upper bound of any column, which the verdict needs below the tolerance.
+    """
+    p = params
+    columns = [c.name for c in tables.schema.modelable]
+    n_attacks = p["n_attacks"]
+    if n_attacks is None:
+        n_side = len(tables.holdout) if tables.holdout is not None else len(tables.real)
+        n_attacks = min(n_side, ALL_COLUMNS_ATTACKS)
+    level = p["confidence_level"]
+    streams = context.rng.spawn(len(columns))
+    runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
+    tests: dict[str, dict[str, JSONValue]] = {}
+    for column, stream in zip(columns, streams, strict=True):
+        result = inference_attack(
+            tables,
+            secret=column,
+            aux_cols=[c for c in columns if c != column],
+            n_attacks=n_attacks,
+            regression=None,
+            tolerance=p["tolerance"],
+            compat=p["compat"],
+            rng=stream,
+            context=context,
+            max_groups=0,
+        )
+        for message in result.warnings:
+            context.warn(f"{column}: {message}")
+        estimate = result.estimate(confidence_level=level)
+        runs[column] = (result, estimate)
+        if result.control_success is not None:
+            tests[column] = mean_difference_test(
+                result.main_success,
+                result.control_success,
+                statistic=f"share of training people whose {column!r} was guessed minus the same for holdout people",
+                confidence_level=level,
+            )
+    table: dict[str, JSONValue] = {}
+    usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
+    adjusted = dict(
+        zip(
+            usable_tests,
+            holm([float(t["p_value"]) for t in usable_tests.values()]),
+            strict=True,
+        )
+    )
+    for column, (result, estimate) in runs.items():
+        risk = estimate.risk()
+        entry: dict[str, JSONValue] = {
+            "risk": risk.value,
+            "risk_ci": [risk.ci[0], risk.ci[1]],
+            "attack_rate": estimate.attack_rate.value,
+            "baseline_rate": estimate.baseline_rate.value,
+            "control_rate": None
+            if estimate.control_rate is None
+            else estimate.control_rate.value,
+            "n_attacks": int(result.main_success.size),
+            "regression": result.regression,
+        }
+        test = usable_tests.get(column)
+        if test is not None:
+            entry.update(
+                effect=test["effect"],
+                effect_ci=test["ci"],
+                p_value=test["p_value"],
+                p_adjusted=adjusted[column],
+            )
+        table[column] = entry
+    if usable_tests:
+        worst = max(
+            usable_tests,
+            key=lambda c: (
+                float(usable_tests[c]["ci"][0]),
+                float(usable_tests[c]["effect"]),
+            ),
+        )
+    else:
+        worst = max(runs, key=lambda c: runs[c][1].risk().value)
+    result, estimate = runs[worst]
+    for message in estimate.warnings(attack=f"inference attack on {worst!r}"):
+        context.warn(message)
+    score, ci = score_and_ci(estimate.risk())
+    extra: dict[str, JSONValue] = {}
+    if worst in usable_tests:
+        headline = dict(usable_tests[worst])
+        headline["p_value"] = adjusted[worst]
+        headline["upper"] = max(float(t["ci"][1]) for t in usable_tests.values())
+        headline["statistic"] = (
+            f"inference success on training minus holdout people, worst of {len(usable_tests)} columns "
+            f"({worst!r}; p-value Holm-adjusted across the columns)"
+        )
+        extra["holdout_test"] = headline
+    breakdown = attack_breakdown(
+        estimate,
+        secret=worst,
+        aux_cols=[c for c in columns if c != worst],
+        regression=result.regression,
+        worst_column=worst,
+        columns=table,
+        **extra,
+    )
+    records = {
+        "inferred_real": RecordScores(
+            "real",
+            result.targets,
+            result.main_success.astype(np.float64),
+            f"attacked real rows: 1 when their {worst!r} was guessed correctly (the worst column)",
+        )
+    }
+    out_params: dict[str, Any] = dict(p)
+    out_params["secret"] = None
+    out_params["n_attacks"] = int(n_attacks)
+    out_params["columns"] = columns
+    return Outcome(
+        score=score, breakdown=breakdown, ci=ci, records=records, params=out_params
+    )

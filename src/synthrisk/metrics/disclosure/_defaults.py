@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CAP attack in the default run: synthrisk's default columns and the holdout test."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pandas as pd
+
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context
+from synthrisk.metrics.disclosure._codes import attack_codes
+from synthrisk.results import MetricResult
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.holdout import mean_difference_test
+
+__all__ = [
+    "DEFAULT_KNOWN",
+    "cap_holdout_test",
+    "default_cap_columns",
+    "run_with_default_columns",
+]
+
+#: known columns in the default choice
+DEFAULT_KNOWN = 3
+
+
+def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]]:
+    """synthrisk's default known / sensitive / binned columns of the CAP attack.
+
+    * sensitive: the last categorical or boolean usable column in table order (tables
+      usually end with the outcome: income, diagnosis), else the last usable column;
+    * known: the ``DEFAULT_KNOWN`` other usable columns with the fewest distinct real
+      values (numeric ones counted after binning into 10 bins) — the coarse,
+      widely known attributes (sex, age band, region) an attacker is likely to hold;
+    * binned: the numerical and datetime columns among them.
+
+    Raises
+    ------
+    ParameterError
+        If the tables have fewer than 2 usable columns.
+    """
+    usable = list(tables.schema.modelable)
+    if len(usable) < 2:
+        msg = (
+            f"the CAP attack needs at least 2 usable columns (known and sensitive); the tables have "
+            f"{len(usable)}."
+        )
+        raise ParameterError(msg)
+    categorical = [c for c in usable if c.kind in ("categorical", "boolean")]
+    sensitive = (categorical or usable)[-1]
+    numeric_kinds = ("numerical", "datetime")
+
+    def distinct(column: Any) -> int:
+        n = int(tables.real[column.name].nunique(dropna=False))
+        return min(n, 10) if column.kind in numeric_kinds else n
+
+    others = [c for c in usable if c.name != sensitive.name]
+    ranked = sorted(others, key=lambda c: (distinct(c), usable.index(c)))
+    known = sorted(ranked[:DEFAULT_KNOWN], key=usable.index)
+    continuous = [c.name for c in [*known, sensitive] if c.kind in numeric_kinds]
+    return [c.name for c in known], [sensitive.name], continuous
+
+
+def run_with_default_columns(
+    cls: Any, params: dict[str, Any], tables: Tables, context: Context
+) -> MetricResult:
+    """Run ``cls`` (DisclosureProtection) with :func:`default_cap_columns`, recording the choice."""
+    known, sensitive, continuous = default_cap_columns(tables)
+    resolved = cls(
+        known_column_names=known,
+        sensitive_column_names=sensitive,
+        computation_method=params["computation_method"],
+        continuous_column_names=continuous,
+        num_discrete_bins=params["num_discrete_bins"],
+        nat_binning=params["nat_binning"],
+        strict_types=params["strict_types"],
+        confidence_level=params["confidence_level"],
+    )
+    result = resolved.run(tables, context)
+    out = dict(result.params)
+    out["columns_chosen_by"] = (
+        "synthrisk's default: sensitive = the last categorical column, known = the 3 other columns "
+        "with the fewest distinct values (numeric ones binned)"
+    )
+    return dataclasses.replace(result, params=out)
+
+
+def cap_holdout_test(
+    tables: Tables,
+    known: list[str],
+    sensitive: list[str],
+    continuous: list[str],
+    params: Any,
+    context: Context,
+) -> dict[str, Any]:
+    """The CAP attack on training rows against the same attack on holdout rows.
+
+    Both are encoded together (bins from training ∪ holdout), so that the two sides are
+    treated alike; the score itself keeps SDMetrics' encoding.
+    """
+    assert tables.holdout is not None
+    n_real = len(tables.real)
+    pooled = Tables(
+        real=pd.concat([tables.real, tables.holdout], ignore_index=True),
+        synthetic=tables.synthetic,
+        holdout=None,
+        schema=tables.schema,
+    )
+    codes = attack_codes(
+        pooled,
+        known,
+        sensitive,
+        Context(),
+        continuous=continuous,
+        n_bins=params["num_discrete_bins"],
+        nat_binning=params["nat_binning"],
+        strict_types=params["strict_types"],
+    )
+    p = codes.probabilities(params["computation_method"], context)
+    return mean_difference_test(
+        p[:n_real],
+        p[n_real:],
+        statistic="mean probability of guessing a training person's sensitive values minus a holdout person's",
+    )
