@@ -27,6 +27,7 @@ from synthrisk.neighbors.dask_backend import (
     local_cluster_size,
 )
 from synthrisk.schema.partitioned import prepare_partitioned
+from synthrisk.verdict import judge
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -128,4 +129,5 @@ def evaluate_dataset(
                         result, warnings=(*result.warnings, note)
                     )
                 results[result.metric] = result
-    return dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
+    report = dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
+    return dataclasses.replace(report, verdict=judge(report))
