@@ -234,7 +234,9 @@ class MembershipKnnProbabilities(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         k = int(self.params["k"])
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(
+            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+        )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
@@ -460,7 +462,9 @@ class DCRShare(Metric):
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(
+            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+        )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
@@ -637,7 +641,9 @@ class NNDR(Metric):
         self._set_params(rank=rank, distance=distance)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(
+            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+        )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
