@@ -92,7 +92,7 @@ p = json.load(open(os.environ["PAYLOAD"]))
 real, syn = pd.read_csv(p["real"]), pd.read_csv(p["synthetic"])
 warnings.simplefilter("ignore")  # the stress configuration warns about its exact-matched numeric keys
 import numpy as np
-from synthrisk.metrics.disclosure._cap import cap_probabilities
+from synthrisk.metrics.disclosure import cap_probabilities
 one = np.zeros((1, 1), dtype=np.int64)  # warm-up: imports and compiled kernels from numba's cache
 cap_probabilities(one, one, one + 1, one, method="generalized_cap", backend="numba", search="scan")
 for run in p["runs"]:

@@ -8,8 +8,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from synthrisk._version import __version__
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -24,6 +23,7 @@ from synthrisk.exceptions import (
 from synthrisk.metrics import (
     METRICS,
     NNDR,
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
@@ -32,6 +32,7 @@ from synthrisk.metrics import (
     DCRShare,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
     DistributionValidation,
     IdenticalMatchShare,
     InferenceRisk,
@@ -39,8 +40,11 @@ from synthrisk.metrics import (
     MembershipClassification,
     MembershipKnnProbabilities,
     Metric,
+    ReplicatedUniques,
     SinglingOutRisk,
+    UniqueExactMatches,
 )
+from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
@@ -48,6 +52,7 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -56,10 +61,12 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
     "EvaluationReport",
+    "FileEvaluation",
     "IdenticalMatchShare",
     "InferenceRisk",
     "InputError",
@@ -71,15 +78,19 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "RecordScores",
+    "ReplicatedUniques",
     "Schema",
     "SchemaMismatchError",
     "SinglingOutRisk",
     "SynthriskError",
     "SynthriskWarning",
     "Thresholds",
+    "UniqueExactMatches",
     "UnreliableEstimateWarning",
     "__version__",
     "evaluate",
+    "evaluate_files",
     "infer_schema",
     "render_html",
+    "run_file",
 ]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synthrisk import __version__
 from synthrisk._progress import Progress, as_progress
 from synthrisk._validation import check_int
+from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.metrics._base import make_context

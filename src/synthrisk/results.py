@@ -20,22 +20,47 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk.exceptions import MissingDependencyError
 
 __all__ = [
     "SCHEMA_VERSION",
     "EvaluationReport",
     "MetricResult",
     "RecordScores",
+    "register_html_renderers",
     "to_jsonable",
 ]
 
 SCHEMA_VERSION = 1
+
+#: HTML renderers of Jupyter's display, set by :mod:`synthrisk.report` when it is
+#: imported (rendering sits above the results it renders, never below)
+_HTML_RENDERERS: dict[str, Callable[[Any], str]] = {}
+
+
+def register_html_renderers(
+    *, result: Callable[[Any], str], report: Callable[[Any], str]
+) -> None:
+    """Set the renderers behind ``MetricResult._repr_html_`` and ``EvaluationReport._repr_html_``."""
+    _HTML_RENDERERS.update(result=result, report=report)
+
+
+def _render_html(kind: str, obj: Any) -> str | None:
+    renderer = _HTML_RENDERERS.get(kind)
+    if renderer is None:
+        return None
+    try:
+        return renderer(obj)
+    except (
+        MissingDependencyError
+    ):  # the report extra is not installed: Jupyter shows repr
+        return None
 
 
 def to_jsonable(value: Any) -> JSONValue:
@@ -155,14 +180,7 @@ class MetricResult:
 
     def _repr_html_(self) -> str | None:
         """Jupyter display: a small card with the verdict (None without the report extra)."""
-        try:
-            from synthrisk.report import render_result_html
-
-            return render_result_html(self)
-        except (
-            ImportError
-        ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
-            return None
+        return _render_html("result", self)
 
     def to_dict(
         self, *, include_records: bool = False, include_values: bool = False
@@ -258,14 +276,7 @@ class EvaluationReport:
 
     def _repr_html_(self) -> str | None:
         """Jupyter display: the full HTML report as a fragment (None without the report extra)."""
-        try:
-            from synthrisk.report import render_html
-
-            return render_html(self, fragment=True)
-        except (
-            ImportError
-        ):  # jinja2 / matplotlib not installed: Jupyter falls back to repr
-            return None
+        return _render_html("report", self)
 
     def to_dict(
         self, *, include_records: bool = False, include_values: bool = False

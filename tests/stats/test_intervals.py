@@ -24,6 +24,7 @@ from synthrisk.stats import (
     residual_success,
     success_rate,
 )
+from synthrisk.stats.intervals import wilson_interval
 
 GOLDENS = json.loads(
     (Path(__file__).parent / "data" / "anonymeter_stats_goldens.json").read_text()
@@ -265,3 +266,11 @@ def test_control_always_successful_leaves_the_risk_undefined() -> None:
     assert all(math.isnan(b) for b in risk.ci)
     assert est.to_dict()["risk_ci"] is None
     assert any("control attack succeeded every time" in w for w in est.warnings())
+
+
+def test_wilson_interval_known_value() -> None:
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4)
+    assert high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson_interval(0, 0) is None
+    assert wilson_interval(0, 10)[0] == 0.0

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from synthrisk.stats.ranking import (
+    auc_delong_interval,
     average_precision,
     ranking_scores,
     roc_auc,
@@ -64,3 +65,15 @@ def test_thin_curve_keeps_shape_and_endpoints() -> None:
         np.linspace(0, 1, 11), np.linspace(0, 1, 11)
     )  # collinear: two points suffice
     assert (x, y) == ([0.0, 1.0], [0.0, 1.0])
+
+
+def test_delong_interval_contains_auc_and_shrinks() -> None:
+    rng = np.random.default_rng(0)
+    small = auc_delong_interval(rng.normal(0.5, 1, 50), rng.normal(0, 1, 50))
+    large = auc_delong_interval(rng.normal(0.5, 1, 5000), rng.normal(0, 1, 5000))
+    assert small is not None
+    assert large is not None
+    assert large[1] - large[0] < (small[1] - small[0]) / 5
+    # the true AUC of N(0.5, 1) vs N(0, 1) is Phi(0.5 / sqrt(2)) = 0.638
+    assert large[0] < 0.638 < large[1]
+    assert auc_delong_interval(np.array([1.0]), np.array([0.0, 1.0])) is None

@@ -61,7 +61,7 @@ from synthrisk.metrics.membership.distribution import (
     NUMERIC_TESTS,
     two_sample_test,
 )
-from synthrisk.metrics.membership.share import parzen_probabilities
+from synthrisk.metrics.membership.knn import parzen_probabilities
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.stats.ranking import average_precision, roc_auc, roc_curve
 

@@ -47,8 +47,8 @@ import pandas as pd
 from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
 from synthrisk.metrics import dcr as _dcr
+from synthrisk.metrics import disclosure as _disclosure
 from synthrisk.metrics._base import Metric
-from synthrisk.metrics.disclosure import _cap as _disclosure
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import as_pandas
 
@@ -158,7 +158,7 @@ def _reissue(result: MetricResult) -> None:
 def _names(
     value: Any, *, name: str, available: Sequence[str], allow_empty: bool = False
 ) -> list[str]:
-    names = _disclosure._column_list(value, name=name, allow_empty=allow_empty)
+    names = _disclosure.column_list(value, name=name, allow_empty=allow_empty)
     return check_columns(
         names, name=name, available=list(map(str, available)), allow_empty=allow_empty
     )
@@ -437,7 +437,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
 class _LegacyCAP(_SDMetricsMetric):
     """SDMetrics' legacy ``compute(real, synthetic, metadata, table_name, key_fields, sensitive_fields)``."""
 
-    _metric: ClassVar[type[_disclosure._CategoricalCAPBase]]
+    _metric: ClassVar[type[_disclosure.CategoricalCAPBase]]
 
     @classmethod
     def compute(

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
-from synthrisk.io.config import RunConfig, load_config
-from synthrisk.io.files import read_metadata, read_table, sha256_file, write_text_atomic
+from synthrisk.io.files import (
+    read_metadata,
+    read_table,
+    sha256_file,
+    write_text_atomic,
+    write_texts_atomic,
+)
+from synthrisk.io.run_file import RunConfig, load_config
 
 __all__ = [
     "RunConfig",
@@ -13,4 +19,5 @@ __all__ = [
     "read_table",
     "sha256_file",
     "write_text_atomic",
+    "write_texts_atomic",
 ]

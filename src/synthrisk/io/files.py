@@ -6,15 +6,27 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from synthrisk.exceptions import ConfigError, InputError
+from synthrisk._atomic import write_text_atomic, write_texts_atomic
+from synthrisk.exceptions import ConfigError, InputError, SynthriskError
 
-__all__ = ["read_metadata", "read_table", "sha256_file", "write_text_atomic"]
+if TYPE_CHECKING:
+    from synthrisk.report.verdict import Thresholds
+    from synthrisk.results import EvaluationReport
+
+__all__ = [
+    "read_metadata",
+    "read_report",
+    "read_table",
+    "read_thresholds",
+    "sha256_file",
+    "write_text_atomic",
+    "write_texts_atomic",
+]
 
 _CSV = {".csv", ".txt", ".tsv"}
 _PARQUET = {".parquet", ".pq"}
@@ -79,28 +91,45 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (temporary file + rename), creating folders.
+def read_thresholds(path: str | os.PathLike[str]) -> Thresholds:
+    """Read verdict thresholds from a YAML or JSON file (``{metric: {pass, fail}}``)."""
+    from synthrisk.report.verdict import Thresholds
 
-    Raises
-    ------
-    InputError
-        If the folder cannot be created or written.
-    """
-    path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        data = read_metadata(path)
+    except ConfigError as exc:
+        msg = (
+            str(exc)
+            .replace("metadata file", "thresholds file")
+            .replace(" with a 'columns' entry", "")
         )
-    except OSError as exc:
-        msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
-        raise InputError(msg) from None
+        raise ConfigError(msg) from None
+    except SynthriskError as exc:
+        msg = str(exc).replace("metadata file", "thresholds file")
+        raise type(exc)(msg) from None
+    return Thresholds.from_dict(data)
+
+
+def read_report(path: str | os.PathLike[str]) -> EvaluationReport:
+    """Read a JSON report written by synthrisk."""
+    from synthrisk.results import EvaluationReport
+
+    path = Path(path)
+    if not path.is_file():
+        msg = f"the report file {str(path)!r} does not exist."
+        raise InputError(msg)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        msg = f"the report file {str(path)!r} is not valid JSON: {exc}"
+        raise InputError(msg) from None
+    if not isinstance(data, dict) or "results" not in data:
+        msg = f"the report file {str(path)!r} is not a synthrisk JSON report (no 'results')."
+        raise InputError(msg)
+    try:
+        return EvaluationReport.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        msg = f"the report file {str(path)!r} is not a valid synthrisk JSON report: {exc!r}"
+        raise InputError(msg) from None

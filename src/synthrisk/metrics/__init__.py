@@ -24,11 +24,15 @@ from synthrisk.metrics._base import (
 from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
 from synthrisk.metrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from synthrisk.metrics.disclosure import (
+    ApparentMatchDistribution,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     DisclosureProtection,
     DisclosureProtectionEstimate,
+    DiSCO,
+    ReplicatedUniques,
+    UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
     NNDR,
@@ -42,6 +46,7 @@ from synthrisk.metrics.membership import (
 __all__ = [
     "METRICS",
     "NNDR",
+    "ApparentMatchDistribution",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
@@ -49,6 +54,7 @@ __all__ = [
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DCRShare",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
@@ -59,7 +65,9 @@ __all__ = [
     "MembershipKnnProbabilities",
     "Metric",
     "Outcome",
+    "ReplicatedUniques",
     "SinglingOutRisk",
+    "UniqueExactMatches",
     "get_metric",
     "register",
 ]

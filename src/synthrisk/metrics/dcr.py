@@ -28,6 +28,7 @@ from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.bootstrap import bootstrap_interval
 
 __all__ = [
     "DCRBaselineProtection",
@@ -35,8 +36,6 @@ __all__ = [
     "dcr",
     "random_baseline_table",
 ]
-
-_N_BOOTSTRAP = 200
 
 
 def dcr(
@@ -117,14 +116,6 @@ def _sample(n: int, size: int | None, rng: np.random.Generator) -> np.ndarray:
 
 def _median(values: np.ndarray) -> float:
     return float(np.median(values)) if values.size else float("nan")
-
-
-def _percentile_ci(samples: np.ndarray) -> tuple[float, float] | None:
-    samples = samples[np.isfinite(samples)]
-    if samples.size < _N_BOOTSTRAP // 2:
-        return None
-    low, high = np.percentile(samples, [2.5, 97.5])
-    return float(low), float(high)
 
 
 @register
@@ -227,7 +218,7 @@ class DCRBaselineProtection(Metric):
                     "distance of each random-baseline row to its closest real row",
                 )
                 if n_iter == 1:
-                    ci = _bootstrap_ratio_ci(d_syn, d_rand, rng)
+                    ci = bootstrap_interval(_protection_ratio, d_syn, d_rand, rng=rng)
         if any(s != s for s in scores):  # NaN
             context.warn(
                 "the random baseline's median DCR is 0 (random rows hit real rows exactly: a tiny discrete "
@@ -246,18 +237,15 @@ class DCRBaselineProtection(Metric):
         )
 
 
-def _bootstrap_ratio_ci(
-    d_syn: np.ndarray, d_rand: np.ndarray, rng: np.random.Generator
-) -> tuple[float, float] | None:
-    n_s, n_r = d_syn.size, d_rand.size
-    if n_s < 2 or n_r < 2:
-        return None
-    samples = np.empty(_N_BOOTSTRAP)
-    for b in range(_N_BOOTSTRAP):
-        ms = np.median(d_syn[rng.integers(0, n_s, n_s)])
-        mr = np.median(d_rand[rng.integers(0, n_r, n_r)])
-        samples[b] = np.nan if mr == 0 else min(ms / mr, 1.0)
-    return _percentile_ci(samples)
+def _protection_ratio(d_syn: np.ndarray, d_rand: np.ndarray) -> float:
+    """``min(median(d_syn) / median(d_rand), 1)``; NaN when the random median is 0."""
+    ms, mr = np.median(d_syn), np.median(d_rand)
+    return float("nan") if mr == 0 else float(min(ms / mr, 1.0))
+
+
+def _overfitting_protection(closer: np.ndarray) -> float:
+    """``min(2 (1 - p), 1)`` for the share ``p`` of synthetic rows closer to real rows."""
+    return float(min(2.0 * (1.0 - closer.mean()), 1.0))
 
 
 @register
@@ -386,14 +374,8 @@ class DCROverfittingProtection(Metric):
                     d_hold,
                     "distance of each synthetic row to its closest holdout row",
                 )
-                if n_iter == 1 and closer.size > 1:
-                    boot = np.array(
-                        [
-                            closer[rng.integers(0, closer.size, closer.size)].mean()
-                            for _ in range(_N_BOOTSTRAP)
-                        ]
-                    )
-                    ci = _percentile_ci(np.minimum(2.0 * (1.0 - boot), 1.0))
+                if n_iter == 1:
+                    ci = bootstrap_interval(_overfitting_protection, closer, rng=rng)
         score = float(np.mean(scores))
         breakdown = {
             "score": score,

@@ -19,11 +19,11 @@ import numpy as np
 
 from synthrisk._typing import Backend, DistanceName, FloatArray, IntArray
 from synthrisk._validation import check_int, check_option
-from synthrisk.config import get_config
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._euclidean import Arithmetic, euclidean_kneighbors
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
+from synthrisk.settings import get_config
 
 __all__ = [
     "Arithmetic",

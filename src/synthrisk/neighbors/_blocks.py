@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from synthrisk.config import get_config
+from synthrisk.settings import get_config
 
 __all__ = ["rows_per_block"]
 

@@ -27,6 +27,12 @@ from synthrisk.report.verdict import (
     judge,
     judge_result,
 )
+from synthrisk.results import register_html_renderers
+
+register_html_renderers(
+    result=render_result_html,
+    report=lambda report: render_html(report, fragment=True),
+)
 
 __all__ = [
     "DEFAULT_THRESHOLDS",

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from synthrisk._atomic import write_text_atomic
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError
 from synthrisk.report._extract import (
@@ -544,6 +545,4 @@ def write_html(
     **options: Any,
 ) -> Path:
     """Render ``report`` (see :func:`render_html` for ``options``) and write it atomically."""
-    from synthrisk.io.files import write_text_atomic
-
     return write_text_atomic(path, render_html(report, **options))

@@ -41,6 +41,7 @@ __all__ = [
     "probit",
     "residual_success",
     "success_rate",
+    "wilson_interval",
 ]
 
 
@@ -379,3 +380,43 @@ def estimate_attack(
         baseline_rate=base,
         control_rate=control,
     )
+
+
+def wilson_interval(
+    successes: int, total: int, *, confidence_level: float = 0.95
+) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion, clipped to [0, 1].
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes, ``0 <= successes <= total``.
+    total : int
+        Number of trials.
+    confidence_level : float, default=0.95
+        Two-sided confidence level in [0, 1).
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        Lower and upper bound; None when ``total`` is 0.
+
+    References
+    ----------
+    E. B. Wilson (1927), "Probable inference, the law of succession, and statistical
+    inference", JASA 22, 209-212.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(50, 100)
+    >>> round(low, 4), round(high, 4)
+    (0.4038, 0.5962)
+    """
+    if total <= 0:
+        return None
+    z = probit(confidence_level)
+    p = successes / total
+    denom = 1.0 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

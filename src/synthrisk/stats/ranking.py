@@ -5,19 +5,24 @@ The definitions are scikit-learn's (``roc_curve``, ``roc_auc_score``,
 ``average_precision_score``): thresholds at the distinct scores, ties between a
 positive and a negative count half in the AUC, and average precision is the
 un-interpolated step integral ``sum_n (R_n - R_{n-1}) P_n``. Kept here so that the
-kNN membership metrics need no scikit-learn.
+kNN membership metrics need no scikit-learn. :func:`auc_delong_interval` gives the
+AUC's DeLong confidence interval.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
+from scipy import stats
 
 from synthrisk._typing import FloatArray
+from synthrisk.stats.intervals import probit
 
 __all__ = [
     "RankingScores",
+    "auc_delong_interval",
     "average_precision",
     "ranking_scores",
     "roc_auc",
@@ -139,3 +144,44 @@ def ranking_scores(
         tpr=tpr,
         thresholds=thresholds,
     )
+
+
+def auc_delong_interval(
+    member_scores: FloatArray,
+    non_member_scores: FloatArray,
+    *,
+    confidence_level: float = 0.95,
+) -> tuple[float, float] | None:
+    """DeLong interval of the ROC AUC (members positive), clipped to [0, 1].
+
+    Parameters
+    ----------
+    member_scores : ndarray of shape (n_members,)
+        Scores of the positives.
+    non_member_scores : ndarray of shape (n_non_members,)
+        Scores of the negatives.
+    confidence_level : float, default=0.95
+        Two-sided confidence level in [0, 1).
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        None when either side has fewer than 2 scores.
+
+    References
+    ----------
+    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson (1988), "Comparing the areas under
+    two or more correlated receiver operating characteristic curves: a nonparametric
+    approach", Biometrics 44, 837-845.
+    """
+    m, n = member_scores.size, non_member_scores.size
+    if m < 2 or n < 2:
+        return None
+    both = np.r_[member_scores, non_member_scores]
+    ranks = stats.rankdata(both)
+    v10 = (ranks[:m] - stats.rankdata(member_scores)) / n
+    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member_scores)) / m
+    auc = float(v10.mean())
+    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
+    half = probit(confidence_level) * math.sqrt(max(var, 0.0))
+    return max(0.0, auc - half), min(1.0, auc + half)

@@ -20,7 +20,7 @@ from synthrisk.compat.petsard.parse import (
     petsard_schema_to_metadata,
 )
 from synthrisk.exceptions import ConfigError
-from synthrisk.io import load_config
+from synthrisk.pipeline import load_run_file as load_config
 from synthrisk.report._extract import PETSARD_COLUMNS
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 

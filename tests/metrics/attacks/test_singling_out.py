@@ -28,11 +28,13 @@ from synthrisk.metrics.attacks._queries import (
     OP_NE,
     OP_NOTNULL,
 )
+from synthrisk.metrics.attacks._size_correction import (
+    fit_size_correction,
+    singling_out_probability_integral,
+)
 from synthrisk.metrics.attacks.singling_out import (
     SinglingOutAttack,
-    fit_size_correction,
     singling_out_attack,
-    singling_out_probability_integral,
 )
 from synthrisk.schema import prepare_tables
 

@@ -20,18 +20,15 @@ from synthrisk import (
 )
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context
-from synthrisk.metrics.disclosure._cap import (
-    attack_codes,
-    bin_edges,
+from synthrisk.metrics.disclosure._cap import estimate_iterations, estimate_mean
+from synthrisk.metrics.disclosure._codes import attack_codes
+from synthrisk.metrics.disclosure._kernels import (
     cap_probabilities,
     cap_protection,
-    discretize,
-    estimate_iterations,
-    estimate_mean,
     generalized_cap_counts,
-    tuple_ids,
 )
 from synthrisk.schema import prepare_tables
+from synthrisk.schema.keys import bin_edges, discretize, tuple_ids
 
 DATA = Path(__file__).parents[1] / "data"
 GOLDENS = json.loads((DATA / "disclosure_goldens.json").read_text())

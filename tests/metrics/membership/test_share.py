@@ -13,15 +13,11 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.metrics.membership.share import (
-    NNDR,
-    DCRShare,
-    IdenticalMatchShare,
+from synthrisk.metrics.membership.knn import (
     MembershipKnnProbabilities,
-    auc_delong_interval,
     parzen_probabilities,
-    wilson_interval,
 )
+from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
 from synthrisk.results import EvaluationReport
 
 APT_DATA = Path(__file__).parents[2] / "compat" / "data" / "apt"
@@ -67,26 +63,6 @@ def test_parzen_probabilities_by_hand() -> None:
         parzen_probabilities(d, bandwidth=2.0),
         [(1 + math.exp(-0.5)) / 2, (math.exp(-1) + math.exp(-2)) / 2],
     )
-
-
-def test_wilson_interval_known_value() -> None:
-    low, high = wilson_interval(50, 100)
-    assert low == pytest.approx(0.4038, abs=1e-4)
-    assert high == pytest.approx(0.5962, abs=1e-4)
-    assert wilson_interval(0, 0) is None
-    assert wilson_interval(0, 10)[0] == 0.0
-
-
-def test_delong_interval_contains_auc_and_shrinks() -> None:
-    rng = np.random.default_rng(0)
-    small = auc_delong_interval(rng.normal(0.5, 1, 50), rng.normal(0, 1, 50))
-    large = auc_delong_interval(rng.normal(0.5, 1, 5000), rng.normal(0, 1, 5000))
-    assert small is not None
-    assert large is not None
-    assert large[1] - large[0] < (small[1] - small[0]) / 5
-    # the true AUC of N(0.5, 1) vs N(0, 1) is Phi(0.5 / sqrt(2)) = 0.638
-    assert large[0] < 0.638 < large[1]
-    assert auc_delong_interval(np.array([1.0]), np.array([0.0, 1.0])) is None
 
 
 # --------------------------------------------------------------------------- kNN probabilities

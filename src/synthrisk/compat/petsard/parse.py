@@ -334,7 +334,7 @@ def parse_petsard(
 
 
 def _parse_synthrisk_block(block: Any, where: str, base: Path) -> dict[str, Any]:
-    from synthrisk.io.config import check_gate, check_report_options, check_thresholds
+    from synthrisk.io.run_file import check_gate, check_report_options, check_thresholds
 
     block = {} if block is None else block
     here = f"{where}: `synthrisk`"

@@ -28,18 +28,12 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import keyword
-import math
-import warnings as _warnings
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-import pandas as pd
-from scipy.optimize import OptimizeWarning, curve_fit
 
 from synthrisk._progress import NullProgress, Progress
-from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -51,23 +45,23 @@ from synthrisk.metrics.attacks._common import (
     score_and_ci,
 )
 from synthrisk.metrics.attacks._queries import (
-    OP_EQ,
-    OP_GE,
-    OP_GT,
-    OP_ISNULL,
-    OP_LE,
-    OP_LT,
-    OP_NE,
-    OP_NEVER,
-    OP_NOTNULL,
     ColumnInfo,
     QueryBatch,
     QueryTable,
     count_matches,
-    format_value,
-    match_lists,
     render_query,
     unified_values,
+)
+from synthrisk.metrics.attacks._query_generation import (
+    Rules,
+    baseline_queries,
+    dedup,
+    multivariate_queries,
+    univariate_queries,
+)
+from synthrisk.metrics.attacks._size_correction import (
+    control_correction,
+    singling_out_probability_integral,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
@@ -82,95 +76,6 @@ __all__ = [
 ]
 
 Mode = Literal["univariate", "multivariate"]
-
-_BATCH_MIN = 1000
-_BATCH_MAX = 200_000
-_ENUMERATE_MAX = 2_000_000
-_KIND_CODE = {"numerical": 0, "datetime": 1, "categorical": 2, "boolean": 3}
-_NUMERIC_OPS = np.array([OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE], dtype=np.int8)
-
-
-def singling_out_probability_integral(n: Any, w_max: Any) -> Any:
-    """Integral over ``w ∈ [0, w_max]`` of ``P(w, n) = n w (1 - w)^(n - 1)``.
-
-    ``P`` is the probability that a query of weight ``w`` singles out one record in a
-    population of ``n`` (Cohen and Nissim 2020); the integral is
-    ``(1 - (n w_max + 1)(1 - w_max)^n) / (n + 1)``.
-
-    References
-    ----------
-    A. Cohen and K. Nissim (2020), "Towards formalizing the GDPR's notion of singling
-    out", PNAS 117 (15), 8344-8352, https://arxiv.org/abs/1904.06009.
-    """
-    return (1.0 - (n * w_max + 1.0) * (1.0 - w_max) ** n) / (n + 1.0)
-
-
-def _size_model(n: Any, w_eff: float, norm: float) -> Any:
-    return norm * singling_out_probability_integral(n, w_eff)
-
-
-def fit_size_correction(
-    sizes: IntArray,
-    successes: FloatArray,
-    n_real: int,
-    n_control: int,
-    *,
-    start: Literal["anonymeter", "global"],
-) -> float:
-    """Factor ``s(n_real) / s(n_control)`` of the fitted model ``s(n) = A · F(n; w)``.
-
-    The fit is scipy's ``curve_fit`` with bounds ``w ∈ [0, 1]``, ``A ∈ [0, ∞)``.
-
-    * ``start="anonymeter"``: Anonymeter's start ``w₀ = 1 / max(n)``,
-      ``A₀ = 1 / F(max(n); w₀)``. ``A₀`` scales the model to about one success at the
-      largest size, far below typical counts, and the optimiser then often drifts to
-      ``w → 1`` where ``F ≈ 1 / (n + 1)``: the factor becomes
-      ``(n_control + 1) / (n_real + 1)`` whatever the data (seen on Adult: a sum of
-      squares 145 times the optimum).
-    * ``start="global"`` (synthrisk's default): the least-squares optimum over a
-      logarithmic grid of ``w`` (``A`` in closed form), refined by ``curve_fit``.
-
-    Raises
-    ------
-    RuntimeError
-        When the fit fails or the factor is not a finite positive number.
-    """
-    x = np.asarray(sizes, dtype=np.float64)
-    y = np.asarray(successes, dtype=np.float64)
-    n_max = float(np.max(x))
-    if start == "global":
-        best = (np.inf, 1.0 / n_max, 0.0)
-        for w in np.logspace(np.log10(0.01 / n_max), 0.0, 600):
-            f = singling_out_probability_integral(x, w)
-            ff = float(f @ f)
-            if ff <= 0:
-                continue
-            a = max(float(f @ y) / ff, 0.0)
-            sse = float(np.sum((a * f - y) ** 2))
-            if sse < best[0]:
-                best = (sse, float(w), a)
-        p0 = (best[1], max(best[2], 1e-12))
-    else:
-        w_guess = 1.0 / n_max
-        p0 = (w_guess, 1.0 / singling_out_probability_integral(n_max, w_guess))
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", OptimizeWarning)
-        _warnings.simplefilter("ignore", RuntimeWarning)
-        popt, _ = curve_fit(
-            _size_model, xdata=x, ydata=y, bounds=(0, (1, np.inf)), p0=p0
-        )
-    if start == "global" and np.sum((_size_model(x, *popt) - y) ** 2) > np.sum(
-        (_size_model(x, *p0) - y) ** 2
-    ):
-        popt = np.asarray(p0)
-    with np.errstate(all="ignore"):
-        factor = float(
-            _size_model(float(n_real), *popt) / _size_model(float(n_control), *popt)
-        )
-    if not math.isfinite(factor) or factor < 0:
-        msg = f"the size-correction fit gave an unusable factor {factor!r}."
-        raise RuntimeError(msg)
-    return factor
 
 
 def column_info(tables: Tables) -> ColumnInfo:
@@ -325,454 +230,6 @@ class SinglingOutAttack:
         ]
 
 
-def _dedup(values: FloatArray) -> IntArray:
-    """Positions of the first occurrence of every distinct row (NaN equals NaN)."""
-    if values.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    duplicated = pd.DataFrame(values).duplicated(keep="first").to_numpy()
-    return np.flatnonzero(~duplicated)
-
-
-def _choose_columns(
-    rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray
-) -> IntArray:
-    """``width`` distinct columns per query (uniform), ordered by column name."""
-    if width >= n_columns:
-        cols = np.tile(np.arange(n_columns), (n_queries, 1))
-    else:
-        keys = rng.random((n_queries, n_columns))
-        cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
-    order = np.argsort(rank[cols], axis=1, kind="stable")
-    return np.ascontiguousarray(
-        np.take_along_axis(cols, order, axis=1).astype(np.int64)
-    )
-
-
-class _Rules:
-    """Version-dependent rules of query generation and evaluation."""
-
-    def __init__(
-        self, info: ColumnInfo, compat: str | None, mode: str, warnings: list[str]
-    ) -> None:
-        self.compat = compat
-        self.info = info
-        m = info.n_columns
-        kinds = np.array([_KIND_CODE[k] for k in info.kinds], dtype=np.int64)
-        self.kinds = kinds
-        # pandas' `!=` is True for a missing value (Anonymeter 1.0); polars' is null
-        self.ne_matches_null = compat == "anonymeter-1.0"
-        # columns whose predicates can never match (Anonymeter 1.0's failing queries)
-        never = np.zeros(m, dtype=bool)
-        if compat == "anonymeter-1.0":
-            for j, name in enumerate(info.names):
-                if not name.isidentifier() or keyword.iskeyword(name):
-                    never[j] = True
-            never |= kinds == _KIND_CODE["datetime"]
-            if never.any():
-                warnings.append(
-                    "Anonymeter 1.0 compatibility: columns "
-                    f"{[info.names[j] for j in np.flatnonzero(never)]} never appear in a working query "
-                    "(names that are not Python identifiers and datetime columns make 1.0's pandas queries "
-                    "fail silently)."
-                )
-        self.never = never
-        # ordered kinds: half-lines in multivariate mode, min/max in univariate mode
-        halfline = kinds == _KIND_CODE["numerical"]
-        if compat != "anonymeter-1.0":
-            halfline |= kinds == _KIND_CODE["datetime"]
-        self.halfline = halfline & ~never
-        minmax = kinds == _KIND_CODE["numerical"]
-        if compat is None:
-            minmax |= kinds == _KIND_CODE["datetime"]
-        self.minmax = minmax & ~never
-        # baseline operators: 6 comparison operators for these columns, == / != otherwise
-        base_numeric = kinds == _KIND_CODE["numerical"]
-        if compat is None:
-            base_numeric |= kinds == _KIND_CODE["datetime"]
-        self.base_numeric = base_numeric
-        if (
-            compat == "anonymeter-1.1"
-            and mode == "multivariate"
-            and (kinds == _KIND_CODE["datetime"]).any()
-        ):
-            warnings.append(
-                "Anonymeter 1.1 compatibility: Anonymeter 1.1 raises an error on datetime columns in "
-                "multivariate mode (it compares them with strings); synthrisk uses half-lines on them as "
-                "in its default mode."
-            )
-        # Anonymeter 1.1 escapes quotes in string values of multivariate queries, so those
-        # predicates never match
-        self.bad_codes: dict[int, np.ndarray] = {}
-        if compat == "anonymeter-1.1":
-            for j, categories in enumerate(info.categories):
-                if categories is None:
-                    continue
-                bad = np.array(
-                    [isinstance(v, str) and ("'" in v or '"' in v) for v in categories],
-                    dtype=bool,
-                )
-                if bad.any():
-                    self.bad_codes[j] = bad
-
-    def multivariate_ops(
-        self, cols: IntArray, vals: FloatArray, medians: FloatArray
-    ) -> np.ndarray:
-        """Operators of multivariate queries built from record values ``vals``."""
-        with np.errstate(invalid="ignore"):
-            above = vals > medians[cols]
-        ops = np.full(cols.shape, OP_EQ, dtype=np.int8)
-        half = self.halfline[cols]
-        ops[half & above] = OP_GE
-        ops[half & ~above] = OP_LE
-        ops[np.isnan(vals)] = OP_ISNULL
-        for j, bad in self.bad_codes.items():
-            sel = (cols == j) & ~np.isnan(vals)
-            if sel.any():
-                hit = np.zeros(cols.shape, dtype=bool)
-                hit[sel] = bad[vals[sel].astype(np.int64)]
-                ops[hit] = OP_NEVER
-        ops[self.never[cols]] = OP_NEVER
-        return ops
-
-    def v10_text(
-        self,
-        cols: IntArray,
-        ops: np.ndarray,
-        vals: FloatArray,
-        length: int,
-        *,
-        univariate: bool,
-    ) -> str:
-        """The query as Anonymeter 1.0 writes it (its duplicate check compares sorted characters)."""
-        parts = []
-        for t in range(length):
-            j, op, v = int(cols[t]), int(ops[t]), float(vals[t])
-            name = self.info.names[j]
-            if op == OP_ISNULL:
-                parts.append(f"{name}.isna()")
-                continue
-            text = format_value(self.info, j, v)
-            kind = self.info.kinds[j]
-            if kind in ("categorical", "boolean"):
-                categories = self.info.categories[j]
-                assert categories is not None
-                item = categories[int(v)]
-                if isinstance(item, str):
-                    text = "'" + item.replace('"', '\\"').replace("'", "\\'") + "'"
-                elif not univariate and kind != "boolean":
-                    text = f'"{item}"'
-                else:
-                    text = str(item)
-            symbol = {OP_EQ: "==", OP_LE: "<=", OP_GE: ">="}.get(op, "==")
-            parts.append(
-                f"{name} {symbol} {text}" if univariate else f"{name}{symbol} {text}"
-            )
-        return " & ".join(parts)
-
-
-def _keep_unique(
-    batch: QueryBatch,
-    hits: IntArray,
-    seen: set[Any],
-    limit: int,
-    rules: _Rules,
-    *,
-    univariate: bool,
-) -> tuple[list[int], int]:
-    """Hits whose query was not seen before, up to ``limit``; and the last hit examined.
-
-    Exact repeats inside the batch are dropped first (vectorised), so that only new
-    candidates reach the Python-level check against earlier batches.
-    """
-    kept: list[int] = []
-    last = int(hits[-1]) if hits.size else -1
-    if hits.size == 0:
-        return kept, last
-    key_matrix = np.hstack(
-        [
-            batch.cols[hits],
-            batch.ops[hits].astype(np.int64),
-            batch.vals[hits].view(np.int64),
-        ]
-    )
-    _, first = np.unique(key_matrix, axis=0, return_index=True)
-    candidates = hits[np.sort(first)]
-    if rules.compat == "anonymeter-1.0":
-        keys: list[Any] = [
-            "".join(
-                sorted(
-                    rules.v10_text(
-                        batch.cols[i],
-                        batch.ops[i],
-                        batch.vals[i],
-                        int(batch.lengths[i]),
-                        univariate=univariate,
-                    )
-                )
-            )
-            for i in candidates
-        ]
-    else:
-        keys = batch.take(candidates).keys()
-    for i, key in zip(candidates, keys, strict=True):
-        if key in seen:
-            continue
-        seen.add(key)
-        kept.append(int(i))
-        if len(kept) >= limit:
-            last = int(i)
-            break
-    return kept, last
-
-
-def _multivariate_queries(
-    syn: QueryTable,
-    rules: _Rules,
-    *,
-    n_attacks: int,
-    n_cols: int,
-    max_attempts: int | None,
-    rng: np.random.Generator,
-    progress: Progress,
-) -> tuple[QueryBatch, int]:
-    values = syn.values
-    n_syn, m = values.shape
-    rank = rules.info.name_rank()
-    medians = np.full(m, np.nan)
-    for j in np.flatnonzero(rules.halfline):
-        col = values[:, j]
-        col = col[~np.isnan(col)]
-        if col.size:
-            medians[j] = float(np.median(col))
-    budget = max_attempts
-    if budget is not None and rules.compat == "anonymeter-1.1":
-        # Anonymeter 1.1 tries whole batches of min(1000, max_attempts) attempts
-        step = min(1000, budget)
-        budget = -(-budget // step) * step
-    enumerated = _enumerate_if_small(
-        syn, rules, medians, n_attacks=n_attacks, n_cols=n_cols, budget=budget, rng=rng
-    )
-    if enumerated is not None:
-        return enumerated
-    found: list[QueryBatch] = []
-    seen: set[Any] = set()
-    n_found = attempts = 0
-    batch_size = _BATCH_MIN
-    with progress.task("Singling out: generating queries", n_attacks) as advance:
-        while n_found < n_attacks and (budget is None or attempts < budget):
-            size = batch_size if budget is None else min(batch_size, budget - attempts)
-            rows = rng.integers(0, n_syn, size=size)
-            cols = _choose_columns(rng, size, m, n_cols, rank)
-            vals = np.ascontiguousarray(values[rows[:, None], cols])
-            ops = rules.multivariate_ops(cols, vals, medians)
-            batch = QueryBatch(cols, ops, vals, np.full(size, n_cols, dtype=np.int64))
-            counts, _ = count_matches(
-                syn, batch, cap=2, ne_matches_null=rules.ne_matches_null
-            )
-            hits = np.flatnonzero(counts == 1)
-            kept, last = _keep_unique(
-                batch, hits, seen, n_attacks - n_found, rules, univariate=False
-            )
-            if kept:
-                found.append(batch.take(np.asarray(kept)))
-                advance(len(kept))
-            n_found += len(kept)
-            attempts += last + 1 if n_found >= n_attacks else size
-            # size the next batch from the rate of *new* queries (it grows when they run out)
-            rate = max(n_found / max(attempts, 1), 1e-5)
-            batch_size = int(
-                min(max((n_attacks - n_found) / rate * 1.1 + 1, _BATCH_MIN), _BATCH_MAX)
-            )
-    return QueryBatch.concat(found, n_cols), attempts
-
-
-def _enumerate_if_small(
-    syn: QueryTable,
-    rules: _Rules,
-    medians: FloatArray,
-    *,
-    n_attacks: int,
-    n_cols: int,
-    budget: int | None,
-    rng: np.random.Generator,
-) -> tuple[QueryBatch, int] | None:
-    """All multivariate queries, when there are few and fewer single out than requested.
-
-    A multivariate query is fixed by a synthetic row and a set of ``n_cols`` columns,
-    so there are at most ``n_rows * C(n_columns, n_cols)`` of them. When that space is
-    small and the attempt budget exceeds the coupon-collector bound ``S (ln S + 10)``,
-    random sampling would find every singling-out query with near certainty; if they
-    are fewer than ``n_attacks``, they are all returned at once (in random order)
-    instead of spending the whole budget looking for more. Returns None otherwise.
-    """
-    n_syn, m = syn.values.shape
-    space = n_syn * math.comb(m, n_cols)
-    if space > _ENUMERATE_MAX or (
-        budget is not None and budget < space * (math.log(space) + 10)
-    ):
-        return None
-    rank = rules.info.name_rank()
-    subsets = np.array(list(itertools.combinations(range(m), n_cols)), dtype=np.int64)
-    subsets = np.take_along_axis(
-        subsets, np.argsort(rank[subsets], axis=1, kind="stable"), axis=1
-    )
-    rows = np.repeat(np.arange(n_syn), len(subsets))
-    cols = np.ascontiguousarray(np.tile(subsets, (n_syn, 1)))
-    vals = np.ascontiguousarray(syn.values[rows[:, None], cols])
-    ops = rules.multivariate_ops(cols, vals, medians)
-    batch = QueryBatch(cols, ops, vals, np.full(space, n_cols, dtype=np.int64))
-    counts, _ = count_matches(syn, batch, cap=2, ne_matches_null=rules.ne_matches_null)
-    hits = np.flatnonzero(counts == 1)
-    kept, _ = _keep_unique(batch, hits, set(), n_attacks, rules, univariate=False)
-    if len(kept) >= n_attacks:
-        return None
-    order = rng.permutation(np.asarray(kept, dtype=np.int64))
-    return batch.take(order), space
-
-
-def _univariate_queries(
-    syn: QueryTable, rules: _Rules, *, n_attacks: int, rng: np.random.Generator
-) -> tuple[QueryBatch, int]:
-    values = syn.values
-    cols_l: list[int] = []
-    ops_l: list[int] = []
-    vals_l: list[float] = []
-    for j in range(values.shape[1]):
-        col = values[:, j]
-        missing = np.isnan(col)
-        if int(missing.sum()) == 1:
-            cols_l.append(j)
-            ops_l.append(OP_ISNULL)
-            vals_l.append(np.nan)
-        present = col[~missing]
-        if rules.minmax[j] and present.size:
-            cols_l += [j, j]
-            ops_l += [OP_LE, OP_GE]
-            vals_l += [float(present.min()), float(present.max())]
-        uniques, counts = np.unique(present, return_counts=True)
-        rare = uniques[counts == 1]
-        cols_l += [j] * rare.size
-        ops_l += [OP_EQ] * rare.size
-        vals_l += rare.tolist()
-    n = len(cols_l)
-    perm = rng.permutation(n)
-    batch = QueryBatch(
-        np.asarray(cols_l, dtype=np.int64)[perm][:, None],
-        np.asarray(ops_l, dtype=np.int8)[perm][:, None],
-        np.asarray(vals_l, dtype=np.float64)[perm][:, None],
-        np.ones(n, dtype=np.int64),
-    )
-    ops = batch.ops.copy()
-    ops[rules.never[batch.cols]] = OP_NEVER
-    batch = dataclasses.replace(batch, ops=ops)
-    counts, _ = count_matches(syn, batch, cap=2, ne_matches_null=rules.ne_matches_null)
-    hits = np.flatnonzero(counts == 1)
-    kept, _ = _keep_unique(batch, hits, set(), n_attacks, rules, univariate=True)
-    return batch.take(np.asarray(kept, dtype=np.int64)), n
-
-
-def _baseline_queries(
-    syn: QueryTable,
-    rules: _Rules,
-    *,
-    n_queries: int,
-    width: int,
-    rng: np.random.Generator,
-) -> QueryBatch:
-    """Random queries: random columns, a random distinct synthetic value each, a random operator."""
-    values = syn.values
-    m = values.shape[1]
-    cols = _choose_columns(rng, n_queries, m, width, rules.info.name_rank())
-    ops = np.full(cols.shape, OP_NEVER, dtype=np.int8)
-    vals = np.zeros(cols.shape)
-    compat_10 = rules.compat == "anonymeter-1.0"
-    for j in range(m):
-        sel = cols == j
-        k = int(sel.sum())
-        if not k:
-            continue
-        col = values[:, j]
-        uniques = np.unique(col[~np.isnan(col)])
-        if np.isnan(col).any():
-            uniques = np.append(uniques, np.nan)
-        v = uniques[rng.integers(0, uniques.size, size=k)]
-        kind = rules.info.kinds[j]
-        if kind == "boolean":
-            choice = rng.integers(0, 2, size=k)
-            true_code = rules.info.code_of(j, True)
-            false_code = rules.info.code_of(j, False)
-            o = np.full(k, OP_EQ, dtype=np.int8)
-            out_v = np.where(choice == 0, true_code, false_code)
-            o[np.isnan(out_v)] = OP_NEVER
-        elif rules.base_numeric[j]:
-            choice = rng.integers(0, 6, size=k)
-            o = _NUMERIC_OPS[choice].copy()
-            out_v = v
-        else:
-            choice = rng.integers(0, 2, size=k)
-            o = np.where(choice == 0, OP_EQ, OP_NE).astype(np.int8)
-            out_v = v
-        missing = np.isnan(v)
-        if missing.any():
-            null_first = (
-                (rng.integers(0, 2, size=k) == 0) if compat_10 else (choice == 0)
-            )
-            o[missing] = np.where(null_first[missing], OP_ISNULL, OP_NOTNULL)
-            out_v = np.where(missing, 0.0, out_v)
-        if rules.never[j]:
-            o[:] = OP_NEVER
-        ops[sel] = o
-        vals[sel] = out_v
-    return QueryBatch(
-        cols, ops, np.ascontiguousarray(vals), np.full(n_queries, width, dtype=np.int64)
-    )
-
-
-def _control_correction(
-    control: QueryTable,
-    queries: QueryBatch,
-    *,
-    n_real: int,
-    rules: _Rules,
-    rng: np.random.Generator,
-    warnings: list[str],
-) -> float | None:
-    n_control = control.n_rows
-    lower = min(1000, n_control)
-    if rules.compat is None:
-        # Anonymeter's sizes all equal the holdout size when it has <= 1000 rows, which
-        # leaves nothing to fit; synthrisk spans at least the upper half
-        lower = min(1000, -(-n_control // 2))
-    sizes = np.repeat(np.linspace(lower, n_control, 10).astype(int), 5)
-    if rules.compat == "anonymeter-1.1":
-        # Anonymeter 1.1 counts every query, singling out or not, in every subsample
-        successes = np.full(sizes.size, float(len(queries)))
-    else:
-        offsets, rows = match_lists(
-            control, queries, ne_matches_null=rules.ne_matches_null
-        )
-        query_of = np.repeat(np.arange(len(queries)), np.diff(offsets))
-        successes = np.empty(sizes.size)
-        for i, size in enumerate(sizes):
-            mask = np.zeros(n_control, dtype=np.float64)
-            mask[rng.choice(n_control, size=int(size), replace=False)] = 1.0
-            per_query = np.bincount(
-                query_of, weights=mask[rows], minlength=len(queries)
-            )
-            successes[i] = float(np.sum(per_query == 1))
-    try:
-        start: Literal["anonymeter", "global"] = (
-            "global" if rules.compat is None else "anonymeter"
-        )
-        return fit_size_correction(sizes, successes, n_real, n_control, start=start)
-    except (RuntimeError, ValueError) as exc:
-        warnings.append(
-            f"the control-size correction could not be fitted ({exc}); the control count is not corrected "
-            "for the different sizes of the holdout and the real table."
-        )
-        return None
-
-
 def singling_out_attack(
     tables: Tables,
     *,
@@ -812,21 +269,21 @@ def singling_out_attack(
     progress = NullProgress() if progress is None else progress
     warnings: list[str] = []
     info = column_info(tables)
-    rules = _Rules(info, compat, mode, warnings)
+    rules = Rules(info, compat, mode, warnings)
     gen_rng, base_rng, ctrl_rng = rng.spawn(3)
 
     real_values = unified_values(tables.encoded("real"))
-    real_keep = _dedup(real_values)
+    real_keep = dedup(real_values)
     real = QueryTable.from_values(real_values[real_keep])
     syn_values = unified_values(tables.encoded("synthetic"))
-    syn = QueryTable.from_values(syn_values[_dedup(syn_values)])
+    syn = QueryTable.from_values(syn_values[dedup(syn_values)])
     control = None
     if tables.holdout is not None:
         hold_values = unified_values(tables.encoded("holdout"))
-        control = QueryTable.from_values(hold_values[_dedup(hold_values)])
+        control = QueryTable.from_values(hold_values[dedup(hold_values)])
 
     if mode == "multivariate":
-        queries, n_attempts = _multivariate_queries(
+        queries, n_attempts = multivariate_queries(
             syn,
             rules,
             n_attacks=n_attacks,
@@ -842,7 +299,7 @@ def singling_out_attack(
         else:
             reason = "the synthetic table offers no more distinct ones"
     else:
-        queries, n_attempts = _univariate_queries(
+        queries, n_attempts = univariate_queries(
             syn, rules, n_attacks=n_attacks, rng=gen_rng
         )
         reason = "the synthetic table has no more rare values or extremes"
@@ -869,7 +326,7 @@ def singling_out_attack(
     main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
 
     width = n_cols if mode == "multivariate" else 1
-    baseline = _baseline_queries(
+    baseline = baseline_queries(
         syn, rules, n_queries=n_attacks, width=width, rng=base_rng
     )
     baseline_counts, _ = count_matches(
@@ -883,7 +340,7 @@ def singling_out_attack(
             control, queries, cap=2, ne_matches_null=rules.ne_matches_null
         )
         if control.n_rows != real.n_rows and np.any(control_counts == 1):
-            correction = _control_correction(
+            correction = control_correction(
                 control,
                 queries,
                 n_real=real.n_rows,

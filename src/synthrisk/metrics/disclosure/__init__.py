@@ -1,20 +1,46 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Disclosure protection: SDMetrics' CAP family (``docs/disclosure.md``)."""
+"""Disclosure: SDMetrics' CAP family, synthpop's and SDNist's disclosure measures (``docs/disclosure.md``).
+
+The metric classes, and the kernels other packages use: :func:`cap_probabilities`
+(every real row's correct attribution probability), :func:`cap_protection`,
+:func:`generalized_cap_counts`; :func:`column_list` validates a column-name option.
+"""
 
 from __future__ import annotations
 
 from synthrisk.metrics.disclosure._cap import (
     CategoricalCAP,
+    CategoricalCAPBase,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     DisclosureProtection,
     DisclosureProtectionEstimate,
 )
+from synthrisk.metrics.disclosure._codes import column_list
+from synthrisk.metrics.disclosure._kernels import (
+    cap_probabilities,
+    cap_protection,
+    generalized_cap_counts,
+)
+from synthrisk.metrics.disclosure._sdnist import (
+    ApparentMatchDistribution,
+    UniqueExactMatches,
+)
+from synthrisk.metrics.disclosure._synthpop import DiSCO, ReplicatedUniques
 
 __all__ = [
+    "ApparentMatchDistribution",
     "CategoricalCAP",
+    "CategoricalCAPBase",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "ReplicatedUniques",
+    "UniqueExactMatches",
+    "cap_probabilities",
+    "cap_protection",
+    "column_list",
+    "generalized_cap_counts",
 ]

@@ -30,7 +30,7 @@ def generalized_cap_kernel(
 ) -> None:  # pragma: no cover - compiled
     """Fill ``out_num`` (votes per asked sensitive id) and ``out_den`` (pooled rows per real key).
 
-    Arguments are those of :func:`synthrisk.metrics.disclosure._cap.generalized_cap_counts`;
+    Arguments are those of :func:`synthrisk.metrics.disclosure.generalized_cap_counts`;
     ``out_num`` and ``out_den`` are int64 arrays of zeros.
     """
     m, k = real_keys.shape

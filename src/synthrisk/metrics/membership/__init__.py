@@ -10,12 +10,8 @@ from __future__ import annotations
 
 from synthrisk.metrics.membership.classification import MembershipClassification
 from synthrisk.metrics.membership.distribution import DistributionValidation
-from synthrisk.metrics.membership.share import (
-    NNDR,
-    DCRShare,
-    IdenticalMatchShare,
-    MembershipKnnProbabilities,
-)
+from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
+from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
 
 __all__ = [
     "NNDR",

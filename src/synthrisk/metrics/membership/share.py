@@ -5,11 +5,7 @@ Did the generator memorise its training rows? These metrics compare how close sy
 rows sit to the real rows the generator saw with how close they sit to real rows it
 never saw (the holdout):
 
-* :class:`MembershipKnnProbabilities` — GAN-Leaks' Parzen-window attack as in IBM
-  ai-privacy-toolkit (APT) 0.2.1 ``DatasetAttackMembershipKnnProbabilities``: ROC AUC,
-  average precision *and its no-skill baseline*, DeLong interval, ROC points, and an
-  optional kernel bandwidth;
-* :class:`DCRShare` — APT's ``DatasetAttackWholeDatasetKnnDistance`` share, by default
+* :class:`DCRShare` — IBM ai-privacy-toolkit (APT) 0.2.1's ``DatasetAttackWholeDatasetKnnDistance`` share, by default
   size-corrected (real and holdout compared at equal size), with a permutation p-value
   and a bootstrap interval;
 * :class:`NNDR` and :class:`IdenticalMatchShare` — MOSTLY AI QA's nearest-neighbour
@@ -21,13 +17,11 @@ Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-from synthrisk._validation import check_int, check_option
+from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.membership._share_kernels import (
@@ -41,31 +35,22 @@ from synthrisk.metrics.membership._share_kernels import (
 )
 from synthrisk.metrics.membership._space import (
     DISTANCES,
-    MODES,
     Data,
     Space,
+    check_mode_distance,
     concat_rows,
+    int_param,
     n_rows,
-    resolve_distance,
     take_rows,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.ranking import ranking_scores, thin_curve
+from synthrisk.stats.bootstrap import bootstrap_interval
+from synthrisk.stats.intervals import wilson_interval
 
-__all__ = [
-    "NNDR",
-    "DCRShare",
-    "IdenticalMatchShare",
-    "MembershipKnnProbabilities",
-    "auc_delong_interval",
-    "parzen_probabilities",
-    "wilson_interval",
-]
+__all__ = ["NNDR", "DCRShare", "IdenticalMatchShare"]
 
-_N_BOOTSTRAP = 200
-_Z95 = 1.959963984540054
 #: MOSTLY AI QA's offset that keeps the distance ratio finite for exact copies
 _NNDR_EPS = 1e-8
 #: a holdout (or real table) smaller than this share of the other is "much smaller"
@@ -74,252 +59,10 @@ _SIZE_WARNING_RATIO = 0.5
 _MAX_LIST_ENTRIES = 20_000_000
 
 
-def _int_param(value: Any, name: str, minimum: int) -> int:
-    checked = check_int(value, name=name, minimum=minimum)
-    assert checked is not None
-    return checked
-
-
-def _check_mode_distance(mode: Any, distance: Any) -> tuple[str, str]:
-    mode = check_option(mode, name="mode", allowed=MODES)
-    if distance is not None:
-        check_option(distance, name="distance", allowed=DISTANCES)
-    return mode, resolve_distance(distance, mode)
-
-
 def _sample(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     if size >= n:
         return np.arange(n)
     return np.sort(rng.choice(n, size=size, replace=False))
-
-
-def _bootstrap_mean_ci(
-    values: np.ndarray, rng: np.random.Generator
-) -> tuple[float, float] | None:
-    """Percentile interval of the mean of per-row values (resampling rows)."""
-    n = values.size
-    if n < 2:
-        return None
-    means = np.empty(_N_BOOTSTRAP)
-    for b in range(_N_BOOTSTRAP):
-        means[b] = values[rng.integers(0, n, n)].mean()
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def wilson_interval(
-    successes: int, total: int, *, z: float = _Z95
-) -> tuple[float, float] | None:
-    """Wilson score interval of a proportion (None when ``total`` is 0)."""
-    if total <= 0:
-        return None
-    p = successes / total
-    denom = 1.0 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def parzen_probabilities(
-    distances: np.ndarray, *, bandwidth: float = 1.0
-) -> np.ndarray:
-    """GAN-Leaks' Parzen-window score of each query row: ``mean_j exp(-d_j / bandwidth)``.
-
-    Parameters
-    ----------
-    distances : ndarray of shape (n_query, k)
-        Distances to the k nearest synthetic rows.
-    bandwidth : float, default=1.0
-        Kernel width in distance units; APT fixes it at 1.
-
-    Returns
-    -------
-    ndarray of shape (n_query,)
-        Higher means "more likely a training row".
-    """
-    return np.asarray(np.average(np.exp(-np.asarray(distances) / bandwidth), axis=1))
-
-
-def auc_delong_interval(
-    member_scores: np.ndarray, non_member_scores: np.ndarray
-) -> tuple[float, float] | None:
-    """95 % DeLong interval of the ROC AUC (members positive), clipped to [0, 1].
-
-    References
-    ----------
-    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson (1988), "Comparing the areas under
-    two or more correlated receiver operating characteristic curves: a nonparametric
-    approach", Biometrics 44, 837-845.
-    """
-    m, n = member_scores.size, non_member_scores.size
-    if m < 2 or n < 2:
-        return None
-    both = np.r_[member_scores, non_member_scores]
-    ranks = stats.rankdata(both)
-    v10 = (ranks[:m] - stats.rankdata(member_scores)) / n
-    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member_scores)) / m
-    auc = float(v10.mean())
-    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
-    half = _Z95 * math.sqrt(max(var, 0.0))
-    return max(0.0, auc - half), min(1.0, auc + half)
-
-
-def _check_bandwidth(bandwidth: Any, mode: str) -> float | str:
-    if bandwidth is None:
-        return 1.0 if mode == "apt" else "median"
-    if isinstance(bandwidth, str):
-        return check_option(bandwidth, name="bandwidth", allowed=("median",))
-    if (
-        isinstance(bandwidth, bool)
-        or not isinstance(bandwidth, (int, float))
-        or not bandwidth > 0
-        or math.isinf(bandwidth)
-    ):
-        msg = f"`bandwidth` must be a positive finite number, 'median' or None; got {bandwidth!r}."
-        raise ParameterError(msg)
-    return float(bandwidth)
-
-
-@register
-class MembershipKnnProbabilities(Metric):
-    """GAN-Leaks membership attack: real rows with crowded synthetic neighbourhoods are members.
-
-    Every real row (a member, label 1) and every holdout row (a non-member, label 0)
-    gets the score ``mean_j exp(-d_j / bandwidth)`` over its ``k`` nearest synthetic
-    rows; the score is the ROC AUC of that ranking (0.5 = no better than a coin, 1 =
-    members perfectly recognised). Average precision is reported beside its no-skill
-    baseline, the member share. IBM ai-privacy-toolkit 0.2.1
-    ``DatasetAttackMembershipKnnProbabilities`` (equal to 1e-9 with ``mode="apt"``).
-
-    Parameters
-    ----------
-    k : int, default=5
-        Synthetic neighbours per row; the synthetic table needs at least ``k`` rows.
-    bandwidth : float, "median" or None, default=None
-        Width of the exponential kernel in distance units. ``"median"`` uses the
-        median distance of the real and holdout rows to their nearest synthetic row,
-        which makes the score scale-free; 1 is APT's fixed width, which makes it depend
-        on the units of the data. None means ``"median"``, and 1 with ``mode="apt"``.
-    mode : {"default", "apt"}, default="default"
-        ``"apt"`` takes the columns as pre-encoded numbers and uses Euclidean
-        distance, as APT does.
-    distance : {"dcr", "gower", "euclidean"} or None, default=None
-        Distance in the default mode (None = ``"dcr"``, the mixed-type distance).
-    """
-
-    id = "membership_knn_probabilities"
-    attack = (
-        "An attacker holding the synthetic table guesses that a real person was in the training data "
-        "when many synthetic rows sit close to their record."
-    )
-    higher_is_safer = False
-    requires_holdout = True
-
-    def __init__(
-        self,
-        *,
-        k: int = 5,
-        bandwidth: float | str | None = None,
-        mode: str = "default",
-        distance: str | None = None,
-    ) -> None:
-        k = _int_param(k, "k", 1)
-        mode, distance = _check_mode_distance(mode, distance)
-        self._set_params(
-            k=k,
-            bandwidth=_check_bandwidth(bandwidth, mode),
-            mode=mode,
-            distance=distance,
-        )
-
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        k = int(self.params["k"])
-        space = Space.for_tables(
-            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
-        )
-        real, holdout, syn = (
-            space.data(tables, name) for name in ("real", "holdout", "synthetic")
-        )
-        if n_rows(syn) < k:
-            msg = (
-                f"the `synthetic` table has {n_rows(syn)} row(s), fewer than k={k} neighbours; "
-                f"lower `k` (metric {self.id!r}) or pass more synthetic rows."
-            )
-            raise InputError(msg)
-        d_real = space.search(
-            real, syn, k=k, context=context, description="kNN real → synthetic"
-        ).distances
-        d_hold = space.search(
-            holdout, syn, k=k, context=context, description="kNN holdout → synthetic"
-        ).distances
-        bandwidth = self.params["bandwidth"]
-        if bandwidth == "median":
-            bandwidth = _median_bandwidth(
-                np.r_[d_real[:, 0], d_hold[:, 0]], np.r_[d_real.ravel(), d_hold.ravel()]
-            )
-            if bandwidth is None:
-                context.warn(
-                    "every real and holdout row has exact copies among its nearest synthetic rows, so the "
-                    "median bandwidth is 0; bandwidth 1 was used instead."
-                )
-                bandwidth = 1.0
-        p_real = parzen_probabilities(d_real, bandwidth=float(bandwidth))
-        p_hold = parzen_probabilities(d_hold, bandwidth=float(bandwidth))
-        scores = ranking_scores(p_real, p_hold)
-        if float(bandwidth) == 1.0 and np.mean(np.r_[p_real, p_hold] == 0.0) > 0.01:
-            context.warn(
-                "more than 1% of the probabilities underflow to exactly 0 (distances are large compared with "
-                "the bandwidth of 1), which ties them; use bandwidth='median' for a scale-free kernel."
-            )
-        fpr, tpr = thin_curve(scores.fpr, scores.tpr)
-        n_m, n_n = p_real.size, p_hold.size
-        breakdown = {
-            "roc_auc_score": scores.roc_auc,
-            "average_precision_score": scores.average_precision,
-            "average_precision_baseline": scores.average_precision_baseline,
-            "expected_roc_auc_no_memorisation": 0.5,
-            "mean_probability": {
-                "members": float(p_real.mean()),
-                "non_members": float(p_hold.mean()),
-            },
-            "bandwidth": float(bandwidth),
-            "k": k,
-            "distance": self.params["distance"],
-            "n_members": n_m,
-            "n_non_members": n_n,
-            "n_synthetic": n_rows(syn),
-            "roc_curve": {"fpr": fpr, "tpr": tpr},
-        }
-        records = {
-            "real": RecordScores(
-                "real",
-                np.arange(n_m),
-                p_real,
-                "membership probability of each real (member) row: mean exp(-d/h)",
-            ),
-            "holdout": RecordScores(
-                "holdout",
-                np.arange(n_n),
-                p_hold,
-                "membership probability of each holdout (non-member) row",
-            ),
-        }
-        params = dict(self.params)
-        return Outcome(
-            score=scores.roc_auc,
-            breakdown=breakdown,
-            ci=auc_delong_interval(p_real, p_hold),
-            records=records,
-            params=params,
-        )
-
-
-def _median_bandwidth(nearest: np.ndarray, all_distances: np.ndarray) -> float | None:
-    median = float(np.median(nearest))
-    if median > 0:
-        return median
-    positive = all_distances[all_distances > 0]
-    return float(np.median(positive)) if positive.size else None
 
 
 def _pool_lists(
@@ -451,9 +194,9 @@ class DCRShare(Metric):
         n_repeats: int = 10,
         n_permutations: int = 999,
     ) -> None:
-        mode, distance = _check_mode_distance(mode, distance)
-        n_repeats = _int_param(n_repeats, "n_repeats", 1)
-        n_permutations = _int_param(n_permutations, "n_permutations", 0)
+        mode, distance = check_mode_distance(mode, distance)
+        n_repeats = int_param(n_repeats, "n_repeats", 1)
+        n_permutations = int_param(n_permutations, "n_permutations", 0)
         self._set_params(
             mode=mode,
             distance=distance,
@@ -592,7 +335,9 @@ class DCRShare(Metric):
                 "distance to the closest row of real + holdout",
             ),
         }
-        ci = _bootstrap_mean_ci(np.asarray(row_values, dtype=np.float64), rng)
+        ci = bootstrap_interval(
+            np.mean, np.asarray(row_values, dtype=np.float64), rng=rng
+        )
         return Outcome(
             score=score,
             breakdown=breakdown,
@@ -636,7 +381,7 @@ class NNDR(Metric):
     requires_holdout = True
 
     def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
-        rank = _int_param(rank, "rank", 1)
+        rank = int_param(rank, "rank", 1)
         check_option(distance, name="distance", allowed=DISTANCES)
         self._set_params(rank=rank, distance=distance)
 

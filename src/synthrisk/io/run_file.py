@@ -18,7 +18,8 @@
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
 the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
-``Synthesizer``, ``Evaluator``, ``Reporter``) is read by :mod:`synthrisk.compat.petsard.parse`.
+``Synthesizer``, ``Evaluator``, ``Reporter``) is read by :mod:`synthrisk.compat.petsard`;
+:func:`synthrisk.pipeline.load_run_file` reads either layout.
 """
 
 from __future__ import annotations
@@ -26,13 +27,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from synthrisk.exceptions import ConfigError, SynthriskError
 from synthrisk.metrics import get_metric
-
-if TYPE_CHECKING:
-    from synthrisk.compat.petsard import PetsardConfig
 
 __all__ = [
     "RunConfig",
@@ -41,6 +39,7 @@ __all__ = [
     "check_thresholds",
     "load_config",
     "parse_config",
+    "read_yaml",
 ]
 
 _TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
@@ -128,8 +127,8 @@ def check_report_options(report: Mapping[str, Any], where: str) -> dict[str, Any
     return out
 
 
-def load_config(path: str | Path) -> RunConfig | PetsardConfig:
-    """Read and validate a YAML configuration file (synthrisk's layout or PETsARD's)."""
+def read_yaml(path: str | Path) -> Any:
+    """Parse a YAML file (``yaml.safe_load``); a missing or invalid file is a ConfigError."""
     import yaml
 
     path = Path(path)
@@ -137,15 +136,19 @@ def load_config(path: str | Path) -> RunConfig | PetsardConfig:
         msg = f"the configuration file {str(path)!r} does not exist."
         raise ConfigError(msg)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         msg = f"{path}: not valid YAML: {exc}"
         raise ConfigError(msg) from None
-    from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
-    if is_petsard_layout(raw):
-        return parse_petsard(raw, base=path.parent, source=path)
-    return parse_config(raw, base=path.parent, source=path)
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a run file in synthrisk's layout.
+
+    :func:`synthrisk.pipeline.load_run_file` also reads PETsARD's layout.
+    """
+    path = Path(path)
+    return parse_config(read_yaml(path), base=path.parent, source=path)
 
 
 def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConfig:

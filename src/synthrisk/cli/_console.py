@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the command line prints: rich tables of results and verdicts, notes, written files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from synthrisk.report import judge
+
+if TYPE_CHECKING:
+    from synthrisk.report import Verdict
+    from synthrisk.results import EvaluationReport
+
+__all__ = [
+    "console",
+    "esc",
+    "print_demo_table",
+    "print_summary",
+    "print_written",
+]
+
+_COLORS = {"pass": "green", "review": "yellow", "fail": "red"}
+_KINDS = {".json": "JSON report", ".html": "HTML report", ".csv": "CSV report"}
+
+
+def esc(text: str) -> str:
+    """Escape rich markup in user-supplied text (paths like ``petsard[Report]_[global].csv``)."""
+    return escape(text)
+
+
+def console(*, quiet: bool) -> Console:
+    """The console on standard output (silent with ``quiet``)."""
+    return Console(quiet=quiet, highlight=False, soft_wrap=True)
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def print_written(paths: Iterable[Path], *, quiet: bool) -> None:
+    """One line per file written."""
+    out = console(quiet=quiet)
+    for path in paths:
+        out.print(f"{_KINDS.get(path.suffix, 'output')} written to {esc(str(path))}")
+
+
+def print_summary(
+    report: EvaluationReport,
+    verdict: Verdict,
+    *,
+    quiet: bool,
+    labels: Sequence[str] | None = None,
+) -> None:
+    """The results table (score, interval, verdict, warnings) and the overall verdict."""
+    out = console(quiet=quiet)
+    table = Table(title="synthrisk results")
+    table.add_column("metric")
+    table.add_column("score", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("verdict")
+    table.add_column("warnings", justify="right")
+    for i, (r, v) in enumerate(zip(report.results, verdict.metrics, strict=True)):
+        ci = "—" if r.ci is None else f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]"
+        name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
+        level = f"[{_COLORS[v.level]}]{v.level}[/{_COLORS[v.level]}]"
+        table.add_row(esc(name), _fmt(r.score), ci, level, str(len(r.warnings)))
+    out.print(table)
+    overall = verdict.overall
+    out.print(
+        f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
+    )
+    for warning in report.warnings:
+        out.print(f"[yellow]note:[/yellow] {esc(warning)}")
+
+
+def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) -> None:
+    """Scores and overall verdicts of every demo version side by side."""
+    first = next(iter(reports.values()))
+    table = Table(
+        title="synthrisk demo: scores and verdicts by synthetic version",
+        caption="↑ higher is safer   ↓ higher means more risk",
+    )
+    table.add_column("metric")
+    for name in reports:
+        table.add_column(name, justify="right")
+    for result in first.results:
+        arrow = "↑" if result.higher_is_safer else "↓"
+        scores = [_fmt(reports[name][result.metric].score) for name in reports]
+        table.add_row(f"{result.metric} {arrow}", *scores)
+    verdicts = [judge(reports[name], None).overall for name in reports]
+    table.add_row("[bold]verdict[/bold]", *verdicts)
+    console(quiet=quiet).print(table)

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The ``synthrisk`` argument parser."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from synthrisk._version import __version__
+
+__all__ = ["UsageError", "build_parser"]
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        msg = f"{message} (see `{self.prog} --help`)"
+        raise UsageError(msg)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``synthrisk`` argument parser: one sub-command per job."""
+    parser = _Parser(
+        prog="synthrisk",
+        description="Measure how much a synthetic table leaks about the real records it was made from.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"synthrisk {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate a synthetic table against the real (and holdout) table",
+    )
+    ev.add_argument(
+        "--real",
+        required=True,
+        metavar="PATH",
+        help="real rows the generator was trained on (CSV or Parquet)",
+    )
+    ev.add_argument(
+        "--synthetic",
+        required=True,
+        metavar="PATH",
+        help="the generator's output (CSV or Parquet)",
+    )
+    ev.add_argument(
+        "--holdout",
+        metavar="PATH",
+        help="real rows the generator never saw (CSV or Parquet)",
+    )
+    ev.add_argument(
+        "--metadata",
+        metavar="PATH",
+        help="column kinds: SDMetrics or synthrisk metadata (JSON or YAML)",
+    )
+    ev.add_argument(
+        "--metrics",
+        metavar="IDS",
+        help="comma-separated metric ids (default: all that need no parameters)",
+    )
+    ev.add_argument(
+        "--seed", type=int, default=0, help="seed of every random step (default: 0)"
+    )
+    ev.add_argument("--json", metavar="OUT", help="write the JSON report here")
+    ev.add_argument(
+        "--include-records",
+        action="store_true",
+        help="add per-record scores (row positions) to the JSON",
+    )
+    _add_report_options(ev)
+    ev.add_argument(
+        "--working-memory",
+        type=float,
+        metavar="MIB",
+        help="memory budget of one block (default: 256)",
+    )
+    ev.add_argument(
+        "--backend",
+        choices=["auto", "numpy", "numba", "dask"],
+        help="neighbour-search backend",
+    )
+    ev.add_argument(
+        "--quiet", action="store_true", help="no progress bars or summary table"
+    )
+
+    run = sub.add_parser(
+        "run",
+        help="run the evaluation described by a YAML file (synthrisk's or PETsARD's layout)",
+    )
+    run.add_argument("config", metavar="CONFIG.yaml")
+    _add_report_options(run)
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress bars or summary table"
+    )
+
+    rep = sub.add_parser("report", help="re-render a saved JSON report (verdict, HTML)")
+    rep.add_argument("report", metavar="REPORT.json")
+    _add_report_options(rep)
+    rep.add_argument(
+        "--real",
+        metavar="PATH",
+        help="the real table (only to show values with --include-values)",
+    )
+    rep.add_argument(
+        "--synthetic",
+        metavar="PATH",
+        help="the synthetic table (only with --include-values)",
+    )
+    rep.add_argument(
+        "--holdout",
+        metavar="PATH",
+        help="the holdout table (only with --include-values)",
+    )
+    rep.add_argument("--quiet", action="store_true", help="no summary table")
+
+    demo = sub.add_parser(
+        "demo", help="evaluate the built-in demo data and write reports"
+    )
+    demo.add_argument(
+        "--out",
+        default="demo-output",
+        metavar="DIR",
+        help="output folder (default: demo-output)",
+    )
+    demo.add_argument(
+        "--rows",
+        type=int,
+        default=20_000,
+        help="size of the demo population (default: 20000)",
+    )
+    demo.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
+    demo.add_argument(
+        "--quiet", action="store_true", help="no progress bars or summary table"
+    )
+
+    sub.add_parser("metrics", help="list the available metrics")
+    return parser
+
+
+def _add_report_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--html", metavar="OUT", help="write the self-contained HTML report here"
+    )
+    parser.add_argument(
+        "--include-values",
+        action="store_true",
+        help="show the values of the most at-risk records in the HTML report (real data: handle with care)",
+    )
+    parser.add_argument(
+        "--top-n",
+        type=int,
+        metavar="N",
+        help="records per at-risk table in the HTML report (default: 20)",
+    )
+    parser.add_argument(
+        "--thresholds",
+        metavar="FILE",
+        help="verdict thresholds (YAML or JSON: {metric: {pass, fail}})",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=["review", "fail"],
+        help="exit with code 1 when the overall verdict is at or below this level (release gate)",
+    )

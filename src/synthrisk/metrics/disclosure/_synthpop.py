@@ -1,0 +1,446 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""synthpop's disclosure measures as metrics: ``replicated_uniques`` and ``disco``.
+
+The tables and measures are computed by
+:func:`synthrisk.metrics.disclosure._synthpop_kernel.synthpop_disclosure`; this module
+encodes the columns, applies synthpop's exclusion options and adds the holdout control.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from synthrisk._typing import IntArray, JSONValue
+from synthrisk._validation import check_columns, check_int
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
+from synthrisk.metrics.disclosure._codes import column_list
+from synthrisk.metrics.disclosure._synthpop_kernel import (
+    SynthpopDisclosure,
+    synthpop_disclosure,
+)
+from synthrisk.results import RecordScores, to_jsonable
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.control import compare_proportions, wilson_bounds
+from synthrisk.stats.intervals import check_confidence_level
+
+__all__ = ["DiSCO", "ReplicatedUniques"]
+
+
+def _flags(value: Any, *, name: str, n: int) -> list[bool]:
+    if isinstance(value, bool):
+        return [value] * n
+    if (
+        isinstance(value, (list, tuple))
+        and all(isinstance(v, bool) for v in value)
+        and len(value) == n
+    ):
+        return list(value)
+    msg = f"`{name}` must be true, false or a list of {n} booleans (one per key column); got {value!r}."
+    raise ParameterError(msg)
+
+
+def _target_column(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        msg = f"`target` must name one column; got {value!r}."
+        raise ParameterError(msg)
+    return value
+
+
+def _levels(value: Any) -> list[JSONValue]:
+    if value is None:
+        return []
+    if isinstance(value, (str, int, float, bool)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    msg = f"`not_target_levels` must be a list of target values; got {value!r}."
+    raise ParameterError(msg)
+
+
+def _matching_ids(
+    frames: dict[str, pd.DataFrame],
+    codes: dict[str, IntArray],
+    mask_of: Any,
+    n_ids: int,
+) -> np.ndarray:
+    """Per id: True where some row with that id satisfies ``mask_of(frame)``."""
+    out = np.zeros(n_ids, dtype=bool)
+    for name, frame in frames.items():
+        out[codes[name][np.asarray(mask_of(frame), dtype=bool)]] = True
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    keys: dict[str, IntArray]
+    target: dict[str, IntArray]
+    n_targets: int
+    excluded_keys: np.ndarray | None
+    excluded_targets: np.ndarray | None
+
+
+class _SynthpopBase(Metric):
+    """Shared column checks and encoding of the synthpop measures."""
+
+    runs_by_default = False
+    higher_is_safer = False
+    keys: list[str]
+    target: str | None = None
+
+    def check_tables(self, tables: Tables) -> None:
+        """Check the key and target columns against the tables."""
+        names = tables.schema.names
+        check_columns(self.keys, name="keys", available=names)
+        if self.target is not None:
+            check_columns([self.target], name="target", available=names)
+            if self.target in self.keys:
+                msg = f"`target` {self.target!r} is also one of the `keys`; synthpop needs it outside the keys."
+                raise ParameterError(msg)
+
+    def _prepare(self, tables: Tables) -> _Prepared:
+        key_codes, n_keys = combination_codes(tables, self.keys)
+        frames = {name: tables.table(name) for name in present_tables(tables)}
+        excluded_keys = None
+        flags = self.params.get("use_missing_keys")
+        if isinstance(flags, list) and not all(flags):
+            dropped = [k for k, use in zip(self.keys, flags, strict=True) if not use]
+            excluded_keys = _matching_ids(
+                frames, key_codes, lambda f: f[dropped].isna().any(axis=1), n_keys
+            )
+        if self.target is None:
+            zeros = {
+                name: np.zeros(codes.size, dtype=np.int64)
+                for name, codes in key_codes.items()
+            }
+            return _Prepared(key_codes, zeros, 1, excluded_keys, None)
+        target_codes, n_targets = combination_codes(tables, [self.target])
+        excluded_targets = np.zeros(n_targets, dtype=bool)
+        levels = list(self.params.get("not_target_levels") or [])
+        if levels:
+            as_text = {str(v) for v in levels}
+            target = self.target
+            excluded_targets |= _matching_ids(
+                frames, target_codes,
+                lambda f: f[target].isin(levels) | f[target].astype(str).isin(as_text), n_targets,
+            )  # fmt: skip
+        if (
+            not self.params.get("use_missing_target", True)
+            and frames["real"][self.target].isna().any()
+        ):
+            target = self.target
+            excluded_targets |= _matching_ids(
+                frames, target_codes, lambda f: f[target].isna(), n_targets
+            )
+        return _Prepared(
+            key_codes, target_codes, n_targets, excluded_keys, excluded_targets
+        )
+
+    def _measures(self, prepared: _Prepared, original: str) -> SynthpopDisclosure:
+        limit = (
+            self.params.get("denom_lim")
+            if self.params.get("exclude_over_denom_lim")
+            else None
+        )
+        return synthpop_disclosure(
+            prepared.keys[original], prepared.target[original],
+            prepared.keys["synthetic"], prepared.target["synthetic"],
+            n_targets=prepared.n_targets, excluded_keys=prepared.excluded_keys,
+            excluded_targets=prepared.excluded_targets,
+            denom_lim=None if limit is None else int(limit),
+        )  # fmt: skip
+
+
+def _equal_size_rep_unique(
+    self: _SynthpopBase,
+    prepared: _Prepared,
+    n_real: int,
+    m: int,
+    n_repeats: int,
+    rng: np.random.Generator,
+) -> float:
+    """Mean number of replicated uniques in ``m``-row samples of the real table."""
+    total = 0.0
+    for _ in range(n_repeats):
+        rows = np.sort(rng.choice(n_real, size=m, replace=False))
+        sub = dataclasses.replace(
+            prepared,
+            keys={**prepared.keys, "real": prepared.keys["real"][rows]},
+            target={**prepared.target, "real": prepared.target["real"][rows]},
+        )
+        total += float(self._measures(sub, "real").rep_unique.sum())
+    return total / n_repeats
+
+
+@register
+class ReplicatedUniques(_SynthpopBase):
+    """Replicated uniques (repU): real records unique on the keys whose keys are unique in the synthetic table too.
+
+    synthpop's identity disclosure measures (``disclosure()``, ``replicated.uniques()``):
+    the score is ``repU`` as a share of the real records; ``UiO`` (real records unique
+    on the keys: what the real data alone would expose), ``UiS`` and ``UiOiS`` are in
+    the breakdown, as percentages like synthpop prints them. With a holdout, the same
+    is measured with holdout rows in place of the real rows (the real table is sampled
+    to the holdout's size, ``n_repeats`` times, because uniqueness depends on the
+    table size) and compared in ``breakdown["control"]``.
+
+    Parameters
+    ----------
+    keys : list of str
+        Key columns (quasi-identifiers) an intruder could know.
+    use_missing_keys : bool or list of bool, default=True
+        synthpop's ``usekeysNA``: False drops the records with a missing value in
+        that key (all keys when one boolean is given).
+    n_repeats : int, default=10
+        Equal-size samples of the real table for the holdout control.
+    confidence_level : float, default=0.95
+        Level of the Wilson interval of the score and of the control's interval.
+    """
+
+    id = "replicated_uniques"
+    attack = (
+        "An intruder who knows a real person's key values finds a synthetic record that is the only one "
+        "with those values, while the person is the only one with them in the real data."
+    )
+
+    def __init__(
+        self,
+        *,
+        keys: Sequence[str] | None = None,
+        use_missing_keys: bool | Sequence[bool] = True,
+        n_repeats: int = 10,
+        confidence_level: float = 0.95,
+    ) -> None:
+        self.keys = column_list(keys, name="keys")
+        flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
+        repeats = check_int(n_repeats, name="n_repeats", minimum=1)
+        level = check_confidence_level(confidence_level)
+        self._set_params(
+            keys=self.keys,
+            use_missing_keys=flags,
+            n_repeats=repeats,
+            confidence_level=level,
+        )
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        prepared = self._prepare(tables)
+        real = self._measures(prepared, "real")
+        n_r = real.rep_unique.size
+        level = float(self.params["confidence_level"])
+        z = float(stats.norm.ppf(0.5 + level / 2))
+        n_rep = int(real.rep_unique.sum())
+        breakdown: dict[str, JSONValue] = {
+            "rep_u": n_rep / n_r if n_r else None,
+            "n_replicated_uniques": n_rep,
+            "n_real": n_r,
+            "n_synthetic": int(prepared.keys["synthetic"].size),
+            "synthpop": {"ident": real.ident},
+        }
+        records = {
+            "replicated_unique": RecordScores(
+                "real", np.arange(n_r), real.rep_unique,
+                "1 if the real record is unique on the keys and its keys are unique in the synthetic table",
+            )
+        }  # fmt: skip
+        if tables.holdout is not None:
+            hold = self._measures(prepared, "holdout")
+            n_h = hold.rep_unique.size
+            m = min(n_r, n_h)
+            if n_r > n_h:
+                repeats = int(self.params["n_repeats"])
+                x_real = _equal_size_rep_unique(
+                    self, prepared, n_r, m, repeats, context.rng
+                )
+            else:
+                x_real = float(n_rep)
+            x_hold = float(hold.rep_unique.sum())
+            if n_h > n_r:
+                x_hold = _equal_size_holdout(
+                    self, prepared, n_h, m, int(self.params["n_repeats"]), context.rng
+                )
+            breakdown["control"] = compare_proportions(
+                x_real,
+                m,
+                x_hold,
+                m,
+                statistic="repU (equal-size samples)",
+                confidence_level=level,
+            )
+            breakdown["synthpop_holdout"] = {"ident": hold.ident}
+            records["replicated_unique_holdout"] = RecordScores(
+                "holdout", np.arange(n_h), hold.rep_unique,
+                "1 if the holdout record is unique on the keys and its keys are unique in the synthetic table",
+            )  # fmt: skip
+        ci = None
+        if n_r:
+            ci = wilson_bounds(n_rep, n_r, z)
+        return Outcome(
+            score=n_rep / n_r if n_r else None, breakdown=breakdown, ci=ci, records=records,
+            params=dict(self.params),
+        )  # fmt: skip
+
+
+def _equal_size_holdout(
+    self: _SynthpopBase,
+    prepared: _Prepared,
+    n_hold: int,
+    m: int,
+    n_repeats: int,
+    rng: np.random.Generator,
+) -> float:
+    """Mean number of replicated uniques in ``m``-row samples of the holdout."""
+    total = 0.0
+    for _ in range(n_repeats):
+        rows = np.sort(rng.choice(n_hold, size=m, replace=False))
+        sub = dataclasses.replace(
+            prepared,
+            keys={**prepared.keys, "holdout": prepared.keys["holdout"][rows]},
+            target={**prepared.target, "holdout": prepared.target["holdout"][rows]},
+        )
+        total += float(self._measures(sub, "holdout").rep_unique.sum())
+    return total / n_repeats
+
+
+@register
+class DiSCO(_SynthpopBase):
+    """DiSCO: real records whose keys point, in the synthetic table, to one target value that is theirs.
+
+    synthpop's attribute disclosure measures (``disclosure()``): a real record is
+    *disclosed* when every synthetic record with its key values has the same target
+    value and that value is the record's own. The score is DiSCO as a share of the
+    real records; ``DiO`` (synthpop's ``Dorig``: the same disclosure from the real data
+    alone, its baseline) and all of synthpop's ``attrib``, ``ident`` and ``allCAPs``
+    measures (DCAP, TCAP, baseCAP, ...) are in the breakdown, as percentages like
+    synthpop prints them. With a holdout, the same attack on holdout records (people
+    the generator never saw) is the control: ``breakdown["control"]`` compares the two.
+
+    Parameters
+    ----------
+    keys : list of str
+        Key columns an intruder knows; matched on exact values (missing is a value).
+    target : str
+        The column the intruder wants to learn.
+    not_target_levels : list, default=None
+        synthpop's ``not.targetlev``: target values whose disclosure does not count.
+    use_missing_target : bool, default=True
+        synthpop's ``usetargetNA``: False drops records with a missing target.
+    use_missing_keys : bool or list of bool, default=True
+        synthpop's ``usekeysNA``, per key or for all keys.
+    denom_lim : int, default=5
+        synthpop's ``denom_lim``: with ``exclude_over_denom_lim``, cells counting more
+        records than this are excluded.
+    exclude_over_denom_lim : bool, default=False
+        synthpop's ``exclude_ov_denom_lim``.
+    confidence_level : float, default=0.95
+        Level of the Wilson interval of the score and of the control's interval.
+    """
+
+    id = "disco"
+    attack = (
+        "An intruder who knows a real person's key values looks them up in the synthetic table; when all "
+        "matching synthetic records share one target value, the intruder takes it as the person's."
+    )
+
+    def __init__(
+        self,
+        *,
+        keys: Sequence[str] | None = None,
+        target: str | None = None,
+        not_target_levels: Sequence[Any] | None = None,
+        use_missing_target: bool = True,
+        use_missing_keys: bool | Sequence[bool] = True,
+        denom_lim: int = 5,
+        exclude_over_denom_lim: bool = False,
+        confidence_level: float = 0.95,
+    ) -> None:
+        self.keys = column_list(keys, name="keys")
+        self.target = _target_column(target)
+        flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
+        limit = check_int(denom_lim, name="denom_lim", minimum=1)
+        level = check_confidence_level(confidence_level)
+        for name, value in (
+            ("use_missing_target", use_missing_target),
+            ("exclude_over_denom_lim", exclude_over_denom_lim),
+        ):
+            if not isinstance(value, bool):
+                msg = f"`{name}` must be true or false; got {value!r}."
+                raise ParameterError(msg)
+        self._set_params(
+            keys=self.keys, target=self.target, not_target_levels=_levels(not_target_levels),
+            use_missing_target=use_missing_target, use_missing_keys=flags, denom_lim=limit,
+            exclude_over_denom_lim=exclude_over_denom_lim, confidence_level=level,
+        )  # fmt: skip
+
+    @staticmethod
+    def _block(m: SynthpopDisclosure) -> dict[str, JSONValue]:
+        return {
+            "ident": to_jsonable(m.ident), "attrib": to_jsonable(m.attrib),
+            "allCAPs": to_jsonable(m.all_caps), "attrib_denoms": to_jsonable(m.attrib_denoms),
+        }  # fmt: skip
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        prepared = self._prepare(tables)
+        real = self._measures(prepared, "real")
+        n_r = real.disco.size
+        level = float(self.params["confidence_level"])
+        z = float(stats.norm.ppf(0.5 + level / 2))
+        n_disco = int(real.disco.sum())
+        if n_r == 0:
+            return Outcome(score=None, breakdown={"n_real": 0})
+
+        def frac(value: float) -> float | None:
+            return None if not np.isfinite(value) else value / 100.0
+
+        breakdown: dict[str, JSONValue] = {
+            "disco": n_disco / n_r,
+            "dio": frac(real.attrib["Dorig"]),
+            "disco_minus_dio": n_disco / n_r - float(real.dio.mean()),
+            "dcap": frac(real.attrib["DCAPd"]),
+            "tcap": frac(real.all_caps["TCAP"]),
+            "base_cap": frac(real.all_caps["baseCAPd"]),
+            "rep_u": frac(real.ident["repU"]),
+            "n_disclosed": n_disco,
+            "n_real": n_r,
+            "n_synthetic": int(prepared.keys["synthetic"].size),
+            "synthpop": self._block(real),
+        }
+        records = {
+            "disclosed": RecordScores(
+                "real", np.arange(n_r), real.disco,
+                "1 if the synthetic records with the real record's keys all carry its target value (DiSCO)",
+            ),
+            "target_share_in_synthetic": RecordScores(
+                "real", np.arange(n_r), real.dcap,
+                "share of the synthetic records with the real record's keys that carry its target value (DCAP term)",
+            ),
+        }  # fmt: skip
+        if tables.holdout is not None:
+            hold = self._measures(prepared, "holdout")
+            n_h = hold.disco.size
+            breakdown["control"] = compare_proportions(
+                float(n_disco),
+                n_r,
+                float(hold.disco.sum()),
+                n_h,
+                statistic="DiSCO",
+                confidence_level=level,
+            )
+            breakdown["synthpop_holdout"] = self._block(hold)
+            records["disclosed_holdout"] = RecordScores(
+                "holdout", np.arange(n_h), hold.disco,
+                "1 if the synthetic records with the holdout record's keys all carry its target value",
+            )  # fmt: skip
+        if real.disco_cells[0].size:
+            worst = int(np.argmax(real.disco_cells[2]))
+            breakdown["largest_disclosed_cell"] = int(real.disco_cells[2][worst])
+        return Outcome(
+            score=n_disco / n_r, breakdown=breakdown, ci=wilson_bounds(n_disco, n_r, z), records=records,
+            params=dict(self.params),
+        )  # fmt: skip

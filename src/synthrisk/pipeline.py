@@ -1,0 +1,404 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Files in, reports out: what the ``synthrisk`` command does, as a Python API.
+
+:func:`evaluate_files` reads the tables, evaluates them, records each input file's name
+and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
+and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
+:func:`run_file` does the same for a YAML run file (synthrisk's layout or PETsARD's),
+:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report.
+
+>>> import synthrisk
+>>> callable(synthrisk.evaluate_files)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json as _json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from synthrisk._atomic import write_text_atomic, write_texts_atomic
+from synthrisk._optional import is_available
+from synthrisk.evaluate import evaluate
+from synthrisk.exceptions import InputError
+from synthrisk.io.files import read_metadata, read_report, read_table, sha256_file
+from synthrisk.io.run_file import RunConfig, parse_config, read_yaml
+from synthrisk.report import Thresholds, Verdict, judge, render_html
+from synthrisk.schema.tables import TABLE_NAMES
+
+if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
+
+    from synthrisk.compat.petsard import PetsardConfig
+    from synthrisk.results import EvaluationReport
+
+__all__ = [
+    "DemoOutcome",
+    "FileEvaluation",
+    "RunOutcome",
+    "add_provenance",
+    "evaluate_files",
+    "load_run_file",
+    "report_file",
+    "run_demo",
+    "run_file",
+]
+
+PathLike: TypeAlias = "str | os.PathLike[str]"
+
+
+@dataclasses.dataclass(frozen=True)
+class FileEvaluation:
+    """One evaluation of files: the report (with provenance), its verdict, the tables read.
+
+    Attributes
+    ----------
+    report : EvaluationReport
+        The results; ``report.inputs[name]`` holds each file's name and SHA-256.
+    verdict : Verdict
+        The report judged against the thresholds.
+    tables : dict of str to DataFrame
+        The tables as read (to look up record values in the HTML report).
+    label : str or None
+        A heading for this evaluation when a run has several (PETsARD experiments).
+    metric_labels : tuple of str or None
+        A display name of each result (PETsARD's evaluator names).
+    """
+
+    report: EvaluationReport
+    verdict: Verdict
+    tables: Mapping[str, pd.DataFrame] = dataclasses.field(repr=False)
+    label: str | None = None
+    metric_labels: tuple[str, ...] | None = None
+
+    def gate_fails(self, fail_on: str | None) -> bool:
+        """True when the release gate fails: the verdict is at or below ``fail_on``."""
+        return fail_on is not None and self.verdict.fails(fail_on)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOutcome:
+    """What a run file produced: its evaluations, the files written, its gate and notes."""
+
+    evaluations: tuple[FileEvaluation, ...]
+    written: tuple[Path, ...]
+    gate: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def gate_fails(self, fail_on: str | None = None) -> bool:
+        """True when any evaluation fails the gate (``fail_on``, else the file's ``gate``)."""
+        level = fail_on or self.gate
+        return any(e.gate_fails(level) for e in self.evaluations)
+
+
+def add_provenance(
+    report: EvaluationReport, files: Mapping[str, PathLike | None]
+) -> EvaluationReport:
+    """Record the name and SHA-256 of each input file in ``report.inputs``."""
+    inputs = dict(report.inputs)
+    for name, path in files.items():
+        if path is not None and inputs.get(name) is not None:
+            inputs[name] = {
+                **inputs[name],
+                "file": Path(path).name,
+                "sha256": sha256_file(path),
+            }
+    return dataclasses.replace(report, inputs=inputs)
+
+
+def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
+    return value if isinstance(value, Thresholds) else Thresholds.from_dict(value)
+
+
+def evaluate_files(
+    real: PathLike,
+    synthetic: PathLike,
+    holdout: PathLike | None = None,
+    *,
+    metadata: PathLike | None = None,
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    working_memory: float | None = None,
+    backend: str | None = None,
+    progress: bool = False,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    json: PathLike | None = None,
+    html: PathLike | None = None,
+    include_records: bool = False,
+    include_values: bool = False,
+    top_n: int = 20,
+) -> FileEvaluation:
+    """Evaluate CSV or Parquet files and write the reports.
+
+    Parameters
+    ----------
+    real, synthetic, holdout : path
+        The tables (CSV, TSV or Parquet); ``holdout`` is optional.
+    metadata : path, default=None
+        Column kinds (SDMetrics' or synthrisk's format, JSON or YAML).
+    metrics, seed, working_memory, backend, progress
+        As for :func:`synthrisk.evaluate`.
+    thresholds : Thresholds or dict, default=None
+        Verdict thresholds; None uses synthrisk's defaults.
+    json, html : path, default=None
+        Where to write the JSON and HTML reports; both are written or neither.
+    include_records : bool, default=False
+        Add per-record scores (row positions) to the JSON.
+    include_values : bool, default=False
+        Show the values of the most at-risk records in the HTML report.
+    top_n : int, default=20
+        Records per at-risk table in the HTML report.
+
+    Returns
+    -------
+    FileEvaluation
+    """
+    files = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    tables = {
+        name: read_table(path, name=name)
+        for name, path in files.items()
+        if path is not None
+    }
+    report = evaluate(
+        tables["real"],
+        tables["synthetic"],
+        tables.get("holdout"),
+        metadata=None if metadata is None else read_metadata(metadata),
+        metrics=metrics,
+        seed=seed,
+        working_memory=working_memory,
+        backend=backend,
+        progress=progress,
+    )
+    checked = _thresholds(thresholds)
+    evaluation = FileEvaluation(
+        add_provenance(report, files), judge(report, checked), tables
+    )
+    outputs: dict[Path, str] = {}
+    if json is not None:
+        outputs[Path(json)] = evaluation.report.to_json(
+            include_records=include_records, include_values=include_values
+        )
+    if html is not None:
+        outputs[Path(html)] = render_html(
+            evaluation.report,
+            thresholds=checked,
+            tables=tables,
+            include_values=include_values,
+            top_n=top_n,
+        )
+    write_texts_atomic(outputs)
+    return evaluation
+
+
+def report_file(
+    path: PathLike,
+    *,
+    html: PathLike | None = None,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    include_values: bool = False,
+    inputs: Mapping[str, PathLike] | None = None,
+    top_n: int = 20,
+) -> FileEvaluation:
+    """Judge a saved JSON report again and render it to HTML.
+
+    With ``include_values`` the input tables are needed (``inputs``: ``{"real": path,
+    ...}``); each file must be the one the report was computed from (same SHA-256).
+    """
+    report = read_report(path)
+    checked = _thresholds(thresholds)
+    tables = _tables_for_values(report, inputs or {}) if include_values else {}
+    evaluation = FileEvaluation(report, judge(report, checked), tables)
+    if html is not None:
+        text = render_html(
+            report,
+            thresholds=checked,
+            tables=tables or None,
+            include_values=include_values,
+            top_n=top_n,
+        )
+        write_texts_atomic({Path(html): text})
+    return evaluation
+
+
+def _tables_for_values(
+    report: EvaluationReport, inputs: Mapping[str, PathLike]
+) -> dict[str, pd.DataFrame]:
+    """Read the input tables, checking them against the report's hashes."""
+    given = {name: inputs[name] for name in TABLE_NAMES if inputs.get(name)}
+    if not given:
+        msg = (
+            "`--include-values` needs the input tables to look the values up: pass --real (and --synthetic, "
+            "--holdout) with the files the report was computed from."
+        )
+        raise InputError(msg)
+    tables = {}
+    for name, file in given.items():
+        recorded = (report.inputs.get(name) or {}).get("sha256")
+        if recorded and sha256_file(file) != recorded:
+            msg = (
+                f"`--{name}` {str(file)!r} is not the file the report was computed from (its SHA-256 differs "
+                "from the one recorded in the report); the row positions would point at other records."
+            )
+            raise InputError(msg)
+        tables[name] = read_table(file, name=name)
+    return tables
+
+
+def load_run_file(path: PathLike) -> RunConfig | PetsardConfig:
+    """Read a YAML run file in synthrisk's layout or PETsARD's."""
+    from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
+
+    path = Path(path)
+    raw = read_yaml(path)
+    if is_petsard_layout(raw):
+        return parse_petsard(raw, base=path.parent, source=path)
+    return parse_config(raw, base=path.parent, source=path)
+
+
+def run_file(
+    path: PathLike,
+    *,
+    html: PathLike | None = None,
+    include_values: bool = False,
+    top_n: int | None = None,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> RunOutcome:
+    """Run a YAML run file and write its outputs; the arguments override the file's."""
+    config = load_run_file(path)
+    values = include_values or config.include_values
+    checked = _thresholds(config.thresholds if thresholds is None else thresholds)
+    top = config.top_n if top_n is None else top_n
+    html_path = Path(html) if html is not None else config.html
+    if isinstance(config, RunConfig):
+        evaluation = evaluate_files(
+            config.real,
+            config.synthetic,
+            config.holdout,
+            metadata=config.metadata,
+            metrics=config.metrics,
+            seed=config.seed,
+            working_memory=config.working_memory,
+            backend=config.backend,
+            progress=progress,
+            thresholds=checked,
+            json=config.json,
+            html=html_path,
+            include_records=config.include_records,
+            include_values=values,
+            top_n=top,
+        )
+        written = tuple(p for p in (config.json, html_path) if p is not None)
+        return RunOutcome((evaluation,), written, gate=config.gate)
+    from synthrisk.compat.petsard import petsard_outputs, run_petsard
+
+    runs = run_petsard(config, progress=progress)
+    outputs: dict[Path, str] = {}
+    for reporter in config.reporters:
+        outputs.update(petsard_outputs(runs, reporter, digits=config.csv_digits))
+    many = len(runs) > 1
+    evaluations = []
+    for run in runs:
+        exp = run.experiment
+        suffix = f"_{exp.splitter}_{exp.synthesizer}" if many else ""
+        if config.json is not None:
+            target = config.json.with_name(
+                f"{config.json.stem}{suffix}{config.json.suffix}"
+            )
+            outputs[target] = run.report.to_json(
+                include_records=config.include_records, include_values=values
+            )
+        if html_path is not None:
+            target = html_path.with_name(f"{html_path.stem}{suffix}{html_path.suffix}")
+            outputs[target] = render_html(
+                run.report,
+                thresholds=checked,
+                tables=run.tables,
+                include_values=values,
+                top_n=top,
+                title=f"synthrisk privacy report: {exp.splitter} × {exp.synthesizer}",
+                labels=run.evaluator_names,
+            )
+        evaluations.append(
+            FileEvaluation(
+                run.report,
+                judge(run.report, checked),
+                run.tables,
+                label=f"Splitter {exp.splitter} × Synthesizer {exp.synthesizer}"
+                if many
+                else None,
+                metric_labels=run.evaluator_names,
+            )
+        )
+    paths = tuple(write_texts_atomic(outputs))
+    return RunOutcome(tuple(evaluations), paths, config.gate, config.notes)
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoOutcome:
+    """The demo's reports by synthetic version, and where it wrote them."""
+
+    reports: Mapping[str, EvaluationReport]
+    json: Path
+    html: Path | None
+    reports_dir: Path
+    data_dir: Path
+
+
+def run_demo(
+    out: PathLike, *, n_rows: int = 20_000, seed: int = 0, progress: bool = False
+) -> DemoOutcome:
+    """Write the demo tables, evaluate every synthetic version and write its reports.
+
+    The HTML reports are written when the report extra is installed.
+    """
+    from synthrisk.datasets import demo_metrics, load_demo
+
+    out = Path(out)
+    with_html = is_available("jinja2") and is_available("matplotlib")
+    demo = load_demo(n_rows=n_rows, seed=seed)
+    data = out / "data"
+    write_text_atomic(data / "real.csv", demo.real.to_csv(index=False))
+    write_text_atomic(data / "holdout.csv", demo.holdout.to_csv(index=False))
+    for name, frame in demo.synthetic.items():
+        write_text_atomic(data / f"synthetic_{name}.csv", frame.to_csv(index=False))
+    write_text_atomic(data / "metadata.json", _json.dumps(demo.metadata, indent=2))
+    reports = {}
+    for name, frame in demo.synthetic.items():
+        report = evaluate(
+            demo.real,
+            frame,
+            demo.holdout,
+            metadata=demo.metadata,
+            metrics=demo_metrics(),
+            seed=seed,
+            progress=progress,
+        )
+        files = {
+            "real": data / "real.csv",
+            "synthetic": data / f"synthetic_{name}.csv",
+            "holdout": data / "holdout.csv",
+        }
+        reports[name] = add_provenance(report, files)
+        write_text_atomic(out / "reports" / f"{name}.json", reports[name].to_json())
+        if with_html:
+            title = f"synthrisk demo: the '{name}' synthetic version"
+            write_text_atomic(
+                out / "reports" / f"{name}.html",
+                render_html(reports[name], title=title),
+            )
+    main_report = reports["partial"]
+    json_path = write_text_atomic(out / "report.json", main_report.to_json())
+    html_path = None
+    if with_html:
+        title = "synthrisk demo: the 'partial' synthetic version"
+        html_path = write_text_atomic(
+            out / "report.html", render_html(main_report, title=title)
+        )
+    return DemoOutcome(reports, json_path, html_path, out / "reports", data)
