@@ -29,7 +29,9 @@ def brute_force(
     return np.sqrt(np.take_along_axis(sums, order, axis=1)), order
 
 
-def assert_same(got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray]) -> None:
+def assert_same(
+    got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray]
+) -> None:
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
 
@@ -75,7 +77,10 @@ def test_k_equals_n_reference_one_column_one_row() -> None:
         brute_force(query, reference, 30),
     )
     one = rng.normal(size=(1, 3))
-    assert_same(euclidean_kneighbors(one, one, k=1), (np.zeros((1, 1)), np.zeros((1, 1), dtype=np.int64)))
+    assert_same(
+        euclidean_kneighbors(one, one, k=1),
+        (np.zeros((1, 1)), np.zeros((1, 1), dtype=np.int64)),
+    )
     assert_same(
         euclidean_kneighbors(query[:1], reference, k=7),
         brute_force(query[:1], reference, 7),
@@ -108,13 +113,21 @@ def test_progress_counts_every_query_row() -> None:
     p=st.integers(1, 7),
     data=st.data(),
 )
-def test_fuzz_against_brute_force(n_query: int, n_ref: int, p: int, data: st.DataObject) -> None:
+def test_fuzz_against_brute_force(
+    n_query: int, n_ref: int, p: int, data: st.DataObject
+) -> None:
     k = data.draw(st.integers(1, n_ref))
     values = st.sampled_from([-2.5, -1.0, 0.0, 0.5, 1.0, 3.0, 1e3])
-    query = np.array(data.draw(st.lists(values, min_size=n_query * p, max_size=n_query * p))).reshape(n_query, p)
-    reference = np.array(data.draw(st.lists(values, min_size=n_ref * p, max_size=n_ref * p))).reshape(n_ref, p)
+    query = np.array(
+        data.draw(st.lists(values, min_size=n_query * p, max_size=n_query * p))
+    ).reshape(n_query, p)
+    reference = np.array(
+        data.draw(st.lists(values, min_size=n_ref * p, max_size=n_ref * p))
+    ).reshape(n_ref, p)
     block_rows = data.draw(st.integers(1, 9))
-    got = euclidean_kneighbors(query, reference, k=k, tile_rows=2, block_rows=block_rows)
+    got = euclidean_kneighbors(
+        query, reference, k=k, tile_rows=2, block_rows=block_rows
+    )
     assert_same(got, brute_force(query, reference, k))
 
 
@@ -123,20 +136,28 @@ def test_nearest_neighbors_dispatches_euclidean(backend: str) -> None:
     rng = np.random.default_rng(5)
     query = rng.integers(0, 3, size=(25, 4)).astype(float)
     reference = rng.integers(0, 3, size=(40, 4)).astype(float)
-    got = nearest_neighbors(query, reference, k=6, distance="euclidean", backend=backend)  # type: ignore[arg-type]
+    got = nearest_neighbors(
+        query, reference, k=6, distance="euclidean", backend=backend
+    )  # type: ignore[arg-type]
     assert_same((got.distances, got.indices), brute_force(query, reference, 6))
 
 
 def test_sklearn_arithmetic_needs_euclidean_and_numba() -> None:
-    with pytest.raises(ParameterError, match="applies to `distance='euclidean'` with the numba"):
-        nearest_neighbors(np.zeros((2, 2)), np.zeros((3, 2)), distance="dcr", arithmetic="sklearn")
+    with pytest.raises(
+        ParameterError, match="applies to `distance='euclidean'` with the numba"
+    ):
+        nearest_neighbors(
+            np.zeros((2, 2)), np.zeros((3, 2)), distance="dcr", arithmetic="sklearn"
+        )
     with pytest.raises(ParameterError, match="applies to"):
         nearest_neighbors(
             np.zeros((2, 2)), np.zeros((3, 2)), distance="euclidean", backend="numpy",
             arithmetic="sklearn",
         )  # fmt: skip
     with pytest.raises(ParameterError, match="`arithmetic` must be one of"):
-        nearest_neighbors(np.zeros((2, 2)), np.zeros((3, 2)), distance="euclidean", arithmetic="fast")  # type: ignore[arg-type]
+        nearest_neighbors(
+            np.zeros((2, 2)), np.zeros((3, 2)), distance="euclidean", arithmetic="fast"
+        )  # type: ignore[arg-type]
 
 
 def coarse_one_hot(rng: np.random.Generator, n: int, n_features: int) -> np.ndarray:
@@ -147,14 +168,22 @@ def coarse_one_hot(rng: np.random.Generator, n: int, n_features: int) -> np.ndar
     return np.hstack([numeric, one_hot[:, : n_features - n_num]])
 
 
-@pytest.mark.parametrize(("n_features", "k"), [(24, 1), (24, 5), (6, 1), (6, 3), (6, 20)])
+@pytest.mark.parametrize(
+    ("n_features", "k"), [(24, 1), (24, 5), (6, 1), (6, 3), (6, 20)]
+)
 def test_sklearn_arithmetic_equals_scikit_learn(n_features: int, k: int) -> None:
     neighbors_module = pytest.importorskip("sklearn.neighbors")
     rng = np.random.default_rng(n_features * 100 + k)
     reference = coarse_one_hot(rng, 39, n_features)
     query = np.vstack([reference[:10], coarse_one_hot(rng, 30, n_features)])
-    want, _ = neighbors_module.NearestNeighbors(n_neighbors=k).fit(reference).kneighbors(query)
-    got, _ = euclidean_kneighbors(query, reference, k=k, arithmetic="sklearn", block_rows=8)
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=k)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(
+        query, reference, k=k, arithmetic="sklearn", block_rows=8
+    )
     np.testing.assert_array_equal(got, want)
     if sklearn_uses_brute_force(n_features, 39, k):
         # the expanded form really rounds differently from the exact differences
@@ -167,6 +196,10 @@ def test_sklearn_arithmetic_continuous_data() -> None:
     rng = np.random.default_rng(11)
     reference = rng.normal(size=(600, 20)) * 5 + 2
     query = np.vstack([reference[:50], rng.normal(size=(300, 20)) * 5 + 2])
-    want, _ = neighbors_module.NearestNeighbors(n_neighbors=3).fit(reference).kneighbors(query)
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=3)
+        .fit(reference)
+        .kneighbors(query)
+    )
     got, _ = euclidean_kneighbors(query, reference, k=3, arithmetic="sklearn")
     np.testing.assert_array_equal(got, want)

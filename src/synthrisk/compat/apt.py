@@ -427,7 +427,12 @@ class DatasetAttackConfigMembershipClassification(Config):
 def _apt_distances(query: np.ndarray, reference: np.ndarray, *, k: int) -> np.ndarray:
     """Distances to the k nearest ``reference`` rows, rounded as APT's scikit-learn rounds them."""
     return nearest_neighbors(
-        query, reference, k=k, distance="euclidean", backend="numba", arithmetic="sklearn"
+        query,
+        reference,
+        k=k,
+        distance="euclidean",
+        backend="numba",
+        arithmetic="sklearn",
     ).distances
 
 

@@ -80,11 +80,11 @@ _BLOCK = 256  # reference rows per cache block (p * 1 KiB of float32)
 
 
 @intrinsic
-def _fma(typingctx, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+def _fma(typingctx, a, b, c):  # pragma: no cover - compiled
     """``a * b + c`` with one rounding (LLVM's ``llvm.fma.f64``)."""
     sig = types.float64(types.float64, types.float64, types.float64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         double = ir.DoubleType()
         fn = builder.module.declare_intrinsic(
             "llvm.fma", [double], ir.FunctionType(double, [double, double, double])
@@ -201,7 +201,7 @@ def _check(
         if expanded:
             dot = 0.0
             for f in range(p):
-                dot = _fma(query[i, f], reference[jj, f], dot)
+                dot = _fma(query[i, f], reference[jj, f], dot)  # type: ignore[call-arg]
             acc = (x_sq[i] + -2.0 * dot) + y_sq[jj]
             if acc < 0.0:
                 acc = 0.0
@@ -341,4 +341,3 @@ def euclidean_kneighbors(
 def euclidean_flops(n_query: int, n_reference: int, n_features: int) -> float:
     """Floating-point operations of the screen (one multiply-add per feature and pair)."""
     return 2.0 * n_query * n_reference * n_features
-

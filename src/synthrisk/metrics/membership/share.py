@@ -206,7 +206,9 @@ class DCRShare(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(
-            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+            tables,
+            str(self.params["distance"]),
+            str(self.params.get("mode", "default")),
         )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -387,7 +389,9 @@ class NNDR(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(
-            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+            tables,
+            str(self.params["distance"]),
+            str(self.params.get("mode", "default")),
         )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
