@@ -223,7 +223,7 @@ def test_singling_out_evaluator() -> None:
     ev = SinglingOutEvaluator(
         ori=ori, syn=syn, control=control, n_attacks=100, seed=3
     ).evaluate(mode="multivariate")
-    queries = ev.queries()
+    queries = ev.queries(as_strings=True)
     assert all(isinstance(q, str) for q in queries)
     results = ev.results()
     assert results.n_success == len(queries)
@@ -234,7 +234,7 @@ def test_singling_out_evaluator() -> None:
     again = SinglingOutEvaluator(
         ori=ori, syn=syn, control=control, n_attacks=100, seed=3
     ).evaluate()
-    assert again.queries() == queries
+    assert again.queries(as_strings=True) == queries
     assert ev.risk(baseline=True) == results.risk(baseline=True)
     assert len(ev.queries(baseline=True)) == results.n_baseline
     with pytest.raises(ValueError, match="mode must be either"):
@@ -249,7 +249,7 @@ def test_singling_out_evaluator_univariate_warns_when_short() -> None:
     ev = SinglingOutEvaluator(ori=df, syn=df, n_attacks=20, seed=0)
     with pytest.warns(UnreliableEstimateWarning, match="only 10 of the requested 20"):
         ev.evaluate(mode="univariate")
-    assert sorted(ev.queries()) == sorted(
+    assert sorted(ev.queries(as_strings=True)) == sorted(
         [f"col1 == '{v}'" for v in "abcd"]
         + [
             "col2 == 1",
@@ -297,3 +297,93 @@ def test_evaluation_results_warns_baseline() -> None:
         UserWarning, match="no more often than the random-guessing baseline"
     ):
         evaluation_results(n_attacks=100, n_success=49, n_baseline=50)
+
+
+def test_evaluation_results_takes_anonymeter_arguments() -> None:
+    from synthrisk.compat.anonymeter import EvaluationResults
+
+    results = EvaluationResults(
+        n_attacks=100,
+        n_success=23,
+        n_baseline=11,
+        n_control=None,
+        confidence_level=0.95,
+    )
+    assert results.attack_rate == SuccessRate(
+        value=0.23998824451588613, error=0.08155558571285167
+    )
+    assert results.risk(baseline=True) == results.baseline_rate.to_risk()
+    with pytest.warns(UserWarning, match="control attack succeeded every time"):
+        EvaluationResults(
+            n_attacks=100, n_success=49, n_baseline=0, n_control=100, confidence_level=0
+        )
+    with pytest.raises(ValueError, match="confidence"):
+        EvaluationResults(
+            n_attacks=100, n_success=49, n_baseline=0, confidence_level=1.2
+        )
+    with pytest.raises(ValueError, match="tuple of three"):
+        EvaluationResults(n_attacks=(1, 2), n_success=1, n_baseline=0)  # type: ignore[arg-type]
+
+
+def test_singling_out_queries_are_polars_expressions() -> None:
+    pl = pytest.importorskip("polars")
+    ori, syn = census(300, 10), census(300, 11)
+    syn.iloc[:150] = ori.iloc[:150].to_numpy()
+    ev = SinglingOutEvaluator(ori=ori, syn=syn, n_attacks=50, seed=3).evaluate()
+    expressions = ev.queries()
+    assert expressions
+    assert all(isinstance(q, pl.Expr) for q in expressions)
+    for q in expressions:
+        assert len(ev._syn.filter(q)) >= 1
+        assert len(ev._ori.filter(q)) == 1
+
+
+def test_empty_tables_fail_at_risk_not_construction() -> None:
+    ev = SinglingOutEvaluator(ori=pd.DataFrame(), syn=pd.DataFrame())
+    with pytest.raises(RuntimeError, match="evaluate"):
+        ev.risk()
+
+
+def test_sklearn_inference_predictor() -> None:
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    from synthrisk.compat.anonymeter import SklearnInferencePredictor
+
+    x = pd.DataFrame({"a": [0, 1, 0, 1]}, index=[5, 6, 7, 8])
+    model = DecisionTreeClassifier(random_state=0).fit(x, ["u", "v", "u", "v"])
+    guesses = SklearnInferencePredictor(model).predict(x)
+    assert list(guesses.index) == [5, 6, 7, 8]
+    assert list(guesses) == ["u", "v", "u", "v"]
+    with pytest.raises(ValueError, match="classifier or regressor"):
+        SklearnInferencePredictor(object())
+
+
+def test_evaluate_inference_guesses_and_probability_integral() -> None:
+    from scipy import integrate
+
+    from synthrisk.compat.anonymeter import (
+        evaluate_inference_guesses,
+        singling_out_probability_integral,
+    )
+
+    guesses = pd.Series(["a", None, "b", "c"])
+    secrets = pd.Series(["a", None, "c", None])
+    assert evaluate_inference_guesses(guesses, secrets, regression=False).tolist() == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    g, s = pd.Series([-5.0, 1.0, 100.0]), pd.Series([3.0, 1.04, 110.0])
+    assert evaluate_inference_guesses(g, s, regression=True).tolist() == [
+        True,
+        True,
+        False,
+    ]
+    with pytest.raises(RuntimeError, match="indices"):
+        evaluate_inference_guesses(g, s.set_axis([5, 6, 7]), regression=True)
+    expected, _ = integrate.quad(lambda w: 50 * w * (1 - w) ** 49, 0.001, 0.2)
+    assert singling_out_probability_integral(50, 0.001, 0.2) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="w_max"):
+        singling_out_probability_integral(50, 0.3, 0.2)

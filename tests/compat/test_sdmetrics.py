@@ -20,6 +20,10 @@ DATA = Path(__file__).parents[1] / "metrics" / "data"
 GOLDENS = json.loads((DATA / "disclosure_goldens.json").read_text())
 DCR_GOLDENS = json.loads((DATA / "dcr_goldens.json").read_text())
 METHODS = ("cap", "zero_cap", "generalized_cap")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Computing CAP metrics directly is deprecated:DeprecationWarning"
+)
+
 LEGACY = {
     "cap": compat.CategoricalCAP,
     "zero_cap": compat.CategoricalZeroCAP,
@@ -322,3 +326,27 @@ def test_dcr_metadata_errors() -> None:
         compat.DCRBaselineProtection.compute(real, syn, two, "c")
     with pytest.raises(ParameterError, match="`metadata` is required"):
         compat.DCRBaselineProtection.compute(real, syn, None)  # type: ignore[arg-type]
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("method", sorted(LEGACY))
+def test_legacy_cap_warns_and_raises_sdmetrics_types(method: str) -> None:
+    real = pd.DataFrame({"col1": range(5), "col2": ["A", "B", "C", "A", "B"]})
+    syn = pd.DataFrame({"col1": range(5), "col2": ["C", "A", "A", "B", "C"]})
+    with pytest.warns(
+        DeprecationWarning, match="Computing CAP metrics directly is deprecated"
+    ):
+        LEGACY[method].compute(
+            real, syn, key_fields=["col1"], sensitive_fields=["col2"]
+        )
+    with (
+        pytest.warns(DeprecationWarning, match="deprecated"),
+        pytest.raises(TypeError, match="key_fields"),
+    ):
+        LEGACY[method].compute(real, syn, sensitive_fields=["col2"])
+    with (
+        pytest.warns(DeprecationWarning, match="deprecated"),
+        pytest.raises(ValueError, match="empty"),
+    ):
+        LEGACY[method].compute(real, syn, key_fields=[], sensitive_fields=["col2"])
+    assert LEGACY[method].__name__ in compat.CategoricalPrivacyMetric.get_subclasses()

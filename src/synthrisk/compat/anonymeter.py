@@ -9,8 +9,9 @@ Anonymeter 1.1's behaviour, bugs included (``compat="anonymeter-1.1"``); pass
 synthrisk's fixed behaviour. Random parts cannot be bit-identical to Anonymeter
 (its tie order and unseeded draws), so results agree statistically, not digit for digit.
 
-Differences of the API: queries are returned as readable strings (not polars
-expressions); ``queries(baseline=True)`` returns the random queries that singled out
+Differences of the API: ``queries()`` returns polars expressions when polars is
+installed and readable strings otherwise (or with ``as_strings=True``);
+``queries(baseline=True)`` returns the random queries that singled out
 (Anonymeter's accessor always returns an empty list); ``n_jobs`` is accepted and
 ignored (synthrisk uses all cores through numba); every evaluator accepts ``seed``.
 
@@ -25,9 +26,10 @@ ignored (synthrisk uses all cores through numba); every evaluator accepts ``seed
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -36,7 +38,14 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.attacks._common import check_compat
-from synthrisk.metrics.attacks.inference import InferenceAttack, inference_attack
+from synthrisk.metrics.attacks._size_correction import (
+    singling_out_probability_integral as _integral,
+)
+from synthrisk.metrics.attacks.inference import (
+    InferenceAttack,
+    inference_attack,
+    inference_success,
+)
 from synthrisk.metrics.attacks.linkability import (
     LinkabilityAttack,
     check_aux_pair,
@@ -51,7 +60,11 @@ from synthrisk.stats.intervals import (
     AttackEstimate,
     PrivacyRisk,
     SuccessRate,
+    bind_value,
     estimate_attack,
+    probit,
+    residual_success,
+    success_rate,
 )
 
 __all__ = [
@@ -60,8 +73,15 @@ __all__ = [
     "LinkabilityEvaluator",
     "PrivacyRisk",
     "SinglingOutEvaluator",
+    "SklearnInferencePredictor",
     "SuccessRate",
+    "bind_value",
+    "evaluate_inference_guesses",
     "evaluation_results",
+    "probit",
+    "residual_success",
+    "singling_out_probability_integral",
+    "success_rate",
 ]
 
 
@@ -77,13 +97,53 @@ class InferencePredictor(Protocol):
 
 
 class EvaluationResults:
-    """Rates and risk of an evaluation, with the attributes of Anonymeter's ``EvaluationResults``.
+    """Rates and risk of an evaluation, with Anonymeter 1.1's constructor and attributes.
 
-    Warns (``UnreliableEstimateWarning``, a ``UserWarning``) when the attack does no
-    better than the baseline, as Anonymeter does.
+    ``EvaluationResults(n_attacks, n_success, n_baseline, n_control=None,
+    confidence_level=0.95)`` as in Anonymeter (``n_attacks`` may be a tuple of the main,
+    baseline and control attack counts); a synthrisk ``AttackEstimate`` may be passed
+    instead of ``n_attacks``. Warns (``UnreliableEstimateWarning``, a ``UserWarning``)
+    when the attack does no better than the baseline, or when the control attack always
+    succeeds, as Anonymeter does.
     """
 
-    def __init__(self, estimate: AttackEstimate, *, warn: bool = True) -> None:
+    def __init__(
+        self,
+        n_attacks: int | tuple[int, int, int] | AttackEstimate,
+        n_success: float | None = None,
+        n_baseline: float | None = None,
+        n_control: float | None = None,
+        confidence_level: float = 0.95,
+        *,
+        warn: bool = True,
+    ) -> None:
+        if isinstance(n_attacks, AttackEstimate):
+            estimate = n_attacks
+        else:
+            if n_success is None or n_baseline is None:
+                msg = "`n_success` and `n_baseline` are required with `n_attacks`."
+                raise TypeError(msg)
+            if isinstance(n_attacks, tuple):
+                if len(n_attacks) != 3:
+                    msg = f"n_attacks must be an integer or a tuple of three integers, got {n_attacks}"
+                    raise ValueError(msg)
+                n_main, n_base, n_ctrl = (int(v) for v in n_attacks)
+            elif isinstance(n_attacks, (int, np.integer)) and not isinstance(
+                n_attacks, bool
+            ):
+                n_main = n_base = n_ctrl = int(n_attacks)
+            else:
+                msg = f"n_attacks must be an integer or a tuple of three integers, got {n_attacks}"
+                raise ValueError(msg)
+            estimate = estimate_attack(
+                n_success=n_success,
+                n_attacks=n_main,
+                n_baseline=n_baseline,
+                n_baseline_attacks=n_base,
+                n_control=n_control,
+                n_control_attacks=n_ctrl,
+                confidence_level=confidence_level,
+            )
         self._estimate = estimate
         self.n_attacks_ori = estimate.n_attacks
         self.n_attacks_baseline = estimate.n_baseline_attacks
@@ -108,6 +168,135 @@ class EvaluationResults:
     def risk(self, baseline: bool = False) -> PrivacyRisk:
         """The privacy risk (or the baseline rate as a risk)."""
         return self._estimate.risk(baseline=baseline)
+
+
+class SklearnInferencePredictor:
+    """Anonymeter 1.1's wrapper of a fitted scikit-learn model as an inference model.
+
+    Parameters
+    ----------
+    model : scikit-learn classifier or regressor
+        Fitted, with its own preprocessing; ``predict(x)`` must keep ``x``'s row order.
+    """
+
+    def __init__(self, model: Any) -> None:
+        from sklearn.base import is_classifier, is_regressor
+
+        try:
+            supported = bool(is_classifier(model) or is_regressor(model))
+        except (AttributeError, TypeError):  # not a scikit-learn estimator at all
+            supported = False
+        if not supported:
+            msg = f"Model must be classifier or regressor; got {model!r}."
+            raise ValueError(msg)
+        if not hasattr(model, "predict"):
+            msg = f"Model must have a predict method; got {model!r}."
+            raise ValueError(msg)
+        self._model = model
+
+    def predict(self, x: pd.DataFrame) -> pd.Series:
+        """The model's guesses for the rows of ``x`` (same index)."""
+        return pd.Series(self._model.predict(x), index=x.index)
+
+
+def evaluate_inference_guesses(
+    guesses: pd.Series, secrets: pd.Series, regression: bool, tolerance: float = 0.05
+) -> np.ndarray:
+    """Anonymeter 1.1's ``evaluate_inference_guesses``: which guesses are correct.
+
+    Exact equality (``regression=False``) or ``|g - s| / (g + 1e-12) <= tolerance``
+    (Anonymeter's rule, relative to the guess); a missing guess of a missing secret is
+    correct. The indices of ``guesses`` and ``secrets`` must match.
+    """
+    if not guesses.index.equals(secrets.index):
+        msg = "The predictions indices do not match the target indices. Check your inference model."
+        raise RuntimeError(msg)
+    g, t = guesses.to_numpy(), secrets.to_numpy()
+    both_missing = np.asarray(pd.isnull(g) & pd.isnull(t), dtype=bool)
+    if regression:
+        match = inference_success(
+            g.astype(np.float64),
+            t.astype(np.float64),
+            regression=True,
+            tolerance=tolerance,
+            rule="anonymeter",
+        )
+    else:
+        match = np.asarray(g == t, dtype=bool)
+    return np.asarray(both_missing | match, dtype=bool)
+
+
+def singling_out_probability_integral(n: int, w_min: float, w_max: float) -> float:
+    """Anonymeter 1.1's integral of ``n w (1 - w)^(n - 1)`` over ``[w_min, w_max]`` (Cohen and Nissim 2020)."""
+    if w_min < 0 or w_min > 1:
+        msg = f"Parameter `w_min` must be between 0 and 1. Got {w_min} instead."
+        raise ValueError(msg)
+    if w_max < w_min or w_max > 1:
+        msg = f"Parameter `w_max` must be greater than w_min ({w_min}) and smaller than 1. Got {w_max} instead."
+        raise ValueError(msg)
+    return float(_integral(n, w_max) - _integral(n, w_min))
+
+
+def _query_expressions(
+    attack: SinglingOutAttack, which: Literal["main", "baseline"]
+) -> list[Any]:
+    """The queries that singled out a real row (or the baseline's), as polars expressions."""
+    import polars as pl
+
+    from synthrisk.metrics.attacks._queries import (
+        OP_EQ,
+        OP_GE,
+        OP_GT,
+        OP_ISNULL,
+        OP_LE,
+        OP_LT,
+        OP_NE,
+        OP_NOTNULL,
+    )
+
+    if which == "baseline":
+        batch, keep = attack.baseline_queries, attack.baseline_counts == 1
+    else:
+        batch, keep = attack.queries, attack.main_counts == 1
+    info = attack.info
+    out = []
+    for i in np.flatnonzero(keep):
+        expr = None
+        for t in range(int(batch.lengths[i])):
+            column, op, raw = (
+                int(batch.cols[i, t]),
+                int(batch.ops[i, t]),
+                float(batch.vals[i, t]),
+            )
+            col = pl.col(info.names[column])
+            kind = info.kinds[column]
+            value: Any
+            if kind in ("categorical", "boolean"):
+                categories = info.categories[column]
+                assert categories is not None
+                item = categories[int(raw)]
+                value = item.item() if hasattr(item, "item") else item
+            elif kind == "datetime":
+                value = pd.Timestamp(
+                    info.time_origin + round(raw * 1e9)
+                ).to_pydatetime()
+            elif info.integral[column] and raw.is_integer():
+                value = int(raw)
+            else:
+                value = raw
+            term = {
+                OP_EQ: lambda c, v: c == v,
+                OP_NE: lambda c, v: c != v,
+                OP_LT: lambda c, v: c < v,
+                OP_LE: lambda c, v: c <= v,
+                OP_GT: lambda c, v: c > v,
+                OP_GE: lambda c, v: c >= v,
+                OP_ISNULL: lambda c, v: c.is_null(),
+                OP_NOTNULL: lambda c, v: c.is_not_null(),
+            }.get(op, lambda c, v: pl.lit(False))(col, value)
+            expr = term if expr is None else expr & term
+        out.append(expr)
+    return out
 
 
 def _kind(series: pd.Series) -> str:
@@ -178,7 +367,8 @@ class SinglingOutEvaluator:
         *,
         compat: str | None = "anonymeter-1.1",
     ) -> None:
-        self._tables = _prepare(ori, syn, control)
+        self._frames = (ori, syn, control)
+        self._tables: Tables | None = None
         self._n_attacks = n_attacks
         self._n_cols = n_cols
         self._max_attempts = max_attempts
@@ -191,6 +381,8 @@ class SinglingOutEvaluator:
         if mode not in ("multivariate", "univariate"):
             msg = f"mode must be either 'multivariate' or 'univariate', got {mode} instead."
             raise ValueError(msg)
+        if self._tables is None:
+            self._tables = _prepare(*self._frames)
         self._attack = singling_out_attack(
             self._tables, mode=mode, n_attacks=self._n_attacks, n_cols=self._n_cols,  # type: ignore[arg-type]
             max_attempts=self._max_attempts, compat=self._compat, rng=self._rng,
@@ -204,9 +396,30 @@ class SinglingOutEvaluator:
         """The synthrisk attack result."""
         return _evaluated(self._attack, "singling out")
 
-    def queries(self, baseline: bool = False) -> list[str]:
-        """The successful queries of the main (or baseline) attack, as readable strings."""
-        return self.attack.query_strings("baseline" if baseline else "main")
+    def queries(self, baseline: bool = False, *, as_strings: bool = False) -> list[Any]:
+        """The successful queries of the main (or baseline) attack.
+
+        polars expressions when polars is installed (as Anonymeter 1.1 returns them),
+        readable strings otherwise or with ``as_strings=True``.
+        """
+        which: Literal["main", "baseline"] = "baseline" if baseline else "main"
+        if as_strings or importlib.util.find_spec("polars") is None:
+            return self.attack.query_strings(which)
+        return _query_expressions(self.attack, which)
+
+    @property
+    def _ori(self) -> Any:
+        """The original table as a polars DataFrame (Anonymeter's private attribute)."""
+        import polars as pl
+
+        return pl.from_pandas(self._frames[0])
+
+    @property
+    def _syn(self) -> Any:
+        """The synthetic table as a polars DataFrame (Anonymeter's private attribute)."""
+        import polars as pl
+
+        return pl.from_pandas(self._frames[1])
 
     def results(self, confidence_level: float = 0.95) -> EvaluationResults:
         """Rates of the three attacks."""
@@ -458,12 +671,6 @@ def evaluation_results(
     confidence_level: float = 0.95,
 ) -> EvaluationResults:
     """Anonymeter's ``EvaluationResults(n_attacks, n_success, n_baseline, n_control, confidence_level)``."""
-    if isinstance(n_attacks, tuple):
-        n_main, n_base, n_ctrl = n_attacks
-    else:
-        n_main = n_base = n_ctrl = n_attacks
-    estimate = estimate_attack(
-        n_success=n_success, n_attacks=n_main, n_baseline=n_baseline, n_baseline_attacks=n_base,
-        n_control=n_control, n_control_attacks=n_ctrl, confidence_level=confidence_level,
-    )  # fmt: skip
-    return EvaluationResults(estimate)
+    return EvaluationResults(
+        n_attacks, n_success, n_baseline, n_control, confidence_level
+    )

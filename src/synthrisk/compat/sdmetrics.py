@@ -45,6 +45,28 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from synthrisk._validation import check_columns, check_int
+from synthrisk.compat._sdmetrics_inference import (
+    CategoricalEnsemble,
+    CategoricalKNN,
+    CategoricalKNNAttacker,
+    CategoricalNB,
+    CategoricalNBAttacker,
+    CategoricalPrivacyMetric,
+    CategoricalRF,
+    CategoricalRFAttacker,
+    CategoricalSVM,
+    CategoricalSVMAttacker,
+    InverseCDFCutoff,
+    InverseCDFDistance,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalPrivacyMetric,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+)
+from synthrisk.compat._sdmetrics_inference import _fields as _legacy_fields
+from synthrisk.compat._sdmetrics_inference import _table as _one_table
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
@@ -54,12 +76,30 @@ from synthrisk.schema.tables import as_pandas
 
 __all__ = [
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalKNNAttacker",
+    "CategoricalNB",
+    "CategoricalNBAttacker",
+    "CategoricalPrivacyMetric",
+    "CategoricalRF",
+    "CategoricalRFAttacker",
+    "CategoricalSVM",
+    "CategoricalSVMAttacker",
     "CategoricalZeroCAP",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "InverseCDFCutoff",
+    "InverseCDFDistance",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalPrivacyMetric",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
 ]
 
 
@@ -434,13 +474,21 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         )["score"]  # fmt: skip
 
 
-class _LegacyCAP(_SDMetricsMetric):
+#: SDMetrics 0.32's warning on the legacy CAP classes
+CAP_DEPRECATION_MSG = (
+    "Computing CAP metrics directly is deprecated. For improved privacy metrics, "
+    "please use the 'DisclosureProtection' and 'DisclosureProtectionEstimate' "
+    "metrics instead."
+)
+
+
+class _LegacyCAP(CategoricalPrivacyMetric):
     """SDMetrics' legacy ``compute(real, synthetic, metadata, table_name, key_fields, sensitive_fields)``."""
 
-    _metric: ClassVar[type[_disclosure.CategoricalCAPBase]]
+    _cap: ClassVar[type[_disclosure.CategoricalCAPBase]]
 
     @classmethod
-    def compute(
+    def compute(  # type: ignore[override]
         cls,
         real_data: Any,
         synthetic_data: Any,
@@ -456,17 +504,21 @@ class _LegacyCAP(_SDMetricsMetric):
         """CAP protection ``1 - mean P(true sensitive | key)`` over the real rows.
 
         ``key_fields`` and ``sensitive_fields`` may also come from ``metadata`` (which
-        takes priority, as in SDMetrics); ``model_kwargs`` is accepted and unused.
-        Unlike SDMetrics, no ``DeprecationWarning`` is issued.
+        takes priority, as in SDMetrics; a missing one is a ``TypeError``, an empty one
+        a ``ValueError``); ``model_kwargs`` is accepted and unused. Issues SDMetrics'
+        ``DeprecationWarning``.
         """
+        warnings.warn(CAP_DEPRECATION_MSG, DeprecationWarning, stacklevel=2)
         meta = _single_table_metadata(metadata, table_name) or {}
-        key_fields = meta.get("key_fields", key_fields)
-        sensitive_fields = meta.get("sensitive_fields", sensitive_fields)
-        real = as_pandas(real_data, name="real_data")
+        key_fields, sensitive_fields = _legacy_fields(
+            meta, key_fields, sensitive_fields
+        )
+        real = _one_table(real_data, "real_data")
+        synthetic_data = _one_table(synthetic_data, "synthetic_data")
         available = list(map(str, real.columns))
         keys = _names(key_fields, name="key_fields", available=available)
         sens = _names(sensitive_fields, name="sensitive_fields", available=available)
-        metric = cls._metric(
+        metric = cls._cap(
             key_fields=keys,
             sensitive_fields=sens,
             missing=missing,  # type: ignore[arg-type]
@@ -507,21 +559,21 @@ class CategoricalCAP(_LegacyCAP):
     """SDMetrics' legacy ``CategoricalCAP`` (unmatched real rows are skipped)."""
 
     name = "CategoricalCAP"
-    _metric = _disclosure.CategoricalCAP
+    _cap = _disclosure.CategoricalCAP
 
 
 class CategoricalZeroCAP(_LegacyCAP):
     """SDMetrics' legacy ``CategoricalZeroCAP`` (unmatched real rows count as protected)."""
 
     name = "0CAP"
-    _metric = _disclosure.CategoricalZeroCAP
+    _cap = _disclosure.CategoricalZeroCAP
 
 
 class CategoricalGeneralizedCAP(_LegacyCAP):
     """SDMetrics' legacy ``CategoricalGeneralizedCAP`` (unmatched real rows pool the nearest keys)."""
 
     name = "Categorical GeneralizedCAP"
-    _metric = _disclosure.CategoricalGeneralizedCAP
+    _cap = _disclosure.CategoricalGeneralizedCAP
 
 
 # ---------------------------------------------------------------------------- DCR

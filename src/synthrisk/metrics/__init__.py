@@ -6,7 +6,10 @@
 * :mod:`synthrisk.metrics.attacks`: Anonymeter's singling-out, linkability and
   inference attacks;
 * :mod:`synthrisk.metrics.membership`: membership measures (kNN probabilities, DCR
-  share, NNDR, identical matches, classification, distribution validation).
+  share, NNDR, identical matches, classification, distribution validation);
+* :mod:`synthrisk.metrics.ml_inference`: SDMetrics' "Privacy Against Inference" model
+  attacks (``CategoricalKNN`` ... ``NumericalRadiusNearestNeighbor``) and
+  ``NewRowSynthesis``.
 
 Each module registers its metrics in :data:`METRICS` on import.
 """
@@ -42,13 +45,30 @@ from synthrisk.metrics.membership import (
     MembershipClassification,
     MembershipKnnProbabilities,
 )
+from synthrisk.metrics.ml_inference import (
+    CategoricalEnsemble,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
+    NewRowSynthesis,
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+)
 
 __all__ = [
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
     "CategoricalZeroCAP",
     "Context",
     "DCRBaselineProtection",
@@ -64,6 +84,11 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "NewRowSynthesis",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "Outcome",
     "ReplicatedUniques",
     "SinglingOutRisk",

@@ -63,6 +63,16 @@ METRIC_ORDER = (
     "distribution_validation",
     "nndr",
     "identical_match_share",
+    "new_row_synthesis",
+    "categorical_knn",
+    "categorical_nb",
+    "categorical_rf",
+    "categorical_svm",
+    "categorical_ensemble",
+    "numerical_lr",
+    "numerical_mlp",
+    "numerical_svr",
+    "numerical_radius_nearest_neighbor",
 )
 
 M = TypeVar("M", bound="type[Metric]")

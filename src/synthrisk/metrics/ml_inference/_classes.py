@@ -1,0 +1,373 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The nine attribute-inference metrics of SDMetrics' "Privacy Against Inference", thin over shared code."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._validation import check_option
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, register
+from synthrisk.metrics.ml_inference._attackers import (
+    CATEGORICAL_MODELS,
+    categorical_hits,
+    numerical_losses,
+)
+from synthrisk.metrics.ml_inference._metric import MLInferenceMetric
+from synthrisk.stats.control import compare_means, compare_proportions
+
+__all__ = [
+    "CategoricalEnsemble",
+    "CategoricalKNN",
+    "CategoricalNB",
+    "CategoricalRF",
+    "CategoricalSVM",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
+]
+
+
+class _Categorical(MLInferenceMetric):
+    """Accuracy-based categorical attacker (SDMetrics' ``CategoricalPrivacyMetric``).
+
+    The score is ``1 - share of real rows whose sensitive values are all guessed``
+    (1 is safest). Key and sensitive columns may be categorical, boolean or
+    numerical (numbers are treated as categories, as in SDMetrics); by default
+    (``sensitive_fields=None``) every categorical or boolean column is the secret in turn.
+
+    Parameters
+    ----------
+    key_fields, sensitive_fields : list of str, default=None
+        The attacker's known columns and the columns to guess (SDMetrics' names).
+    model_kwargs : dict, default=None
+        Arguments of the scikit-learn estimator (SDMetrics 0.32 passes them to its
+        attacker class, whose constructor takes none, so any argument fails there).
+    mode : {"default", "sdmetrics"}, default="default"
+        ``"sdmetrics"`` keeps SDMetrics 0.32's behaviour: a missing real sensitive value
+        never counts as guessed, and missing values in non-text columns fail.
+    confidence_level : float, default=0.95
+        Level of the holdout-control interval.
+    """
+
+    accepted_kinds = ("categorical", "boolean", "numerical")
+    default_kinds = ("categorical", "boolean")
+    success_name = "correct guess of every sensitive value"
+    models: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        *,
+        key_fields: Sequence[str] | None = None,
+        sensitive_fields: Sequence[str] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        mode: str = "default",
+        confidence_level: float = 0.95,
+    ) -> None:
+        self._init_common(
+            key_fields=key_fields,
+            sensitive_fields=sensitive_fields,
+            model_kwargs=model_kwargs,
+            mode=mode,
+            confidence_level=confidence_level,
+        )
+
+    def _successes(
+        self,
+        frames: dict[str, pd.DataFrame],
+        keys: list[str],
+        sensitive: list[str],
+        context: Context,
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        hits = categorical_hits(
+            frames,
+            keys,
+            sensitive,
+            models=self.models,
+            mode=str(self.params["mode"]),
+            seed=context.seed,
+            model_kwargs=self._model_kwargs,
+        )
+        extra = {"accuracy": float(hits["real"].mean()) if hits["real"].size else None}
+        return {k: v.astype(np.float64) for k, v in hits.items()}, extra
+
+    def _score(self, success: np.ndarray) -> float:
+        return 1.0 - float(success.mean())
+
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        return compare_proportions(
+            float(real.sum()),
+            real.size,
+            float(holdout.sum()),
+            holdout.size,
+            statistic=self.success_name,
+            confidence_level=level,
+        )
+
+
+@register
+class CategoricalKNN(_Categorical):
+    __doc__ = (
+        "SDMetrics' ``CategoricalKNN``: k-nearest-neighbours on one-hot keys.\n"
+        + (_Categorical.__doc__ or "")
+    )
+    id = "categorical_knn"
+    attack = "A k-nearest-neighbours model trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    models = ("knn",)
+
+
+@register
+class CategoricalNB(_Categorical):
+    __doc__ = (
+        "SDMetrics' ``CategoricalNB``: categorical naive Bayes on ordinal keys.\n"
+        + (_Categorical.__doc__ or "")
+    )
+    id = "categorical_nb"
+    attack = "A naive Bayes model trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    models = ("nb",)
+
+
+@register
+class CategoricalRF(_Categorical):
+    __doc__ = (
+        "SDMetrics' ``CategoricalRF``: a random forest on one-hot keys (seeded).\n"
+        + (_Categorical.__doc__ or "")
+    )
+    id = "categorical_rf"
+    attack = "A random forest trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    models = ("rf",)
+
+
+@register
+class CategoricalSVM(_Categorical):
+    __doc__ = (
+        "SDMetrics' ``CategoricalSVM``: a support-vector classifier per sensitive column.\n"
+        + (_Categorical.__doc__ or "")
+    )
+    id = "categorical_svm"
+    attack = "A support-vector classifier trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    models = ("svm",)
+
+
+@register
+class CategoricalEnsemble(_Categorical):
+    """SDMetrics' ``CategoricalEnsemble``: the majority vote of several categorical attackers.
+
+    Parameters are those of the other categorical metrics, plus ``attackers``: a list
+    of ``"knn"``, ``"nb"``, ``"rf"``, ``"svm"`` (default: all four, in that order; on a
+    tie the attacker listed first among the most frequent guesses wins, as in
+    SDMetrics' ``majority``).
+    """
+
+    id = "categorical_ensemble"
+    attack = "Several models trained on the synthetic table vote on real people's sensitive categories given their key columns."
+
+    def __init__(
+        self,
+        *,
+        key_fields: Sequence[str] | None = None,
+        sensitive_fields: Sequence[str] | None = None,
+        attackers: Sequence[str] = CATEGORICAL_MODELS,
+        model_kwargs: Mapping[str, Any] | None = None,
+        mode: str = "default",
+        confidence_level: float = 0.95,
+    ) -> None:
+        if (
+            isinstance(attackers, str)
+            or not isinstance(attackers, Sequence)
+            or not attackers
+        ):
+            msg = f"`attackers` must be a non-empty list of {list(CATEGORICAL_MODELS)}; got {attackers!r}."
+            raise ParameterError(msg)
+        for name in attackers:
+            check_option(name, name="attackers", allowed=CATEGORICAL_MODELS)
+        self._init_common(
+            key_fields=key_fields,
+            sensitive_fields=sensitive_fields,
+            model_kwargs=model_kwargs,
+            mode=mode,
+            confidence_level=confidence_level,
+            attackers=list(attackers),
+        )
+
+    @property
+    def models(self) -> tuple[str, ...]:  # type: ignore[override]
+        return tuple(self.params["attackers"])
+
+
+class _Numerical(MLInferenceMetric):
+    """Loss-based numerical attacker (SDMetrics' ``NumericalPrivacyMetric``).
+
+    The score is the mean over real rows of ``sum_j |F_j(guess_j) - F_j(real_j)|**p``,
+    where ``F_j`` is the CDF that copulas' ``Univariate()`` selects for the real
+    sensitive column ``j`` (0 when every value is guessed; higher is safer). By
+    default (``sensitive_fields=None``) every numerical column is the secret in turn.
+
+    Parameters
+    ----------
+    key_fields, sensitive_fields : list of str, default=None
+        The attacker's known columns and the columns to guess (numerical).
+    model_kwargs : dict, default=None
+        Arguments of the scikit-learn estimator.
+    p : float, default=2
+        Exponent of the loss (SDMetrics' ``loss_function_kwargs={'p': 2}``).
+    mode : {"default", "sdmetrics"}, default="default"
+        By default rows with a missing key or sensitive value are left out (reported);
+        ``"sdmetrics"`` fails on them as SDMetrics 0.32 does.
+    confidence_level : float, default=0.95
+        Level of the holdout-control interval.
+    """
+
+    accepted_kinds = ("numerical",)
+    default_kinds = ("numerical",)
+    success_name = "minus the inverse-CDF loss of the guess"
+    model: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        *,
+        key_fields: Sequence[str] | None = None,
+        sensitive_fields: Sequence[str] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        p: float = 2.0,
+        mode: str = "default",
+        confidence_level: float = 0.95,
+    ) -> None:
+        self._init_numerical(
+            key_fields=key_fields,
+            sensitive_fields=sensitive_fields,
+            model_kwargs=model_kwargs,
+            p=p,
+            mode=mode,
+            confidence_level=confidence_level,
+        )
+
+    def _init_numerical(self, *, p: float, **common: Any) -> None:
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p > 0:
+            msg = f"`p` must be a positive number; got {p!r}."
+            raise ParameterError(msg)
+        self._init_common(p=float(p), **common)
+
+    def _successes(
+        self,
+        frames: dict[str, pd.DataFrame],
+        keys: list[str],
+        sensitive: list[str],
+        context: Context,
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        cutoff = float(self.params.get("cutoff", 0.3))
+        losses = numerical_losses(
+            frames,
+            keys,
+            sensitive,
+            model=self.model,
+            mode=str(self.params["mode"]),
+            seed=context.seed,
+            model_kwargs=self._model_kwargs,
+            p=float(self.params["p"]),
+            cutoff=cutoff,
+        )
+        skipped = {
+            name: len(frames[name]) - rows.size for name, (_, rows) in losses.items()
+        }
+        if any(skipped.values()):
+            context.warn(
+                f"rows with a missing key or sensitive value were not scored: {skipped}."
+            )
+        extra = {
+            "n_scored": {name: int(rows.size) for name, (_, rows) in losses.items()}
+        }
+        return {name: -loss for name, (loss, _) in losses.items()}, extra
+
+    def _score(self, success: np.ndarray) -> float:
+        return float(-success.mean())
+
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        return compare_means(
+            real, holdout, statistic=self.success_name, confidence_level=level
+        )
+
+
+@register
+class NumericalLR(_Numerical):
+    __doc__ = "SDMetrics' ``NumericalLR``: linear regression.\n" + (
+        _Numerical.__doc__ or ""
+    )
+    id = "numerical_lr"
+    attack = "A linear regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    model = "lr"
+
+
+@register
+class NumericalMLP(_Numerical):
+    __doc__ = "SDMetrics' ``NumericalMLP``: a multi-layer perceptron (seeded).\n" + (
+        _Numerical.__doc__ or ""
+    )
+    id = "numerical_mlp"
+    attack = "A neural network trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    model = "mlp"
+
+
+@register
+class NumericalSVR(_Numerical):
+    __doc__ = (
+        "SDMetrics' ``NumericalSVR``: support-vector regression per sensitive column.\n"
+        + (_Numerical.__doc__ or "")
+    )
+    id = "numerical_svr"
+    attack = "A support-vector regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    model = "svr"
+
+
+@register
+class NumericalRadiusNearestNeighbor(_Numerical):
+    """SDMetrics' ``NumericalRadiusNearestNeighbor``: the mean of synthetic rows near in CDF space.
+
+    A synthetic row is near a real row when ``sum_j |F_j(real_j) - F_j(syn_j)|**2`` over
+    the key columns is below ``cutoff**2 * n_keys`` (``F_j`` fitted on the synthetic
+    keys). The guess is the mean sensitive value of the near synthetic rows, or the
+    synthetic mean when none is near. SDMetrics 0.32 divides the sum of *all* synthetic
+    sensitive values by the number of near rows and guesses 0 when none is near;
+    ``mode="sdmetrics"`` reproduces that. Other parameters as the numerical metrics,
+    plus ``cutoff`` (default 0.3, SDMetrics' ``weight_func_kwargs``).
+    """
+
+    id = "numerical_radius_nearest_neighbor"
+    attack = "Real people's sensitive numbers are guessed as the mean of synthetic rows whose key columns are close to theirs."
+    model = "radius_nearest_neighbor"
+
+    def __init__(
+        self,
+        *,
+        key_fields: Sequence[str] | None = None,
+        sensitive_fields: Sequence[str] | None = None,
+        cutoff: float = 0.3,
+        p: float = 2.0,
+        mode: str = "default",
+        confidence_level: float = 0.95,
+    ) -> None:
+        if (
+            isinstance(cutoff, bool)
+            or not isinstance(cutoff, (int, float))
+            or not cutoff > 0
+        ):
+            msg = f"`cutoff` must be a positive number; got {cutoff!r}."
+            raise ParameterError(msg)
+        self._init_numerical(
+            key_fields=key_fields,
+            sensitive_fields=sensitive_fields,
+            model_kwargs=None,
+            p=p,
+            mode=mode,
+            confidence_level=confidence_level,
+            cutoff=float(cutoff),
+        )

@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared metric class of the ML attribute-inference family: fields, every-column mode, holdout control."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._validation import check_option
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome
+from synthrisk.schema.tables import Tables
+
+__all__ = ["MLInferenceMetric"]
+
+MODES = ("default", "sdmetrics")
+
+
+def _holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-adjusted p-values (None stays None)."""
+    present = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(sorted(present)):
+        running = max(running, min(1.0, (len(present) - rank) * p))
+        out[i] = running
+    return out
+
+
+def _fields(value: Any, name: str) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        msg = f"`{name}` must be a list of column names; got {value!r}."
+        raise ParameterError(msg)
+    if not value:
+        msg = f"`{name}` must name at least one column; got an empty list."
+        raise ParameterError(msg)
+    return list(value)
+
+
+class MLInferenceMetric(Metric):
+    """An attacker model trained on the synthetic table to predict sensitive columns from key columns.
+
+    Subclasses set the model and implement :meth:`_successes`. With ``sensitive_fields``
+    left out, every eligible column is the secret in turn (the others, or the given
+    ``key_fields``, are the keys) and the result holds one row per column; the headline
+    is the worst column.
+    """
+
+    higher_is_safer = True
+    runs_by_default = False
+    #: column kinds the attacker accepts when columns are named / chosen automatically
+    accepted_kinds: ClassVar[tuple[str, ...]] = ()
+    default_kinds: ClassVar[tuple[str, ...]] = ()
+    #: what one row's success is, for the report
+    success_name: ClassVar[str] = ""
+
+    def _init_common(
+        self,
+        *,
+        key_fields: Any,
+        sensitive_fields: Any,
+        model_kwargs: Mapping[str, Any] | None,
+        mode: str,
+        confidence_level: float,
+        **extra: Any,
+    ) -> None:
+        keys = _fields(key_fields, "key_fields")
+        sensitive = _fields(sensitive_fields, "sensitive_fields")
+        if keys and sensitive and set(keys) & set(sensitive):
+            msg = f"`key_fields` and `sensitive_fields` overlap in {sorted(set(keys) & set(sensitive))}; a column is either known or secret."
+            raise ParameterError(msg)
+        if model_kwargs is not None and not isinstance(model_kwargs, Mapping):
+            msg = f"`model_kwargs` must be a dict of scikit-learn estimator arguments; got {model_kwargs!r}."
+            raise ParameterError(msg)
+        check_option(mode, name="mode", allowed=MODES)
+        if (
+            isinstance(confidence_level, bool)
+            or not isinstance(confidence_level, (int, float))
+            or not 0 < confidence_level < 1
+        ):
+            msg = f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
+            raise ParameterError(msg)
+        self._set_params(
+            key_fields=keys,
+            sensitive_fields=sensitive,
+            model_kwargs=dict(model_kwargs or {}),
+            mode=mode,
+            confidence_level=float(confidence_level),
+            **extra,
+        )
+        self._model_kwargs = dict(model_kwargs or {})
+
+    def check_tables(self, tables: Tables) -> None:
+        kinds = {spec.name: spec.kind for spec in tables.schema.columns}
+        for name in ("key_fields", "sensitive_fields"):
+            for column in self.params[name] or []:
+                if column not in kinds:
+                    msg = f"`{name}` names {column!r}, which is not a column; columns: {sorted(kinds)}."
+                    raise ParameterError(msg)
+                if kinds[column] not in self.accepted_kinds:
+                    msg = (
+                        f"column {column!r} is {kinds[column]}; metric {self.id!r} accepts "
+                        f"{' or '.join(self.accepted_kinds)} columns in `{name}`."
+                    )
+                    raise ParameterError(msg)
+
+    def _tasks(self, tables: Tables) -> list[tuple[list[str], list[str]]]:
+        keys = self.params["key_fields"]
+        sensitive = self.params["sensitive_fields"]
+        if sensitive is not None:
+            if keys is None:
+                keys = [
+                    s.name
+                    for s in tables.schema.columns
+                    if s.kind in self.default_kinds and s.name not in sensitive
+                ]
+            return [(list(keys), list(sensitive))]
+        eligible = [
+            s.name for s in tables.schema.columns if s.kind in self.default_kinds
+        ]
+        tasks = []
+        for column in eligible:
+            if keys is not None and column in keys:
+                continue
+            task_keys = (
+                list(keys) if keys is not None else [c for c in eligible if c != column]
+            )
+            if task_keys:
+                tasks.append((task_keys, [column]))
+        return tasks
+
+    @abc.abstractmethod
+    def _successes(
+        self,
+        frames: dict[str, pd.DataFrame],
+        keys: list[str],
+        sensitive: list[str],
+        context: Context,
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Per-row successes of the attack on ``real`` (and ``holdout``), plus extras."""
+
+    @abc.abstractmethod
+    def _control(
+        self, real: np.ndarray, holdout: np.ndarray, level: float
+    ) -> dict[str, Any]:
+        """The holdout ``control`` block from per-row successes."""
+
+    @abc.abstractmethod
+    def _score(self, success: np.ndarray) -> float:
+        """The SDMetrics score from per-row successes."""
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        tasks = self._tasks(tables)
+        if not tasks:
+            msg = (
+                f"metric {self.id!r} needs at least two {' or '.join(self.default_kinds)} columns "
+                "(one secret, one key), or `key_fields` and `sensitive_fields`."
+            )
+            raise InputError(msg)
+        frames = {"synthetic": tables.synthetic, "real": tables.real}
+        if tables.holdout is not None:
+            frames["holdout"] = tables.holdout
+        level = float(self.params["confidence_level"])
+        rows = []
+        for keys, sensitive in tasks:
+            successes, extra = self._successes(frames, keys, sensitive, context)
+            real = successes["real"]
+            row: dict[str, Any] = {
+                "key_fields": keys,
+                "sensitive_fields": sensitive,
+                "score": self._score(real) if real.size else None,
+                **extra,
+            }
+            if "holdout" in successes:
+                hold = successes["holdout"]
+                row["holdout_score"] = self._score(hold) if hold.size else None
+                row["control"] = self._control(real, hold, level)
+            rows.append(row)
+        single = self.params["sensitive_fields"] is not None
+        if single:
+            row = rows[0]
+            return Outcome(score=row["score"], breakdown=dict(row))
+        scored = [r for r in rows if r["score"] is not None]
+        worst = min(scored, key=lambda r: r["score"]) if scored else rows[0]
+        if tables.holdout is not None:
+            adjusted = _holm([r["control"]["p_value"] for r in rows])
+            for r, p in zip(rows, adjusted, strict=False):
+                r["control"]["p_value_holm"] = p
+        columns = {r["sensitive_fields"][0]: r for r in rows}
+        breakdown: dict[str, Any] = {
+            "score": worst["score"],
+            "worst_column": worst["sensitive_fields"][0],
+            "columns": columns,
+        }
+        if tables.holdout is not None:
+            control = dict(worst["control"])
+            control["p_value"] = control.pop("p_value_holm")
+            control["column"] = worst["sensitive_fields"][0]
+            control["adjustment"] = "holm"
+            breakdown["control"] = control
+        return Outcome(score=worst["score"], breakdown=breakdown)
