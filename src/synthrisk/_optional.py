@@ -8,18 +8,31 @@ from types import ModuleType
 
 from synthrisk.exceptions import MissingDependencyError
 
-__all__ = ["import_optional", "is_available"]
+__all__ = ["import_optional", "install_hint", "is_available"]
 
 
-def import_optional(module: str, *, extra: str) -> ModuleType:
-    """Import ``module`` or raise :class:`MissingDependencyError` naming the extra."""
+def install_hint(
+    module: str, *, extra: str | None = None, package: str | None = None
+) -> str:
+    """How to install ``module``: the synthrisk extra that brings it, or its package."""
+    if extra is not None:
+        return f"pip install 'synthrisk[{extra}]'"
+    return f"pip install {package or module.split('.')[0]}"
+
+
+def import_optional(
+    module: str, *, extra: str | None = None, package: str | None = None
+) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` saying how to install it.
+
+    ``extra`` names the synthrisk extra that installs it; ``package`` the distribution
+    to install when it is a core dependency that went missing (``scikit-learn``).
+    """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        msg = (
-            f"`{module}` is required for this feature; "
-            f"install it with `pip install 'synthrisk[{extra}]'`."
-        )
+        hint = install_hint(module, extra=extra, package=package)
+        msg = f"`{module}` is required for this feature; install it with `{hint}`."
         raise MissingDependencyError(msg) from exc
 
 

@@ -812,7 +812,7 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
     Exactly APT's procedure (``train_test_split(test_size=0.5, random_state=42)`` on
     each dataset, scikit-learn's ``LogisticRegression()`` or
     ``RandomForestClassifier(max_depth=2, random_state=0)``). Needs scikit-learn
-    (``pip install 'synthrisk[ml]'``). Note that APT's ratio is 0 whenever synthetic
+    (a core dependency). Note that APT's ratio is 0 whenever synthetic
     rows are harder to tell from the members than from the non-members, which is
     what memorisation does; :class:`synthrisk.metrics.MembershipClassification`
     reports the ratio the other way round.
@@ -854,7 +854,7 @@ class DatasetAttackMembershipClassification(DatasetAttackMembership):
         return self.SHORT_NAME
 
     def _classify(self, original: np.ndarray, synthetic: np.ndarray) -> float:
-        import_optional("sklearn", extra="ml")
+        import_optional("sklearn", package="scikit-learn")
         from sklearn.model_selection import train_test_split
 
         config = self.config

@@ -15,7 +15,6 @@ in the breakdown as ``normalized_ratio`` and is the score with ``mode="apt"``.
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 from typing import Any
 
@@ -50,7 +49,7 @@ def make_classifier(kind: str, *, random_state: int, apt: bool = False) -> Any:
     ``apt=True`` keeps scikit-learn's defaults for logistic regression (100 iterations)
     exactly as APT does; otherwise the solver may run to 1000 iterations.
     """
-    import_optional("sklearn", extra="ml")
+    import_optional("sklearn", package="scikit-learn")
     if kind == "logistic_regression":
         from sklearn.linear_model import LogisticRegression
 
@@ -172,8 +171,6 @@ class MembershipClassification(Metric):
     )
     higher_is_safer = False
     requires_holdout = True
-    #: in a default evaluation only when scikit-learn (the ``ml`` extra) is installed
-    runs_by_default = importlib.util.find_spec("sklearn") is not None
 
     def __init__(
         self,
@@ -204,7 +201,7 @@ class MembershipClassification(Metric):
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        import_optional("sklearn", extra="ml")
+        import_optional("sklearn", package="scikit-learn")
         if self.params["mode"] == "apt":
             member, non_member, acc, sizes = self._apt(tables, context)
         else:
