@@ -191,6 +191,22 @@ def test_sklearn_arithmetic_equals_scikit_learn(n_features: int, k: int) -> None
         assert not np.array_equal(exact, got)
 
 
+@pytest.mark.parametrize("n_features", [20, 40, 108])
+def test_sklearn_arithmetic_full_and_partial_chunks(n_features: int) -> None:
+    """Full 256-row chunks go through the fused kernel, partial ones through BLAS."""
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    rng = np.random.default_rng(n_features)
+    reference = coarse_one_hot(rng, 600, n_features)
+    query = np.vstack([reference[:100], coarse_one_hot(rng, 430, n_features)])
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=4)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(query, reference, k=4, arithmetic="sklearn")
+    np.testing.assert_array_equal(got, want)
+
+
 def test_sklearn_arithmetic_continuous_data() -> None:
     neighbors_module = pytest.importorskip("sklearn.neighbors")
     rng = np.random.default_rng(11)

@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--backend",
-        choices=["auto", "numpy", "numba", "dask"],
+        choices=["auto", "numpy", "numba", "dask", "torch"],
         help="neighbour-search backend",
     )
     ev.add_argument(

@@ -284,17 +284,41 @@ def euclidean_kneighbors(
     reference = np.ascontiguousarray(reference, dtype=np.float64)
     n_query, p = query.shape
     n_ref = reference.shape[0]
-    best = np.full((n_query, k), np.inf)
-    best_i = np.full((n_query, k), -1, dtype=np.int64)
-    if n_query == 0:
-        return best, best_i
-    if p == 0:
-        best[:] = 0.0
-        best_i[:] = np.arange(k)
-        if progress is not None:
+    if n_query == 0 or p == 0:
+        best = np.zeros((n_query, k))
+        best_i = np.tile(np.arange(k, dtype=np.int64), (n_query, 1))
+        if progress is not None and n_query:
             progress(n_query)
         return best, best_i
-    expanded = arithmetic == "sklearn" and sklearn_uses_brute_force(p, n_ref, k)
+    if arithmetic == "sklearn" and sklearn_uses_brute_force(p, n_ref, k):
+        best, best_i = _sklearn_brute(
+            query, reference, k, working_memory, progress, tile_rows, block_rows
+        )
+    else:
+        best, best_i = _fused(
+            query, reference, k, None, None, working_memory, progress,
+            tile_rows, block_rows,
+        )  # fmt: skip
+    return np.sqrt(best), best_i
+
+
+def _fused(
+    query: FloatArray,
+    reference: FloatArray,
+    k: int,
+    x_sq: FloatArray | None,
+    y_sq: FloatArray | None,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+    tile_rows: int,
+    block_rows: int,
+) -> tuple[FloatArray, IntArray]:
+    """Squared distances (exact, or expanded when norms are given) and indices of the k nearest."""
+    n_query, p = query.shape
+    n_ref = reference.shape[0]
+    best = np.full((n_query, k), np.inf)
+    best_i = np.full((n_query, k), -1, dtype=np.int64)
+    expanded = x_sq is not None and y_sq is not None
     centre = reference.mean(axis=0)
     ref_c = reference - centre
     r_sq = np.einsum("ij,ij->i", ref_c, ref_c)
@@ -302,18 +326,15 @@ def euclidean_kneighbors(
     rsq = r_sq.astype(np.float32)
     n_blocks = -(-n_ref // block_rows)
     pad = n_blocks * block_rows - n_ref
-    r_norm_max = (
-        np.pad(np.sqrt(r_sq), (0, pad)).reshape(n_blocks, block_rows).max(axis=1)
-    )
-    if expanded:
-        x_sq = _blas_squared_norms(query)
-        y_sq = _blas_squared_norms(reference)
-        y_norm_max = (
-            np.pad(np.sqrt(y_sq), (0, pad)).reshape(n_blocks, block_rows).max(axis=1)
-        )
+
+    def block_max(values: FloatArray) -> FloatArray:
+        return np.pad(values, (0, pad)).reshape(n_blocks, block_rows).max(axis=1)
+
+    r_norm_max = block_max(np.sqrt(r_sq))
+    if x_sq is not None and y_sq is not None:
+        y_norm_max = block_max(np.sqrt(y_sq))
     else:
-        x_sq = np.zeros(0)
-        y_sq = np.zeros(0)
+        x_sq = y_sq = np.zeros(0)
         y_norm_max = np.zeros(n_blocks)
     c32 = 2.0 * (p + 8) * _EPS32
     c64 = 4.0 * (p + 4) * _EPS64
@@ -327,15 +348,101 @@ def euclidean_kneighbors(
         q_c = query[start:stop] - centre
         q_sq = np.einsum("ij,ij->i", q_c, q_c)
         qm2 = np.ascontiguousarray(-2.0 * q_c, dtype=np.float32)
-        x_norm = np.sqrt(x_sq[start:stop]) if expanded else np.zeros(0)
+        x_part = x_sq[start:stop] if expanded else x_sq
         _fused_kernel(
             query[start:stop], reference, qm2, rt, rsq, q_sq, np.sqrt(q_sq), r_norm_max,
-            x_sq[start:stop] if expanded else x_sq, y_sq, x_norm, y_norm_max, expanded,
+            x_part, y_sq, np.sqrt(x_part), y_norm_max, expanded,
             c32, c64, tile_rows, block_rows, best[start:stop], best_i[start:stop],
         )  # fmt: skip
         if progress is not None:
             progress(stop - start)
-    return np.sqrt(best), best_i
+    return best, best_i
+
+
+_SKLEARN_CHUNK = 256  # scikit-learn's default ``pairwise_dist_chunk_size``
+
+
+def _sklearn_block(
+    x: FloatArray, x_sq: FloatArray, y: FloatArray, y_sq: FloatArray
+) -> FloatArray:
+    """scikit-learn's squared distances of one chunk pair, with its very BLAS call."""
+    from scipy.linalg.blas import dgemm
+
+    # row-major C = -2 X Y^T as scikit-learn's cython_blas wrapper issues it
+    middle = dgemm(-2.0, y.T, x.T, trans_a=1, trans_b=0).T
+    values = (x_sq[:, None] + middle) + y_sq[None, :]
+    return np.maximum(values, 0.0)
+
+
+def _merge(
+    best: FloatArray, best_i: IntArray, values: FloatArray, first: int
+) -> tuple[FloatArray, IntArray]:
+    """Running top k merged with a block of reference rows starting at ``first``."""
+    k = best.shape[1]
+    index = np.broadcast_to(np.arange(first, first + values.shape[1]), values.shape)
+    all_v = np.hstack([best, values])
+    all_i = np.hstack([best_i, index])
+    order = np.lexsort((all_i, all_v))[:, :k]
+    return np.take_along_axis(all_v, order, 1), np.take_along_axis(all_i, order, 1)
+
+
+def _sklearn_brute(
+    query: FloatArray,
+    reference: FloatArray,
+    k: int,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+    tile_rows: int,
+    block_rows: int,
+) -> tuple[FloatArray, IntArray]:
+    """scikit-learn's brute-force values: fused kernel on full chunk pairs, BLAS on the rest.
+
+    scikit-learn multiplies chunks of 256 rows with one BLAS thread. For full
+    256 x 256 chunks OpenBLAS accumulates every entry in feature order with fused
+    multiply-adds, which the fused kernel reproduces; for the last, partial chunks
+    it may take its small-matrix path, whose order differs, so those strips are
+    computed with the same ``dgemm`` call on the same chunk.
+    """
+    from threadpoolctl import threadpool_limits
+
+    n_query, n_ref = query.shape[0], reference.shape[0]
+    chunk = _SKLEARN_CHUNK
+    x_full = n_query - n_query % chunk
+    y_full = n_ref - n_ref % chunk
+    x_sq = _blas_squared_norms(query)
+    y_sq = _blas_squared_norms(reference)
+    best = np.full((n_query, k), np.inf)
+    best_i = np.full((n_query, k), -1, dtype=np.int64)
+    if x_full and y_full:
+        best[:x_full], best_i[:x_full] = _fused(
+            query[:x_full], reference[:y_full], k, x_sq[:x_full], y_sq[:y_full],
+            working_memory, progress, tile_rows, block_rows,
+        )  # fmt: skip
+    elif x_full and progress is not None:
+        progress(x_full)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if y_full < n_ref:
+            for start in range(0, x_full, chunk):
+                rows = slice(start, start + chunk)
+                values = _sklearn_block(
+                    query[rows], x_sq[rows], reference[y_full:], y_sq[y_full:]
+                )
+                best[rows], best_i[rows] = _merge(
+                    best[rows], best_i[rows], values, y_full
+                )
+        if x_full < n_query:
+            rows = slice(x_full, n_query)
+            for start in range(0, n_ref, chunk):
+                cols = slice(start, min(start + chunk, n_ref))
+                values = _sklearn_block(
+                    query[rows], x_sq[rows], reference[cols], y_sq[cols]
+                )
+                best[rows], best_i[rows] = _merge(
+                    best[rows], best_i[rows], values, start
+                )
+            if progress is not None:
+                progress(n_query - x_full)
+    return best, best_i
 
 
 def euclidean_flops(n_query: int, n_reference: int, n_features: int) -> float:
