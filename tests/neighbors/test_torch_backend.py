@@ -6,12 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import nearest_neighbors, torch_backend
 from synthrisk.schema.encoding import EncodedTable
 
 pytest.importorskip("torch")
-
-from synthrisk.neighbors import torch_backend  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
