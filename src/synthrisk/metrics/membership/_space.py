@@ -193,7 +193,7 @@ class Space:
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
                 query, reference, k=k, distance=self.distance,  # type: ignore[arg-type]
-                backend=backend,  # type: ignore[arg-type]
+                backend=backend,
                 working_memory=context.working_memory, scale=self.scale,
                 arithmetic=self.arithmetic, progress=advance,
             )  # fmt: skip
