@@ -96,7 +96,7 @@ def _fma(typingctx, a, b, c):  # pragma: no cover - compiled
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _fused_kernel(
-    query, reference, qm2, rt, rsq, q_sq, q_norm, r_norm_max,
+    query, reference, rt64, qm2, rt, rsq, q_sq, q_norm, r_norm_max,
     x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, tile_rows, block_rows, best, best_i,
 ):  # pragma: no cover - compiled  # fmt: skip
     n_query = query.shape[0]
@@ -108,6 +108,7 @@ def _fused_kernel(
     for tile in numba.prange(n_tiles):
         c0 = np.empty(block_rows, dtype=np.float32)
         c1 = np.empty(block_rows, dtype=np.float32)
+        exact = np.empty(block_rows, dtype=np.float64)
         q0 = tile * tile_rows
         q1 = min(n_query, q0 + tile_rows)
         for b in range(n_blocks):
@@ -119,12 +120,12 @@ def _fused_kernel(
                 u = min(t + 1, q1 - 1)
                 _screen_pair(qm2, t, u, rt, rs, r0, r1, c0, c1)
                 _check(
-                    query, reference, t, c0, r0, rb, q_sq, q_norm, r_norm_max[b],
+                    query, reference, rt64, t, c0, exact, r0, rb, q_sq, q_norm, r_norm_max[b],
                     x_sq, y_sq, x_norm, y_norm_max[b], expanded, c32, c64, best, best_i,
                 )  # fmt: skip
                 if u != t:
                     _check(
-                        query, reference, u, c1, r0, rb, q_sq, q_norm, r_norm_max[b],
+                        query, reference, rt64, u, c1, exact, r0, rb, q_sq, q_norm, r_norm_max[b],
                         x_sq, y_sq, x_norm, y_norm_max[b], expanded, c32, c64, best, best_i,
                     )  # fmt: skip
     return p * k  # keeps numba from treating the kernel as pure
@@ -172,7 +173,7 @@ def _screen_pair(qm2, t, u, rt, rs, r0, r1, c0, c1):  # pragma: no cover - compi
 
 @numba.njit(nogil=True, cache=True)
 def _check(
-    query, reference, i, screen, r0, rb, q_sq, q_norm, r_norm_max,
+    query, reference, rt64, i, screen, exact, r0, rb, q_sq, q_norm, r_norm_max,
     x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Evaluate exactly every pair of query row ``i`` the screen cannot rule out."""
@@ -193,6 +194,37 @@ def _check(
     for j in range(rb):
         n_candidates += screen[j] <= limit32
     if n_candidates == 0:
+        return
+    if n_candidates * 8 > rb:
+        # many candidates (ties on coarse data): evaluate the whole block with loops
+        # that vectorise across reference rows, each sum still in feature order
+        e = exact[:rb]
+        e[:] = 0.0
+        for f in range(p):
+            a = query[i, f]
+            row = rt64[f, r0 : r0 + rb]
+            if expanded:
+                for j in range(rb):
+                    e[j] = _fma(a, row[j], e[j])  # type: ignore[call-arg]
+            else:
+                for j in range(rb):
+                    d = a - row[j]
+                    e[j] += d * d
+        if expanded:
+            for j in range(rb):
+                v = (x_sq[i] + -2.0 * e[j]) + y_sq[r0 + j]
+                e[j] = v if v > 0.0 else 0.0
+        for j in range(rb):
+            acc = e[j]
+            if acc < worst:
+                pos = k - 1
+                while pos > 0 and best[i, pos - 1] > acc:
+                    best[i, pos] = best[i, pos - 1]
+                    best_i[i, pos] = best_i[i, pos - 1]
+                    pos -= 1
+                best[i, pos] = acc
+                best_i[i, pos] = r0 + j
+                worst = best[i, k - 1]
         return
     for j in range(rb):
         if screen[j] > limit:
@@ -323,6 +355,7 @@ def _fused(
     ref_c = reference - centre
     r_sq = np.einsum("ij,ij->i", ref_c, ref_c)
     rt = np.ascontiguousarray(ref_c.T, dtype=np.float32)
+    rt64 = np.ascontiguousarray(reference.T)
     rsq = r_sq.astype(np.float32)
     n_blocks = -(-n_ref // block_rows)
     pad = n_blocks * block_rows - n_ref
@@ -350,7 +383,7 @@ def _fused(
         qm2 = np.ascontiguousarray(-2.0 * q_c, dtype=np.float32)
         x_part = x_sq[start:stop] if expanded else x_sq
         _fused_kernel(
-            query[start:stop], reference, qm2, rt, rsq, q_sq, np.sqrt(q_sq), r_norm_max,
+            query[start:stop], reference, rt64, qm2, rt, rsq, q_sq, np.sqrt(q_sq), r_norm_max,
             x_part, y_sq, np.sqrt(x_part), y_norm_max, expanded,
             c32, c64, tile_rows, block_rows, best[start:stop], best_i[start:stop],
         )  # fmt: skip
