@@ -137,6 +137,7 @@ class DCRBaselineProtection(Metric):
     """
 
     id = "dcr_baseline_protection"
+    report_order = 10
     attack = (
         "An attacker holding the synthetic table looks for real people among its rows: "
         "if synthetic rows sit much closer to real rows than random rows do, they copy them."
@@ -273,6 +274,7 @@ class DCROverfittingProtection(Metric):
     """
 
     id = "dcr_overfitting_protection"
+    report_order = 20
     attack = (
         "A generator that memorised its training rows produces synthetic rows closer to those "
         "rows than to real rows it never saw (the holdout)."

@@ -207,6 +207,7 @@ class DisclosureProtection(_DisclosureBase):
     """
 
     id = "disclosure_protection"
+    report_order = 30
 
     def __init__(
         self,
@@ -286,6 +287,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     """
 
     id = "disclosure_protection_estimate"
+    report_order = 40
 
     def __init__(
         self,
@@ -488,6 +490,7 @@ class CategoricalCAP(CategoricalCAPBase):
     """
 
     id = "categorical_cap"
+    report_order = 50
     method = "cap"
 
 
@@ -499,6 +502,7 @@ class CategoricalZeroCAP(CategoricalCAPBase):
     """
 
     id = "categorical_zero_cap"
+    report_order = 60
     method = "zero_cap"
 
 
@@ -512,4 +516,5 @@ class CategoricalGeneralizedCAP(CategoricalCAPBase):
     """
 
     id = "categorical_generalized_cap"
+    report_order = 70
     method = "generalized_cap"

@@ -24,6 +24,7 @@ import numpy as np
 from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -176,9 +177,13 @@ class DCRShare(Metric):
         tables have the same size).
     n_permutations : int, default=999
         Random relabellings of real + holdout for the p-value; 0 skips the test.
+    column_subsets : {"all", "worst"}, default="all"
+        ``"worst"``: also 3 correlated and 3 random column groups (above 10 columns, as MOSTLY
+        AI QA); the largest share is kept, its p-value Bonferroni-corrected (``p_value_bonferroni``).
     """
 
     id = "dcr_share"
+    report_order = 160
     attack = (
         "A generator that memorised its training rows puts synthetic rows closer to those rows than to "
         "real rows it never saw (the holdout)."
@@ -193,22 +198,25 @@ class DCRShare(Metric):
         distance: str | None = None,
         n_repeats: int = 10,
         n_permutations: int = 999,
+        column_subsets: str = "all",
     ) -> None:
         mode, distance = check_mode_distance(mode, distance)
         n_repeats = int_param(n_repeats, "n_repeats", 1)
         n_permutations = int_param(n_permutations, "n_permutations", 0)
+        subsets = check_option(column_subsets, name="column_subsets", allowed=SUBSETS)
         self._set_params(
-            mode=mode,
-            distance=distance,
-            n_repeats=n_repeats,
-            n_permutations=n_permutations,
-        )
+            mode=mode, distance=distance, n_repeats=n_repeats,
+            n_permutations=n_permutations, column_subsets=subsets,
+        )  # fmt: skip
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        if self.params["column_subsets"] == "worst":
+            return worst_share(self._compute_all, tables, context)
+        return self._compute_all(tables, context)
+
+    def _compute_all(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(
-            tables,
-            str(self.params["distance"]),
-            str(self.params.get("mode", "default")),
+            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
         )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -375,6 +383,7 @@ class NNDR(Metric):
     """
 
     id = "nndr"
+    report_order = 190
     attack = (
         "Synthetic rows that sit much closer to one training row than to any other point at individual "
         "people; the holdout shows how often that happens by chance."
@@ -513,6 +522,7 @@ class IdenticalMatchShare(Metric):
     """
 
     id = "identical_match_share"
+    report_order = 200
     attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
     higher_is_safer = False
 
