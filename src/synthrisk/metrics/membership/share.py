@@ -216,7 +216,9 @@ class DCRShare(Metric):
 
     def _compute_all(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(
-            tables, str(self.params["distance"]), str(self.params.get("mode", "default"))
+            tables,
+            str(self.params["distance"]),
+            str(self.params.get("mode", "default")),
         )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
