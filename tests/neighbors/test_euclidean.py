@@ -41,9 +41,10 @@ BLOCKS = [(64, 256), (1, 1), (3, 5), (2, 7)]
 
 @pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
 @pytest.mark.parametrize("k", [1, 4])
-def test_random_data(tile_rows: int, block_rows: int, k: int) -> None:
+@pytest.mark.parametrize("p", [20, 60])  # 60: the screen is a BLAS product
+def test_random_data(tile_rows: int, block_rows: int, k: int, p: int) -> None:
     rng = np.random.default_rng(k + block_rows)
-    query, reference = rng.normal(size=(45, 20)), rng.normal(size=(70, 20)) * 3 + 1
+    query, reference = rng.normal(size=(45, p)), rng.normal(size=(70, p)) * 3 + 1
     got = euclidean_kneighbors(
         query, reference, k=k, tile_rows=tile_rows, block_rows=block_rows
     )
@@ -52,13 +53,14 @@ def test_random_data(tile_rows: int, block_rows: int, k: int) -> None:
 
 @pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
 @pytest.mark.parametrize("scale", [1.0, 1e-4, 1e4])
+@pytest.mark.parametrize("p", [6, 50])
 def test_tied_data_far_from_the_origin(
-    tile_rows: int, block_rows: int, scale: float
+    tile_rows: int, block_rows: int, scale: float, p: int
 ) -> None:
     rng = np.random.default_rng(int(scale) + block_rows)
-    reference = rng.integers(0, 3, size=(97, 6)) * scale + 1e3 * scale
+    reference = rng.integers(0, 3, size=(97, p)) * scale + 1e3 * scale
     query = np.vstack(
-        [reference[:15], rng.integers(0, 3, size=(40, 6)) * scale + 1e3 * scale]
+        [reference[:15], rng.integers(0, 3, size=(40, p)) * scale + 1e3 * scale]
     )
     got = euclidean_kneighbors(
         query, reference, k=5, tile_rows=tile_rows, block_rows=block_rows

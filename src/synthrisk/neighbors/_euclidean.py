@@ -29,6 +29,11 @@ four times the float32 bound plus the float64 terms, and skips a pair only when
 ``|q|^2 + s_float32 - m`` already exceeds the current k-th best exact value. A
 skipped pair therefore could never have entered the top k.
 
+With 48 features or more the same float32 screen is computed as a BLAS product per
+tile of query rows and group of blocks (worker threads, single-threaded BLAS): the
+inner dimension is then large enough for BLAS to beat the hand-written loops. The
+bound holds for any summation order, so nothing else changes.
+
 **Check.** Every pair that survives the screen is evaluated exactly: the sum of
 squared float64 differences of the *original* (uncentred) values in column order, the
 same arithmetic as the general kernel (:mod:`synthrisk.neighbors.numba_backend`) and
@@ -57,8 +62,9 @@ Memory: the float32 copies of both tables (half their float64 size), the
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -354,8 +360,10 @@ def _fused(
     centre = reference.mean(axis=0)
     ref_c = reference - centre
     r_sq = np.einsum("ij,ij->i", ref_c, ref_c)
-    rt = np.ascontiguousarray(ref_c.T, dtype=np.float32)
     rt64 = np.ascontiguousarray(reference.T)
+    # many features: the float32 screen as a BLAS product; otherwise the fused kernel
+    blas = p >= _BLAS_FEATURES
+    rt = np.ascontiguousarray(ref_c.T, dtype=np.float32)
     rsq = r_sq.astype(np.float32)
     n_blocks = -(-n_ref // block_rows)
     pad = n_blocks * block_rows - n_ref
@@ -382,14 +390,81 @@ def _fused(
         q_sq = np.einsum("ij,ij->i", q_c, q_c)
         qm2 = np.ascontiguousarray(-2.0 * q_c, dtype=np.float32)
         x_part = x_sq[start:stop] if expanded else x_sq
-        _fused_kernel(
+        args = (
             query[start:stop], reference, rt64, qm2, rt, rsq, q_sq, np.sqrt(q_sq), r_norm_max,
             x_part, y_sq, np.sqrt(x_part), y_norm_max, expanded,
             c32, c64, tile_rows, block_rows, best[start:stop], best_i[start:stop],
         )  # fmt: skip
+        if blas:
+            _blas_screened(*args)
+        else:
+            _fused_kernel(*args)
         if progress is not None:
             progress(stop - start)
     return best, best_i
+
+
+_BLAS_FEATURES = 48  # from this many features on, BLAS computes the float32 screen
+_BLAS_GROUP = 8  # cache blocks per BLAS product
+
+
+@numba.njit(nogil=True, cache=True)
+def _check_tile(
+    query, reference, rt64, screen, exact, q0, r_start, block_rows, q_sq, q_norm,
+    r_norm_max, x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
+):  # pragma: no cover - compiled  # fmt: skip
+    """Check a tile of query rows against a group of cache blocks screened by BLAS."""
+    n_ref = reference.shape[0]
+    width = screen.shape[1]
+    for start in range(0, width, block_rows):
+        r0 = r_start + start
+        rb = min(block_rows, n_ref - r0, width - start)
+        b = r0 // block_rows
+        for t in range(screen.shape[0]):
+            _check(
+                query, reference, rt64, q0 + t, screen[t, start : start + rb], exact,
+                r0, rb, q_sq, q_norm, r_norm_max[b], x_sq, y_sq, x_norm, y_norm_max[b],
+                expanded, c32, c64, best, best_i,
+            )  # fmt: skip
+
+
+def _blas_screened(
+    query: FloatArray, reference: FloatArray, rt64: FloatArray, qm2: Any, rt: Any,
+    rsq: Any, q_sq: FloatArray, q_norm: FloatArray, r_norm_max: FloatArray,
+    x_sq: FloatArray, y_sq: FloatArray, x_norm: FloatArray, y_norm_max: FloatArray,
+    expanded: bool, c32: float, c64: float, tile_rows: int, block_rows: int,
+    best: FloatArray, best_i: IntArray,
+) -> None:  # fmt: skip
+    """The fused kernel's float32 screen as BLAS products (many features), same checks.
+
+    Tiles of query rows run on worker threads, each with single-threaded BLAS; the
+    rounding bound of the screen holds for any summation order, so the checks and
+    the results are those of the fused kernel.
+    """
+    from threadpoolctl import threadpool_limits
+
+    n_query, n_ref = query.shape[0], reference.shape[0]
+    group = block_rows * _BLAS_GROUP
+    tile = max(tile_rows, 128)
+
+    def run(q0: int) -> None:
+        q1 = min(q0 + tile, n_query)
+        exact = np.empty(block_rows)
+        for g0 in range(0, n_ref, group):
+            g1 = min(g0 + group, n_ref)
+            screen = qm2[q0:q1] @ rt[:, g0:g1]
+            screen += rsq[g0:g1]
+            _check_tile(
+                query, reference, rt64, screen, exact, q0, g0, block_rows, q_sq, q_norm,
+                r_norm_max, x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
+            )  # fmt: skip
+
+    workers = max(1, min(numba.get_num_threads(), -(-n_query // tile)))
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
+        list(pool.map(run, range(0, n_query, tile)))
 
 
 _SKLEARN_CHUNK = 256  # scikit-learn's default ``pairwise_dist_chunk_size``
