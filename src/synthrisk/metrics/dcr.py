@@ -29,6 +29,7 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
+from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "DCRBaselineProtection",
@@ -134,6 +135,8 @@ class DCRBaselineProtection(Metric):
         Iterations to average (needs ``num_rows_subsample``).
     subsample_real : bool, default=False
         Also subsample the real reference, as SDMetrics does (biased, see #934).
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_baseline_protection"
@@ -149,15 +152,18 @@ class DCRBaselineProtection(Metric):
         num_rows_subsample: int | None = None,
         num_iterations: int = 1,
         subsample_real: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
         self._set_params(
             num_rows_subsample=n_sub,
             num_iterations=n_iter,
             subsample_real=bool(subsample_real),
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        level = float(self.params["confidence_level"])
         real, syn = tables.encoded("real"), tables.encoded("synthetic")
         n_sub = self.params["num_rows_subsample"]
         n_iter = self.params["num_iterations"]
@@ -219,7 +225,13 @@ class DCRBaselineProtection(Metric):
                     "distance of each random-baseline row to its closest real row",
                 )
                 if n_iter == 1:
-                    ci = bootstrap_interval(_protection_ratio, d_syn, d_rand, rng=rng)
+                    ci = bootstrap_interval(
+                        _protection_ratio,
+                        d_syn,
+                        d_rand,
+                        rng=rng,
+                        confidence_level=level,
+                    )
         if any(s != s for s in scores):  # NaN
             context.warn(
                 "the random baseline's median DCR is 0 (random rows hit real rows exactly: a tiny discrete "
@@ -271,6 +283,8 @@ class DCROverfittingProtection(Metric):
         ``"reference"`` normalises DCR to real by the real table's ranges and DCR to
         holdout by the holdout's ranges, as SDMetrics does; ``"real"`` uses the real
         table's ranges for both, so the two distances are measured in the same units.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_overfitting_protection"
@@ -288,15 +302,20 @@ class DCROverfittingProtection(Metric):
         num_iterations: int = 1,
         subsample_real: bool = False,
         range_source: Literal["reference", "real"] = "reference",
+        confidence_level: float = 0.95,
     ) -> None:
         n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
         check_option(range_source, name="range_source", allowed=("reference", "real"))
         self._set_params(
-            num_rows_subsample=n_sub, num_iterations=n_iter, subsample_real=bool(subsample_real),
+            num_rows_subsample=n_sub,
+            num_iterations=n_iter,
+            subsample_real=bool(subsample_real),
             range_source=range_source,
-        )  # fmt: skip
+            confidence_level=check_confidence_level(confidence_level),
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        level = float(self.params["confidence_level"])
         real, syn, hold = (
             tables.encoded("real"),
             tables.encoded("synthetic"),
@@ -377,7 +396,9 @@ class DCROverfittingProtection(Metric):
                     "distance of each synthetic row to its closest holdout row",
                 )
                 if n_iter == 1:
-                    ci = bootstrap_interval(_overfitting_protection, closer, rng=rng)
+                    ci = bootstrap_interval(
+                        _overfitting_protection, closer, rng=rng, confidence_level=level
+                    )
         score = float(np.mean(scores))
         breakdown = {
             "score": score,

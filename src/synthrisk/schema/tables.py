@@ -117,8 +117,12 @@ def prepare_tables(
     holdout: Any = None,
     *,
     metadata: Mapping[str, Any] | Schema | None = None,
+    allow_all_missing: bool = False,
 ) -> Tables:
     """Validate the input tables and return normalised copies with their schema.
+
+    ``allow_all_missing=True`` keeps a column that is entirely missing in the synthetic
+    or holdout table (drop-in layers of references that score it) instead of refusing it.
 
     Raises
     ------
@@ -188,7 +192,9 @@ def prepare_tables(
 
     for spec in schema.modelable:
         for name, frame in cleaned.items():
-            if frame is not None and frame[spec.name].isna().all():
+            if frame is None or (allow_all_missing and name != "real"):
+                continue
+            if frame[spec.name].isna().all():
                 msg = (
                     f"column {spec.name!r} is entirely missing in the `{name}` table; "
                     "drop it, or mark it as kind 'id' in the metadata to exclude it."

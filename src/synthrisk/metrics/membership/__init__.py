@@ -17,7 +17,8 @@ from synthrisk.metrics.membership.density import (
 from synthrisk.metrics.membership.distribution import DistributionValidation
 from synthrisk.metrics.membership.identifiability import EpsilonIdentifiability
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
-from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
+from synthrisk.metrics.membership.nndr import NNDR
+from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 
 __all__ = [
     "DOMIAS",
