@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "report": 5,
     "io": 6,
     "compat": 7,
+    "cluster": 7,
     "pipeline": 8,
     "cli": 9,
 }

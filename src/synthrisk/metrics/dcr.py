@@ -24,9 +24,10 @@ from synthrisk._typing import IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.neighbors import column_ranges, nearest_neighbors
+from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
+from synthrisk.schema.partitioned import Domain
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.intervals import check_confidence_level
@@ -50,9 +51,15 @@ def dcr(
     """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``)."""
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
-            query, reference, k=1, distance="dcr", backend=context.backend,
-            working_memory=context.working_memory, scale=scale, progress=advance,
-        )  # fmt: skip
+            query,
+            reference,
+            k=1,
+            distance="dcr",
+            backend=context.backend,
+            working_memory=context.working_memory,
+            scale=scale,
+            progress=advance,
+        )
     return nn.distances[:, 0]
 
 
@@ -67,30 +74,45 @@ def random_baseline_table(
     Each cell is then missing with the real column's missing share.
     """
     real = tables.encoded("real")
-    numeric = np.empty((n_rows, real.numeric.shape[1]))
-    for f in range(real.numeric.shape[1]):
-        col = real.numeric[:, f]
-        values = col[~np.isnan(col)]
-        lo, hi = values.min(), values.max()
+    domain = _domain(real)
+    numeric = np.empty((n_rows, len(real.numeric_names)))
+    for f in range(numeric.shape[1]):
+        lo, hi = domain.low[f], domain.high[f]
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
-        if not is_datetime and np.all(values == np.round(values)):
+        if not is_datetime and domain.integer[f]:
             numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
                 np.float64
             )
         else:
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
-        missing_share = float(np.isnan(col).mean())
+        missing_share = float(domain.numeric_missing[f] / domain.n_rows)
         if missing_share:
             numeric[rng.random(n_rows) < missing_share, f] = np.nan
-    codes: IntArray = np.empty((n_rows, real.codes.shape[1]), dtype=np.int64)
-    for c in range(real.codes.shape[1]):
-        col_codes = real.codes[:, c]
-        uniques = np.unique(col_codes[col_codes >= 0])
-        codes[:, c] = rng.choice(uniques, size=n_rows)
-        missing_share = float((col_codes < 0).mean())
+    codes: IntArray = np.empty((n_rows, len(real.categorical_names)), dtype=np.int64)
+    for c in range(codes.shape[1]):
+        codes[:, c] = rng.choice(domain.codes[c], size=n_rows)
+        missing_share = float(domain.codes_missing[c] / domain.n_rows)
         if missing_share:
             codes[rng.random(n_rows) < missing_share, c] = -1
     return EncodedTable(numeric, codes, real.numeric_names, real.categorical_names)
+
+
+def _domain(table: Any) -> Domain:
+    """Per-column domain: reduced on the cluster for a partitioned table, else computed here."""
+    if hasattr(table, "domain"):
+        return table.domain
+    numeric, codes = table.numeric, table.codes
+    nan = np.isnan(numeric)
+    values = [col[~np.isnan(col)] for col in numeric.T]
+    return Domain(
+        low=np.array([v.min() if v.size else np.nan for v in values]),
+        high=np.array([v.max() if v.size else np.nan for v in values]),
+        integer=np.array([bool(np.all(v == np.round(v))) for v in values], dtype=bool),
+        numeric_missing=nan.sum(axis=0),
+        codes=[np.unique(c[c >= 0]) for c in codes.T],
+        codes_missing=(codes < 0).sum(axis=0),
+        n_rows=int(numeric.shape[0]),
+    )
 
 
 def _check_subsample(
@@ -358,7 +380,7 @@ class DCROverfittingProtection(Metric):
             else:
                 ref_real, ref_hold = real, hold
             scale = (
-                column_ranges(ref_real.numeric)
+                _domain(ref_real).ranges
                 if self.params["range_source"] == "real"
                 else None
             )

@@ -102,9 +102,27 @@ def _fma(typingctx, a, b, c):  # pragma: no cover - compiled
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _fused_kernel(
-    query, reference, rt64, qm2, rt, rsq, q_sq, q_norm, r_norm_max,
-    x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, tile_rows, block_rows, best, best_i,
-):  # pragma: no cover - compiled  # fmt: skip
+    query,
+    reference,
+    rt64,
+    qm2,
+    rt,
+    rsq,
+    q_sq,
+    q_norm,
+    r_norm_max,
+    x_sq,
+    y_sq,
+    x_norm,
+    y_norm_max,
+    expanded,
+    c32,
+    c64,
+    tile_rows,
+    block_rows,
+    best,
+    best_i,
+):  # pragma: no cover - compiled
     n_query = query.shape[0]
     n_ref = reference.shape[0]
     p = reference.shape[1]
@@ -126,14 +144,50 @@ def _fused_kernel(
                 u = min(t + 1, q1 - 1)
                 _screen_pair(qm2, t, u, rt, rs, r0, r1, c0, c1)
                 _check(
-                    query, reference, rt64, t, c0, exact, r0, rb, q_sq, q_norm, r_norm_max[b],
-                    x_sq, y_sq, x_norm, y_norm_max[b], expanded, c32, c64, best, best_i,
-                )  # fmt: skip
+                    query,
+                    reference,
+                    rt64,
+                    t,
+                    c0,
+                    exact,
+                    r0,
+                    rb,
+                    q_sq,
+                    q_norm,
+                    r_norm_max[b],
+                    x_sq,
+                    y_sq,
+                    x_norm,
+                    y_norm_max[b],
+                    expanded,
+                    c32,
+                    c64,
+                    best,
+                    best_i,
+                )
                 if u != t:
                     _check(
-                        query, reference, rt64, u, c1, exact, r0, rb, q_sq, q_norm, r_norm_max[b],
-                        x_sq, y_sq, x_norm, y_norm_max[b], expanded, c32, c64, best, best_i,
-                    )  # fmt: skip
+                        query,
+                        reference,
+                        rt64,
+                        u,
+                        c1,
+                        exact,
+                        r0,
+                        rb,
+                        q_sq,
+                        q_norm,
+                        r_norm_max[b],
+                        x_sq,
+                        y_sq,
+                        x_norm,
+                        y_norm_max[b],
+                        expanded,
+                        c32,
+                        c64,
+                        best,
+                        best_i,
+                    )
     return p * k  # keeps numba from treating the kernel as pure
 
 
@@ -179,9 +233,27 @@ def _screen_pair(qm2, t, u, rt, rs, r0, r1, c0, c1):  # pragma: no cover - compi
 
 @numba.njit(nogil=True, cache=True)
 def _check(
-    query, reference, rt64, i, screen, exact, r0, rb, q_sq, q_norm, r_norm_max,
-    x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
-):  # pragma: no cover - compiled  # fmt: skip
+    query,
+    reference,
+    rt64,
+    i,
+    screen,
+    exact,
+    r0,
+    rb,
+    q_sq,
+    q_norm,
+    r_norm_max,
+    x_sq,
+    y_sq,
+    x_norm,
+    y_norm_max,
+    expanded,
+    c32,
+    c64,
+    best,
+    best_i,
+):  # pragma: no cover - compiled
     """Evaluate exactly every pair of query row ``i`` the screen cannot rule out."""
     k = best.shape[1]
     p = query.shape[1]
@@ -334,9 +406,16 @@ def euclidean_kneighbors(
         )
     else:
         best, best_i = _fused(
-            query, reference, k, None, None, working_memory, progress,
-            tile_rows, block_rows,
-        )  # fmt: skip
+            query,
+            reference,
+            k,
+            None,
+            None,
+            working_memory,
+            progress,
+            tile_rows,
+            block_rows,
+        )
     return np.sqrt(best), best_i
 
 
@@ -391,10 +470,27 @@ def _fused(
         qm2 = np.ascontiguousarray(-2.0 * q_c, dtype=np.float32)
         x_part = x_sq[start:stop] if expanded else x_sq
         args = (
-            query[start:stop], reference, rt64, qm2, rt, rsq, q_sq, np.sqrt(q_sq), r_norm_max,
-            x_part, y_sq, np.sqrt(x_part), y_norm_max, expanded,
-            c32, c64, tile_rows, block_rows, best[start:stop], best_i[start:stop],
-        )  # fmt: skip
+            query[start:stop],
+            reference,
+            rt64,
+            qm2,
+            rt,
+            rsq,
+            q_sq,
+            np.sqrt(q_sq),
+            r_norm_max,
+            x_part,
+            y_sq,
+            np.sqrt(x_part),
+            y_norm_max,
+            expanded,
+            c32,
+            c64,
+            tile_rows,
+            block_rows,
+            best[start:stop],
+            best_i[start:stop],
+        )
         if blas:
             _blas_screened(*args)
         else:
@@ -410,9 +506,27 @@ _BLAS_GROUP = 8  # cache blocks per BLAS product
 
 @numba.njit(nogil=True, cache=True)
 def _check_tile(
-    query, reference, rt64, screen, exact, q0, r_start, block_rows, q_sq, q_norm,
-    r_norm_max, x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
-):  # pragma: no cover - compiled  # fmt: skip
+    query,
+    reference,
+    rt64,
+    screen,
+    exact,
+    q0,
+    r_start,
+    block_rows,
+    q_sq,
+    q_norm,
+    r_norm_max,
+    x_sq,
+    y_sq,
+    x_norm,
+    y_norm_max,
+    expanded,
+    c32,
+    c64,
+    best,
+    best_i,
+):  # pragma: no cover - compiled
     """Check a tile of query rows against a group of cache blocks screened by BLAS."""
     n_ref = reference.shape[0]
     width = screen.shape[1]
@@ -422,19 +536,51 @@ def _check_tile(
         b = r0 // block_rows
         for t in range(screen.shape[0]):
             _check(
-                query, reference, rt64, q0 + t, screen[t, start : start + rb], exact,
-                r0, rb, q_sq, q_norm, r_norm_max[b], x_sq, y_sq, x_norm, y_norm_max[b],
-                expanded, c32, c64, best, best_i,
-            )  # fmt: skip
+                query,
+                reference,
+                rt64,
+                q0 + t,
+                screen[t, start : start + rb],
+                exact,
+                r0,
+                rb,
+                q_sq,
+                q_norm,
+                r_norm_max[b],
+                x_sq,
+                y_sq,
+                x_norm,
+                y_norm_max[b],
+                expanded,
+                c32,
+                c64,
+                best,
+                best_i,
+            )
 
 
 def _blas_screened(
-    query: FloatArray, reference: FloatArray, rt64: FloatArray, qm2: Any, rt: Any,
-    rsq: Any, q_sq: FloatArray, q_norm: FloatArray, r_norm_max: FloatArray,
-    x_sq: FloatArray, y_sq: FloatArray, x_norm: FloatArray, y_norm_max: FloatArray,
-    expanded: bool, c32: float, c64: float, tile_rows: int, block_rows: int,
-    best: FloatArray, best_i: IntArray,
-) -> None:  # fmt: skip
+    query: FloatArray,
+    reference: FloatArray,
+    rt64: FloatArray,
+    qm2: Any,
+    rt: Any,
+    rsq: Any,
+    q_sq: FloatArray,
+    q_norm: FloatArray,
+    r_norm_max: FloatArray,
+    x_sq: FloatArray,
+    y_sq: FloatArray,
+    x_norm: FloatArray,
+    y_norm_max: FloatArray,
+    expanded: bool,
+    c32: float,
+    c64: float,
+    tile_rows: int,
+    block_rows: int,
+    best: FloatArray,
+    best_i: IntArray,
+) -> None:
     """The fused kernel's float32 screen as BLAS products (many features), same checks.
 
     Tiles of query rows run on worker threads, each with single-threaded BLAS; the
@@ -455,9 +601,27 @@ def _blas_screened(
             screen = qm2[q0:q1] @ rt[:, g0:g1]
             screen += rsq[g0:g1]
             _check_tile(
-                query, reference, rt64, screen, exact, q0, g0, block_rows, q_sq, q_norm,
-                r_norm_max, x_sq, y_sq, x_norm, y_norm_max, expanded, c32, c64, best, best_i,
-            )  # fmt: skip
+                query,
+                reference,
+                rt64,
+                screen,
+                exact,
+                q0,
+                g0,
+                block_rows,
+                q_sq,
+                q_norm,
+                r_norm_max,
+                x_sq,
+                y_sq,
+                x_norm,
+                y_norm_max,
+                expanded,
+                c32,
+                c64,
+                best,
+                best_i,
+            )
 
     workers = max(1, min(numba.get_num_threads(), -(-n_query // tile)))
     with (
@@ -523,9 +687,16 @@ def _sklearn_brute(
     best_i = np.full((n_query, k), -1, dtype=np.int64)
     if x_full and y_full:
         best[:x_full], best_i[:x_full] = _fused(
-            query[:x_full], reference[:y_full], k, x_sq[:x_full], y_sq[:y_full],
-            working_memory, progress, tile_rows, block_rows,
-        )  # fmt: skip
+            query[:x_full],
+            reference[:y_full],
+            k,
+            x_sq[:x_full],
+            y_sq[:y_full],
+            working_memory,
+            progress,
+            tile_rows,
+            block_rows,
+        )
     elif x_full and progress is not None:
         progress(x_full)
     with threadpool_limits(limits=1, user_api="blas"):

@@ -193,11 +193,16 @@ class Space:
         backend = "numba" if self.arithmetic == "sklearn" else context.backend
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
-                query, reference, k=k, distance=self.distance,  # type: ignore[arg-type]
+                query,
+                reference,
+                k=k,
+                distance=self.distance,  # type: ignore[arg-type]
                 backend=backend,
-                working_memory=context.working_memory, scale=self.scale,
-                arithmetic=self.arithmetic, progress=advance,
-            )  # fmt: skip
+                working_memory=context.working_memory,
+                scale=self.scale,
+                arithmetic=self.arithmetic,
+                progress=advance,
+            )
 
 
 def int_param(value: Any, name: str, minimum: int) -> int:
