@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synthrisk._progress import Progress, as_progress
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.metrics._base import make_context
 from synthrisk.results import EvaluationReport
@@ -18,31 +19,23 @@ from synthrisk.schema.tables import Tables, prepare_tables
 
 __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
 
+logger = logging.getLogger(__name__)
+
 MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] | None
 
 
 def resolve_metrics(
     metrics: MetricsSpec, *, has_holdout: bool
 ) -> tuple[list[Metric], list[str]]:
-    """Turn the ``metrics`` argument into metric instances (and notes on skipped ones).
+    """Turn the ``metrics`` argument into metric instances (and notes for the report).
 
     ``None`` selects every metric that runs with default parameters (those needing a
-    holdout only when one is given); a list names metric ids or holds instances; a
-    dict maps ids to parameter dicts.
+    holdout are skipped with that reason when none is given); a list names metric ids
+    or holds instances; a dict maps ids to parameter dicts.
     """
     notes: list[str] = []
     if metrics is None:
-        chosen = []
-        for metric_id, cls in METRICS.items():
-            if not cls.runs_by_default:
-                continue
-            if cls.requires_holdout and not has_holdout:
-                notes.append(
-                    f"metric {metric_id!r} was skipped: it needs a holdout table."
-                )
-                continue
-            chosen.append(cls())
-        return chosen, notes
+        return [cls() for cls in METRICS.values() if cls.runs_by_default], notes
     if isinstance(metrics, Mapping):
         out = []
         for metric_id, params in metrics.items():
@@ -132,6 +125,7 @@ def evaluate(
         backend=backend,
         progress=progress,
         notes=notes,
+        skip_inapplicable=metrics is None,
     )
 
 
@@ -144,15 +138,32 @@ def run_metrics(
     backend: str | None = None,
     progress: bool | Progress = False,
     notes: Sequence[str] = (),
+    skip_inapplicable: bool = False,
 ) -> EvaluationReport:
-    """Run already-built metrics on validated tables and collect the report."""
-    for metric in metrics:
-        if metric.requires_holdout and tables.holdout is None:
-            msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
-            raise InputError(msg)
+    """Run already-built metrics on validated tables and collect the report.
+
+    With ``skip_inapplicable`` (a default run: the user named no metrics), a metric
+    that cannot run on these tables (it needs a holdout, a column kind the tables
+    lack, more rows, or a missing optional dependency: any :class:`SynthriskError`
+    it raises) is recorded as skipped with the reason and the others run. Without
+    it, the first such error is raised: a metric the user named must run.
+    """
+    if not skip_inapplicable:
+        for metric in metrics:
+            if metric.requires_holdout and tables.holdout is None:
+                msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
+                raise InputError(msg)
     reporter = as_progress(progress)
     results = []
     for metric in metrics:
+        if skip_inapplicable and metric.requires_holdout and tables.holdout is None:
+            results.append(
+                metric.skipped(
+                    "it needs a holdout table (real rows the generator never saw); "
+                    "none was given."
+                )
+            )
+            continue
         context = make_context(
             metric.id,
             seed=seed,
@@ -160,7 +171,14 @@ def run_metrics(
             backend=backend,
             progress=reporter,
         )
-        results.append(metric.run(tables, context))
+        if not skip_inapplicable:
+            results.append(metric.run(tables, context))
+            continue
+        try:
+            results.append(metric.run(tables, context))
+        except SynthriskError as exc:
+            logger.info("metric %r skipped: %s", metric.id, exc)
+            results.append(metric.skipped(str(exc)))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
     return EvaluationReport(

@@ -387,3 +387,34 @@ def test_report_package_exports_what_it_lists() -> None:
     ):
         assert all(hasattr(module, name) for name in module.__all__), module
     assert synthrisk.render_html is render_html
+
+
+def test_skipped_and_undefined_metrics_show_their_reason() -> None:
+    skipped = MetricResult.skipped(
+        "nndr",
+        "it needs a holdout table (real rows the generator never saw); none was given.",
+    )
+    undefined = MetricResult(
+        "dcr_share",
+        None,
+        {},
+        higher_is_safer=False,
+        reason="the holdout has one row <b>.",
+    )
+    html = render_html(hand_report(dcr_result(), skipped, undefined))
+    # the skipped metric is badged and explained, and does not drag the verdict down
+    assert '<span class="badge skipped">skipped</span>' in html
+    assert (
+        "<strong>Skipped:</strong> it needs a holdout table (real rows the generator never saw); "
+        "none was given." in html
+    )
+    assert "1 skipped (not applicable to these tables; not counted)" in html
+    assert (
+        "<strong>Score undefined:</strong> the holdout has one row &lt;b&gt;." in html
+    )
+    assert "1 passed · 1 to review · 0 failed" in html
+    only_pass = render_html(hand_report(dcr_result(), skipped))
+    assert 'Overall: <span class="badge pass">pass</span>' in only_pass
+    card = skipped._repr_html_()
+    assert card is not None
+    assert "skipped" in card

@@ -25,7 +25,7 @@ __all__ = [
     "print_written",
 ]
 
-_COLORS = {"pass": "green", "review": "yellow", "fail": "red"}
+_COLORS = {"pass": "green", "review": "yellow", "fail": "red", "skipped": "dim"}
 _KINDS = {".json": "JSON report", ".html": "HTML report", ".csv": "CSV report"}
 
 
@@ -68,9 +68,14 @@ def print_summary(
     for i, (r, v) in enumerate(zip(report.results, verdict.metrics, strict=True)):
         ci = "—" if r.ci is None else f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]"
         name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
-        level = f"[{_COLORS[v.level]}]{v.level}[/{_COLORS[v.level]}]"
+        shown = "skipped" if v.skipped else v.level
+        level = f"[{_COLORS[shown]}]{shown}[/{_COLORS[shown]}]"
         table.add_row(esc(name), _fmt(r.score), ci, level, str(len(r.warnings)))
     out.print(table)
+    for r in report.results:
+        if r.status != "ok":
+            what = "skipped" if r.status == "skipped" else "score undefined"
+            out.print(f"[dim]{esc(r.metric)} {what}:[/dim] {esc(str(r.reason))}")
     overall = verdict.overall
     out.print(
         f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
@@ -91,7 +96,12 @@ def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) ->
         table.add_column(name, justify="right")
     for result in first.results:
         arrow = "↑" if result.higher_is_safer else "↓"
-        scores = [_fmt(reports[name][result.metric].score) for name in reports]
+        scores = [
+            "skipped"
+            if reports[name][result.metric].status == "skipped"
+            else _fmt(reports[name][result.metric].score)
+            for name in reports
+        ]
         table.add_row(f"{result.metric} {arrow}", *scores)
     verdicts = [judge(reports[name], None).overall for name in reports]
     table.add_row("[bold]verdict[/bold]", *verdicts)

@@ -15,7 +15,9 @@ membership AUC)::
     pass_at < score < fail_at   -> review
     score >= fail_at            -> fail
 
-A metric with an undefined score, without a threshold, or whose threshold assumes the
+A metric that was skipped (it did not run in a default evaluation) is reported with
+its reason and does not count towards the overall verdict. A metric with an undefined
+score, without a threshold, or whose threshold assumes the
 other orientation than its result reports is ``review``: a person has to read it. The
 overall verdict is the worst metric verdict (``review`` when nothing was evaluated).
 
@@ -358,6 +360,9 @@ class MetricVerdict:
         The threshold applied (None when the metric has none).
     reason : str
         One sentence explaining the verdict.
+    skipped : bool
+        The metric did not run (``level`` is then ``review`` but does not count
+        towards the overall verdict).
     """
 
     metric: str
@@ -365,6 +370,7 @@ class MetricVerdict:
     value: float | None
     threshold: Threshold | None
     reason: str
+    skipped: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -381,8 +387,11 @@ class Verdict:
         return _RANK[self.overall] >= _RANK[fail_on]  # type: ignore[index]
 
     def counts(self) -> dict[str, int]:
-        """How many metrics got each level."""
-        return {level: sum(v.level == level for v in self.metrics) for level in LEVELS}
+        """How many metrics got each level (skipped metrics are not counted)."""
+        return {
+            level: sum(v.level == level and not v.skipped for v in self.metrics)
+            for level in LEVELS
+        }
 
 
 def check_fail_on(value: Any) -> str:
@@ -407,6 +416,15 @@ def judge_result(
     thresholds = Thresholds() if thresholds is None else thresholds
     threshold = thresholds.for_result(result)
     metric = result.metric
+    if result.status == "skipped":
+        return MetricVerdict(
+            metric,
+            "review",
+            None,
+            threshold,
+            f"not evaluated: {result.reason}",
+            skipped=True,
+        )
     if threshold is None:
         return MetricVerdict(
             metric, "review", result.score, None,
@@ -462,7 +480,7 @@ def judge(
     thresholds = Thresholds() if thresholds is None else thresholds
     verdicts = tuple(judge_result(r, thresholds) for r in report.results)
     return Verdict(
-        overall=_worst([v.level for v in verdicts]),
+        overall=_worst([v.level for v in verdicts if not v.skipped]),
         metrics=verdicts,
         conservative=thresholds.conservative,
     )

@@ -88,7 +88,7 @@ def _one_hot(codes: np.ndarray, n_levels: Sequence[int]) -> sparse.csr_matrix:
 
 
 def _make_classifier(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
-    import_optional("sklearn", extra="ml")
+    import_optional("sklearn", package="scikit-learn")
     kwargs = dict(model_kwargs)
     if model == "knn":
         from sklearn.neighbors import KNeighborsClassifier
@@ -266,7 +266,7 @@ def inverse_cdf_loss(
 
 
 def _make_regressor(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
-    import_optional("sklearn", extra="ml")
+    import_optional("sklearn", package="scikit-learn")
     kwargs = dict(model_kwargs)
     if model == "lr":
         from sklearn.linear_model import LinearRegression
