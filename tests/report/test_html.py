@@ -19,7 +19,7 @@ from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 
 
 def anonymeter_result(metric: str = "singling_out", risk: float = 0.12) -> MetricResult:
-    """Shaped like issue 4's results: risk as score, nested rates, PETsARD's flat view, queries."""
+    """Shaped like the Anonymeter family's results: risk as score, nested rates, PETsARD's flat view, queries."""
     breakdown = {
         "risk": risk,
         "risk_ci": [risk - 0.04, risk + 0.04],
