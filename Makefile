@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean chromium
+.PHONY: demo test check lint typecheck doctest bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,16 @@ test: $(VENV)/.installed-dev chromium
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff format --check src tests benchmarks scripts
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
+
+doctest: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest --doctest-modules src/synthrisk -q
+
+# the gate CI runs (after `make demo`): lint, types, the suite, the doctests
+check: lint typecheck test doctest
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dcr.py

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synthrisk._progress import Progress, as_progress
+from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
-from synthrisk.metrics import METRICS, Metric, get_metric
-from synthrisk.metrics._base import make_context
+from synthrisk.metrics import METRICS, Metric, get_metric, make_context
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -72,7 +72,7 @@ def evaluate(
     metrics: MetricsSpec = None,
     seed: int = 0,
     working_memory: float | None = None,
-    backend: str | None = None,
+    backend: Backend | None = None,
     progress: bool | Progress = False,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
@@ -135,7 +135,7 @@ def run_metrics(
     *,
     seed: int,
     working_memory: float | None = None,
-    backend: str | None = None,
+    backend: Backend | None = None,
     progress: bool | Progress = False,
     notes: Sequence[str] = (),
     skip_inapplicable: bool = False,

@@ -22,9 +22,16 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from synthrisk._atomic import write_text_atomic, write_texts_atomic
 from synthrisk._optional import is_available
+from synthrisk._typing import Backend
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import InputError
-from synthrisk.io.files import read_metadata, read_report, read_table, sha256_file
+from synthrisk.io.files import (
+    add_provenance,
+    read_metadata,
+    read_report,
+    read_table,
+    sha256_file,
+)
 from synthrisk.io.run_file import RunConfig, parse_config, read_yaml
 from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
@@ -41,7 +48,6 @@ __all__ = [
     "DemoOutcome",
     "FileEvaluation",
     "RunOutcome",
-    "add_provenance",
     "evaluate_files",
     "load_run_file",
     "report_file",
@@ -96,21 +102,6 @@ class RunOutcome:
         return any(e.gate_fails(level) for e in self.evaluations)
 
 
-def add_provenance(
-    report: EvaluationReport, files: Mapping[str, PathLike | None]
-) -> EvaluationReport:
-    """Record the name and SHA-256 of each input file in ``report.inputs``."""
-    inputs = dict(report.inputs)
-    for name, path in files.items():
-        if path is not None and inputs.get(name) is not None:
-            inputs[name] = {
-                **inputs[name],
-                "file": Path(path).name,
-                "sha256": sha256_file(path),
-            }
-    return dataclasses.replace(report, inputs=inputs)
-
-
 def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
     return value if isinstance(value, Thresholds) else Thresholds.from_dict(value)
 
@@ -124,7 +115,7 @@ def evaluate_files(
     metrics: Sequence[str] | Mapping[str, Mapping[str, Any]] | None = None,
     seed: int = 0,
     working_memory: float | None = None,
-    backend: str | None = None,
+    backend: Backend | None = None,
     progress: bool = False,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,

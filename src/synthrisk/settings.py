@@ -8,6 +8,8 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from synthrisk._typing import Backend
+
 __all__ = ["Config", "config_context", "get_config"]
 
 
@@ -24,7 +26,7 @@ class Config:
     """
 
     working_memory: float = 256.0
-    backend: str = "auto"
+    backend: Backend = "auto"
 
 
 _CONFIG = Config()

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from synthrisk.exceptions import ParameterError, SchemaMismatchError
+from synthrisk.metrics import Metric
 from synthrisk.metrics import ml_inference as _ml
-from synthrisk.metrics._base import Metric
 from synthrisk.schema.tables import as_pandas
 
 __all__ = [

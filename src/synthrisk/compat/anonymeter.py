@@ -36,11 +36,8 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
-from synthrisk.metrics._base import Context
-from synthrisk.metrics.attacks._common import check_compat
-from synthrisk.metrics.attacks._size_correction import (
-    singling_out_probability_integral as _integral,
-)
+from synthrisk.metrics import Context
+from synthrisk.metrics.attacks import check_compat
 from synthrisk.metrics.attacks.inference import (
     InferenceAttack,
     inference_attack,
@@ -54,6 +51,9 @@ from synthrisk.metrics.attacks.linkability import (
 from synthrisk.metrics.attacks.singling_out import (
     SinglingOutAttack,
     singling_out_attack,
+)
+from synthrisk.metrics.attacks.singling_out import (
+    singling_out_probability_integral as _integral,
 )
 from synthrisk.schema.tables import Tables, prepare_tables
 from synthrisk.stats.intervals import (
@@ -243,17 +243,6 @@ def _query_expressions(
     """The queries that singled out a real row (or the baseline's), as polars expressions."""
     import polars as pl
 
-    from synthrisk.metrics.attacks._queries import (
-        OP_EQ,
-        OP_GE,
-        OP_GT,
-        OP_ISNULL,
-        OP_LE,
-        OP_LT,
-        OP_NE,
-        OP_NOTNULL,
-    )
-
     if which == "baseline":
         batch, keep = attack.baseline_queries, attack.baseline_counts == 1
     else:
@@ -284,16 +273,7 @@ def _query_expressions(
                 value = int(raw)
             else:
                 value = raw
-            term = {
-                OP_EQ: lambda c, v: c == v,
-                OP_NE: lambda c, v: c != v,
-                OP_LT: lambda c, v: c < v,
-                OP_LE: lambda c, v: c <= v,
-                OP_GT: lambda c, v: c > v,
-                OP_GE: lambda c, v: c >= v,
-                OP_ISNULL: lambda c, v: c.is_null(),
-                OP_NOTNULL: lambda c, v: c.is_not_null(),
-            }.get(op, lambda c, v: pl.lit(False))(col, value)
+            term: Any = _polars_term(pl, op, col, value)
             expr = term if expr is None else expr & term
         out.append(expr)
     return out
@@ -674,3 +654,35 @@ def evaluation_results(
     return EvaluationResults(
         n_attacks, n_success, n_baseline, n_control, confidence_level
     )
+
+
+def _polars_term(pl: Any, op: int, col: Any, value: Any) -> Any:
+    """One predicate of a singling-out query as a polars expression."""
+    from synthrisk.metrics.attacks import (
+        OP_EQ,
+        OP_GE,
+        OP_GT,
+        OP_ISNULL,
+        OP_LE,
+        OP_LT,
+        OP_NE,
+        OP_NOTNULL,
+    )
+
+    if op == OP_EQ:
+        return col == value
+    if op == OP_NE:
+        return col != value
+    if op == OP_LT:
+        return col < value
+    if op == OP_LE:
+        return col <= value
+    if op == OP_GT:
+        return col > value
+    if op == OP_GE:
+        return col >= value
+    if op == OP_ISNULL:
+        return col.is_null()
+    if op == OP_NOTNULL:
+        return col.is_not_null()
+    return pl.lit(False)

@@ -68,9 +68,9 @@ from synthrisk.compat._sdmetrics_inference import (
 from synthrisk.compat._sdmetrics_inference import _fields as _legacy_fields
 from synthrisk.compat._sdmetrics_inference import _table as _one_table
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
+from synthrisk.metrics import Metric
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
-from synthrisk.metrics._base import Metric
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import as_pandas
 

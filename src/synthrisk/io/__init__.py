@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from synthrisk.io.files import (
+    add_provenance,
     read_metadata,
     read_table,
     sha256_file,
@@ -14,6 +15,7 @@ from synthrisk.io.run_file import RunConfig, load_config
 
 __all__ = [
     "RunConfig",
+    "add_provenance",
     "load_config",
     "read_metadata",
     "read_table",

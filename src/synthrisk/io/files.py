@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from synthrisk.results import EvaluationReport
 
 __all__ = [
+    "add_provenance",
     "read_metadata",
     "read_report",
     "read_table",
@@ -133,3 +136,18 @@ def read_report(path: str | os.PathLike[str]) -> EvaluationReport:
             raise
         msg = f"the report file {str(path)!r} is not a valid synthrisk JSON report: {exc!r}"
         raise InputError(msg) from None
+
+
+def add_provenance(
+    report: EvaluationReport, files: Mapping[str, str | os.PathLike[str] | None]
+) -> EvaluationReport:
+    """Record the name and SHA-256 of each input file in ``report.inputs``."""
+    inputs = dict(report.inputs)
+    for name, path in files.items():
+        if path is not None and inputs.get(name) is not None:
+            inputs[name] = {
+                **inputs[name],
+                "file": Path(path).name,
+                "sha256": sha256_file(path),
+            }
+    return dataclasses.replace(report, inputs=inputs)

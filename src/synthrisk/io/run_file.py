@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from synthrisk._typing import Backend
 from synthrisk.exceptions import ConfigError, SynthriskError
 from synthrisk.metrics import get_metric
 
@@ -59,7 +60,7 @@ class RunConfig:
     seed: int = 0
     metrics: Mapping[str, Mapping[str, Any]] | None = None
     working_memory: float | None = None
-    backend: str | None = None
+    backend: Backend | None = None
     json: Path | None = None
     include_records: bool = False
     html: Path | None = None

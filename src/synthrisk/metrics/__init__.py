@@ -22,6 +22,7 @@ from synthrisk.metrics._base import (
     Metric,
     Outcome,
     get_metric,
+    make_context,
     register,
 )
 from synthrisk.metrics.attacks import InferenceRisk, LinkabilityRisk, SinglingOutRisk
@@ -94,5 +95,6 @@ __all__ = [
     "SinglingOutRisk",
     "UniqueExactMatches",
     "get_metric",
+    "make_context",
     "register",
 ]

@@ -22,7 +22,7 @@ import numpy as np
 
 from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
-from synthrisk._typing import JSONValue
+from synthrisk._typing import Backend, JSONValue
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -34,6 +34,7 @@ __all__ = [
     "Metric",
     "Outcome",
     "get_metric",
+    "make_context",
     "register",
 ]
 
@@ -106,7 +107,7 @@ class Context:
         default_factory=lambda: np.random.default_rng(0)
     )
     working_memory: float | None = None
-    backend: str | None = None
+    backend: Backend | None = None
     progress: Progress = dataclasses.field(default_factory=NullProgress)
     warnings: list[str] = dataclasses.field(default_factory=list)
 
@@ -188,7 +189,7 @@ class Metric(abc.ABC):
         metadata: Mapping[str, Any] | None = None,
         seed: int = 0,
         working_memory: float | None = None,
-        backend: str | None = None,
+        backend: Backend | None = None,
         progress: bool | Progress = False,
     ) -> MetricResult:
         """Validate the tables and compute this metric on them.
@@ -275,7 +276,7 @@ def make_context(
     *,
     seed: int,
     working_memory: float | None,
-    backend: str | None,
+    backend: Backend | None,
     progress: bool | Progress | None,
 ) -> Context:
     """Build the context of one metric run (its own random stream)."""

@@ -49,7 +49,7 @@ def dcr(
     """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``)."""
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
-            query, reference, k=1, distance="dcr", backend=context.backend,  # type: ignore[arg-type]
+            query, reference, k=1, distance="dcr", backend=context.backend,
             working_memory=context.working_memory, scale=scale, progress=advance,
         )  # fmt: skip
     return nn.distances[:, 0]

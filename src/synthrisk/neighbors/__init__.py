@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
 from typing import Literal, get_args
 
@@ -20,25 +19,37 @@ import numpy as np
 from synthrisk._typing import Backend, DistanceName, FloatArray, IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._protocol import NeighborBackend
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.settings import get_config
 
 __all__ = [
     "DistanceSpec",
+    "NeighborBackend",
     "Neighbors",
     "column_ranges",
     "distance_spec",
+    "get_backend",
     "nearest_neighbors",
+    "rows_per_block",
 ]
 
 MissingRule = Literal["mismatch", "anonymeter"]
 
-_BACKENDS = {
-    "numpy": "synthrisk.neighbors.numpy_backend",
-    "numba": "synthrisk.neighbors.numba_backend",
-    "dask": "synthrisk.neighbors.dask_backend",
-}
+
+def get_backend(name: Backend) -> NeighborBackend:
+    """The backend module called ``name`` (``"auto"`` is numba), imported on first use."""
+    check_option(name, name="backend", allowed=get_args(Backend))
+    backend: NeighborBackend
+    if name == "numpy":
+        from synthrisk.neighbors import numpy_backend as backend
+    elif name == "dask":
+        from synthrisk.neighbors import dask_backend as backend
+    else:
+        from synthrisk.neighbors import numba_backend as backend
+    return backend
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,11 +228,7 @@ def nearest_neighbors(
         distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
     )
     name = get_config().backend if backend is None else backend
-    check_option(name, name="backend", allowed=get_args(Backend))
-    if name == "auto":
-        name = "numba"
-    module = importlib.import_module(_BACKENDS[name])
-    distances, indices = module.kneighbors(
+    distances, indices = get_backend(name).kneighbors(
         np.ascontiguousarray(q_num), np.ascontiguousarray(q_cat),
         np.ascontiguousarray(r_num), np.ascontiguousarray(r_cat),
         spec, k=k, working_memory=working_memory, progress=progress,

@@ -15,6 +15,7 @@ values), so new metric families get their plots without changes here.
 
 from __future__ import annotations
 
+from synthrisk.report._extract import rates as attack_rates
 from synthrisk.report.html import render_html, render_result_html, write_html
 from synthrisk.report.verdict import (
     DEFAULT_THRESHOLDS,
@@ -41,6 +42,7 @@ __all__ = [
     "Threshold",
     "Thresholds",
     "Verdict",
+    "attack_rates",
     "check_fail_on",
     "judge",
     "judge_result",

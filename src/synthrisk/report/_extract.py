@@ -5,8 +5,8 @@ The renderer never imports metric code. It recognises *shapes* in a result entry
 (``{"metric", "score", "breakdown", "ci", "records", …}``):
 
 * attack rates: ``attack_rate`` / ``baseline_rate`` / ``control_rate`` in the breakdown
-  (flat with ``*_err`` keys, as PETsARD's view, or nested ``{"value", "error"}``), or
-  in a ``petsard`` sub-mapping of the breakdown;
+  (flat with ``*_err`` keys, or nested ``{"value", "error"}``), or in a ``petsard``
+  sub-mapping of the breakdown (the Anonymeter family's copy in PETsARD's layout);
 * ROC points: a mapping with equally long ``fpr`` and ``tpr`` lists anywhere in the
   breakdown (two levels deep at most);
 * distance distributions: records named ``*_to_real``, ``*_to_holdout`` …;
@@ -22,32 +22,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
-    "PETSARD_COLUMNS",
     "distance_records",
     "find_roc",
     "finite_values",
     "is_probability",
-    "petsard_view",
+    "number",
     "rates",
     "real_records",
 ]
 
-#: PETsARD's ``global`` report columns for an Anonymeter evaluator, in its order.
-PETSARD_COLUMNS = (
-    "risk",
-    "risk_CI_btm",
-    "risk_CI_top",
-    "attack_rate",
-    "attack_rate_err",
-    "baseline_rate",
-    "baseline_rate_err",
-    "control_rate",
-    "control_rate_err",
-)
 _RATE_NAMES = ("attack_rate", "baseline_rate", "control_rate")
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """``value`` as a finite float, else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     value = float(value)
@@ -61,8 +49,8 @@ def _rate(
         return None
     entry = source[name]
     if isinstance(entry, Mapping):
-        return _number(entry.get("value")), _number(entry.get("error"))
-    return _number(entry), _number(source.get(f"{name}_err"))
+        return number(entry.get("value")), number(entry.get("error"))
+    return number(entry), number(source.get(f"{name}_err"))
 
 
 def rates(
@@ -81,32 +69,6 @@ def rates(
     return None
 
 
-def petsard_view(result: Mapping[str, Any]) -> dict[str, float | None]:
-    """PETsARD's nine ``global`` columns for one result (None where unknown).
-
-    Taken from ``breakdown["petsard"]`` when present, else from flat breakdown keys,
-    else derived from nested rates and the result's score and interval.
-    """
-    breakdown = result.get("breakdown") or {}
-    out: dict[str, float | None] = dict.fromkeys(PETSARD_COLUMNS)
-    nested = breakdown.get("petsard") if isinstance(breakdown, Mapping) else None
-    if isinstance(nested, Mapping):
-        return {column: _number(nested.get(column)) for column in PETSARD_COLUMNS}
-    if isinstance(breakdown, Mapping) and all(
-        k in breakdown for k in ("risk", "risk_CI_btm", "risk_CI_top")
-    ):
-        flat = {column: _number(breakdown.get(column)) for column in PETSARD_COLUMNS}
-        if not isinstance(breakdown.get("attack_rate"), Mapping):
-            return flat
-    out["risk"] = _number(result.get("score"))
-    ci = result.get("ci")
-    if isinstance(ci, Sequence) and len(ci) == 2:
-        out["risk_CI_btm"], out["risk_CI_top"] = _number(ci[0]), _number(ci[1])
-    for name, (value, error) in (rates(result) or {}).items():
-        out[name], out[f"{name}_err"] = value, error
-    return out
-
-
 def find_roc(result: Mapping[str, Any]) -> dict[str, Any] | None:
     """``{"fpr": [...], "tpr": [...], "auc": float | None, "key": str}`` from the breakdown, else None."""
     breakdown = result.get("breakdown") or {}
@@ -121,12 +83,12 @@ def find_roc(result: Mapping[str, Any]) -> dict[str, Any] | None:
             return None
         if len(fpr) != len(tpr) or len(fpr) < 2:
             return None
-        xs, ys = [_number(v) for v in fpr], [_number(v) for v in tpr]
+        xs, ys = [number(v) for v in fpr], [number(v) for v in tpr]
         if any(v is None for v in xs + ys):
             return None
         auc = None
         for key in ("auc", "roc_auc", "roc_auc_score"):
-            auc = auc if auc is not None else _number(entry.get(key))
+            auc = auc if auc is not None else number(entry.get(key))
         return {"fpr": xs, "tpr": ys, "auc": auc}
 
     if not isinstance(breakdown, Mapping):
@@ -151,7 +113,7 @@ def find_roc(result: Mapping[str, Any]) -> dict[str, Any] | None:
                     found["auc"] = (
                         found["auc"]
                         if found["auc"] is not None
-                        else _number(breakdown.get(name))
+                        else number(breakdown.get(name))
                     )
             return found
     return None
@@ -184,9 +146,9 @@ def finite_values(record: Mapping[str, Any]) -> list[float]:
     """The record set's values that are finite numbers."""
     out = []
     for value in record.get("values") or ():
-        number = _number(value)
-        if number is not None:
-            out.append(number)
+        checked = number(value)
+        if checked is not None:
+            out.append(checked)
     return out
 
 

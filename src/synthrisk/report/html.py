@@ -31,7 +31,7 @@ from synthrisk.report._extract import (
     distance_records,
     finite_values,
     is_probability,
-    petsard_view,
+    number,
     rates,
     real_records,
 )
@@ -395,10 +395,10 @@ def _context(
         {
             "metric": r["metric"],
             "anchor": f"m{i}",
-            **{k: _fmt(v) for k, v in petsard_view(r).items()},
+            **{k: _fmt(number(v)) for k, v in view.items()},
         }
         for i, r in enumerate(results)
-        if rates(r)
+        if isinstance(view := (r.get("breakdown") or {}).get("petsard"), Mapping)
     ]
     return {
         "title": title or "synthrisk privacy report",

@@ -9,19 +9,21 @@ import pandas as pd
 import pytest
 
 from synthrisk.cli import main
+from synthrisk.compat.petsard import (
+    PETSARD_COLUMNS,
+    fill_missing_petsard,
+    petsard_outputs,
+    petsard_schema_to_metadata,
+)
 from synthrisk.compat.petsard.parse import (
     PETSARD_MISSING_NUMERIC,
     PetsardConfig,
     PetsardExperiment,
     PetsardReporter,
     PetsardRun,
-    fill_missing_petsard,
-    petsard_outputs,
-    petsard_schema_to_metadata,
 )
 from synthrisk.exceptions import ConfigError
 from synthrisk.pipeline import load_run_file as load_config
-from synthrisk.report._extract import PETSARD_COLUMNS
 from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 
 SAMPLE = Path(__file__).parent / "data" / "adults_sample"

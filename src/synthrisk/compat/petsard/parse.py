@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PETsARD configuration files: read PETsARD's YAML layout, run it, write its CSV reports.
+"""PETsARD configuration files: read and validate PETsARD's YAML layout.
 
 PETsARD (NICS, Taiwan) wraps Anonymeter in a pipeline described by YAML::
 
@@ -51,15 +51,14 @@ Keys synthrisk cannot honour (a ``Loader``, a synthesizer other than ``custom_da
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from synthrisk.exceptions import ConfigError, InputError, SynthriskError
+from synthrisk._typing import Backend
+from synthrisk.exceptions import ConfigError, SynthriskError
 
 __all__ = [
     "EVALUATOR_METHODS",
@@ -70,12 +69,9 @@ __all__ = [
     "PetsardExperiment",
     "PetsardReporter",
     "PetsardRun",
-    "fill_missing_petsard",
     "is_petsard_layout",
     "parse_petsard",
-    "petsard_outputs",
     "petsard_schema_to_metadata",
-    "run_petsard",
 ]
 
 #: PETsARD's pipeline modules (top-level keys of its YAML).
@@ -198,7 +194,7 @@ class PetsardConfig:
     gate: str | None = None
     csv_digits: int | None = 2
     working_memory: float | None = None
-    backend: str | None = None
+    backend: Backend | None = None
     notes: tuple[str, ...] = ()
     source: Path | None = None
 
@@ -761,266 +757,4 @@ def _parse_reporters(
                 output=_path(str(output), f"{here}.output", base), evals=None if evals is None else tuple(evals),
             )
         )  # fmt: skip
-    return out
-
-
-def fill_missing_petsard(
-    frame: pd.DataFrame, kinds: Mapping[str, str] | None = None
-) -> pd.DataFrame:
-    """PETsARD's documented missing-value handling, on a copy of ``frame``.
-
-    Numerical columns become float64 with missing cells set to -999999; categorical,
-    boolean and text columns get the string ``"missing"``; datetime and id columns are
-    left alone. ``kinds`` (column → synthrisk kind) overrides the kinds read from the
-    pandas dtypes.
-    """
-    out = frame.copy()
-    for column in out.columns:
-        series = out[column]
-        kind = (kinds or {}).get(str(column))
-        if kind is None:
-            if pd.api.types.is_bool_dtype(series.dtype):
-                kind = "boolean"
-            elif pd.api.types.is_numeric_dtype(series.dtype):
-                kind = "numerical"
-            elif pd.api.types.is_datetime64_any_dtype(series.dtype):
-                kind = "datetime"
-            else:
-                kind = "categorical"
-        if kind == "numerical":
-            out[column] = (
-                pd.to_numeric(series, errors="coerce")
-                .astype(np.float64)
-                .fillna(PETSARD_MISSING_NUMERIC)
-            )
-        elif kind in ("categorical", "boolean", "text"):
-            values = series.astype(object)
-            out[column] = values.where(series.notna(), PETSARD_MISSING_TEXT)
-    return out
-
-
-def _read(
-    path: Path, name: str, na_values: Mapping[str, list[str]] | None
-) -> pd.DataFrame:
-    from synthrisk.io.files import read_table
-
-    if not na_values:
-        return read_table(path, name=name)
-    if path.suffix.lower() in (".csv", ".txt", ".tsv"):
-        if not path.is_file():
-            msg = f"the `{name}` file {str(path)!r} does not exist."
-            raise InputError(msg)
-        try:
-            return pd.read_csv(
-                path,
-                sep="\t" if path.suffix.lower() == ".tsv" else ",",
-                na_values=dict(na_values),
-                low_memory=False,
-            )
-        except Exception as exc:
-            msg = f"the `{name}` file {str(path)!r} could not be read as CSV: {exc}"
-            raise InputError(msg) from None
-    frame = read_table(path, name=name)
-    for column, markers in na_values.items():
-        if column in frame.columns:
-            frame[column] = frame[column].mask(frame[column].astype(str).isin(markers))
-    return frame
-
-
-def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[PetsardRun]:
-    """Run every experiment of ``config`` (each evaluator in order) and return the reports."""
-    import dataclasses as dc
-
-    from synthrisk.evaluate import run_metrics
-    from synthrisk.io.files import sha256_file
-    from synthrisk.metrics import get_metric
-    from synthrisk.schema.tables import prepare_tables
-
-    runs = []
-    for exp in config.experiments:
-        files = {"real": exp.real, "synthetic": exp.synthetic, "holdout": exp.holdout}
-        frames = {
-            name: _read(path, name, exp.na_values) for name, path in files.items()
-        }
-        tables = prepare_tables(
-            frames["real"],
-            frames["synthetic"],
-            frames["holdout"],
-            metadata=exp.metadata,
-        )
-        filled = None
-        results: list[Any] = []
-        notes = list(tables.notes)
-        first: Any = None
-        for ev in config.evaluators:
-            metric = get_metric(ev.metric).from_params(ev.params)
-            use = tables
-            if config.missing == "petsard" and ev.metric in (
-                "linkability",
-                "inference",
-            ):
-                if filled is None:
-                    kinds = {c.name: c.kind for c in tables.schema.columns}
-                    # the same kinds (and datetime formats), booleans now holding "missing"
-                    meta = tables.schema.to_dict()
-                    for spec in meta["columns"].values():
-                        if spec["kind"] == "boolean":
-                            spec["kind"] = "categorical"
-                    filled = prepare_tables(
-                        *(
-                            fill_missing_petsard(frames[n], kinds)
-                            for n in ("real", "synthetic", "holdout")
-                        ),
-                        metadata=meta,
-                    )
-                use = filled
-            part = run_metrics(
-                use, [metric], seed=config.seed, working_memory=config.working_memory, backend=config.backend,
-                progress=progress,
-            )  # fmt: skip
-            first = first or part
-            results.extend(part.results)
-        if config.missing == "petsard":
-            notes.append(
-                "PETsARD's missing-value handling was applied for linkability and inference "
-                f"(categorical -> {PETSARD_MISSING_TEXT!r}, numeric -> {PETSARD_MISSING_NUMERIC:.0f})."
-            )
-        schema = tables.schema.to_dict()
-        schema["excluded"] = [c.name for c in tables.schema.excluded]
-        inputs = dict(tables.summary())
-        for name, path in files.items():
-            inputs[name] = {
-                **inputs[name],
-                "file": path.name,
-                "sha256": sha256_file(path),
-            }
-        report = dc.replace(
-            first, results=tuple(results), inputs=inputs, schema=schema,
-            warnings=tuple(notes) + tuple(config.notes),
-        )  # fmt: skip
-        runs.append(
-            PetsardRun(
-                experiment=exp,
-                report=report,
-                evaluator_names=tuple(e.name for e in config.evaluators),
-                tables=frames,
-            )
-        )
-    return runs
-
-
-def _round(value: float | None, digits: int | None) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    return value if digits is None else round(value, digits)
-
-
-def _csv(frame: pd.DataFrame) -> str:
-    return frame.to_csv(index=False, lineterminator="\n")
-
-
-def _full_expt_name(exp: PetsardExperiment, output_eval_name: str) -> str:
-    base = "_".join(f"{module}[{name}]" for module, name in exp.modules)
-    return f"{base}_Evaluator{output_eval_name}"
-
-
-def petsard_outputs(
-    runs: Sequence[PetsardRun], reporter: PetsardReporter, *, digits: int | None = 2
-) -> dict[Path, str]:
-    """PETsARD's CSV reports of ``runs`` for one reporter: ``{path: csv text}``.
-
-    ``global``: ``{output}[Report]_[global].csv`` (or ``…_{eval1}-{eval2}_[global].csv``
-    when the reporter names evaluators), one row per experiment with ``full_expt_name``,
-    ``Splitter``, ``Synthesizer``, ``Evaluator`` and, per evaluator, PETsARD's nine
-    columns prefixed with its name. ``details``: ``{output}[Report]_{eval}_[details].csv``
-    per evaluator, one row per detail item (text items such as successful singling-out
-    queries, and per-record values by row position).
-    """
-    from synthrisk.report._extract import PETSARD_COLUMNS, petsard_view
-
-    out: dict[Path, str] = {}
-    names = list(runs[0].evaluator_names) if runs else []
-    chosen = (
-        names if reporter.evals is None else [n for n in names if n in reporter.evals]
-    )
-    prefix = reporter.output
-    if "global" in reporter.granularities and chosen:
-        output_eval_name = (
-            "[global]"
-            if reporter.evals is None
-            else "-".join(reporter.evals) + "_[global]"
-        )
-        rows = []
-        for run in runs:
-            row: dict[str, Any] = {
-                "full_expt_name": _full_expt_name(run.experiment, output_eval_name)
-            }
-            for module, name in run.experiment.modules:
-                row[module] = name
-            row["Evaluator"] = output_eval_name
-            data = run.report.to_dict()["results"]
-            for eval_name, result in zip(run.evaluator_names, data, strict=True):
-                if eval_name not in chosen:
-                    continue
-                view = petsard_view(result)
-                for column in PETSARD_COLUMNS:
-                    row[f"{eval_name}_{column}"] = _round(view[column], digits)
-            rows.append(row)
-        out[prefix.with_name(f"{prefix.name}[Report]_{output_eval_name}.csv")] = _csv(
-            pd.DataFrame(rows)
-        )
-    if "details" in reporter.granularities:
-        for eval_name in chosen:
-            rows = []
-            for run in runs:
-                index = run.evaluator_names.index(eval_name)
-                result = run.report.to_dict(include_records=True)["results"][index]
-                head = {
-                    "full_expt_name": _full_expt_name(
-                        run.experiment, f"{eval_name}_[details]"
-                    )
-                }
-                head.update(dict(run.experiment.modules))
-                head["Evaluator"] = f"{eval_name}_[details]"
-                for key, value in (result.get("breakdown") or {}).items():
-                    if (
-                        isinstance(value, list)
-                        and value
-                        and all(isinstance(v, str) for v in value)
-                    ):
-                        rows.extend(
-                            {
-                                **head,
-                                "item": key,
-                                "table": "",
-                                "row": None,
-                                "value": None,
-                                "text": v,
-                            }
-                            for v in value
-                        )
-                for key, rec in (result.get("records") or {}).items():
-                    for row_index, value in zip(
-                        rec.get("index") or (), rec.get("values") or (), strict=False
-                    ):
-                        rows.append(
-                            {**head, "item": key, "table": rec.get("table", ""), "row": int(row_index),
-                             "value": _round(value, None), "text": ""}
-                        )  # fmt: skip
-            columns = [
-                "full_expt_name",
-                "Splitter",
-                "Synthesizer",
-                "Evaluator",
-                "item",
-                "table",
-                "row",
-                "value",
-                "text",
-            ]
-            frame = pd.DataFrame(rows, columns=columns)
-            frame["row"] = frame["row"].astype("Int64")
-            out[
-                prefix.with_name(f"{prefix.name}[Report]_{eval_name}_[details].csv")
-            ] = _csv(frame)
     return out

@@ -20,7 +20,7 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk._validation import check_option
-from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors import rows_per_block
 from synthrisk.schema.keys import tuple_ids
 from synthrisk.settings import get_config
 

@@ -193,7 +193,7 @@ class Space:
                 return Neighbors(distances=distances, indices=indices)
             return nearest_neighbors(
                 query, reference, k=k, distance=self.distance,  # type: ignore[arg-type]
-                backend=context.backend,  # type: ignore[arg-type]
+                backend=context.backend,
                 working_memory=context.working_memory, scale=self.scale, progress=advance,
             )  # fmt: skip
 
