@@ -16,6 +16,7 @@ from synthrisk.metrics import METRICS, Metric, get_metric, make_context
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
+from synthrisk.settings import check_compute
 
 __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
 
@@ -115,6 +116,7 @@ def evaluate(
     True
     """
     seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
+    working_memory, backend = check_compute(working_memory, backend)
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
     return run_metrics(

@@ -74,7 +74,9 @@ def umask():
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
-@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+@pytest.mark.parametrize(
+    ("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)]
+)
 def test_atomic_write_respects_the_umask(
     tmp_path: Path, umask, mask: int, mode: int
 ) -> None:

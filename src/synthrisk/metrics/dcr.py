@@ -55,6 +55,10 @@ def dcr(
     return nn.distances[:, 0]
 
 
+#: integer-valued columns beyond this magnitude are drawn as floats (int64 range)
+_INT_LIMIT = 2.0**62
+
+
 def random_baseline_table(
     tables: Tables, n_rows: int, rng: np.random.Generator
 ) -> EncodedTable:
@@ -72,11 +76,12 @@ def random_baseline_table(
         values = col[~np.isnan(col)]
         lo, hi = values.min(), values.max()
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
-        if not is_datetime and np.all(values == np.round(values)):
+        integral = bool(np.all(values == np.round(values)))
+        if not is_datetime and integral and max(abs(lo), abs(hi)) < _INT_LIMIT:
             numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
                 np.float64
             )
-        else:
+        else:  # prepare_tables guarantees a finite range
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
         missing_share = float(np.isnan(col).mean())
         if missing_share:
