@@ -32,7 +32,7 @@ def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
 
 def test_unparsable_parquet(tmp_path: Path) -> None:
     (tmp_path / "t.parquet").write_text("not parquet")
-    with pytest.raises(InputError, match=r"could not be read as PARQUET"):
+    with pytest.raises(InputError, match=r"could not be read as Parquet"):
         read_table(tmp_path / "t.parquet")
 
 
