@@ -33,6 +33,14 @@ MEASURES: dict[str, dict[str, object]] = {
     "disco": {"keys": KEYS, "target": "income"},
     "unique_exact_matches": {},
     "apparent_match_distribution": {"quasi_identifiers": KEYS},
+    "k_anonymity": {"quasi_identifiers": KEYS, "sensitive": ["income"]},
+    "epsilon_identifiability": {},
+    "epsilon_identifiability_dcr": {"variant": "dcr"},
+    "domias": {},
+    "domias_prior": {"density": "prior"},
+    "monte_carlo_membership": {},
+    "collision_membership": {},
+    "membership_knn_probabilities": {},
 }
 
 
@@ -51,12 +59,14 @@ def main() -> None:
     for metric_id, params in MEASURES.items():
         if only is not None and metric_id not in only:
             continue
-        metric = get_metric(metric_id).from_params(params)
+        metric = get_metric(
+            metric_id.removesuffix("_prior").removesuffix("_dcr")
+        ).from_params(params)
         best = float("inf")
         result = None
         for _ in range(args.repeat):
             context = make_context(
-                metric_id, seed=0, working_memory=None, backend=None, progress=False
+                metric.id, seed=0, working_memory=None, backend=None, progress=False
             )
             start = time.perf_counter()
             result = metric.run(tables, context)

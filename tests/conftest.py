@@ -45,3 +45,16 @@ def mixed_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         make_mixed(90, 2, prefix="s"),
         make_mixed(100, 3, prefix="h"),
     )
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real Dask cluster for the whole session: two single-threaded worker processes."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        yield client

@@ -13,6 +13,7 @@ from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import METRICS, Metric, get_metric, make_context
+from synthrisk.neighbors.dask_backend import compute_scope
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -75,6 +76,8 @@ def evaluate(
     working_memory: float | None = None,
     backend: Backend | None = None,
     progress: bool | Progress = False,
+    client: Any = None,
+    scheduler: str | None = None,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
 
@@ -96,10 +99,20 @@ def evaluate(
         Seed of every random step; each metric gets its own stream derived from it.
     working_memory : float, default=None
         MiB budget of blocked computations (global default 256).
-    backend : {"auto", "numpy", "numba"}, default=None
-        Neighbour-search backend.
+    backend : {"auto", "numpy", "numba", "dask"}, default=None
+        Neighbour-search backend. ``"dask"`` runs every neighbour search as tasks on
+        ``client``, on the scheduler at ``scheduler``, on the default
+        ``dask.distributed`` client if there is one, or else on a local cluster
+        started for this call (one worker process per core); see
+        :func:`synthrisk.cluster.dask_compute`.
     progress : bool, default=False
         Show progress bars on standard error.
+    client : dask.distributed.Client, default=None
+        Run on this cluster (implies ``backend="dask"``).
+    scheduler : str, default=None
+        Address of a running Dask scheduler, e.g. ``"tcp://host:8786"`` (implies
+        ``backend="dask"``); an unreachable one raises
+        :class:`~synthrisk.cluster.ClusterError`.
 
     Returns
     -------
@@ -119,16 +132,17 @@ def evaluate(
     working_memory, backend = check_compute(working_memory, backend)
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
-    return run_metrics(
-        tables,
-        chosen,
-        seed=seed,
-        working_memory=working_memory,
-        backend=backend,
-        progress=progress,
-        notes=notes,
-        skip_inapplicable=metrics is None,
-    )
+    with compute_scope(backend, client=client, scheduler=scheduler) as backend:
+        return run_metrics(
+            tables,
+            chosen,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            progress=progress,
+            notes=notes,
+            skip_inapplicable=metrics is None,
+        )
 
 
 def run_metrics(

@@ -25,6 +25,7 @@ from synthrisk._optional import is_available
 from synthrisk._typing import Backend
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import InputError
+from synthrisk.io.dataset import is_dataset
 from synthrisk.io.files import (
     add_provenance,
     read_metadata,
@@ -116,6 +117,7 @@ def evaluate_files(
     seed: int = 0,
     working_memory: float | None = None,
     backend: Backend | None = None,
+    scheduler: str | None = None,
     progress: bool = False,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,
@@ -130,10 +132,12 @@ def evaluate_files(
     Parameters
     ----------
     real, synthetic, holdout : path
-        The tables (CSV, TSV or Parquet); ``holdout`` is optional.
+        The tables (CSV, TSV or Parquet); ``holdout`` is optional. A folder or a
+        glob (Parquet dataset, CSV files) is read partition by partition on a Dask
+        cluster by :func:`synthrisk.cluster.evaluate_dataset`.
     metadata : path, default=None
         Column kinds (SDMetrics' or synthrisk's format, JSON or YAML).
-    metrics, seed, working_memory, backend, progress
+    metrics, seed, working_memory, backend, scheduler, progress
         As for :func:`synthrisk.evaluate`.
     thresholds : Thresholds or dict, default=None
         Verdict thresholds; None uses synthrisk's defaults.
@@ -154,22 +158,35 @@ def evaluate_files(
     FileEvaluation
     """
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
-    tables = {
-        name: read_table(path, name=name, encoding=encoding)
-        for name, path in files.items()
-        if path is not None
-    }
-    report = evaluate(
-        tables["real"],
-        tables["synthetic"],
-        tables.get("holdout"),
-        metadata=None if metadata is None else read_metadata(metadata),
-        metrics=metrics,
-        seed=seed,
-        working_memory=working_memory,
-        backend=backend,
-        progress=progress,
-    )
+    if any(is_dataset(path) for path in files.values() if path is not None):
+        from synthrisk.cluster import evaluate_dataset
+
+        report = evaluate_dataset(
+            real, synthetic, holdout,
+            metadata=None if metadata is None else read_metadata(metadata),
+            metrics=metrics, seed=seed, working_memory=working_memory,
+            scheduler=scheduler, progress=progress,
+        )  # fmt: skip
+        files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
+        tables: dict[str, pd.DataFrame] = {}
+    else:
+        tables = {
+            name: read_table(path, name=name, encoding=encoding)
+            for name, path in files.items()
+            if path is not None
+        }
+        report = evaluate(
+            tables["real"],
+            tables["synthetic"],
+            tables.get("holdout"),
+            metadata=None if metadata is None else read_metadata(metadata),
+            metrics=metrics,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
     checked = _thresholds(thresholds)
     evaluation = FileEvaluation(
         add_provenance(report, files), judge(report, checked), tables
@@ -290,6 +307,7 @@ def run_file(
             seed=config.seed,
             working_memory=config.working_memory,
             backend=config.backend,
+            scheduler=config.scheduler,
             progress=progress,
             thresholds=checked,
             json=config.json,

@@ -259,8 +259,9 @@ class MetricResult:
         breakdown = to_jsonable(self.breakdown)
         if not include_values:
             for key in self.value_keys:
-                if key in breakdown:
-                    entries = breakdown[key]
+                entries = breakdown.get(key)
+                already = isinstance(entries, str) and entries.startswith("withheld: ")
+                if key in breakdown and not already:  # (the note, read back from JSON)
                     count = len(entries) if isinstance(entries, list) else 1
                     breakdown[key] = (
                         f"withheld: {count} entries built from real records' values; "

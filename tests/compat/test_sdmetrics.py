@@ -303,15 +303,27 @@ def test_dcr_wrappers_are_drop_ins(name: str) -> None:
 def test_dcr_ignores_columns_missing_from_the_metadata() -> None:
     frames, case = _dcr_case("mixed")
     real, syn = frames["real"], frames["synthetic"]
-    with pytest.warns(
-        SynthriskWarning, match=r"columns \['extra'\] are not in the metadata"
-    ):
+    with pytest.warns(UserWarning, match=r"The columns \('extra'\) are not present"):
         out = compat.DCRBaselineProtection.compute_breakdown(
             real.assign(extra=0), syn.assign(extra=1), case["metadata"], None
         )
     assert out == compat.DCRBaselineProtection.compute_breakdown(
         real, syn, case["metadata"], None
     )
+    # columns the metadata does not describe may even differ between the tables
+    with pytest.warns(UserWarning, match="not present in the metadata"):
+        other = compat.DCRBaselineProtection.compute_breakdown(
+            real.assign(only_real=0), syn.assign(only_syn=1), case["metadata"], None
+        )
+    assert other == out
+
+
+def test_dcr_refuses_text_dates_without_a_format() -> None:
+    real = pd.DataFrame({"d": ["Jan 1 2025", "Jan 6 2025"]})
+    syn = pd.DataFrame({"d": ["Jan 2 2025"]})
+    metadata = {"columns": {"d": {"sdtype": "datetime"}}}
+    with pytest.raises(ValueError, match="does not have a specified 'datetime_format'"):
+        compat.DCRBaselineProtection.compute_breakdown(real, syn, metadata)
 
 
 def test_dcr_metadata_errors() -> None:
@@ -350,3 +362,13 @@ def test_legacy_cap_warns_and_raises_sdmetrics_types(method: str) -> None:
     ):
         LEGACY[method].compute(real, syn, key_fields=[], sensitive_fields=["col2"])
     assert LEGACY[method].__name__ in compat.CategoricalPrivacyMetric.get_subclasses()
+
+
+def test_dcr_scores_a_column_missing_in_every_synthetic_row() -> None:
+    real = pd.DataFrame({"A": [0, 10, 3, 4, 1, np.nan]})
+    syn = pd.DataFrame({"A": [np.nan]})
+    metadata = {"columns": {"A": {"sdtype": "numerical"}}}
+    out = compat.DCRBaselineProtection.compute_breakdown(real, syn, metadata, "table")
+    # the missing synthetic value matches the missing real value: distance 0
+    assert out["median_DCR_to_real_data"]["synthetic_data"] == 0.0
+    assert out["score"] == 0.0

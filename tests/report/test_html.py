@@ -418,3 +418,26 @@ def test_skipped_and_undefined_metrics_show_their_reason() -> None:
     card = skipped._repr_html_()
     assert card is not None
     assert "skipped" in card
+
+
+def test_notebook_display_catches_only_the_missing_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from synthrisk import results
+    from synthrisk.exceptions import MissingDependencyError
+
+    report = hand_report(anonymeter_result())
+
+    def missing(_: object) -> str:
+        msg = "`jinja2` is required"
+        raise MissingDependencyError(msg)
+
+    def broken(_: object) -> str:
+        msg = "a bug in the renderer"
+        raise RuntimeError(msg)
+
+    monkeypatch.setitem(results._HTML_RENDERERS, "report", missing)
+    assert report._repr_html_() is None
+    monkeypatch.setitem(results._HTML_RENDERERS, "report", broken)
+    with pytest.raises(RuntimeError, match="a bug in the renderer"):
+        report._repr_html_()

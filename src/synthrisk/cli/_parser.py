@@ -87,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--backend",
         choices=["auto", "numpy", "numba", "dask"],
-        help="neighbour-search backend",
+        help="neighbour-search backend (dask: a local cluster sized to this machine)",
+    )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask scheduler at ADDRESS (tcp://host:8786); implies --backend dask",
     )
     ev.add_argument(
         "--quiet", action="store_true", help="no progress bars or summary table"

@@ -99,6 +99,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         working_memory=args.working_memory,
         backend=args.backend,
+        scheduler=args.scheduler,
         progress=not args.quiet,
         thresholds=_thresholds(args.thresholds),
         json=args.json,

@@ -43,11 +43,8 @@ __all__ = [
 
 def _table(data: Any, name: str) -> pd.DataFrame:
     """A DataFrame from a DataFrame (or SDMetrics' ``{table_name: DataFrame}`` with one table)."""
-    if isinstance(data, Mapping):
-        if len(data) != 1:
-            msg = f"`{name}` is a dict of {len(data)} tables; pass one table (or a dict with one)."
-            raise ValueError(msg)
-        data = next(iter(data.values()))
+    if isinstance(data, Mapping) and len(data) > 0:  # SDMetrics takes the first table
+        data = data[next(iter(data))]
     return as_pandas(data, name=name).rename(columns=str)
 
 

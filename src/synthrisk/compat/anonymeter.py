@@ -37,7 +37,7 @@ import pandas as pd
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, UnreliableEstimateWarning
 from synthrisk.metrics import Context
-from synthrisk.metrics.attacks import check_compat
+from synthrisk.metrics.attacks import check_compat, polars_term
 from synthrisk.metrics.attacks.inference import (
     InferenceAttack,
     inference_attack,
@@ -273,7 +273,7 @@ def _query_expressions(
                 value = int(raw)
             else:
                 value = raw
-            term: Any = _polars_term(pl, op, col, value)
+            term: Any = polars_term(op, col, value)
             expr = term if expr is None else expr & term
         out.append(expr)
     return out
@@ -654,35 +654,3 @@ def evaluation_results(
     return EvaluationResults(
         n_attacks, n_success, n_baseline, n_control, confidence_level
     )
-
-
-def _polars_term(pl: Any, op: int, col: Any, value: Any) -> Any:
-    """One predicate of a singling-out query as a polars expression."""
-    from synthrisk.metrics.attacks import (
-        OP_EQ,
-        OP_GE,
-        OP_GT,
-        OP_ISNULL,
-        OP_LE,
-        OP_LT,
-        OP_NE,
-        OP_NOTNULL,
-    )
-
-    if op == OP_EQ:
-        return col == value
-    if op == OP_NE:
-        return col != value
-    if op == OP_LT:
-        return col < value
-    if op == OP_LE:
-        return col <= value
-    if op == OP_GT:
-        return col > value
-    if op == OP_GE:
-        return col >= value
-    if op == OP_ISNULL:
-        return col.is_null()
-    if op == OP_NOTNULL:
-        return col.is_not_null()
-    return pl.lit(False)

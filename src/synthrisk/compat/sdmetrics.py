@@ -38,6 +38,7 @@ Statistical caveats that synthrisk records on its results are re-issued as
 from __future__ import annotations
 
 import copy
+import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -68,11 +69,11 @@ from synthrisk.compat._sdmetrics_inference import (
 from synthrisk.compat._sdmetrics_inference import _fields as _legacy_fields
 from synthrisk.compat._sdmetrics_inference import _table as _one_table
 from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
-from synthrisk.metrics import Metric
+from synthrisk.metrics import Metric, make_context
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
 from synthrisk.results import MetricResult
-from synthrisk.schema.tables import as_pandas
+from synthrisk.schema.tables import as_pandas, prepare_tables
 
 __all__ = [
     "CategoricalCAP",
@@ -100,6 +101,7 @@ __all__ = [
     "NumericalPrivacyMetric",
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
+    "get_table_data_from_dict",
 ]
 
 
@@ -115,9 +117,84 @@ class _SDMetricsMetric:
 # ----------------------------------------------------------------------- helpers
 
 
+def get_table_data_from_dict(data: Any) -> Any:
+    """SDMetrics' ``get_table_data_from_dict``: the first table of a ``{name: DataFrame}`` dict."""
+    if isinstance(data, Mapping) and len(data) > 0:
+        return data[next(iter(data))]
+    return data
+
+
+def _as_frame(data: Any, *, name: str) -> pd.DataFrame:
+    """A pandas DataFrame from a table or SDMetrics' ``{table_name: table}`` dict."""
+    return as_pandas(get_table_data_from_dict(data), name=name)
+
+
+def _described(meta: Mapping[str, Any], *frames: tuple[str, Any]) -> list[pd.DataFrame]:
+    """SDMetrics' DCR inputs: columns the metadata does not describe are dropped (with its warning);
+    a datetime column of text without a ``datetime_format`` is refused, as SDMetrics refuses it."""
+    described = dict(meta.get("columns") or {})
+    out = []
+    for name, data in frames:
+        frame = _as_frame(data, name=name).rename(columns=str)
+        extra = [c for c in frame.columns if c not in described]
+        if extra:
+            listed = ", ".join(extra)
+            warnings.warn(
+                f"The columns ('{listed}') are not present in the metadata. "
+                "They will not be included for further evaluation.",
+                UserWarning,
+                stacklevel=3,
+            )
+        frame = frame[[c for c in frame.columns if c in described]]
+        for column in frame.columns:
+            entry = described[column] or {}
+            if (
+                entry.get("sdtype") == "datetime"
+                and "datetime_format" not in entry
+                and not pd.api.types.is_datetime64_any_dtype(frame[column].dtype)
+            ):
+                msg = (
+                    f"Datetime column '{column}' does not have a specified 'datetime_format'. "
+                    "Please add a the required datetime_format to the metadata or convert this column "
+                    "to 'pd.datetime' to bypass this requirement."
+                )
+                raise ParameterError(msg)
+        out.append(frame)
+    return out
+
+
+def _present(meta: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
+    """The metadata without the columns the tables do not have (SDMetrics ignores them)."""
+    out = dict(meta)
+    out["columns"] = {
+        c: v for c, v in dict(meta.get("columns") or {}).items() if c in frame.columns
+    }
+    return out
+
+
+def _subsample_args(
+    num_rows_subsample: Any, num_iterations: Any, n_synthetic: int
+) -> tuple[Any, Any]:
+    """SDMetrics' DCR rule: a subsample larger than the synthetic table is ignored, with its warning."""
+    if (
+        isinstance(num_rows_subsample, int)
+        and not isinstance(num_rows_subsample, bool)
+        and num_rows_subsample > n_synthetic
+    ):
+        warnings.warn(
+            f"num_rows_subsample ({num_rows_subsample}) is greater than the length of the "
+            f"synthetic data ({n_synthetic}). Ignoring the num_rows_subsample and "
+            "num_iterations args.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return None, 1
+    return num_rows_subsample, num_iterations
+
+
 def _frames(real_data: Any, synthetic_data: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
-    real = as_pandas(real_data, name="real_data")
-    synthetic = as_pandas(synthetic_data, name="synthetic_data")
+    real = _as_frame(real_data, name="real_data")
+    synthetic = _as_frame(synthetic_data, name="synthetic_data")
     if set(map(str, real.columns)) != set(map(str, synthetic.columns)):
         only_real = sorted(
             set(map(str, real.columns)) - set(map(str, synthetic.columns))
@@ -362,7 +439,7 @@ class DisclosureProtection(_SDMetricsMetric):
         progress: bool = False,
         **estimate: Any,
     ) -> MetricResult:
-        real = as_pandas(real_data, name="real_data")
+        real = _as_frame(real_data, name="real_data")
         available = list(map(str, real.columns))
         known = _names(
             known_column_names, name="known_column_names", available=available
@@ -428,8 +505,8 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             protection over the iterations.
         """
         n_sub = int(check_int(num_rows_subsample, name="num_rows_subsample", minimum=1))  # type: ignore[arg-type]
-        real = as_pandas(real_data, name="real_data")
-        synthetic = as_pandas(synthetic_data, name="synthetic_data")
+        real = _as_frame(real_data, name="real_data")
+        synthetic = _as_frame(synthetic_data, name="synthetic_data")
         n_sub = min(
             n_sub, max(len(real), len(synthetic))
         )  # SDMetrics samples min(n, len) rows
@@ -619,18 +696,35 @@ class DCRBaselineProtection(_SDMetricsMetric):
         dict
             ``{'score', 'median_DCR_to_real_data': {'synthetic_data', 'random_data_baseline'}}``.
         """
-        real, synthetic = _frames(real_data, synthetic_data)
         meta = _single_table_metadata(metadata, table_name)
         if meta is None:
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
             raise ParameterError(msg)
+        real, synthetic = _frames(
+            *_described(
+                meta, ("real_data", real_data), ("synthetic_data", synthetic_data)
+            )
+        )
+        meta = _present(meta, real)
+        num_rows_subsample, num_iterations = _subsample_args(
+            num_rows_subsample, num_iterations, len(synthetic)
+        )
         metric = _dcr.DCRBaselineProtection(
             num_rows_subsample=num_rows_subsample,
             num_iterations=num_iterations,
             subsample_real=subsample_real,
         )
-        result = metric.compute(
-            real, synthetic, metadata=_metadata_for(meta, real), seed=seed
+        tables = prepare_tables(
+            real, synthetic, metadata=_metadata_for(meta, real), allow_all_missing=True
+        )
+        result = metric.run(
+            tables,
+            make_context(
+                metric.id, seed=seed, working_memory=None, backend=None, progress=False
+            ),
+        )
+        result = dataclasses.replace(
+            result, warnings=tuple(tables.notes) + result.warnings
         )
         _reissue(result)
         return _plain(result.breakdown)
@@ -686,14 +780,21 @@ class DCROverfittingProtection(_SDMetricsMetric):
         dict
             ``{'score', 'synthetic_data_percentages': {'closer_to_training', 'closer_to_holdout'}}``.
         """
-        real, synthetic = _frames(real_training_data, synthetic_data)
-        holdout = as_pandas(real_validation_data, name="real_validation_data").rename(
-            columns=str
-        )
         meta = _single_table_metadata(metadata, table_name)
         if meta is None:
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
             raise ParameterError(msg)
+        real, synthetic, holdout = _described(
+            meta,
+            ("real_training_data", real_training_data),
+            ("synthetic_data", synthetic_data),
+            ("real_validation_data", real_validation_data),
+        )
+        real, synthetic = _frames(real, synthetic)
+        meta = _present(meta, real)
+        num_rows_subsample, num_iterations = _subsample_args(
+            num_rows_subsample, num_iterations, len(synthetic)
+        )
         metric = _dcr.DCROverfittingProtection(
             num_rows_subsample=num_rows_subsample, num_iterations=num_iterations,
             subsample_real=subsample_real, range_source=range_source,  # type: ignore[arg-type]

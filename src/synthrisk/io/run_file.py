@@ -10,7 +10,7 @@
     metrics:
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
-    compute: {working_memory: 256, backend: auto}
+    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786}
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
@@ -46,7 +46,7 @@ __all__ = [
 
 _TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
-_COMPUTE = ("working_memory", "backend")
+_COMPUTE = ("working_memory", "backend", "scheduler")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
 
 
@@ -63,6 +63,7 @@ class RunConfig:
     metrics: Mapping[str, Mapping[str, Any]] | None = None
     working_memory: float | None = None
     backend: Backend | None = None
+    scheduler: str | None = None
     json: Path | None = None
     include_records: bool = False
     html: Path | None = None
@@ -71,6 +72,13 @@ class RunConfig:
     thresholds: Mapping[str, Any] | None = None
     gate: str | None = None
     source: Path | None = None
+
+
+def _scheduler(value: Any, where: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    msg = f"{where}: `compute.scheduler` must be a Dask scheduler address such as 'tcp://host:8786'; got {value!r}."
+    raise ConfigError(msg)
 
 
 def _check_keys(
@@ -216,6 +224,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         metrics=metrics,
         working_memory=compute.get("working_memory"),
         backend=compute.get("backend"),
+        scheduler=_scheduler(compute.get("scheduler"), where),
         json=resolve(report.get("json"), "report.json"),
         include_records=flags["include_records"],
         html=resolve(report.get("html"), "report.html"),

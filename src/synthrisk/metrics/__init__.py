@@ -35,16 +35,21 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
     DiSCO,
+    KAnonymity,
     ReplicatedUniques,
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
+    DOMIAS,
     NNDR,
+    CollisionMembership,
     DCRShare,
     DistributionValidation,
+    EpsilonIdentifiability,
     IdenticalMatchShare,
     MembershipClassification,
     MembershipKnnProbabilities,
+    MonteCarloMembership,
 )
 from synthrisk.metrics.ml_inference import (
     CategoricalEnsemble,
@@ -60,6 +65,7 @@ from synthrisk.metrics.ml_inference import (
 )
 
 __all__ = [
+    "DOMIAS",
     "METRICS",
     "NNDR",
     "ApparentMatchDistribution",
@@ -71,6 +77,7 @@ __all__ = [
     "CategoricalRF",
     "CategoricalSVM",
     "CategoricalZeroCAP",
+    "CollisionMembership",
     "Context",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
@@ -79,12 +86,15 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "InferenceRisk",
+    "KAnonymity",
     "LinkabilityRisk",
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "Metric",
+    "MonteCarloMembership",
     "NewRowSynthesis",
     "NumericalLR",
     "NumericalMLP",

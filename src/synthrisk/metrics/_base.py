@@ -29,7 +29,6 @@ from synthrisk.schema.tables import Tables, prepare_tables
 
 __all__ = [
     "METRICS",
-    "METRIC_ORDER",
     "Context",
     "Metric",
     "Outcome",
@@ -42,39 +41,6 @@ logger = logging.getLogger(__name__)
 
 METRICS: dict[str, type[Metric]] = {}
 
-#: the order of the report contract; metrics run and are reported in this order
-METRIC_ORDER = (
-    "dcr_baseline_protection",
-    "dcr_overfitting_protection",
-    "disclosure_protection",
-    "disclosure_protection_estimate",
-    "categorical_cap",
-    "categorical_zero_cap",
-    "categorical_generalized_cap",
-    "replicated_uniques",
-    "disco",
-    "unique_exact_matches",
-    "apparent_match_distribution",
-    "singling_out",
-    "linkability",
-    "inference",
-    "membership_knn_probabilities",
-    "dcr_share",
-    "membership_classification",
-    "distribution_validation",
-    "nndr",
-    "identical_match_share",
-    "new_row_synthesis",
-    "categorical_knn",
-    "categorical_nb",
-    "categorical_rf",
-    "categorical_svm",
-    "categorical_ensemble",
-    "numerical_lr",
-    "numerical_mlp",
-    "numerical_svr",
-    "numerical_radius_nearest_neighbor",
-)
 
 M = TypeVar("M", bound="type[Metric]")
 
@@ -82,8 +48,8 @@ M = TypeVar("M", bound="type[Metric]")
 def register(cls: M) -> M:
     """Class decorator adding a metric to the registry under its ``id``."""
     METRICS[cls.id] = cls
-    order = {metric_id: i for i, metric_id in enumerate(METRIC_ORDER)}
-    ranked = sorted(METRICS.items(), key=lambda item: order.get(item[0], len(order)))
+    # stable sort: metrics of equal report_order keep their registration order
+    ranked = sorted(METRICS.items(), key=lambda item: item[1].report_order)
     METRICS.clear()
     METRICS.update(ranked)
     return cls
@@ -149,6 +115,9 @@ class Metric(abc.ABC):
     requires_holdout: ClassVar[bool] = False
     #: run when ``evaluate(metrics=None)``; False for metrics that need parameters
     runs_by_default: ClassVar[bool] = True
+    #: position in the registry, the default run and the report (lower first); the
+    #: families leave gaps of 10 so that a new metric can sit beside its relatives
+    report_order: ClassVar[int] = 10_000
 
     params: dict[str, JSONValue]
 

@@ -24,11 +24,13 @@ from synthrisk._typing import IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.neighbors import column_ranges, nearest_neighbors
+from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
+from synthrisk.schema.partitioned import Domain
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
+from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "DCRBaselineProtection",
@@ -70,31 +72,43 @@ def random_baseline_table(
     Each cell is then missing with the real column's missing share.
     """
     real = tables.encoded("real")
-    numeric = np.empty((n_rows, real.numeric.shape[1]))
-    for f in range(real.numeric.shape[1]):
-        col = real.numeric[:, f]
-        values = col[~np.isnan(col)]
-        lo, hi = values.min(), values.max()
+    domain = _domain(real)
+    numeric = np.empty((n_rows, len(real.numeric_names)))
+    for f in range(numeric.shape[1]):
+        lo, hi = domain.low[f], domain.high[f]
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
-        integral = bool(np.all(values == np.round(values)))
-        if not is_datetime and integral and max(abs(lo), abs(hi)) < _INT_LIMIT:
+        if not is_datetime and domain.integer[f] and max(abs(lo), abs(hi)) < _INT_LIMIT:
             numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
                 np.float64
             )
         else:  # prepare_tables guarantees a finite range
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
-        missing_share = float(np.isnan(col).mean())
+        missing_share = float(domain.numeric_missing[f] / domain.n_rows)
         if missing_share:
             numeric[rng.random(n_rows) < missing_share, f] = np.nan
-    codes: IntArray = np.empty((n_rows, real.codes.shape[1]), dtype=np.int64)
-    for c in range(real.codes.shape[1]):
-        col_codes = real.codes[:, c]
-        uniques = np.unique(col_codes[col_codes >= 0])
-        codes[:, c] = rng.choice(uniques, size=n_rows)
-        missing_share = float((col_codes < 0).mean())
+    codes: IntArray = np.empty((n_rows, len(real.categorical_names)), dtype=np.int64)
+    for c in range(codes.shape[1]):
+        codes[:, c] = rng.choice(domain.codes[c], size=n_rows)
+        missing_share = float(domain.codes_missing[c] / domain.n_rows)
         if missing_share:
             codes[rng.random(n_rows) < missing_share, c] = -1
     return EncodedTable(numeric, codes, real.numeric_names, real.categorical_names)
+
+
+def _domain(table: Any) -> Domain:
+    """Per-column domain: reduced on the cluster for a partitioned table, else computed here."""
+    if hasattr(table, "domain"):
+        return table.domain
+    numeric, codes = table.numeric, table.codes
+    nan = np.isnan(numeric)
+    values = [col[~np.isnan(col)] for col in numeric.T]
+    return Domain(
+        low=np.array([v.min() if v.size else np.nan for v in values]),
+        high=np.array([v.max() if v.size else np.nan for v in values]),
+        integer=np.array([bool(np.all(v == np.round(v))) for v in values], dtype=bool),
+        numeric_missing=nan.sum(axis=0), codes=[np.unique(c[c >= 0]) for c in codes.T],
+        codes_missing=(codes < 0).sum(axis=0), n_rows=int(numeric.shape[0]),
+    )  # fmt: skip
 
 
 def _check_subsample(
@@ -139,9 +153,12 @@ class DCRBaselineProtection(Metric):
         Iterations to average (needs ``num_rows_subsample``).
     subsample_real : bool, default=False
         Also subsample the real reference, as SDMetrics does (biased, see #934).
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_baseline_protection"
+    report_order = 10
     attack = (
         "An attacker holding the synthetic table looks for real people among its rows: "
         "if synthetic rows sit much closer to real rows than random rows do, they copy them."
@@ -153,15 +170,18 @@ class DCRBaselineProtection(Metric):
         num_rows_subsample: int | None = None,
         num_iterations: int = 1,
         subsample_real: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
         self._set_params(
             num_rows_subsample=n_sub,
             num_iterations=n_iter,
             subsample_real=bool(subsample_real),
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        level = float(self.params["confidence_level"])
         real, syn = tables.encoded("real"), tables.encoded("synthetic")
         n_sub = self.params["num_rows_subsample"]
         n_iter = self.params["num_iterations"]
@@ -223,7 +243,13 @@ class DCRBaselineProtection(Metric):
                     "distance of each random-baseline row to its closest real row",
                 )
                 if n_iter == 1:
-                    ci = bootstrap_interval(_protection_ratio, d_syn, d_rand, rng=rng)
+                    ci = bootstrap_interval(
+                        _protection_ratio,
+                        d_syn,
+                        d_rand,
+                        rng=rng,
+                        confidence_level=level,
+                    )
         if any(s != s for s in scores):  # NaN
             context.warn(
                 "the random baseline's median DCR is 0 (random rows hit real rows exactly: a tiny discrete "
@@ -275,9 +301,12 @@ class DCROverfittingProtection(Metric):
         ``"reference"`` normalises DCR to real by the real table's ranges and DCR to
         holdout by the holdout's ranges, as SDMetrics does; ``"real"`` uses the real
         table's ranges for both, so the two distances are measured in the same units.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_overfitting_protection"
+    report_order = 20
     attack = (
         "A generator that memorised its training rows produces synthetic rows closer to those "
         "rows than to real rows it never saw (the holdout)."
@@ -291,15 +320,20 @@ class DCROverfittingProtection(Metric):
         num_iterations: int = 1,
         subsample_real: bool = False,
         range_source: Literal["reference", "real"] = "reference",
+        confidence_level: float = 0.95,
     ) -> None:
         n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
         check_option(range_source, name="range_source", allowed=("reference", "real"))
         self._set_params(
-            num_rows_subsample=n_sub, num_iterations=n_iter, subsample_real=bool(subsample_real),
+            num_rows_subsample=n_sub,
+            num_iterations=n_iter,
+            subsample_real=bool(subsample_real),
             range_source=range_source,
-        )  # fmt: skip
+            confidence_level=check_confidence_level(confidence_level),
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        level = float(self.params["confidence_level"])
         real, syn, hold = (
             tables.encoded("real"),
             tables.encoded("synthetic"),
@@ -342,7 +376,7 @@ class DCROverfittingProtection(Metric):
             else:
                 ref_real, ref_hold = real, hold
             scale = (
-                column_ranges(ref_real.numeric)
+                _domain(ref_real).ranges
                 if self.params["range_source"] == "real"
                 else None
             )
@@ -380,7 +414,9 @@ class DCROverfittingProtection(Metric):
                     "distance of each synthetic row to its closest holdout row",
                 )
                 if n_iter == 1:
-                    ci = bootstrap_interval(_overfitting_protection, closer, rng=rng)
+                    ci = bootstrap_interval(
+                        _overfitting_protection, closer, rng=rng, confidence_level=level
+                    )
         score = float(np.mean(scores))
         breakdown = {
             "score": score,

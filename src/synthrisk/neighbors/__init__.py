@@ -208,6 +208,16 @@ def nearest_neighbors(
     Neighbors
         ``distances`` and ``indices``, both of shape (n_query, k).
     """
+    if hasattr(query, "partitions") or hasattr(reference, "partitions"):
+        # a table partitioned on a Dask cluster (synthrisk.schema.partitioned)
+        from synthrisk.neighbors.dask_backend import kneighbors_tables
+
+        k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
+        distances, indices = kneighbors_tables(
+            query, reference, k=k, distance=distance, scale=scale,
+            working_memory=working_memory, progress=progress,
+        )  # fmt: skip
+        return Neighbors(distances=distances, indices=indices)
     q_num, q_cat = _as_blocks(query, "query")
     r_num, r_cat = _as_blocks(reference, "reference")
     if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:

@@ -1,25 +1,404 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Dask neighbour search: query blocks as dask tasks, each running the numba kernel.
+"""Distributed neighbour search on a Dask cluster (or Dask's local threaded scheduler).
 
-The reference table must fit in the memory of every worker (it is shipped to each
-task once); the query side is split into blocks of ``working_memory`` size, so the
-work spreads over a dask cluster (``dask.distributed``) or the local threaded
-scheduler. Results are identical to the numpy and numba backends.
+The query rows are cut into partitions; every partition is one task that runs the
+numba kernel against the reference. Two layouts of the reference:
+
+* **broadcast** (the reference fits a worker's memory): the reference is scattered
+  once to every worker (``client.scatter(..., broadcast=True)``) and each query task
+  searches all of it;
+* **partitioned** (it does not): the reference is cut into partitions too, every
+  (query partition, reference partition) pair is a task returning its local top k
+  with *global* reference positions, and a tree of merge tasks keeps the k smallest
+  ``(distance, position)`` pairs per query row.
+
+Both give exactly the numba backend's answer: every pair's distance is computed by
+the same kernel in the same term order, and the merge orders by distance, then by
+global reference position, so ties still go to the lowest position.
+
+Task inputs are partitions (scattered futures with a client, ``dask.delayed``
+literals with the threaded scheduler), never whole arrays captured in closures, so
+a distributed scheduler ships each partition once. Numeric partitions may be
+float32 and code partitions int32 (compact storage); they are widened to float64 /
+int64 inside the task, so results equal the in-memory search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import dataclasses
+import math
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from synthrisk._optional import import_optional
-from synthrisk._typing import FloatArray, IntArray
+from synthrisk._typing import Backend, FloatArray, IntArray
+from synthrisk.exceptions import ParameterError, SynthriskError
 from synthrisk.neighbors import numba_backend
-from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._spec import DistanceSpec
+from synthrisk.schema.partitioned import Partitions, split_rows
 
-__all__ = ["kneighbors"]
+__all__ = [
+    "ClusterError",
+    "DaskSettings",
+    "Partitions",
+    "active_client",
+    "compute_scope",
+    "dask_compute",
+    "dask_settings",
+    "get_dask_settings",
+    "kneighbors",
+    "kneighbors_partitioned",
+    "local_cluster_size",
+    "merge_topk",
+    "split_rows",
+]
+
+#: share of a worker's memory limit the broadcast reference may take
+_BROADCAST_SHARE = 0.25
+#: number of partial results merged by one reduction task
+_MERGE_FAN_IN = 4
+#: times a query partition is resubmitted after its inputs were lost with a worker
+_RESUBMITS = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class DaskSettings:
+    """How the ``"dask"`` backend of :func:`~synthrisk.neighbors.nearest_neighbors` runs.
+
+    Attributes
+    ----------
+    client : dask.distributed.Client or None
+        Cluster to run on; None uses the default client if one exists, else Dask's
+        threaded scheduler.
+    partition_rows : int or None
+        Query rows per task; None cuts the query into about 40 partitions.
+    reference_rows : int or None
+        Cut an in-memory reference into partitions of this many rows and merge the
+        partial top-k results; None keeps it whole and broadcasts it when it fits.
+    """
+
+    client: Any = None
+    partition_rows: int | None = None
+    reference_rows: int | None = None
+
+
+_SETTINGS = [DaskSettings()]
+
+
+@contextlib.contextmanager
+def dask_settings(**changes: Any) -> Iterator[DaskSettings]:
+    """Temporarily change :class:`DaskSettings`, e.g. ``dask_settings(client=client)``."""
+    _SETTINGS.append(dataclasses.replace(_SETTINGS[-1], **changes))
+    try:
+        yield _SETTINGS[-1]
+    finally:
+        _SETTINGS.pop()
+
+
+def get_dask_settings() -> DaskSettings:
+    """The current :class:`DaskSettings`."""
+    return _SETTINGS[-1]
+
+
+def active_client() -> Any | None:
+    """The ``dask.distributed`` client to use: the configured one, else the default one, else None."""
+    client = get_dask_settings().client
+    if client is not None:
+        return client
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()  # type: ignore[no-untyped-call]
+    except ValueError:
+        return None
+
+
+def _widen(part: tuple[np.ndarray, np.ndarray]) -> tuple[FloatArray, IntArray]:
+    numeric, codes = part
+    return (
+        np.ascontiguousarray(numeric, dtype=np.float64),
+        np.ascontiguousarray(codes, dtype=np.int64),
+    )
+
+
+def _search(
+    query: tuple[np.ndarray, np.ndarray],
+    reference: tuple[np.ndarray, np.ndarray],
+    spec: DistanceSpec,
+    k: int,
+    working_memory: float | None,
+    offset: int,
+) -> tuple[FloatArray, IntArray]:
+    """Task: top-k of one query partition in one reference partition (global positions)."""
+    q_num, q_cat = _widen(query)
+    r_num, r_cat = _widen(reference)
+    k_local = min(k, r_num.shape[0])
+    if q_num.shape[0] == 0 or k_local == 0:
+        return np.empty((q_num.shape[0], 0)), np.empty((q_num.shape[0], 0), np.int64)
+    distances, indices = numba_backend.kneighbors(
+        q_num, q_cat, r_num, r_cat, spec, k=k_local, working_memory=working_memory
+    )
+    if offset:
+        indices += offset
+    return distances, indices
+
+
+def merge_topk(
+    *results: tuple[FloatArray, IntArray], k: int
+) -> tuple[FloatArray, IntArray]:
+    """Keep the k smallest ``(distance, position)`` pairs per row of several partial results.
+
+    Missing distances (NaN) order like +inf, as in the kernels, and ties go to the
+    lowest position; the result is the search over the union of the references.
+    """
+    distances = np.concatenate([r[0] for r in results], axis=1)
+    indices = np.concatenate([r[1] for r in results], axis=1)
+    key = np.where(np.isnan(distances), np.inf, distances)
+    order = np.lexsort((indices, key), axis=-1)[:, :k]
+    return (
+        np.take_along_axis(distances, order, axis=1),
+        np.take_along_axis(indices, order, axis=1),
+    )
+
+
+def _merge_task(
+    k: int, *results: tuple[FloatArray, IntArray]
+) -> tuple[FloatArray, IntArray]:
+    return merge_topk(*results, k=k)
+
+
+def _worker_memory(client: Any) -> float:
+    """Smallest memory limit among the client's workers, in bytes (inf when unknown)."""
+    try:
+        workers = client.scheduler_info()["workers"].values()
+        limits = [w.get("memory_limit") or math.inf for w in workers]
+    except (KeyError, AttributeError, OSError):  # pragma: no cover - defensive
+        return math.inf
+    return float(min(limits)) if limits else math.inf
+
+
+def kneighbors_partitioned(
+    query: Partitions,
+    reference: Partitions,
+    spec: DistanceSpec,
+    *,
+    k: int,
+    working_memory: float | None = None,
+    client: Any | None = None,
+    broadcast: bool | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[FloatArray, IntArray]:
+    """k nearest reference rows of every query row, query (and reference) partitions as tasks.
+
+    Parameters
+    ----------
+    query, reference : Partitions
+        Encoded rows; partitions may be in-memory tuples or futures on ``client``.
+    spec : DistanceSpec
+        The distance (see :func:`synthrisk.neighbors.distance_spec`).
+    k : int
+        Number of neighbours, at most ``reference.n_rows``.
+    working_memory : float, default=None
+        MiB budget of one block inside a task.
+    client : dask.distributed.Client, default=None
+        Cluster to run on; None uses the threaded scheduler.
+    broadcast : bool, default=None
+        Ship the whole reference to every worker (True) or search reference
+        partitions and merge (False); None broadcasts when the reference takes at
+        most a quarter of the smallest worker's memory limit (always with the
+        threaded scheduler, if it is one partition).
+    progress : callable, default=None
+        Called with the number of query rows finished, as query partitions complete.
+
+    Returns
+    -------
+    distances : ndarray of shape (n_query, k)
+    indices : ndarray of shape (n_query, k)
+        Global reference positions, ties to the lowest.
+    """
+    if k > reference.n_rows:
+        msg = f"`k` must be at most the number of reference rows ({reference.n_rows}); got {k}."
+        raise ParameterError(msg)
+    if query.n_rows == 0:
+        return np.empty((0, k)), np.empty((0, k), dtype=np.int64)
+    if client is None:
+        return _threaded(query, reference, spec, k, working_memory, broadcast, progress)
+    return _distributed(
+        client, query, reference, spec, k, working_memory, broadcast, progress
+    )
+
+
+def _threaded(
+    query: Partitions,
+    reference: Partitions,
+    spec: DistanceSpec,
+    k: int,
+    working_memory: float | None,
+    broadcast: bool | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[FloatArray, IntArray]:
+    dask = import_optional("dask", extra="dask")
+    from dask.delayed import Delayed
+
+    delayed = dask.delayed
+    if broadcast or (broadcast is None and len(reference.parts) == 1):
+        whole = (
+            reference.parts[0]
+            if len(reference.parts) == 1
+            else delayed(_concat, pure=True)(*reference.parts)
+        )
+        ref_parts, offsets = [whole], [0]
+    else:
+        ref_parts, offsets = reference.parts, reference.offsets
+    token = uuid.uuid4().hex
+    ref_nodes = [
+        p if isinstance(p, Delayed) else delayed(p, name=f"synthrisk-ref-{token}-{i}")
+        for i, p in enumerate(ref_parts)
+    ]
+    search = delayed(_search, pure=False)
+    merge = delayed(_merge_task, pure=False)
+    tasks = []
+    for i, part in enumerate(query.parts):
+        q = (
+            part
+            if isinstance(part, Delayed)
+            else delayed(part, name=f"synthrisk-query-{token}-{i}")
+        )
+        partial = [
+            search(q, r, spec, k, working_memory, off)
+            for r, off in zip(ref_nodes, offsets, strict=True)
+        ]
+        tasks.append(_reduce(partial, lambda group: merge(k, *group)))
+    # one query partition per compute call keeps progress reporting live
+    out = []
+    batch = max(1, len(tasks) // 20)
+    for start in range(0, len(tasks), batch):
+        chunk = dask.compute(*tasks[start : start + batch], scheduler="threads")
+        out.extend(chunk)
+        if progress is not None:
+            progress(int(sum(query.rows[start : start + batch])))
+    return _stack(out, k)
+
+
+def _distributed(
+    client: Any,
+    query: Partitions,
+    reference: Partitions,
+    spec: DistanceSpec,
+    k: int,
+    working_memory: float | None,
+    broadcast: bool | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[FloatArray, IntArray]:
+    distributed = import_optional("distributed", extra="dask")
+    if broadcast is None:
+        broadcast = reference.nbytes <= _BROADCAST_SHARE * _worker_memory(client)
+    local_reference = not any(
+        isinstance(p, distributed.Future) for p in reference.parts
+    )
+    ref_state: dict[str, Any] = {}
+
+    def place_reference() -> None:
+        if broadcast and local_reference:
+            whole = (
+                reference.parts[0]
+                if len(reference.parts) == 1
+                else _concat(*reference.parts)
+            )
+            ref_state["parts"] = client.scatter([whole], broadcast=True, hash=False)
+            ref_state["offsets"] = [0]
+        elif broadcast:
+            whole = client.submit(_concat, *reference.parts, pure=False)
+            client.replicate([whole])
+            ref_state["parts"], ref_state["offsets"] = [whole], [0]
+        else:
+            ref_state["parts"] = _on_cluster(client, reference.parts)
+            ref_state["offsets"] = reference.offsets
+
+    def merge(group: list[Any]) -> Any:
+        return client.submit(_merge_task, k, *group, pure=False)
+
+    owner: dict[Any, int] = {}
+
+    def submit(i: int) -> Any:
+        [part] = _on_cluster(client, [query.parts[i]])
+        partial = [
+            client.submit(_search, part, r, spec, k, working_memory, off, pure=False)
+            for r, off in zip(ref_state["parts"], ref_state["offsets"], strict=True)
+        ]
+        final = _reduce(partial, merge)
+        owner[final] = i
+        return final
+
+    place_reference()
+    pending = distributed.as_completed(
+        [submit(i) for i in range(len(query.parts))], loop=client.loop
+    )
+    results: list[Any] = [None] * len(query.parts)
+    attempts = [0] * len(query.parts)
+    for future in pending:
+        i = owner.pop(future)
+        try:
+            results[i] = future.result()
+        except Exception:
+            # a partition lost with its worker: scattered inputs cannot be rebuilt
+            # by Dask, so scatter them again and resubmit this query partition
+            attempts[i] += 1
+            if attempts[i] > _RESUBMITS:
+                raise
+            if any(f.status != "finished" for f in ref_state["parts"]):
+                place_reference()
+            pending.add(submit(i))
+            continue
+        future.release()
+        if progress is not None:
+            progress(query.rows[i])
+    return _stack(results, k)
+
+
+def _on_cluster(client: Any, parts: Sequence[Any]) -> list[Any]:
+    """Futures of ``parts``: in-memory partitions are scattered (each once)."""
+    distributed = import_optional("distributed", extra="dask")
+    local = [i for i, p in enumerate(parts) if not isinstance(p, distributed.Future)]
+    out = list(parts)
+    if local:
+        futures = client.scatter([parts[i] for i in local], hash=False)
+        for i, future in zip(local, futures, strict=True):
+            out[i] = future
+    return out
+
+
+def _reduce(partial: list[Any], merge: Callable[[list[Any]], Any]) -> Any:
+    """A tree of merge tasks over partial results (fan-in :data:`_MERGE_FAN_IN`)."""
+    while len(partial) > 1:
+        partial = [
+            merge(partial[i : i + _MERGE_FAN_IN])
+            for i in range(0, len(partial), _MERGE_FAN_IN)
+        ]
+    return partial[0]
+
+
+def _concat(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+    )
+
+
+def _stack(results: list[Any], k: int) -> tuple[FloatArray, IntArray]:
+    if not results:
+        return np.empty((0, k)), np.empty((0, k), dtype=np.int64)
+    return (
+        np.concatenate([r[0] for r in results]),
+        np.concatenate([r[1] for r in results]),
+    )
 
 
 def kneighbors(
@@ -33,35 +412,215 @@ def kneighbors(
     working_memory: float | None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, computed as dask tasks."""
-    dask = import_optional("dask", extra="dask")
+    """k nearest reference rows of every query row, as Dask tasks.
+
+    Runs on the configured or default ``dask.distributed`` client when there is one
+    (:func:`active_client`), otherwise on Dask's threaded scheduler. Query rows are
+    cut into partitions of :attr:`DaskSettings.partition_rows` rows (default: about 40
+    partitions, at least 1024 rows each).
+    """
+    client = active_client()
     n_query = q_num.shape[0]
-    step = rows_per_block(
-        8 * (r_num.shape[0] + 64), working_memory=working_memory, n_rows=n_query
+    settings = get_dask_settings()
+    rows = settings.partition_rows or max(1024, -(-n_query // 40))
+    query = split_rows(q_num, q_cat, rows)
+    reference = split_rows(r_num, r_cat, max(r_num.shape[0], 1))
+    ref_rows = settings.reference_rows
+    broadcast = None
+    if ref_rows is None and client is not None:
+        # too large to broadcast: partitions of at most the broadcast share
+        limit = _BROADCAST_SHARE * _worker_memory(client)
+        if reference.nbytes > limit:
+            ref_rows = max(1, int(r_num.shape[0] * limit // reference.nbytes))
+    if ref_rows is not None and ref_rows < r_num.shape[0]:
+        reference = split_rows(r_num, r_cat, ref_rows)
+        broadcast = False
+    return kneighbors_partitioned(
+        query,
+        reference,
+        spec,
+        k=k,
+        working_memory=working_memory,
+        client=client,
+        broadcast=broadcast,
+        progress=progress,
     )
-    step = max(step, 1024)
-    reference = dask.delayed((r_num, r_cat), pure=True)
 
-    def block(
-        start: int, stop: int, ref: tuple[FloatArray, IntArray]
-    ) -> tuple[FloatArray, IntArray]:
-        return numba_backend.kneighbors(
-            q_num[start:stop],
-            q_cat[start:stop],
-            ref[0],
-            ref[1],
-            spec,
-            k=k,
-            working_memory=working_memory,
+
+def kneighbors_tables(
+    query: Any,
+    reference: Any,
+    *,
+    k: int,
+    distance: str,
+    scale: FloatArray | None,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[FloatArray, IntArray]:
+    """Search with a partitioned table on either side (``synthrisk.schema.partitioned``).
+
+    The DCR distance is supported: its column ranges come from the reference's
+    distributed domain reduction, exactly the in-memory ranges. An in-memory side is
+    cut into partitions and scattered.
+    """
+    from synthrisk.neighbors import distance_spec
+
+    if distance != "dcr":
+        msg = f"partitioned tables support distance='dcr' only; got distance={distance!r}."
+        raise ParameterError(msg)
+    client = getattr(reference, "client", None) or getattr(query, "client", None)
+
+    def as_partitions(table: Any) -> Partitions:
+        if hasattr(table, "partitions"):
+            return table.partitions
+        rows = get_dask_settings().partition_rows or max(1024, -(-table.n_rows // 40))
+        return split_rows(table.numeric, table.codes, rows)
+
+    n_num = len(reference.numeric_names)
+    if scale is None:
+        scale = (
+            reference.domain.ranges
+            if hasattr(reference, "domain")
+            else _column_ranges(reference.numeric)
         )
+    empty = np.empty((0, n_num))
+    spec, _, _ = distance_spec(
+        "dcr", empty, empty, len(reference.categorical_names), scale=scale
+    )
+    q_parts, r_parts = as_partitions(query), as_partitions(reference)
+    if k > r_parts.n_rows:
+        msg = f"`k` must be at most the number of reference rows ({r_parts.n_rows}); got {k}."
+        raise ParameterError(msg)
+    broadcast = None
+    ref_rows = get_dask_settings().reference_rows
+    if ref_rows is not None and ref_rows < r_parts.n_rows:
+        broadcast = False
+    return kneighbors_partitioned(
+        q_parts, r_parts, spec, k=k, working_memory=working_memory, client=client,
+        broadcast=broadcast, progress=progress,
+    )  # fmt: skip
 
-    tasks = [
-        dask.delayed(block)(s, min(s + step, n_query), reference)
-        for s in range(0, n_query, step)
-    ]
-    parts = dask.compute(*tasks)
-    if progress is not None:
-        progress(n_query)
-    if not parts:
-        return np.empty((0, k)), np.empty((0, k), dtype=np.int64)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+def _column_ranges(numeric: np.ndarray) -> FloatArray:
+    from synthrisk.neighbors import column_ranges
+
+    return column_ranges(numeric)
+
+
+#: seconds to wait for a scheduler before giving up
+CONNECT_TIMEOUT = 10.0
+
+
+class ClusterError(SynthriskError, RuntimeError):
+    """The Dask scheduler cannot be reached or the cluster cannot be started."""
+
+
+def local_cluster_size(n_workers: int | None = None) -> tuple[int, int]:
+    """``(workers, threads per worker)`` of a local cluster sized to this machine.
+
+    One single-threaded worker process per usable core by default (the numba
+    kernels release the GIL, but processes keep one worker's memory spike from
+    stopping the others).
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    workers = cores if n_workers is None else max(int(n_workers), 1)
+    return workers, max(cores // workers, 1)
+
+
+def _connect(client_cls: Callable[..., Any], scheduler: str, timeout: float) -> Any:
+    try:
+        return client_cls(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        msg = (
+            f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s ({exc}). "
+            "Check the address (e.g. tcp://host:8786) and that the scheduler is running, "
+            "or leave out the scheduler to start a local cluster."
+        )
+        raise ClusterError(msg) from None
+
+
+@contextlib.contextmanager
+def dask_compute(
+    *,
+    client: Any | None = None,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+) -> Iterator[Any]:
+    """Run the ``"dask"`` backend on a cluster for the duration of the block.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, default=None
+        Use this client (it stays open after the block).
+    scheduler : str, default=None
+        Address of a running scheduler (``tcp://host:8786``) to connect to.
+    n_workers : int, default=None
+        Workers of a local cluster (default: one per core); only used when neither
+        ``client`` nor ``scheduler`` is given.
+    timeout : float, default=10
+        Seconds to wait for the scheduler.
+
+    Yields
+    ------
+    dask.distributed.Client
+
+    Raises
+    ------
+    ClusterError
+        The scheduler cannot be reached.
+    """
+    distributed = import_optional("distributed", extra="dask")
+    with contextlib.ExitStack() as stack:
+        if client is None and scheduler is not None:
+            client = stack.enter_context(
+                _connect(distributed.Client, scheduler, timeout)
+            )
+        elif client is None:
+            workers, threads = local_cluster_size(n_workers)
+            try:
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=workers, threads_per_worker=threads,
+                        processes=True, dashboard_address=":0",
+                    )
+                )  # fmt: skip
+            except (
+                OSError,
+                TimeoutError,
+            ) as exc:  # pragma: no cover - machine-specific
+                msg = f"cannot start a local Dask cluster ({exc}); pass the address of a running scheduler instead."
+                raise ClusterError(msg) from None
+            client = stack.enter_context(
+                distributed.Client(cluster, set_as_default=False)
+            )
+        stack.enter_context(dask_settings(client=client))
+        yield client
+
+
+@contextlib.contextmanager
+def compute_scope(
+    backend: Backend | None, *, client: Any | None = None, scheduler: str | None = None
+) -> Iterator[Backend | None]:
+    """Where ``evaluate`` runs: yields the backend name for the metrics.
+
+    A ``client`` or ``scheduler`` means ``"dask"`` on that cluster; ``backend="dask"``
+    alone uses the default ``dask.distributed`` client if one exists, else starts a
+    local cluster for the block; any other backend runs in this process.
+    """
+    if client is None and scheduler is None and backend != "dask":
+        yield backend
+        return
+    if backend not in (None, "dask"):
+        msg = f"`client` and `scheduler` need `backend='dask'` (or no backend); got backend={backend!r}."
+        raise ParameterError(msg)
+    if client is not None and scheduler is not None:
+        msg = "give either `client` or `scheduler`, not both."
+        raise ParameterError(msg)
+    if client is None and scheduler is None:
+        client = active_client()
+    with dask_compute(client=client, scheduler=scheduler):
+        yield "dask"

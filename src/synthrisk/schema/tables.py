@@ -118,8 +118,12 @@ def prepare_tables(
     holdout: Any = None,
     *,
     metadata: Mapping[str, Any] | Schema | None = None,
+    allow_all_missing: bool = False,
 ) -> Tables:
     """Validate the input tables and return normalised copies with their schema.
+
+    ``allow_all_missing=True`` keeps a column that is entirely missing in the synthetic
+    or holdout table (drop-in layers of references that score it) instead of refusing it.
 
     Raises
     ------
@@ -197,6 +201,8 @@ def prepare_tables(
                     "drop it, or mark it as kind 'id' in the metadata to exclude it."
                 )
                 raise InputError(msg)
+            if allow_all_missing:
+                continue
             notes.append(
                 f"column {spec.name!r} is entirely missing in the `{name}` table; it is "
                 "evaluated as it is (a missing value never matches a real one)."

@@ -637,8 +637,12 @@ def test_disclosure_metrics_need_parameters_and_run_in_evaluate(
     expected = GOLDENS["cases"]["basic"]["results"]["cap"]["score"]
     assert report["disclosure_protection"].score == pytest.approx(expected, abs=1e-12)
     assert report["categorical_cap"].params == {
-        "key_fields": ["cat_b"], "sensitive_fields": ["sens2"], "missing": "category", "strict_types": False
-    }  # fmt: skip
+        "key_fields": ["cat_b"],
+        "sensitive_fields": ["sens2"],
+        "missing": "category",
+        "strict_types": False,
+        "confidence_level": 0.95,
+    }
 
 
 # ------------------------------------------------------------------------ bad input

@@ -17,7 +17,8 @@ from synthrisk.metrics.membership.knn import (
     MembershipKnnProbabilities,
     parzen_probabilities,
 )
-from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
+from synthrisk.metrics.membership.nndr import NNDR
+from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 from synthrisk.results import EvaluationReport
 
 APT_DATA = Path(__file__).parents[2] / "compat" / "data" / "apt"

@@ -378,3 +378,15 @@ def test_new_row_synthesis_sample_size_is_seeded(tables) -> None:
     a = metric.compute(real, synthetic, seed=1).breakdown
     assert a == metric.compute(real, synthetic, seed=1).breakdown
     assert a["num_new_rows"] + a["num_matched_rows"] == 50
+
+
+def test_knn_with_too_few_synthetic_rows_is_a_clear_error() -> None:
+    real = pd.DataFrame({"k": list("abcab"), "s": list("xyxyx")})
+    with pytest.raises(InputError, match="n_neighbors=5"):
+        CategoricalKNN(key_fields=["k"], sensitive_fields=["s"]).compute(
+            real, real.iloc[:3]
+        )
+    score = CategoricalKNN(
+        key_fields=["k"], sensitive_fields=["s"], model_kwargs={"n_neighbors": 1}
+    ).compute(real, real.iloc[:3])
+    assert 0 <= score.score <= 1

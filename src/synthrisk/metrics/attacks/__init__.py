@@ -9,31 +9,15 @@ success beyond the control's.
 from __future__ import annotations
 
 from synthrisk.metrics.attacks._common import check_compat
-from synthrisk.metrics.attacks._queries import (
-    OP_EQ,
-    OP_GE,
-    OP_GT,
-    OP_ISNULL,
-    OP_LE,
-    OP_LT,
-    OP_NE,
-    OP_NOTNULL,
-)
+from synthrisk.metrics.attacks._queries import polars_term
 from synthrisk.metrics.attacks.inference import InferenceRisk
 from synthrisk.metrics.attacks.linkability import LinkabilityRisk
 from synthrisk.metrics.attacks.singling_out import SinglingOutRisk
 
 __all__ = [
-    "OP_EQ",
-    "OP_GE",
-    "OP_GT",
-    "OP_ISNULL",
-    "OP_LE",
-    "OP_LT",
-    "OP_NE",
-    "OP_NOTNULL",
     "InferenceRisk",
     "LinkabilityRisk",
     "SinglingOutRisk",
     "check_compat",
+    "polars_term",
 ]

@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import keyword
 import math
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -46,6 +48,7 @@ __all__ = [
     "QueryTable",
     "count_matches",
     "match_lists",
+    "polars_term",
     "render_query",
 ]
 
@@ -533,3 +536,24 @@ def render_query(
                 f"{name} {OPS[op]} {format_value(info, column, float(vals[t]))}"
             )
     return " AND ".join(parts)
+
+
+_POLARS_OPS: dict[int, Callable[[Any, Any], Any]] = {
+    OP_EQ: operator.eq,
+    OP_NE: operator.ne,
+    OP_LT: operator.lt,
+    OP_LE: operator.le,
+    OP_GT: operator.gt,
+    OP_GE: operator.ge,
+    OP_ISNULL: lambda column, _: column.is_null(),
+    OP_NOTNULL: lambda column, _: column.is_not_null(),
+}
+
+
+def polars_term(op: int, column: Any, value: Any) -> Any:
+    """One query term as a polars expression (``column`` is a ``polars.col``)."""
+    if op in _POLARS_OPS:
+        return _POLARS_OPS[op](column, value)
+    import polars as pl
+
+    return pl.lit(False)

@@ -386,6 +386,7 @@ class InferenceRisk(Metric):
     """
 
     id = "inference"
+    report_order = 140
     attack = (
         "An attacker who knows some attributes of a person guesses a secret attribute from the most "
         "similar synthetic row, compared with real people the generator never saw."

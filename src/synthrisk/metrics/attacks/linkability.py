@@ -352,6 +352,7 @@ class LinkabilityRisk(Metric):
     """
 
     id = "linkability"
+    report_order = 130
     attack = (
         "An attacker holding two datasets about the same people, with different columns, links their "
         "records through the synthetic rows nearest to each of them."

@@ -396,6 +396,7 @@ class SinglingOutRisk(Metric):
     """
 
     id = "singling_out"
+    report_order = 120
     attack = (
         "An attacker writes queries on the synthetic table that match exactly one synthetic row and "
         "checks how many of them also match exactly one real person, compared with real people the "

@@ -17,6 +17,7 @@ from synthrisk.metrics.disclosure._cap import (
     DisclosureProtectionEstimate,
 )
 from synthrisk.metrics.disclosure._codes import column_list
+from synthrisk.metrics.disclosure._kanonymity import KAnonymity
 from synthrisk.metrics.disclosure._kernels import (
     cap_probabilities,
     cap_protection,
@@ -37,6 +38,7 @@ __all__ = [
     "DiSCO",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "KAnonymity",
     "ReplicatedUniques",
     "UniqueExactMatches",
     "cap_probabilities",

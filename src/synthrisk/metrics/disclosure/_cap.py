@@ -48,6 +48,7 @@ from synthrisk.metrics.disclosure._kernels import CapMethod, cap_protection
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
+from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "CategoricalCAP",
@@ -204,9 +205,12 @@ class DisclosureProtection(_DisclosureBase):
     strict_types : bool, default=False
         Raise where SDMetrics 0.32 raises (datetime column not listed as continuous,
         continuous column with no real value) instead of handling the case.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "disclosure_protection"
+    report_order = 30
 
     def __init__(
         self,
@@ -219,6 +223,7 @@ class DisclosureProtection(_DisclosureBase):
         num_discrete_bins: int = 10,
         nat_binning: NatBinning = "missing",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         self.known = column_list(known_column_names, name="known_column_names")
         self.sensitive = column_list(
@@ -231,10 +236,15 @@ class DisclosureProtection(_DisclosureBase):
         bins = check_int(num_discrete_bins, name="num_discrete_bins", minimum=1)
         check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
         self._set_params(
-            known_column_names=self.known, sensitive_column_names=self.sensitive, computation_method=method,
-            continuous_column_names=self.continuous, num_discrete_bins=bins, nat_binning=nat_binning,
+            known_column_names=self.known,
+            sensitive_column_names=self.sensitive,
+            computation_method=method,
+            continuous_column_names=self.continuous,
+            num_discrete_bins=bins,
+            nat_binning=nat_binning,
             strict_types=bool(strict_types),
-        )  # fmt: skip
+            confidence_level=check_confidence_level(confidence_level),
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = self._codes(tables, context)
@@ -246,7 +256,10 @@ class DisclosureProtection(_DisclosureBase):
         ci = None
         if codes.baseline != 0:
             boot = bootstrap_cap(p, context.rng)
-            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+            ci = percentile_interval(
+                np.minimum(boot / codes.baseline, 1.0),
+                confidence_level=float(self.params["confidence_level"]),
+            )
         why = "no synthetic row has the row's known values (plain CAP skips it)"
         records = {
             "guess_probability": RecordScores(
@@ -283,9 +296,12 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         Number of subsamples.
     **kwargs
         The parameters of :class:`DisclosureProtection`.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "disclosure_protection_estimate"
+    report_order = 40
 
     def __init__(
         self,
@@ -300,13 +316,19 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         num_iterations: int = 10,
         nat_binning: NatBinning = "missing",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         super().__init__(
-            known_column_names=known_column_names, sensitive_column_names=sensitive_column_names,
-            computation_method=computation_method, computation=computation,
-            continuous_column_names=continuous_column_names, num_discrete_bins=num_discrete_bins,
-            nat_binning=nat_binning, strict_types=strict_types,
-        )  # fmt: skip
+            known_column_names=known_column_names,
+            sensitive_column_names=sensitive_column_names,
+            computation_method=computation_method,
+            computation=computation,
+            continuous_column_names=continuous_column_names,
+            num_discrete_bins=num_discrete_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+            confidence_level=confidence_level,
+        )
         n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
         n_iter = check_int(num_iterations, name="num_iterations", minimum=1)
         params = dict(self.params)
@@ -379,7 +401,10 @@ class DisclosureProtectionEstimate(DisclosureProtection):
                 boot = np.asarray(caps)[idx].mean(axis=1)
             else:
                 boot = bootstrap_cap(p_iter[0], rng)
-            ci = percentile_interval(np.minimum(boot / codes.baseline, 1.0))
+            ci = percentile_interval(
+                np.minimum(boot / codes.baseline, 1.0),
+                confidence_level=float(self.params["confidence_level"]),
+            )
         summary = _row_summary(p_mean)
         summary["total"] = n_real
         breakdown = {
@@ -431,6 +456,7 @@ class CategoricalCAPBase(_DisclosureBase):
         sensitive_fields: Sequence[str] | None = None,
         missing: MissingRule = "category",
         strict_types: bool = False,
+        confidence_level: float = 0.95,
     ) -> None:
         self.known = column_list(key_fields, name="key_fields")
         self.sensitive = column_list(sensitive_fields, name="sensitive_fields")
@@ -441,6 +467,7 @@ class CategoricalCAPBase(_DisclosureBase):
             sensitive_fields=self.sensitive,
             missing=missing,
             strict_types=bool(strict_types),
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
@@ -461,7 +488,10 @@ class CategoricalCAPBase(_DisclosureBase):
                 "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
             )
         }
-        ci = percentile_interval(bootstrap_cap(p, context.rng))
+        ci = percentile_interval(
+            bootstrap_cap(p, context.rng),
+            confidence_level=float(self.params["confidence_level"]),
+        )
         breakdown = {"score": cap, "real_rows": _row_summary(p)}
         return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
 
@@ -485,9 +515,12 @@ class CategoricalCAP(CategoricalCAPBase):
         float columns; for object columns it depends on object identity).
     strict_types : bool, default=False
         Raise where SDMetrics 0.32 raises (datetime columns) instead of matching exactly.
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "categorical_cap"
+    report_order = 50
     method = "cap"
 
 
@@ -499,6 +532,7 @@ class CategoricalZeroCAP(CategoricalCAPBase):
     """
 
     id = "categorical_zero_cap"
+    report_order = 60
     method = "zero_cap"
 
 
@@ -512,4 +546,5 @@ class CategoricalGeneralizedCAP(CategoricalCAPBase):
     """
 
     id = "categorical_generalized_cap"
+    report_order = 70
     method = "generalized_cap"

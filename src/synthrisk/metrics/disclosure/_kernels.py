@@ -324,7 +324,9 @@ def generalized_cap_counts(
         Pooled synthetic rows of each real key (all keys at the minimum distance).
     """
     name = get_config().backend if backend is None else backend
-    check_option(name, name="backend", allowed=("auto", "numpy", "numba"))
+    check_option(name, name="backend", allowed=("auto", "numpy", "numba", "dask"))
+    if name == "dask":  # distinct keys only: small enough for this process
+        name = "numba"
     m, k = real_keys.shape
     if name == "auto":
         name = (

@@ -106,6 +106,7 @@ class UniqueExactMatches(Metric):
     """
 
     id = "unique_exact_matches"
+    report_order = 100
     attack = (
         "An attacker finds, in the synthetic table, the exact record of a real person who is the only one "
         "with that combination of values in the real data."
@@ -305,6 +306,7 @@ class ApparentMatchDistribution(Metric):
     """
 
     id = "apparent_match_distribution"
+    report_order = 110
     attack = (
         "An attacker who knows a real person's quasi-identifiers, unique in the real data, finds the one "
         "synthetic record with those values and reads the person's other values off it."

@@ -205,6 +205,7 @@ class ReplicatedUniques(_SynthpopBase):
     """
 
     id = "replicated_uniques"
+    report_order = 80
     attack = (
         "An intruder who knows a real person's key values finds a synthetic record that is the only one "
         "with those values, while the person is the only one with them in the real data."
@@ -343,6 +344,7 @@ class DiSCO(_SynthpopBase):
     """
 
     id = "disco"
+    report_order = 90
     attack = (
         "An intruder who knows a real person's key values looks them up in the synthetic table; when all "
         "matching synthetic records share one target value, the intruder takes it as the person's."

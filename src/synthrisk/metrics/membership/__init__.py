@@ -9,15 +9,26 @@ classifier and distribution validation.
 from __future__ import annotations
 
 from synthrisk.metrics.membership.classification import MembershipClassification
+from synthrisk.metrics.membership.density import (
+    DOMIAS,
+    CollisionMembership,
+    MonteCarloMembership,
+)
 from synthrisk.metrics.membership.distribution import DistributionValidation
+from synthrisk.metrics.membership.identifiability import EpsilonIdentifiability
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
-from synthrisk.metrics.membership.share import NNDR, DCRShare, IdenticalMatchShare
+from synthrisk.metrics.membership.nndr import NNDR
+from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 
 __all__ = [
+    "DOMIAS",
     "NNDR",
+    "CollisionMembership",
     "DCRShare",
     "DistributionValidation",
+    "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "MembershipClassification",
     "MembershipKnnProbabilities",
+    "MonteCarloMembership",
 ]

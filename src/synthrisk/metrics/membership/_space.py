@@ -44,6 +44,7 @@ __all__ = [
     "n_rows",
     "numeric_matrix",
     "resolve_distance",
+    "sample_rows",
     "take_rows",
 ]
 
@@ -211,3 +212,10 @@ def check_mode_distance(mode: Any, distance: Any) -> tuple[str, str]:
     if distance is not None:
         check_option(distance, name="distance", allowed=DISTANCES)
     return mode, resolve_distance(distance, mode)
+
+
+def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:
+    """``size`` sorted row positions of ``n`` drawn without replacement (all when fewer)."""
+    if size >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=size, replace=False))

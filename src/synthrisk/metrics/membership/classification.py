@@ -165,6 +165,7 @@ class MembershipClassification(Metric):
     """
 
     id = "membership_classification"
+    report_order = 170
     attack = (
         "If synthetic rows are harder to tell from the training rows than from unseen real rows, the "
         "generator reproduced its training data rather than the population."

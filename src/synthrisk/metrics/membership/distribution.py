@@ -167,6 +167,7 @@ class DistributionValidation(Metric):
     """
 
     id = "distribution_validation"
+    report_order = 180
     attack = (
         "Not an attack: checks that each synthetic column follows the real distribution, without which "
         "the membership attacks' verdicts are meaningless."

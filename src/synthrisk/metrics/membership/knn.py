@@ -27,6 +27,7 @@ from synthrisk.metrics.membership._space import (
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.mia import attack_summary, auc_control
 from synthrisk.stats.ranking import auc_delong_interval, ranking_scores, thin_curve
 
 __all__ = ["MembershipKnnProbabilities", "parzen_probabilities"]
@@ -96,6 +97,7 @@ class MembershipKnnProbabilities(Metric):
     """
 
     id = "membership_knn_probabilities"
+    report_order = 150
     attack = (
         "An attacker holding the synthetic table guesses that a real person was in the training data "
         "when many synthetic rows sit close to their record."
@@ -175,6 +177,8 @@ class MembershipKnnProbabilities(Metric):
             "n_non_members": n_n,
             "n_synthetic": n_rows(syn),
             "roc_curve": {"fpr": fpr, "tpr": tpr},
+            **attack_summary(p_real, p_hold, seed=context.seed),
+            "control": auc_control(p_real, p_hold),
         }
         records = {
             "real": RecordScores(

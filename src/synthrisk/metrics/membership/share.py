@@ -8,8 +8,8 @@ never saw (the holdout):
 * :class:`DCRShare` — IBM ai-privacy-toolkit (APT) 0.2.1's ``DatasetAttackWholeDatasetKnnDistance`` share, by default
   size-corrected (real and holdout compared at equal size), with a permutation p-value
   and a bootstrap interval;
-* :class:`NNDR` and :class:`IdenticalMatchShare` — MOSTLY AI QA's nearest-neighbour
-  distance ratio and identical match share, training vs holdout.
+* :class:`IdenticalMatchShare` — MOSTLY AI QA's identical match share, training vs
+  holdout (its nearest-neighbour distance ratio is in :mod:`.nndr`).
 
 Distances: see :mod:`synthrisk.metrics.membership._space` (mixed-type ``dcr`` distance by default,
 Euclidean on pre-encoded numeric columns with ``mode="apt"``).
@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from synthrisk._validation import check_option
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -41,28 +42,21 @@ from synthrisk.metrics.membership._space import (
     concat_rows,
     int_param,
     n_rows,
+    sample_rows,
     take_rows,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
-from synthrisk.stats.intervals import wilson_interval
+from synthrisk.stats.intervals import check_confidence_level, wilson_interval
 
-__all__ = ["NNDR", "DCRShare", "IdenticalMatchShare"]
+__all__ = ["DCRShare", "IdenticalMatchShare"]
 
-#: MOSTLY AI QA's offset that keeps the distance ratio finite for exact copies
-_NNDR_EPS = 1e-8
 #: a holdout (or real table) smaller than this share of the other is "much smaller"
 _SIZE_WARNING_RATIO = 0.5
 #: at most this many (distance, index) entries of pooled neighbour lists, to bound memory
 _MAX_LIST_ENTRIES = 20_000_000
-
-
-def _sample(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    if size >= n:
-        return np.arange(n)
-    return np.sort(rng.choice(n, size=size, replace=False))
 
 
 def _pool_lists(
@@ -176,9 +170,15 @@ class DCRShare(Metric):
         tables have the same size).
     n_permutations : int, default=999
         Random relabellings of real + holdout for the p-value; 0 skips the test.
+    column_subsets : {"all", "worst"}, default="all"
+        ``"worst"``: also 3 correlated and 3 random column groups (above 10 columns, as MOSTLY
+        AI QA); the largest share is kept, its p-value Bonferroni-corrected (``p_value_bonferroni``).
+    confidence_level : float, default=0.95
+        Two-sided level of the bootstrap interval.
     """
 
     id = "dcr_share"
+    report_order = 160
     attack = (
         "A generator that memorised its training rows puts synthetic rows closer to those rows than to "
         "real rows it never saw (the holdout)."
@@ -193,18 +193,28 @@ class DCRShare(Metric):
         distance: str | None = None,
         n_repeats: int = 10,
         n_permutations: int = 999,
+        column_subsets: str = "all",
+        confidence_level: float = 0.95,
     ) -> None:
         mode, distance = check_mode_distance(mode, distance)
         n_repeats = int_param(n_repeats, "n_repeats", 1)
         n_permutations = int_param(n_permutations, "n_permutations", 0)
+        subsets = check_option(column_subsets, name="column_subsets", allowed=SUBSETS)
         self._set_params(
             mode=mode,
             distance=distance,
             n_repeats=n_repeats,
             n_permutations=n_permutations,
+            column_subsets=subsets,
+            confidence_level=check_confidence_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        if self.params["column_subsets"] == "worst":
+            return worst_share(self._compute_all, tables, context)
+        return self._compute_all(tables, context)
+
+    def _compute_all(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(tables, str(self.params["distance"]))
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -254,9 +264,9 @@ class DCRShare(Metric):
             with context.progress.task("size-corrected share", repeats) as advance:
                 for _ in range(repeats):
                     included = small.copy()
-                    included[large_positions[_sample(large_positions.size, m, rng)]] = (
-                        True
-                    )
+                    included[
+                        large_positions[sample_rows(large_positions.size, m, rng)]
+                    ] = True
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
                     out = _resolve(space, syn, pool, is_real, included, out, context)
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
@@ -334,7 +344,10 @@ class DCRShare(Metric):
             ),
         }
         ci = bootstrap_interval(
-            np.mean, np.asarray(row_values, dtype=np.float64), rng=rng
+            np.mean,
+            np.asarray(row_values, dtype=np.float64),
+            rng=rng,
+            confidence_level=float(self.params["confidence_level"]),
         )
         return Outcome(
             score=score,
@@ -342,120 +355,6 @@ class DCRShare(Metric):
             ci=ci,
             records=records,
             params=dict(self.params),
-        )
-
-
-def _kth_smallest(values: np.ndarray, rank: int) -> float:
-    return float(np.partition(values, rank - 1)[rank - 1])
-
-
-@register
-class NNDR(Metric):
-    """Nearest-neighbour distance ratio of synthetic rows, real vs holdout (MOSTLY AI QA).
-
-    For every synthetic row, ``(d1 + 1e-8) / (d2 + 1e-8)`` with ``d1``, ``d2`` the
-    distances to its nearest and second-nearest real rows: close to 0 when the row
-    sits on one real row much closer than any other (a near copy of a single
-    person), close to 1 in a crowded neighbourhood. The summary is MOSTLY AI's: the
-    ``rank``-th smallest ratio (10th by default). The same is done against the
-    holdout, with real and holdout sampled to the same size; the score is
-    ``nndr_training / nndr_holdout`` — about 1 without memorisation, below 1 when
-    synthetic rows single out training rows more sharply than unseen rows.
-
-    Parameters
-    ----------
-    rank : int, default=10
-        Which smallest ratio summarises each side (MOSTLY AI uses the 10th).
-    distance : {"dcr", "gower", "euclidean"}, default="dcr"
-        Distance between rows.
-    """
-
-    id = "nndr"
-    attack = (
-        "Synthetic rows that sit much closer to one training row than to any other point at individual "
-        "people; the holdout shows how often that happens by chance."
-    )
-    higher_is_safer = True
-    requires_holdout = True
-
-    def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
-        rank = int_param(rank, "rank", 1)
-        check_option(distance, name="distance", allowed=DISTANCES)
-        self._set_params(rank=rank, distance=distance)
-
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
-        real, holdout, syn = (
-            space.data(tables, name) for name in ("real", "holdout", "synthetic")
-        )
-        n_r, n_h, n_s = n_rows(real), n_rows(holdout), n_rows(syn)
-        m = min(n_r, n_h)
-        if m < 2:
-            msg = (
-                f"`nndr` needs at least 2 rows in the real and holdout tables (the ratio uses the two nearest "
-                f"rows); got {n_r} real and {n_h} holdout rows."
-            )
-            raise InputError(msg)
-        rng = context.rng
-        rows_r, rows_h = _sample(n_r, m, rng), _sample(n_h, m, rng)
-        d_r = space.search(
-            syn,
-            take_rows(real, rows_r),
-            k=2,
-            context=context,
-            description="NNDR synthetic → real",
-        )
-        d_h = space.search(
-            syn,
-            take_rows(holdout, rows_h),
-            k=2,
-            context=context,
-            description="NNDR synthetic → holdout",
-        )
-        ratio_r = (d_r.distances[:, 0] + _NNDR_EPS) / (d_r.distances[:, 1] + _NNDR_EPS)
-        ratio_h = (d_h.distances[:, 0] + _NNDR_EPS) / (d_h.distances[:, 1] + _NNDR_EPS)
-        rank = int(self.params["rank"])
-        if n_s < rank:
-            context.warn(
-                f"the synthetic table has {n_s} rows, fewer than rank={rank}; the largest ratio was used instead."
-            )
-            rank = n_s
-        stat_r, stat_h = _kth_smallest(ratio_r, rank), _kth_smallest(ratio_h, rank)
-        score = stat_r / stat_h
-        breakdown = {
-            "nndr_ratio": score,
-            "nndr_training": stat_r,
-            "nndr_holdout": stat_h,
-            "mean": {
-                "training": float(ratio_r.mean()),
-                "holdout": float(ratio_h.mean()),
-            },
-            "median": {
-                "training": float(np.median(ratio_r)),
-                "holdout": float(np.median(ratio_h)),
-            },
-            "share_lower_to_training": float(np.mean(ratio_r < ratio_h)),
-            "rank": rank,
-            "sample_size": m,
-            "n_synthetic": n_s,
-            "distance": self.params["distance"],
-        }
-        records = {
-            "nndr_training": RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                ratio_r,
-                "NNDR of each synthetic row to real",
-            ),
-            "nndr_holdout": RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                ratio_h,
-                "NNDR of each synthetic row to holdout",
-            ),
-        }
-        return Outcome(
-            score=score, breakdown=breakdown, records=records, params=dict(self.params)
         )
 
 
@@ -505,6 +404,7 @@ class IdenticalMatchShare(Metric):
     """
 
     id = "identical_match_share"
+    report_order = 200
     attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
     higher_is_safer = False
 
@@ -566,7 +466,7 @@ class IdenticalMatchShare(Metric):
             breakdown["identical_match_share_holdout"] = float(match_hold.mean())
             breakdown["holdout_rows_matching_real"] = float(hold_in_real.mean())
             if n_r > n_h:
-                sub = take_rows(real, _sample(n_r, n_h, context.rng))
+                sub = take_rows(real, sample_rows(n_r, n_h, context.rng))
                 breakdown["identical_match_share_real_at_holdout_size"] = float(
                     self._matches(
                         space, syn, sub, context, "synthetic → real sample"

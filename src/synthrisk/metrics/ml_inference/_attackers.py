@@ -129,6 +129,13 @@ def _predict_categorical(
         )
     if design_query.shape[0] == 0:
         return np.empty((0, y_syn.shape[1]), dtype=np.int64)
+    k = int(model_kwargs.get("n_neighbors", 5))
+    if model == "knn" and y_syn.shape[0] < k:
+        msg = (
+            f"the k-nearest-neighbours attacker needs at least n_neighbors={k} synthetic rows; "
+            f"got {y_syn.shape[0]}. Pass model_kwargs={{'n_neighbors': ...}} or more rows."
+        )
+        raise InputError(msg)
     try:
         return _fit_predict(model, design_syn, y_syn, design_query, seed, model_kwargs)
     except ValueError as exc:  # scikit-learn refusing degenerate training data
@@ -147,9 +154,6 @@ def _fit_predict(
     seed: int,
     model_kwargs: Mapping[str, Any],
 ) -> np.ndarray:
-    if model == "knn" and "n_neighbors" not in model_kwargs:
-        # scikit-learn's default of 5 neighbours, or every synthetic row when fewer
-        model_kwargs = {**model_kwargs, "n_neighbors": min(5, design_syn.shape[0])}
     if model in ("knn", "rf"):  # multi-output natively
         clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
         target = y_syn if y_syn.shape[1] > 1 else y_syn[:, 0]
@@ -244,6 +248,9 @@ def categorical_hits(
             for j, c in enumerate(sensitive_fields):
                 truth[frame[c].isna().to_numpy(), j] = -1
         seen = (x >= 0).all(axis=1)
+        # a guess depends on the key values only: predict each distinct key once
+        distinct, inverse = np.unique(x[seen], axis=0, return_inverse=True)
+        inverse = inverse.ravel()
         preds = []
         for model in models:
             with warnings.catch_warnings():
@@ -253,16 +260,17 @@ def categorical_hits(
                         model,
                         x_syn,
                         y_syn,
-                        x[seen],
+                        distinct,
                         n_levels,
                         seed=seed,
                         model_kwargs=model_kwargs,
                     )
                 )
         if len(preds) == 1:
-            guess = preds[0]
+            guess = preds[0][inverse]
         else:
-            guess = _majority(preds, np.ones((len(preds), int(seen.sum())), dtype=bool))
+            valid = np.ones((len(preds), distinct.shape[0]), dtype=bool)
+            guess = _majority(preds, valid)[inverse]
         hits = np.zeros(len(frame), dtype=bool)
         hits[seen] = ((guess == truth[seen]) & (truth[seen] >= 0)).all(axis=1)
         out[name] = hits

@@ -119,6 +119,7 @@ class CategoricalKNN(_Categorical):
         + (_Categorical.__doc__ or "")
     )
     id = "categorical_knn"
+    report_order = 220
     attack = "A k-nearest-neighbours model trained on the synthetic table guesses real people's sensitive categories from their key columns."
     models = ("knn",)
 
@@ -130,6 +131,7 @@ class CategoricalNB(_Categorical):
         + (_Categorical.__doc__ or "")
     )
     id = "categorical_nb"
+    report_order = 230
     attack = "A naive Bayes model trained on the synthetic table guesses real people's sensitive categories from their key columns."
     models = ("nb",)
 
@@ -141,6 +143,7 @@ class CategoricalRF(_Categorical):
         + (_Categorical.__doc__ or "")
     )
     id = "categorical_rf"
+    report_order = 240
     attack = "A random forest trained on the synthetic table guesses real people's sensitive categories from their key columns."
     models = ("rf",)
 
@@ -152,6 +155,7 @@ class CategoricalSVM(_Categorical):
         + (_Categorical.__doc__ or "")
     )
     id = "categorical_svm"
+    report_order = 250
     attack = "A support-vector classifier trained on the synthetic table guesses real people's sensitive categories from their key columns."
     models = ("svm",)
 
@@ -167,6 +171,7 @@ class CategoricalEnsemble(_Categorical):
     """
 
     id = "categorical_ensemble"
+    report_order = 260
     attack = "Several models trained on the synthetic table vote on real people's sensitive categories given their key columns."
 
     def __init__(
@@ -303,6 +308,7 @@ class NumericalLR(_Numerical):
         _Numerical.__doc__ or ""
     )
     id = "numerical_lr"
+    report_order = 270
     attack = "A linear regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
     model = "lr"
 
@@ -313,6 +319,7 @@ class NumericalMLP(_Numerical):
         _Numerical.__doc__ or ""
     )
     id = "numerical_mlp"
+    report_order = 280
     attack = "A neural network trained on the synthetic table guesses real people's sensitive numbers from their key columns."
     model = "mlp"
 
@@ -324,6 +331,7 @@ class NumericalSVR(_Numerical):
         + (_Numerical.__doc__ or "")
     )
     id = "numerical_svr"
+    report_order = 290
     attack = "A support-vector regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
     model = "svr"
 
@@ -342,6 +350,7 @@ class NumericalRadiusNearestNeighbor(_Numerical):
     """
 
     id = "numerical_radius_nearest_neighbor"
+    report_order = 300
     attack = "Real people's sensitive numbers are guessed as the mean of synthetic rows whose key columns are close to theirs."
     model = "radius_nearest_neighbor"
 

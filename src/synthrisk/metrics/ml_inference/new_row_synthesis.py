@@ -123,6 +123,7 @@ class NewRowSynthesis(Metric):
     """
 
     id = "new_row_synthesis"
+    report_order = 210
     attack = "Synthetic rows that repeat a real person's row, every value equal or within a small tolerance, disclose that person."
     higher_is_safer = True
     runs_by_default = False

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The k-anonymity family on equivalence classes of declared quasi-identifiers.
+
+One metric, ``k_anonymity``, reports k-anonymity, distinct / entropy / recursive
+l-diversity and t-closeness of the synthetic table (and of the real table and the
+holdout as references), k-map and δ-presence of the synthetic table against the real
+one, and a per-class drill-down. Classes are exact combinations of the
+quasi-identifier values (a missing value is a value), not clusters: synthcity's
+metrics of the same names cluster the data with k-means instead, which is why its
+users see non-integer k and equal k and l.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._typing import JSONValue
+from synthrisk._validation import check_columns, check_int, check_option
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.disclosure._classes import combination_codes
+from synthrisk.metrics.disclosure._codes import column_list
+from synthrisk.metrics.disclosure._kanonymity_kernel import class_statistics
+from synthrisk.results import RecordScores, to_jsonable
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.control import compare_proportions, wilson_bounds
+
+__all__ = ["KAnonymity"]
+
+
+@register
+class KAnonymity(Metric):
+    """k-anonymity, l-diversity, t-closeness, k-map and δ-presence on quasi-identifier classes.
+
+    An equivalence class is the set of records sharing every quasi-identifier value.
+    The score is the share of synthetic records whose class holds between 1 and
+    ``k - 1`` real records: synthetic records that point at fewer than ``k`` real
+    people (a k-map violation). With a holdout, the same share for the holdout rows
+    released in place of the synthetic table (new people, nothing memorised) is the
+    control (``breakdown["control"]``).
+
+    The breakdown has, for the synthetic, real and holdout tables: ``k`` (smallest
+    class), ``distinct_l`` (fewest distinct sensitive values in a class),
+    ``entropy_l`` (``exp`` of the smallest class entropy of the sensitive values),
+    ``recursive_l`` (largest ``l`` such that every class is recursive (c, l)-diverse),
+    ``t`` (largest distance of a class's sensitive distribution from the table's);
+    ``k_map`` (fewest real records behind a synthetic class that has any), the share
+    of synthetic records whose class has no real record, ``delta_presence``
+    (``min(1, n_synthetic / n_real)`` per class with real records: its maximum and
+    minimum), and ``classes``: the ``top_n`` riskiest synthetic classes (fewest real
+    records first) with their counts, l and t. Their quasi-identifier values are in
+    ``class_values``, written to JSON only with ``include_values``.
+
+    Parameters
+    ----------
+    quasi_identifiers : list of str
+        Columns an attacker can know (age, sex, postcode, ...).
+    sensitive : list of str, default=None
+        Sensitive column(s) for l-diversity and t-closeness (several are one tuple).
+    k : int, default=5
+        Smallest acceptable number of real records behind a synthetic class.
+    c : float, default=2.0
+        The ``c`` of recursive (c, l)-diversity.
+    t_distance : {"equal", "ordered"} or None, default=None
+        Ground distance of t-closeness: ``"equal"`` (total variation, categorical),
+        ``"ordered"`` (values in their sort order, for numerical or ordinal columns).
+        None: ordered for one numerical sensitive column, else equal.
+    top_n : int, default=20
+        Classes in the drill-down.
+    """
+
+    id = "k_anonymity"
+    report_order = 115
+    attack = (
+        "An attacker who knows a real person's quasi-identifiers finds the synthetic records with the same "
+        "values; when only a few real people share them, the synthetic records point at those people."
+    )
+    higher_is_safer = False
+    runs_by_default = False
+
+    def __init__(
+        self,
+        *,
+        quasi_identifiers: Sequence[str] | None = None,
+        sensitive: Sequence[str] | str | None = None,
+        k: int = 5,
+        c: float = 2.0,
+        t_distance: str | None = None,
+        top_n: int = 20,
+    ) -> None:
+        qi = column_list(quasi_identifiers, name="quasi_identifiers")
+        sens = column_list(sensitive, name="sensitive", allow_empty=True)
+        overlap = sorted(set(qi) & set(sens))
+        if overlap:
+            msg = f"`sensitive` columns {overlap} are also quasi-identifiers; a column is one or the other."
+            raise ParameterError(msg)
+        k_checked = check_int(k, name="k", minimum=1)
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 1:
+            msg = f"`c` must be a number >= 1; got {c!r}."
+            raise ParameterError(msg)
+        if t_distance is not None:
+            check_option(t_distance, name="t_distance", allowed=("equal", "ordered"))
+        n_top = check_int(top_n, name="top_n", minimum=0)
+        self._set_params(
+            quasi_identifiers=qi,
+            sensitive=sens,
+            k=k_checked,
+            c=float(c),
+            t_distance=t_distance,
+            top_n=n_top,
+        )
+
+    def check_tables(self, tables: Tables) -> None:
+        """Check the column names."""
+        names = tables.schema.names
+        check_columns(
+            self.params["quasi_identifiers"], name="quasi_identifiers", available=names
+        )
+        check_columns(
+            self.params["sensitive"],
+            name="sensitive",
+            available=names,
+            allow_empty=True,
+        )
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        qi: list[str] = list(self.params["quasi_identifiers"])
+        sens: list[str] = list(self.params["sensitive"])
+        k = int(self.params["k"])
+        classes, n_classes = combination_codes(tables, qi)
+        names = list(classes)
+        values: dict[str, Any] = dict.fromkeys(names)
+        n_values = 0
+        ordered = False
+        if sens:
+            values, n_values = _sorted_codes(tables, sens)
+            distance = self.params["t_distance"]
+            if distance is None:
+                ordered = len(sens) == 1 and tables.schema[sens[0]].kind in (
+                    "numerical",
+                    "datetime",
+                )
+            else:
+                ordered = distance == "ordered"
+        stats = {
+            name: class_statistics(
+                classes[name], values[name], n_classes=n_classes, n_values=n_values,
+                c=float(self.params["c"]), ordered=ordered,
+            )
+            for name in names
+        }  # fmt: skip
+        n_real_of = stats["real"].size
+        n_syn_of = stats["synthetic"].size
+        syn_classes = classes["synthetic"]
+        real_behind = n_real_of[syn_classes]
+        at_risk = (real_behind >= 1) & (real_behind < k)
+        n_s = syn_classes.size
+        matched = n_syn_of > 0
+        with_real = matched & (n_real_of > 0)
+        delta = np.minimum(1.0, n_syn_of / np.maximum(n_real_of, 1))
+        breakdown: dict[str, JSONValue] = {
+            "at_risk_share": float(at_risk.mean()) if n_s else None,
+            "n_at_risk": int(at_risk.sum()),
+            "k": k,
+            "k_map": int(n_real_of[with_real].min()) if with_real.any() else None,
+            "synthetic_without_real_share": float(np.mean(real_behind == 0))
+            if n_s
+            else None,
+            "delta_presence": {
+                "delta_max": float(delta[with_real].max()) if with_real.any() else None,
+                "delta_min": float(delta[n_real_of > 0].min())
+                if (n_real_of > 0).any()
+                else None,
+            },
+            "t_distance": "ordered" if ordered else ("equal" if sens else None),
+            **{name: to_jsonable(stat.summary()) for name, stat in stats.items()},
+        }
+        records = {
+            "real_records_behind": RecordScores(
+                "synthetic", np.arange(n_s), real_behind.astype(np.float64),
+                "number of real records in the synthetic record's quasi-identifier class (k-map count)",
+            ),
+            "class_size": RecordScores(
+                "real", np.arange(classes["real"].size), n_real_of[classes["real"]].astype(np.float64),
+                "size of the real record's quasi-identifier class in the real table",
+            ),
+        }  # fmt: skip
+        if tables.holdout is not None:
+            hold_behind = n_real_of[classes["holdout"]]
+            hold_risk = (hold_behind >= 1) & (hold_behind < k)
+            breakdown["control"] = compare_proportions(
+                float(at_risk.sum()), n_s, float(hold_risk.sum()), hold_risk.size,
+                statistic=f"released records behind 1 to {k - 1} real records (synthetic vs holdout as the release)",
+            )  # fmt: skip
+        top_n = int(self.params["top_n"])
+        risky = np.flatnonzero(with_real)
+        order = risky[np.lexsort((-n_syn_of[risky], n_real_of[risky]))][:top_n]
+        hold_of = stats["holdout"].size if "holdout" in stats else None
+        syn_stat = stats["synthetic"]
+        breakdown["classes"] = [
+            {
+                "class": rank, "n_real": int(n_real_of[c]), "n_synthetic": int(n_syn_of[c]),
+                "n_holdout": None if hold_of is None else int(hold_of[c]),
+                "distinct_l": int(syn_stat.distinct[c]) if sens else None,
+                "t": float(syn_stat.t_distance[c]) if sens else None,
+            }
+            for rank, c in enumerate(order.tolist())
+        ]  # fmt: skip
+        first_row = np.full(n_classes, -1, dtype=np.int64)
+        first_row[syn_classes[::-1]] = np.arange(n_s)[::-1]
+        frame = tables.synthetic
+        breakdown["class_values"] = [
+            {col: to_jsonable(frame[col].iloc[int(first_row[c])]) for col in qi}
+            for c in order.tolist()
+        ]
+        ci = (
+            wilson_bounds(float(at_risk.sum()), n_s, 1.959963984540054) if n_s else None
+        )
+        return Outcome(
+            score=breakdown["at_risk_share"],
+            breakdown=breakdown, ci=ci, records=records, params=dict(self.params),
+            value_keys=("class_values",),
+        )  # fmt: skip
+
+
+def _sorted_codes(tables: Tables, columns: list[str]) -> tuple[dict[str, Any], int]:
+    """Sensitive value ids in sort order of the values (for the ordered distance)."""
+    codes, n = combination_codes(tables, columns)
+    if len(columns) != 1:
+        return codes, n
+    names = list(codes)
+    stacked = pd.concat(
+        [tables.table(name)[columns[0]] for name in names], ignore_index=True
+    )
+    all_codes = np.concatenate([codes[name] for name in names])
+    first = pd.Series(np.arange(all_codes.size)).groupby(all_codes).first().to_numpy()
+    try:
+        rank = np.argsort(
+            np.argsort(stacked.iloc[first].to_numpy(), kind="stable"), kind="stable"
+        )
+    except TypeError:
+        return codes, n
+    return {name: rank[codes[name]] for name in names}, n

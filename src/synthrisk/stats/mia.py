@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Membership-attack summaries: TPR at low FPR and the empirical ε lower bound.
+
+An AUC averages over every threshold; a privacy claim is about the worst one. Two
+summaries look there:
+
+* :func:`tpr_at_fpr` — the largest true-positive rate an attack reaches while
+  calling at most a given share of non-members members (Carlini et al., 2022,
+  "Membership inference attacks from first principles");
+* :func:`empirical_epsilon` — a Clopper–Pearson lower bound of the differential-
+  privacy ε that the attack's best threshold refutes, as TAPAS'
+  ``EffectiveEpsilonReport`` computes it (Jagielski, Ullman & Oprea, 2020, "Auditing
+  differentially private machine learning"): a threshold and direction are chosen on a
+  seeded validation share of the records (TAPAS' ``"cp"`` heuristic: the highest lower
+  bound at 90 % confidence), and ``max(0, log(TPR_low / FPR_high))`` is computed on
+  the rest, with two-sided Clopper–Pearson intervals at ``1 - (1 - c) / 2`` for each
+  rate. A generator that is ε-differentially private cannot have a true ε above the
+  bound (at confidence ``c``), so a bound above the claimed ε refutes the claim.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from synthrisk._typing import FloatArray, JSONValue
+
+__all__ = [
+    "attack_summary",
+    "auc_control",
+    "clopper_pearson",
+    "empirical_epsilon",
+    "tpr_at_fpr",
+]
+
+_Z95 = 1.959963984540054
+
+#: false-positive rates at which the true-positive rate is reported
+LOW_FPRS = (0.001, 0.01)
+
+
+def tpr_at_fpr(
+    member_scores: FloatArray,
+    non_member_scores: FloatArray,
+    fprs: tuple[float, ...] = LOW_FPRS,
+) -> dict[str, float | None]:
+    """Largest TPR over thresholds ``t`` (score >= t is "member") with FPR <= each target."""
+    m = np.sort(np.asarray(member_scores, dtype=np.float64))
+    n = np.sort(np.asarray(non_member_scores, dtype=np.float64))
+    out: dict[str, float | None] = {}
+    if m.size == 0 or n.size == 0:
+        return {str(f): None for f in fprs}
+    thresholds = np.unique(np.r_[m, n, np.inf])
+    fp = n.size - np.searchsorted(n, thresholds, side="left")
+    tp = m.size - np.searchsorted(m, thresholds, side="left")
+    fpr, tpr = fp / n.size, tp / m.size
+    for target in fprs:
+        ok = fpr <= target + 1e-15
+        out[str(target)] = float(tpr[ok].max()) if ok.any() else 0.0
+    return out
+
+
+def clopper_pearson(
+    successes: np.ndarray, total: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided Clopper–Pearson interval at ``level`` (vectorised; as ``scipy.stats.binomtest(...).proportion_ci``)."""
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(total, dtype=np.float64)
+    alpha = 1.0 - level
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
+        high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+    return low, high
+
+
+def _epsilon_bounds(
+    pos_scores: np.ndarray,
+    neg_scores: np.ndarray,
+    thresholds: np.ndarray,
+    level: float,
+    inverse: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """TAPAS' bounds for every threshold (``score >= t`` members, or ``score <= t`` non-members)."""
+    if inverse:
+        pos_scores, neg_scores = -neg_scores, -pos_scores
+        thresholds = -thresholds
+    p = np.sort(pos_scores)
+    q = np.sort(neg_scores)
+    tp = p.size - np.searchsorted(p, thresholds, side="left")
+    fp = q.size - np.searchsorted(q, thresholds, side="left")
+    half = 1 - (1 - level) / 2
+    tpr_low, tpr_high = clopper_pearson(tp, np.full(tp.shape, p.size), half)
+    fpr_low, fpr_high = clopper_pearson(fp, np.full(fp.shape, q.size), half)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(
+            fpr_high > 0, np.maximum(0.0, np.log(tpr_low / fpr_high)), np.inf
+        )
+        high = np.where(fpr_low > 0, np.log(tpr_high / fpr_low), np.inf)
+    return low, high
+
+
+def empirical_epsilon(
+    member_scores: FloatArray,
+    non_member_scores: FloatArray,
+    *,
+    confidence_level: float = 0.95,
+    validation_split: float = 0.1,
+    seed: int = 0,
+) -> dict[str, JSONValue]:
+    """Clopper–Pearson lower bound of ε from an attack's scores (TAPAS' procedure).
+
+    Parameters
+    ----------
+    member_scores, non_member_scores : ndarray
+        Attack scores, higher = "member".
+    confidence_level : float, default=0.95
+        Confidence of the bound.
+    validation_split : float, default=0.1
+        Share of the records (shuffled with ``seed``) used to choose the threshold.
+    seed : int, default=0
+        Seed of the shuffle.
+
+    Returns
+    -------
+    dict
+        ``epsilon_low``, ``epsilon_high``, ``threshold``, ``direction`` and the counts.
+    """
+    scores = np.r_[
+        np.asarray(member_scores, float), np.asarray(non_member_scores, float)
+    ]
+    labels = np.r_[
+        np.ones(len(member_scores), bool), np.zeros(len(non_member_scores), bool)
+    ]
+    out: dict[str, JSONValue] = {
+        "epsilon_low": None, "epsilon_high": None, "threshold": None, "direction": None,
+        "confidence_level": confidence_level, "validation_split": validation_split,
+        "method": "TAPAS EffectiveEpsilonReport ('cp' heuristic): Clopper-Pearson bounds of TPR and FPR",
+    }  # fmt: skip
+    if labels.sum() < 2 or (~labels).sum() < 2:
+        return out
+    order = np.random.default_rng(seed).permutation(scores.size)
+    scores, labels = scores[order], labels[order]
+    split = int(validation_split * scores.size)
+    val_s, val_l = scores[:split], labels[:split]
+    best: tuple[float, float | None, bool | None] = (-1.0, None, None)
+    if val_l.any() and (~val_l).any():
+        thresholds = np.unique(val_s)
+        for inverse in (False, True):
+            low, _ = _epsilon_bounds(
+                val_s[val_l], val_s[~val_l], thresholds, 0.9, inverse
+            )
+            low = np.where(np.isnan(low), -1.0, low)
+            i = int(np.argmax(low))
+            if low[i] > best[0]:
+                best = (float(low[i]), float(thresholds[i]), inverse)
+    if best[1] is None:
+        return out
+    test_s, test_l = scores[split:], labels[split:]
+    low, high = _epsilon_bounds(
+        test_s[test_l],
+        test_s[~test_l],
+        np.array([best[1]]),
+        confidence_level,
+        bool(best[2]),
+    )
+    out.update(
+        epsilon_low=float(low[0]) if math.isfinite(low[0]) else None,
+        epsilon_high=float(high[0]) if math.isfinite(high[0]) else None,
+        threshold=best[1],
+        direction="score <= threshold is non-member"
+        if best[2]
+        else "score >= threshold is member",
+        n_test=int(test_s.size),
+    )
+    return out
+
+
+def attack_summary(
+    member_scores: FloatArray, non_member_scores: FloatArray, *, seed: int = 0
+) -> dict[str, JSONValue]:
+    """``tpr_at_fpr`` and ``empirical_epsilon`` in one breakdown block."""
+    return {
+        "tpr_at_fpr": tpr_at_fpr(member_scores, non_member_scores),
+        "empirical_epsilon": empirical_epsilon(
+            member_scores, non_member_scores, seed=seed
+        ),
+    }
+
+
+def auc_control(member: FloatArray, non_member: FloatArray) -> dict[str, JSONValue]:
+    """AUC − 0.5 with its DeLong interval and one-sided p-value (the ``control`` block)."""
+    m, n = member.size, non_member.size
+    out: dict[str, JSONValue] = {
+        "statistic": "ROC AUC of the attack (members = real rows, non-members = holdout rows)",
+        "real": None, "holdout": 0.5, "effect": None, "ci": None, "confidence_level": 0.95,
+        "p_value": None, "test": "one-sided DeLong test of AUC > 0.5", "alternative": "greater",
+        "n_real": int(m), "n_holdout": int(n),
+    }  # fmt: skip
+    if m < 2 or n < 2:
+        return out
+    ranks = stats.rankdata(np.r_[member, non_member])
+    v10 = (ranks[:m] - stats.rankdata(member)) / n
+    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member)) / m
+    auc = float(v10.mean())
+    se = math.sqrt(max(v10.var(ddof=1) / m + v01.var(ddof=1) / n, 0.0))
+    effect = auc - 0.5
+    p_value = (
+        float(stats.norm.sf(effect / se)) if se > 0 else (0.0 if effect > 0 else 1.0)
+    )
+    out.update(
+        real=auc,
+        effect=effect,
+        ci=[effect - _Z95 * se, effect + _Z95 * se],
+        p_value=p_value,
+    )
+    return out

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared invariants of every registered metric (scikit-learn's ``test_common`` idea).
+
+A new metric gets these checks by registering itself; one that needs parameters must
+add an example to ``EXAMPLE_PARAMS`` (the test below fails until it does).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.exceptions import InputError, ParameterError, SynthriskError
+from synthrisk.metrics import METRICS, Metric
+from synthrisk.results import MetricResult
+
+#: parameters that make each metric runnable on ``_tables()``; metrics that run by
+#: default are tested with their defaults (plus the speed-ups listed here)
+EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
+    "disclosure_protection": {
+        "known_column_names": ["city", "sex"],
+        "sensitive_column_names": ["band"],
+    },
+    "disclosure_protection_estimate": {
+        "known_column_names": ["city", "sex"],
+        "sensitive_column_names": ["band"],
+        "num_rows_subsample": 30,
+        "num_iterations": 2,
+    },
+    "categorical_cap": {"key_fields": ["city", "sex"], "sensitive_fields": ["band"]},
+    "categorical_zero_cap": {
+        "key_fields": ["city", "sex"],
+        "sensitive_fields": ["band"],
+    },
+    "categorical_generalized_cap": {
+        "key_fields": ["city", "sex"],
+        "sensitive_fields": ["band"],
+    },
+    "replicated_uniques": {"keys": ["city", "sex", "band"]},
+    "disco": {"keys": ["city", "sex"], "target": "band"},
+    "unique_exact_matches": {},
+    "apparent_match_distribution": {"quasi_identifiers": ["city", "sex"]},
+    "k_anonymity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
+    "domias": {"max_fit_rows": 30},
+    "monte_carlo_membership": {},
+    "collision_membership": {},
+    "epsilon_identifiability": {},
+    "singling_out": {"n_attacks": 20},
+    "linkability": {"aux_cols": [["age", "city"], ["sex", "band"]], "n_attacks": 20},
+    "inference": {"secret": "band", "n_attacks": 20},
+    "new_row_synthesis": {},
+    "categorical_knn": {"key_fields": ["city", "sex"], "sensitive_fields": ["band"]},
+    "categorical_nb": {"key_fields": ["city", "sex"], "sensitive_fields": ["band"]},
+    "categorical_rf": {"key_fields": ["city", "sex"], "sensitive_fields": ["band"]},
+    "categorical_svm": {"key_fields": ["city", "sex"], "sensitive_fields": ["band"]},
+    "categorical_ensemble": {
+        "key_fields": ["city", "sex"],
+        "sensitive_fields": ["band"],
+    },
+    "numerical_lr": {"key_fields": ["age"], "sensitive_fields": ["income"]},
+    "numerical_mlp": {"key_fields": ["age"], "sensitive_fields": ["income"]},
+    "numerical_svr": {"key_fields": ["age"], "sensitive_fields": ["income"]},
+    "numerical_radius_nearest_neighbor": {
+        "key_fields": ["age"],
+        "sensitive_fields": ["income"],
+    },
+    "membership_classification": {"n_repeats": 2},
+    "dcr_share": {"n_permutations": 19},
+}
+
+IDS = sorted(METRICS)
+
+
+def _table(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "income": rng.lognormal(10, 0.5, n).round(0),
+            "city": rng.choice(["Ghent", "Lyon", "Porto"], n),
+            "sex": rng.choice(["F", "M"], n),
+            "band": rng.choice(["low", "mid", "high"], n),
+        }
+    )
+
+
+def _tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Tiny real, synthetic and holdout tables (a few synthetic rows copy real ones)."""
+    rng = np.random.default_rng(7)
+    real, holdout = _table(rng, 60), _table(rng, 40)
+    synthetic = pd.concat([_table(rng, 45), real.iloc[:5]], ignore_index=True)
+    return real, synthetic, holdout
+
+
+def _metric(metric_id: str) -> Metric:
+    return METRICS[metric_id].from_params(EXAMPLE_PARAMS.get(metric_id, {}))
+
+
+def _json(result: MetricResult) -> dict[str, Any]:
+    data = result.to_dict(include_records=True)
+    data.pop("seconds", None)
+    return data
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_metric_has_an_example(metric_id: str) -> None:
+    cls = METRICS[metric_id]
+    assert cls.id == metric_id
+    assert cls.attack, f"{metric_id}: describe the attack in one sentence"
+    assert cls.runs_by_default or metric_id in EXAMPLE_PARAMS, (
+        f"{metric_id} needs parameters: add an example to EXAMPLE_PARAMS"
+    )
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_unknown_parameter_gets_the_house_message(metric_id: str) -> None:
+    with pytest.raises(
+        ParameterError,
+        match=rf"metric '{metric_id}' has no parameter\(s\) \['no_such_option'\]; "
+        r"allowed parameters: \[",
+    ):
+        METRICS[metric_id].from_params({"no_such_option": 1})
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_same_seed_same_json_and_json_round_trips(metric_id: str) -> None:
+    real, synthetic, holdout = _tables()
+    first = _metric(metric_id).compute(real, synthetic, holdout, seed=3)
+    second = _metric(metric_id).compute(real, synthetic, holdout, seed=3)
+    assert json.dumps(_json(first), sort_keys=True) == json.dumps(
+        _json(second), sort_keys=True
+    )
+    text = json.dumps(first.to_dict(include_records=True), allow_nan=False)
+    again = MetricResult.from_dict(json.loads(text))
+    assert _json(again) == _json(first)
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_score_in_range_or_none_with_a_reason_inputs_unchanged(metric_id: str) -> None:
+    real, synthetic, holdout = _tables()
+    copies = [t.copy(deep=True) for t in (real, synthetic, holdout)]
+    result = _metric(metric_id).compute(real, synthetic, holdout, seed=0)
+    assert result.metric == metric_id
+    if result.score is None:
+        assert result.warnings, f"{metric_id}: a score of None needs a reason"
+    else:
+        assert math.isfinite(result.score)
+        assert 0.0 <= result.score <= 1.0, (metric_id, result.score)
+    if result.ci is not None:
+        assert result.ci[0] <= result.ci[1]
+    for before, after in zip(copies, (real, synthetic, holdout), strict=True):
+        pd.testing.assert_frame_equal(before, after)
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_tiny_tables_without_holdout(metric_id: str) -> None:
+    real, synthetic, _ = _tables()
+    metric = _metric(metric_id)
+    if metric.requires_holdout:
+        with pytest.raises(InputError, match="holdout"):
+            metric.compute(real, synthetic)
+        return
+    try:
+        result = metric.compute(real, synthetic, seed=0)
+    except SynthriskError as exc:  # may not apply: then it must say why
+        reason = str(exc)
+    else:
+        reason = "ran"
+        assert result.score is None or 0.0 <= result.score <= 1.0
+    assert reason
+
+
+def test_registry_follows_each_class_report_order() -> None:
+    orders = [cls.report_order for cls in METRICS.values()]
+    assert orders == sorted(orders)

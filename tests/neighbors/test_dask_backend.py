@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Dask neighbour search: exact equality with the numba backend, threaded and on a
+real ``LocalCluster`` of worker processes (broadcast and partitioned references, a
+worker killed mid-run), and the cluster entry points."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from synthrisk.neighbors import distance_spec, nearest_neighbors
+from synthrisk.schema.encoding import EncodedTable
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+from synthrisk.cluster import ClusterError, compute_scope, dask_compute  # noqa: E402
+from synthrisk.exceptions import ParameterError  # noqa: E402
+from synthrisk.neighbors import dask_backend  # noqa: E402
+from synthrisk.neighbors.dask_backend import dask_settings, merge_topk  # noqa: E402
+from synthrisk.schema.partitioned import split_rows  # noqa: E402
+
+pytestmark = pytest.mark.dask
+
+
+def _table(rng: np.random.Generator, n: int, *, nan: float = 0.05) -> EncodedTable:
+    num = rng.integers(0, 4, (n, 3)).astype(np.float64)  # coarse: ties everywhere
+    num[rng.random(num.shape) < nan] = np.nan
+    codes = rng.integers(-1, 3, (n, 2))
+    return EncodedTable(num, codes, ("a", "b", "c"), ("x", "y"))
+
+
+def _assert_same(a, b) -> None:
+    np.testing.assert_array_equal(a.distances, b.distances)
+    np.testing.assert_array_equal(a.indices, b.indices)
+
+
+def test_merge_topk_keeps_smallest_pairs_ties_to_lowest_position() -> None:
+    left = (np.array([[0.1, 0.5]]), np.array([[7, 2]]))
+    right = (np.array([[0.1, np.nan]]), np.array([[3, 9]]))
+    d, i = merge_topk(left, right, k=3)
+    np.testing.assert_array_equal(i, [[3, 7, 2]])
+    np.testing.assert_array_equal(d, [[0.1, 0.1, 0.5]])
+    # a missing distance orders like +inf, after every finite one
+    d, i = merge_topk((np.array([[np.nan]]), np.array([[0]])), right, k=2)
+    np.testing.assert_array_equal(i, [[3, 0]])
+    assert np.isnan(d[0, 1])
+
+
+def test_split_rows_offsets() -> None:
+    parts = split_rows(np.zeros((10, 2)), np.zeros((10, 1), np.int64), 4)
+    assert parts.rows == (4, 4, 2)
+    assert parts.offsets == [0, 4, 8]
+    assert parts.n_rows == 10
+
+
+@pytest.mark.parametrize("distance", ["dcr", "gower"])
+@pytest.mark.parametrize("reference_rows", [None, 37, 2])
+def test_threaded_equals_numba(
+    rng: np.random.Generator, distance: str, reference_rows: int | None
+) -> None:
+    query, reference = _table(rng, 700), _table(rng, 150)
+    expected = nearest_neighbors(
+        query, reference, k=3, distance=distance, backend="numba"
+    )
+    seen: list[int] = []
+    with dask_settings(partition_rows=128, reference_rows=reference_rows):
+        got = nearest_neighbors(
+            query,
+            reference,
+            k=3,
+            distance=distance,
+            backend="dask",
+            progress=seen.append,
+        )
+    _assert_same(expected, got)
+    assert sum(seen) == query.n_rows
+
+
+def test_threaded_euclidean_equals_numba(rng: np.random.Generator) -> None:
+    query, reference = rng.normal(size=(300, 4)), rng.normal(size=(120, 4))
+    expected = nearest_neighbors(
+        query, reference, k=2, distance="euclidean", backend="numba"
+    )
+    with dask_settings(partition_rows=64, reference_rows=25):
+        got = nearest_neighbors(
+            query, reference, k=2, distance="euclidean", backend="dask"
+        )
+    _assert_same(expected, got)
+
+
+def test_compact_partitions_equal_float64(rng: np.random.Generator) -> None:
+    """float32 / int32 partitions holding float32-exact values give the float64 answer."""
+    query, reference = _table(rng, 200), _table(rng, 90)
+    expected = nearest_neighbors(query, reference, k=2, backend="numba")
+    spec, _, _ = distance_spec("dcr", query.numeric, reference.numeric, 2)
+    q = split_rows(query.numeric.astype(np.float32), query.codes.astype(np.int32), 64)
+    r = split_rows(
+        reference.numeric.astype(np.float32), reference.codes.astype(np.int32), 40
+    )
+    d, i = dask_backend.kneighbors_partitioned(q, r, spec, k=2, broadcast=False)
+    np.testing.assert_array_equal(expected.distances, d)
+    np.testing.assert_array_equal(expected.indices, i)
+
+
+def test_unreachable_scheduler_is_a_clear_error() -> None:
+    with (
+        pytest.raises(
+            ClusterError,
+            match=r"cannot reach the Dask scheduler at 'tcp://127\.0\.0\.1:9'",
+        ),
+        dask_compute(scheduler="tcp://127.0.0.1:9", timeout=1),
+    ):
+        pass  # pragma: no cover
+
+
+def test_client_with_another_backend_is_rejected() -> None:
+    with (
+        pytest.raises(ParameterError, match="need `backend='dask'`"),
+        compute_scope("numba", scheduler="tcp://127.0.0.1:9"),
+    ):
+        pass  # pragma: no cover
+
+
+@pytest.mark.parametrize("reference_rows", [None, 50])
+def test_local_cluster_equals_numba(
+    dask_client, rng: np.random.Generator, reference_rows: int | None
+) -> None:
+    client = dask_client
+    for distance in ("dcr", "gower"):
+        query, reference = _table(rng, 900), _table(rng, 230)
+        expected = nearest_neighbors(
+            query, reference, k=4, distance=distance, backend="numba"
+        )
+        seen: list[int] = []
+        with dask_settings(
+            client=client, partition_rows=200, reference_rows=reference_rows
+        ):
+            got = nearest_neighbors(
+                query,
+                reference,
+                k=4,
+                distance=distance,
+                backend="dask",
+                progress=seen.append,
+            )
+        _assert_same(expected, got)
+        assert sum(seen) == query.n_rows
+
+
+def test_killed_worker_leaves_the_result_unchanged(
+    dask_client, rng: np.random.Generator
+) -> None:
+    query, reference = _table(rng, 20000), _table(rng, 6000)
+    expected = nearest_neighbors(query, reference, k=2, backend="numba")
+    client = dask_client
+    victim = next(iter(client.run(os.getpid).values()))
+    started = threading.Event()
+
+    def kill() -> None:
+        started.wait(60)
+        os.kill(victim, 9)
+
+    killer = threading.Thread(target=kill, daemon=True)
+    killer.start()
+    with dask_settings(client=client, partition_rows=500, reference_rows=1500):
+        got = nearest_neighbors(
+            query, reference, k=2, backend="dask", progress=lambda _: started.set()
+        )
+    killer.join(5)
+    _assert_same(expected, got)
+    # the nanny restarts the worker: the cluster is whole again for later tests
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in client.run(os.getpid).values()
+
+
+def test_reference_larger_than_a_worker_share_is_partitioned(
+    dask_client, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query, reference = _table(rng, 300), _table(rng, 400)
+    expected = nearest_neighbors(query, reference, k=3, backend="numba")
+    seen: list[tuple] = []
+    original = dask_backend.kneighbors_partitioned
+
+    def spy(query_parts, reference_parts, *args, **kwargs):
+        seen.append((len(reference_parts.parts), kwargs["broadcast"]))
+        return original(query_parts, reference_parts, *args, **kwargs)
+
+    # the reference is 400 rows × 5 columns × 8 bytes = 16,000 bytes; a worker of
+    # 80 kB may hold a quarter (20 kB): broadcast whole
+    monkeypatch.setattr(dask_backend, "_worker_memory", lambda client: 80_000.0)
+    monkeypatch.setattr(dask_backend, "kneighbors_partitioned", spy)
+    with dask_settings(client=dask_client, partition_rows=100):
+        got = nearest_neighbors(query, reference, k=3, backend="dask")
+    _assert_same(expected, got)
+    assert seen == [(1, None)]
+    # a worker of 40 kB may hold 10 kB: two reference partitions of 250 and 150 rows
+    monkeypatch.setattr(dask_backend, "_worker_memory", lambda client: 40_000.0)
+    seen.clear()
+    with dask_settings(client=dask_client, partition_rows=100):
+        got = nearest_neighbors(query, reference, k=3, backend="dask")
+    _assert_same(expected, got)
+    assert seen == [(2, False)]

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""TPR at low FPR and the Clopper–Pearson empirical ε."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from synthrisk.stats.mia import clopper_pearson, empirical_epsilon, tpr_at_fpr
+
+
+def test_tpr_at_fpr_by_hand() -> None:
+    members = np.array([10.0, 9.0, 8.0, 1.0])
+    non_members = np.array([7.0] + [0.0] * 999)
+    out = tpr_at_fpr(members, non_members, fprs=(0.0, 0.001, 0.5))
+    assert out["0.0"] == 0.75  # threshold 8: no non-member above
+    assert (
+        out["0.001"] == 1.0
+    )  # one false positive (7) allowed: threshold 1 catches every member
+    assert out["0.5"] == 1.0
+
+
+def test_clopper_pearson_matches_scipy() -> None:
+    for k, n in [(0, 10), (3, 10), (10, 10), (57, 400)]:
+        low, high = clopper_pearson(np.array([k]), np.array([n]), 0.95)
+        ci = stats.binomtest(k, n, p=max(k / n, 1e-9) if k < n else 0.5).proportion_ci(
+            0.95
+        )
+        assert low[0] == pytest.approx(ci.low, abs=1e-12)
+        assert high[0] == pytest.approx(ci.high, abs=1e-12)
+
+
+def test_empirical_epsilon_of_a_perfect_and_a_useless_attack() -> None:
+    rng = np.random.default_rng(0)
+    perfect = empirical_epsilon(rng.normal(10, 1, 2000), rng.normal(0, 1, 2000), seed=1)
+    # TPR ≈ 1 and FPR = 0 on 1800 test rows: the bound is log(TPR_low / FPR_high) with FPR_high ≈ 3.7/n
+    assert perfect["epsilon_low"] is not None
+    assert perfect["epsilon_low"] > 5.0
+    useless = empirical_epsilon(rng.normal(0, 1, 2000), rng.normal(0, 1, 2000), seed=1)
+    assert useless["epsilon_low"] == pytest.approx(0.0, abs=0.15)
+
+
+def test_empirical_epsilon_recovers_a_known_ratio() -> None:
+    # a randomised-response-like attack with TPR = e^1 * FPR at one threshold
+    n = 200_000
+    rng = np.random.default_rng(3)
+    fpr = 0.05
+    members = (rng.random(n) < fpr * math.e).astype(float)
+    non_members = (rng.random(n) < fpr).astype(float)
+    out = empirical_epsilon(members, non_members, seed=0)
+    assert out["epsilon_low"] < 1.0 < out["epsilon_high"]
+    assert out["epsilon_low"] > 0.9
