@@ -510,3 +510,23 @@ def test_the_results_table_shows_skipped_metrics_and_why(
         "nndr skipped: `nndr` needs at least 2 rows in the real and holdout tables"
         in out
     )
+
+
+def test_metadata_and_run_files_with_a_byte_order_mark_or_another_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args, _ = _write_inputs(tmp_path, CASES["plain"][0])
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(
+        json.dumps({"columns": {"sex": {"sdtype": "categorical"}}}),
+        encoding="utf-8-sig",
+    )
+    code = main(["evaluate", *args, "--metadata", str(metadata), "--quiet", "--metrics", "identical_match_share"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    run = tmp_path / "run.yaml"
+    run.write_bytes("version: 1\ndata: {real: réal.csv}\n".encode("latin-1"))
+    assert main(["run", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("synthrisk: error: ")
+    assert "not UTF-8 text" in err
+    assert err.count("\n") == 1

@@ -254,7 +254,7 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
         msg = f"the metadata file {str(path)!r} does not exist."
         raise InputError(msg)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
         if path.suffix.lower() in (".yaml", ".yml"):
             import yaml
 
@@ -307,7 +307,7 @@ def read_report(path: str | os.PathLike[str]) -> EvaluationReport:
         msg = f"the report file {str(path)!r} does not exist."
         raise InputError(msg)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         msg = f"the report file {str(path)!r} is not valid JSON: {exc}"
         raise InputError(msg) from None

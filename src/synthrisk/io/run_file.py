@@ -147,9 +147,12 @@ def read_yaml(path: str | Path) -> Any:
         msg = f"the configuration file {str(path)!r} does not exist."
         raise ConfigError(msg)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
         msg = f"{path}: not valid YAML: {exc}"
+        raise ConfigError(msg) from None
+    except UnicodeDecodeError as exc:
+        msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
         raise ConfigError(msg) from None
 
 
