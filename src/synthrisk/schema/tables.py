@@ -207,13 +207,7 @@ def prepare_tables(
                 f"column {spec.name!r} is entirely missing in the `{name}` table; it is "
                 "evaluated as it is (a missing value never matches a real one)."
             )
-    for spec in schema.excluded:
-        if spec.source == "inferred":
-            notes.append(
-                f"column {spec.name!r} was excluded from every metric as kind "
-                f"{spec.kind!r} ({spec.note or 'inferred'}); declare its kind in the "
-                "metadata to use it."
-            )
+    notes.extend(excluded_notes(schema))
     _check_ranges(schema, cleaned)
     real_frame = cleaned["real"]
     assert real_frame is not None
@@ -239,6 +233,16 @@ def prepare_tables(
         schema=schema,
         notes=tuple(notes),
     )
+
+
+def excluded_notes(schema: Schema) -> list[str]:
+    """One note per column that inference excluded (identifiers, free text)."""
+    return [
+        f"column {spec.name!r} was excluded from every metric as kind {spec.kind!r} "
+        f"({spec.note or 'inferred'}); declare its kind in the metadata to use it."
+        for spec in schema.excluded
+        if spec.source == "inferred"
+    ]
 
 
 def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> None:
