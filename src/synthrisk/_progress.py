@@ -52,9 +52,14 @@ class RichProgress:
         )
 
         with Progress(
-            TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-            console=self._console, transient=True, disable=not self._console.is_terminal,
-        ) as bar:  # fmt: skip
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
+            disable=not self._console.is_terminal,
+        ) as bar:
             task_id = bar.add_task(description, total=max(total, 1))
             yield lambda n: bar.advance(task_id, n)
 

@@ -93,9 +93,12 @@ def evaluate_dataset(
             else read_dataset(holdout, name="holdout"),
         }
         tables = prepare_partitioned(
-            frames["real"], frames["synthetic"], frames["holdout"],
-            client=active_client(), metadata=metadata,
-        )  # fmt: skip
+            frames["real"],
+            frames["synthetic"],
+            frames["holdout"],
+            client=active_client(),
+            metadata=metadata,
+        )
         chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
         on_rows = [m for m in chosen if m.id in PARTITIONED_METRICS]
         sampled = [m for m in chosen if m.id not in PARTITIONED_METRICS]

@@ -162,11 +162,16 @@ def evaluate_files(
         from synthrisk.cluster import evaluate_dataset
 
         report = evaluate_dataset(
-            real, synthetic, holdout,
+            real,
+            synthetic,
+            holdout,
             metadata=None if metadata is None else read_metadata(metadata),
-            metrics=metrics, seed=seed, working_memory=working_memory,
-            scheduler=scheduler, progress=progress,
-        )  # fmt: skip
+            metrics=metrics,
+            seed=seed,
+            working_memory=working_memory,
+            scheduler=scheduler,
+            progress=progress,
+        )
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
     else:

@@ -364,9 +364,14 @@ class SinglingOutEvaluator:
         if self._tables is None:
             self._tables = _prepare(*self._frames)
         self._attack = singling_out_attack(
-            self._tables, mode=mode, n_attacks=self._n_attacks, n_cols=self._n_cols,  # type: ignore[arg-type]
-            max_attempts=self._max_attempts, compat=self._compat, rng=self._rng,
-        )  # fmt: skip
+            self._tables,
+            mode=mode,  # type: ignore[arg-type]
+            n_attacks=self._n_attacks,
+            n_cols=self._n_cols,
+            max_attempts=self._max_attempts,
+            compat=self._compat,
+            rng=self._rng,
+        )
         for message in self._attack.warnings:
             warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)
         return self
@@ -467,9 +472,14 @@ class LinkabilityEvaluator:
         )
         tables = _prepare(self._ori, self._syn, self._control)
         self._attack = linkability_attack(
-            tables, aux_cols=halves, n_attacks=self._n_attacks, n_neighbors=self._n_neighbors,
-            compat=self._compat, rng=self._rng, context=Context(),
-        )  # fmt: skip
+            tables,
+            aux_cols=halves,
+            n_attacks=self._n_attacks,
+            n_neighbors=self._n_neighbors,
+            compat=self._compat,
+            rng=self._rng,
+            context=Context(),
+        )
         for message in self._attack.warnings:
             warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)
         return self
@@ -594,10 +604,18 @@ class InferenceEvaluator:
                 "synthetic": self._syn.index.to_numpy(),
             }
         self._attack = inference_attack(
-            tables, secret=self._secret, aux_cols=self._aux_cols, n_attacks=self._n_attacks,
-            regression=self._regression, compat=self._compat, rng=self._rng, context=Context(),
-            guess=None if self._model is None else self._guess_with_model(tables), labels=labels, max_groups=None,
-        )  # fmt: skip
+            tables,
+            secret=self._secret,
+            aux_cols=self._aux_cols,
+            n_attacks=self._n_attacks,
+            regression=self._regression,
+            compat=self._compat,
+            rng=self._rng,
+            context=Context(),
+            guess=None if self._model is None else self._guess_with_model(tables),
+            labels=labels,
+            max_groups=None,
+        )
         self._tables = tables
         for message in self._attack.warnings:
             warnings.warn(message, UnreliableEstimateWarning, stacklevel=2)

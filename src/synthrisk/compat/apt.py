@@ -962,21 +962,34 @@ class DatasetAssessmentManager:
         and is attached to both kNN scores.
         """
         knn = DatasetAttackMembershipKnnProbabilities(
-            original_data_members, original_data_non_members, synthetic_data,
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
             DatasetAttackConfigMembershipKnnProbabilities(
-                use_batches=False, generate_plot=self.config.generate_plots, plot_dir=self.config.output_dir
+                use_batches=False,
+                generate_plot=self.config.generate_plots,
+                plot_dir=self.config.output_dir,
             ),
-            dataset_name, categorical_features,
-        )  # fmt: skip
-        share = DatasetAttackWholeDatasetKnnDistance(
-            original_data_members, original_data_non_members, synthetic_data,
-            DatasetAttackConfigWholeDatasetKnnDistance(use_batches=False), dataset_name, categorical_features,
-        )  # fmt: skip
-        classification = DatasetAttackMembershipClassification(
-            original_data_members, original_data_non_members, synthetic_data,
-            DatasetAttackConfigMembershipClassification(classifier_type="LogisticRegression", threshold=0.9),
             dataset_name,
-        )  # fmt: skip
+            categorical_features,
+        )
+        share = DatasetAttackWholeDatasetKnnDistance(
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
+            DatasetAttackConfigWholeDatasetKnnDistance(use_batches=False),
+            dataset_name,
+            categorical_features,
+        )
+        classification = DatasetAttackMembershipClassification(
+            original_data_members,
+            original_data_non_members,
+            synthetic_data,
+            DatasetAttackConfigMembershipClassification(
+                classifier_type="LogisticRegression", threshold=0.9
+            ),
+            dataset_name,
+        )
         members, non_members, synthetic = knn._arrays()
         validation = knn._validator.validate(
             members, non_members, synthetic, knn._categorical(members.shape[1])

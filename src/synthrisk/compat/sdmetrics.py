@@ -397,9 +397,16 @@ class DisclosureProtection(_SDMetricsMetric):
             ``{'score', 'cap_protection', 'baseline_protection'}``.
         """
         result = cls._result(
-            real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
-            continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
-        )  # fmt: skip
+            real_data,
+            synthetic_data,
+            known_column_names,
+            sensitive_column_names,
+            computation_method,
+            continuous_column_names,
+            num_discrete_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+        )
         return _disclosure_breakdown(result)
 
     @classmethod
@@ -418,9 +425,16 @@ class DisclosureProtection(_SDMetricsMetric):
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
         return cls.compute_breakdown(
-            real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
-            continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
-        )["score"]  # fmt: skip
+            real_data,
+            synthetic_data,
+            known_column_names,
+            sensitive_column_names,
+            computation_method,
+            continuous_column_names,
+            num_discrete_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+        )["score"]
 
     @classmethod
     def _result(
@@ -454,10 +468,14 @@ class DisclosureProtection(_SDMetricsMetric):
             allow_empty=True,
         )
         params: dict[str, Any] = {
-            "known_column_names": known, "sensitive_column_names": sensitive,
-            "computation_method": computation_method, "continuous_column_names": continuous,
-            "num_discrete_bins": num_discrete_bins, "nat_binning": nat_binning, "strict_types": strict_types,
-        }  # fmt: skip
+            "known_column_names": known,
+            "sensitive_column_names": sensitive,
+            "computation_method": computation_method,
+            "continuous_column_names": continuous,
+            "num_discrete_bins": num_discrete_bins,
+            "nat_binning": nat_binning,
+            "strict_types": strict_types,
+        }
         if estimate:
             metric: Metric = _disclosure.DisclosureProtectionEstimate(
                 **params, **estimate
@@ -465,9 +483,14 @@ class DisclosureProtection(_SDMetricsMetric):
         else:
             metric = _disclosure.DisclosureProtection(**params)
         return _run(
-            metric, real, synthetic_data, [*known, *sensitive, *continuous], seed=seed, progress=progress,
+            metric,
+            real,
+            synthetic_data,
+            [*known, *sensitive, *continuous],
+            seed=seed,
+            progress=progress,
             strict_columns=[*known, *sensitive] if strict_types else (),
-        )  # fmt: skip
+        )
 
 
 class DisclosureProtectionEstimate(DisclosureProtection):
@@ -511,10 +534,20 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             n_sub, max(len(real), len(synthetic))
         )  # SDMetrics samples min(n, len) rows
         result = cls._result(
-            real, synthetic, known_column_names, sensitive_column_names, computation_method,
-            continuous_column_names, num_discrete_bins, nat_binning=nat_binning, strict_types=strict_types,
-            seed=seed, progress=bool(verbose), num_rows_subsample=n_sub, num_iterations=num_iterations,
-        )  # fmt: skip
+            real,
+            synthetic,
+            known_column_names,
+            sensitive_column_names,
+            computation_method,
+            continuous_column_names,
+            num_discrete_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+            seed=seed,
+            progress=bool(verbose),
+            num_rows_subsample=n_sub,
+            num_iterations=num_iterations,
+        )
         return _disclosure_breakdown(result)
 
     @classmethod
@@ -545,10 +578,20 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         if ignore_arguments:
             num_rows_subsample, num_iterations, verbose = 1000, 10, True
         return cls.compute_breakdown(
-            real_data, synthetic_data, known_column_names, sensitive_column_names, computation_method,
-            continuous_column_names, num_discrete_bins, num_rows_subsample, num_iterations, verbose,
-            seed=seed, nat_binning=nat_binning, strict_types=strict_types,
-        )["score"]  # fmt: skip
+            real_data,
+            synthetic_data,
+            known_column_names,
+            sensitive_column_names,
+            computation_method,
+            continuous_column_names,
+            num_discrete_bins,
+            num_rows_subsample,
+            num_iterations,
+            verbose,
+            seed=seed,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+        )["score"]
 
 
 #: SDMetrics 0.32's warning on the legacy CAP classes
@@ -626,9 +669,16 @@ class _LegacyCAP(CategoricalPrivacyMetric):
     ) -> dict[str, float]:
         """``{'score': compute(...)}``, as SDMetrics' single-table metrics do."""
         score = cls.compute(
-            real_data, synthetic_data, metadata, table_name, key_fields, sensitive_fields, model_kwargs,
-            missing=missing, strict_types=strict_types,
-        )  # fmt: skip
+            real_data,
+            synthetic_data,
+            metadata,
+            table_name,
+            key_fields,
+            sensitive_fields,
+            model_kwargs,
+            missing=missing,
+            strict_types=strict_types,
+        )
         return {"score": score}
 
 
@@ -744,9 +794,15 @@ class DCRBaselineProtection(_SDMetricsMetric):
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
         return cls.compute_breakdown(
-            real_data, synthetic_data, metadata, table_name, num_rows_subsample, num_iterations,
-            seed=seed, subsample_real=subsample_real,
-        )["score"]  # fmt: skip
+            real_data,
+            synthetic_data,
+            metadata,
+            table_name,
+            num_rows_subsample,
+            num_iterations,
+            seed=seed,
+            subsample_real=subsample_real,
+        )["score"]
 
 
 class DCROverfittingProtection(_SDMetricsMetric):
@@ -796,9 +852,11 @@ class DCROverfittingProtection(_SDMetricsMetric):
             num_rows_subsample, num_iterations, len(synthetic)
         )
         metric = _dcr.DCROverfittingProtection(
-            num_rows_subsample=num_rows_subsample, num_iterations=num_iterations,
-            subsample_real=subsample_real, range_source=range_source,  # type: ignore[arg-type]
-        )  # fmt: skip
+            num_rows_subsample=num_rows_subsample,
+            num_iterations=num_iterations,
+            subsample_real=subsample_real,
+            range_source=range_source,  # type: ignore[arg-type]
+        )
         result = metric.compute(
             real, synthetic, holdout, metadata=_metadata_for(meta, real), seed=seed
         )
@@ -822,7 +880,14 @@ class DCROverfittingProtection(_SDMetricsMetric):
     ) -> float:
         """The score only (see :meth:`compute_breakdown`)."""
         return cls.compute_breakdown(
-            real_training_data, synthetic_data, real_validation_data, metadata, table_name,
-            num_rows_subsample, num_iterations, seed=seed, subsample_real=subsample_real,
+            real_training_data,
+            synthetic_data,
+            real_validation_data,
+            metadata,
+            table_name,
+            num_rows_subsample,
+            num_iterations,
+            seed=seed,
+            subsample_real=subsample_real,
             range_source=range_source,
-        )["score"]  # fmt: skip
+        )["score"]

@@ -33,9 +33,17 @@ _EDUCATION = [
     "doctorate",
 ]
 _OCCUPATION = [
-    "clerical", "craft", "education", "farming", "health", "management",
-    "sales", "service", "technical", "transport",
-]  # fmt: skip
+    "clerical",
+    "craft",
+    "education",
+    "farming",
+    "health",
+    "management",
+    "sales",
+    "service",
+    "technical",
+    "transport",
+]
 _REGION = [
     "north",
     "north-east",

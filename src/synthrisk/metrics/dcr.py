@@ -51,9 +51,15 @@ def dcr(
     """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``)."""
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
-            query, reference, k=1, distance="dcr", backend=context.backend,
-            working_memory=context.working_memory, scale=scale, progress=advance,
-        )  # fmt: skip
+            query,
+            reference,
+            k=1,
+            distance="dcr",
+            backend=context.backend,
+            working_memory=context.working_memory,
+            scale=scale,
+            progress=advance,
+        )
     return nn.distances[:, 0]
 
 
@@ -106,9 +112,11 @@ def _domain(table: Any) -> Domain:
         low=np.array([v.min() if v.size else np.nan for v in values]),
         high=np.array([v.max() if v.size else np.nan for v in values]),
         integer=np.array([bool(np.all(v == np.round(v))) for v in values], dtype=bool),
-        numeric_missing=nan.sum(axis=0), codes=[np.unique(c[c >= 0]) for c in codes.T],
-        codes_missing=(codes < 0).sum(axis=0), n_rows=int(numeric.shape[0]),
-    )  # fmt: skip
+        numeric_missing=nan.sum(axis=0),
+        codes=[np.unique(c[c >= 0]) for c in codes.T],
+        codes_missing=(codes < 0).sum(axis=0),
+        n_rows=int(numeric.shape[0]),
+    )
 
 
 def _check_subsample(

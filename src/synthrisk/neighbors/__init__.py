@@ -131,9 +131,14 @@ def distance_spec(
         )
         indicator = ranges == 0
         spec = DistanceSpec(
-            scale=np.where(indicator, 1.0, ranges), indicator=indicator, clip=True,
-            nan_one=1.0, nan_both=0.0, power=1, divisor=float(max(n_num + n_categorical, 1)),
-        )  # fmt: skip
+            scale=np.where(indicator, 1.0, ranges),
+            indicator=indicator,
+            clip=True,
+            nan_one=1.0,
+            nan_both=0.0,
+            power=1,
+            divisor=float(max(n_num + n_categorical, 1)),
+        )
         return spec, q_num, r_num
     if distance == "gower":
         if scale is None:
@@ -144,9 +149,14 @@ def distance_spec(
         scale = np.where((scale == 0) | np.isnan(scale), 1.0, scale)
         nan_one, nan_both = (np.nan, 1.0) if missing == "anonymeter" else (1.0, 0.0)
         spec = DistanceSpec(
-            scale=np.ones(n_num), indicator=np.zeros(n_num, dtype=bool), clip=False,
-            nan_one=nan_one, nan_both=nan_both, power=1, divisor=1.0,
-        )  # fmt: skip
+            scale=np.ones(n_num),
+            indicator=np.zeros(n_num, dtype=bool),
+            clip=False,
+            nan_one=nan_one,
+            nan_both=nan_both,
+            power=1,
+            divisor=1.0,
+        )
         return (
             spec,
             np.ascontiguousarray(q_num / scale),
@@ -159,9 +169,14 @@ def distance_spec(
         msg = "`distance='euclidean'` needs arrays without missing values; impute or drop NaN first."
         raise InputError(msg)
     spec = DistanceSpec(
-        scale=np.ones(n_num), indicator=np.zeros(n_num, dtype=bool), clip=False,
-        nan_one=np.nan, nan_both=np.nan, power=2, divisor=1.0,
-    )  # fmt: skip
+        scale=np.ones(n_num),
+        indicator=np.zeros(n_num, dtype=bool),
+        clip=False,
+        nan_one=np.nan,
+        nan_both=np.nan,
+        power=2,
+        divisor=1.0,
+    )
     return spec, q_num, r_num
 
 
@@ -214,9 +229,14 @@ def nearest_neighbors(
 
         k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
         distances, indices = kneighbors_tables(
-            query, reference, k=k, distance=distance, scale=scale,
-            working_memory=working_memory, progress=progress,
-        )  # fmt: skip
+            query,
+            reference,
+            k=k,
+            distance=distance,
+            scale=scale,
+            working_memory=working_memory,
+            progress=progress,
+        )
         return Neighbors(distances=distances, indices=indices)
     q_num, q_cat = _as_blocks(query, "query")
     r_num, r_cat = _as_blocks(reference, "reference")
@@ -239,8 +259,13 @@ def nearest_neighbors(
     )
     name = get_config().backend if backend is None else backend
     distances, indices = get_backend(name).kneighbors(
-        np.ascontiguousarray(q_num), np.ascontiguousarray(q_cat),
-        np.ascontiguousarray(r_num), np.ascontiguousarray(r_cat),
-        spec, k=k, working_memory=working_memory, progress=progress,
-    )  # fmt: skip
+        np.ascontiguousarray(q_num),
+        np.ascontiguousarray(q_cat),
+        np.ascontiguousarray(r_num),
+        np.ascontiguousarray(r_cat),
+        spec,
+        k=k,
+        working_memory=working_memory,
+        progress=progress,
+    )
     return Neighbors(distances=distances, indices=indices)

@@ -496,9 +496,15 @@ def kneighbors_tables(
     if ref_rows is not None and ref_rows < r_parts.n_rows:
         broadcast = False
     return kneighbors_partitioned(
-        q_parts, r_parts, spec, k=k, working_memory=working_memory, client=client,
-        broadcast=broadcast, progress=progress,
-    )  # fmt: skip
+        q_parts,
+        r_parts,
+        spec,
+        k=k,
+        working_memory=working_memory,
+        client=client,
+        broadcast=broadcast,
+        progress=progress,
+    )
 
 
 def _column_ranges(numeric: np.ndarray) -> FloatArray:
@@ -584,10 +590,12 @@ def dask_compute(
             try:
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
-                        n_workers=workers, threads_per_worker=threads,
-                        processes=True, dashboard_address=":0",
+                        n_workers=workers,
+                        threads_per_worker=threads,
+                        processes=True,
+                        dashboard_address=":0",
                     )
-                )  # fmt: skip
+                )
             except (
                 OSError,
                 TimeoutError,

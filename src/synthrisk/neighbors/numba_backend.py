@@ -56,9 +56,23 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _knn_kernel(
-    q_num, q_cat, r_num_sorted, order, group_codes_t, group_start,
-    scale, indicator, clip, nan_one, nan_both, power, divisor, k, out_d, out_i,
-):  # pragma: no cover - compiled  # fmt: skip
+    q_num,
+    q_cat,
+    r_num_sorted,
+    order,
+    group_codes_t,
+    group_start,
+    scale,
+    indicator,
+    clip,
+    nan_one,
+    nan_both,
+    power,
+    divisor,
+    k,
+    out_d,
+    out_i,
+):  # pragma: no cover - compiled
     n_query = q_num.shape[0]
     n_num = q_num.shape[1]
     n_cat = q_cat.shape[1]
@@ -200,10 +214,23 @@ def kneighbors(
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
         _knn_kernel(
-            q_num[start:stop], q_cat[start:stop], r_num_sorted, order, group_codes_t, group_start,
-            scale, indicator, spec.clip, float(spec.nan_one), float(spec.nan_both), spec.power,
-            float(spec.divisor), k, distances[start:stop], indices[start:stop],
-        )  # fmt: skip
+            q_num[start:stop],
+            q_cat[start:stop],
+            r_num_sorted,
+            order,
+            group_codes_t,
+            group_start,
+            scale,
+            indicator,
+            spec.clip,
+            float(spec.nan_one),
+            float(spec.nan_both),
+            spec.power,
+            float(spec.divisor),
+            k,
+            distances[start:stop],
+            indices[start:stop],
+        )
         if progress is not None:
             progress(stop - start)
     return distances, indices

@@ -105,10 +105,14 @@ def distance_plot(result: Mapping[str, Any]) -> Plot | None:
             clipped = np.clip(values, 0.0, high)
             median = float(np.median(values))
             ax.hist(
-                clipped, bins=bins, histtype="step", linewidth=1.6, color=_color(name),
+                clipped,
+                bins=bins,
+                histtype="step",
+                linewidth=1.6,
+                color=_color(name),
                 weights=np.full(values.size, 1.0 / values.size),
                 label=f"{_label(name)} (n={values.size}, median {median:.3g})",
-            )  # fmt: skip
+            )
             ax.axvline(median, color=_color(name), linestyle=":", linewidth=1)
         ax.set_xlabel(
             "distance to the closest record (values above the 99.5th percentile drawn at the edge)"
@@ -129,8 +133,11 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
     if not found:
         return None
     labels, values, errors = [], [], []
-    names = {"attack_rate": "attack (real rows)", "baseline_rate": "baseline (random guess)",
-             "control_rate": "control (holdout rows)"}  # fmt: skip
+    names = {
+        "attack_rate": "attack (real rows)",
+        "baseline_rate": "baseline (random guess)",
+        "control_rate": "control (holdout rows)",
+    }
     for key in ("attack_rate", "baseline_rate", "control_rate"):
         if key in found and found[key][0] is not None:
             value, error = found[key]
@@ -222,9 +229,14 @@ def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
         for i, (name, values) in enumerate(series.items()):
             color = [_COLORS["real"], _COLORS["other"], _COLORS["holdout"]][i % 3]
             ax.hist(
-                values, bins=bins, histtype="stepfilled" if len(series) == 1 else "step", alpha=0.75,
-                color=color, linewidth=1.4, label=f"{_label(name)} (n={values.size}, mean {values.mean():.3f})",
-            )  # fmt: skip
+                values,
+                bins=bins,
+                histtype="stepfilled" if len(series) == 1 else "step",
+                alpha=0.75,
+                color=color,
+                linewidth=1.4,
+                label=f"{_label(name)} (n={values.size}, mean {values.mean():.3f})",
+            )
         ax.set_xlim(0, 1)
         ax.set_xlabel("per-record value (higher = more at risk)")
         ax.set_ylabel("real rows")

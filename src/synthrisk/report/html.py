@@ -129,8 +129,13 @@ def _flatten(
         if strings is None or len(value) > 200:
             rows.append((prefix, f"{len(value)} items"))
         elif strings and not include_values and not set(strings) <= columns:
-            rows.append((prefix, f"{len(value)} text items, not shown: they can hold values of real records "
-                                 "(render with include_values to list them)"))  # fmt: skip
+            rows.append(
+                (
+                    prefix,
+                    f"{len(value)} text items, not shown: they can hold values of real records "
+                    "(render with include_values to list them)",
+                )
+            )
         else:
             rows.append((prefix, _list_text(value)))
         return rows
@@ -223,11 +228,17 @@ def _drilldowns(
             rows.append(entry)
         out.append(
             _DrillDown(
-                metric=str(result.get("metric")), anchor=f"m{index}", name=name, table=table,
-                description=str(rec.get("description", "")), order=order, n_total=len(pairs),
-                rows=rows, columns=columns,
+                metric=str(result.get("metric")),
+                anchor=f"m{index}",
+                name=name,
+                table=table,
+                description=str(rec.get("description", "")),
+                order=order,
+                n_total=len(pairs),
+                rows=rows,
+                columns=columns,
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -254,8 +265,11 @@ def _result_view(
     found_rates = rates(result)
     rate_rows = []
     if found_rates:
-        names = {"attack_rate": "attack on real rows", "baseline_rate": "baseline (random guessing)",
-                 "control_rate": "control (holdout rows)"}  # fmt: skip
+        names = {
+            "attack_rate": "attack on real rows",
+            "baseline_rate": "baseline (random guessing)",
+            "control_rate": "control (holdout rows)",
+        }
         for key, (value, error) in found_rates.items():
             rate_rows.append(
                 {"name": names[key], "value": _fmt(value), "error": _fmt(error)}
@@ -277,9 +291,17 @@ def _result_view(
         if values:
             n = len(values)
             distance_summary.append(
-                {"name": name.replace("_to_", " → "), "n": n, "median": _fmt(values[n // 2] if n % 2 else
-                 (values[n // 2 - 1] + values[n // 2]) / 2), "zero": _fmt(sum(v == 0 for v in values) / n)}
-            )  # fmt: skip
+                {
+                    "name": name.replace("_to_", " → "),
+                    "n": n,
+                    "median": _fmt(
+                        values[n // 2]
+                        if n % 2
+                        else (values[n // 2 - 1] + values[n // 2]) / 2
+                    ),
+                    "zero": _fmt(sum(v == 0 for v in values) / n),
+                }
+            )
     breakdown = dict(result.get("breakdown") or {})
     if found_rates and isinstance(breakdown.get("petsard"), Mapping):
         # PETsARD's flat copy of the rates: shown once, in the PETsARD view table
@@ -325,10 +347,14 @@ def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         tables.append(
             {
-                "name": name, "present": True, "rows": entry.get("rows"),
-                "n_columns": len(entry.get("columns") or ()), "file": entry.get("file"), "sha256": entry.get("sha256"),
+                "name": name,
+                "present": True,
+                "rows": entry.get("rows"),
+                "n_columns": len(entry.get("columns") or ()),
+                "file": entry.get("file"),
+                "sha256": entry.get("sha256"),
             }
-        )  # fmt: skip
+        )
     schema = data.get("schema") or {}
     columns = []
     for name, spec in (schema.get("columns") or {}).items():
@@ -336,10 +362,14 @@ def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
         kind = spec.get("kind", "")
         columns.append(
             {
-                "name": name, "kind": kind, "source": spec.get("source", ""), "note": spec.get("note", ""),
-                "excluded": kind in ("id", "pii", "text"), "format": spec.get("datetime_format", ""),
+                "name": name,
+                "kind": kind,
+                "source": spec.get("source", ""),
+                "note": spec.get("note", ""),
+                "excluded": kind in ("id", "pii", "text"),
+                "format": spec.get("datetime_format", ""),
             }
-        )  # fmt: skip
+        )
     return {
         "tables": tables,
         "columns": columns,
@@ -523,9 +553,14 @@ def render_html(
             msg = f"`labels` must name each of the {len(report.results)} results; got {len(labels)} labels."
             raise ParameterError(msg)
     context = _context(
-        report, thresholds=thresholds, title=title, tables=tables, include_values=include_values, top_n=top_n,
+        report,
+        thresholds=thresholds,
+        title=title,
+        tables=tables,
+        include_values=include_values,
+        top_n=top_n,
         labels=labels,
-    )  # fmt: skip
+    )
     env = _environment()
     return str(env.get_template("report.html.j2").render(fragment=fragment, **context))
 

@@ -159,41 +159,69 @@ _CAP = "synthrisk's choice: the real rows are at least half safe from the CAP at
 
 #: The default thresholds by metric id (see ``docs/report.md`` for the sources).
 DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
-    "singling_out": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "linkability": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "inference": Threshold(0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False),
-    "dcr_baseline_protection": Threshold(0.5, 0.1, higher_is_safer=True, source=_DCR_BASELINE),
-    "dcr_overfitting_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_DCR_OVERFITTING),
-    "disclosure_protection": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
-    "disclosure_protection_estimate": Threshold(0.5, 0.25, higher_is_safer=True, source=_PROTECTION),
+    "singling_out": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "linkability": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "inference": Threshold(
+        0.09, 0.18, higher_is_safer=False, source=_ANONYMETER, inclusive=False
+    ),
+    "dcr_baseline_protection": Threshold(
+        0.5, 0.1, higher_is_safer=True, source=_DCR_BASELINE
+    ),
+    "dcr_overfitting_protection": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_DCR_OVERFITTING
+    ),
+    "disclosure_protection": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_PROTECTION
+    ),
+    "disclosure_protection_estimate": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_PROTECTION
+    ),
     "categorical_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
     "categorical_zero_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
-    "categorical_generalized_cap": Threshold(0.5, 0.25, higher_is_safer=True, source=_CAP),
+    "categorical_generalized_cap": Threshold(
+        0.5, 0.25, higher_is_safer=True, source=_CAP
+    ),
     "membership_knn_probabilities": Threshold(
-        0.6, 0.75, higher_is_safer=False,
+        0.6,
+        0.75,
+        higher_is_safer=False,
         source="synthrisk's default: membership AUC ≤ 0.6 passes (0.5 is a coin toss); fail at 0.75",
     ),
     "dcr_share": Threshold(
-        0.55, 0.65, higher_is_safer=False,
+        0.55,
+        0.65,
+        higher_is_safer=False,
         source="synthrisk's choice: a size-corrected share of 0.5 means no memorisation",
     ),
     "identical_match_share": Threshold(
-        0.01, 0.05, higher_is_safer=False,
+        0.01,
+        0.05,
+        higher_is_safer=False,
         source="synthrisk's choice: at most 1 % of synthetic rows may copy a real row exactly",
     ),
     "membership_classification": Threshold(
-        0.05, 0.2, higher_is_safer=False,
+        0.05,
+        0.2,
+        higher_is_safer=False,
         source="synthrisk's choice: synthetic rows at most 5 % harder to tell from training rows than from unseen rows (0 = no memorisation)",
     ),
     "nndr": Threshold(
-        0.8, 0.5, higher_is_safer=True,
+        0.8,
+        0.5,
+        higher_is_safer=True,
         source="synthrisk's choice: the training / holdout NNDR ratio is about 1 without memorisation (MOSTLY AI QA)",
     ),
     "distribution_validation": Threshold(
-        0.0, 0.0, higher_is_safer=True,
+        0.0,
+        0.0,
+        higher_is_safer=True,
         source="informational: it qualifies the attacks (a table that does not follow the real one is private for the wrong reason) and never gates a release by itself",
     ),
-}  # fmt: skip
+}
 
 _THRESHOLD_KEYS = ("pass", "fail", "higher_is_safer", "inclusive", "source")
 
@@ -282,9 +310,12 @@ class Thresholds(Mapping[str, Threshold]):
         if spec is None:
             return None
         return Threshold(
-            spec["pass"], spec["fail"], higher_is_safer=result.higher_is_safer,
-            source=spec.get("source", "user-supplied"), inclusive=spec.get("inclusive", True),
-        )  # fmt: skip
+            spec["pass"],
+            spec["fail"],
+            higher_is_safer=result.higher_is_safer,
+            source=spec.get("source", "user-supplied"),
+            inclusive=spec.get("inclusive", True),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (for the report's reproducibility block)."""
@@ -336,9 +367,12 @@ def _threshold_from_mapping(
         return merged
     try:
         return Threshold(
-            merged["pass"], merged["fail"], higher_is_safer=merged["higher_is_safer"],
-            source=str(merged["source"]), inclusive=merged.get("inclusive", True),
-        )  # fmt: skip
+            merged["pass"],
+            merged["fail"],
+            higher_is_safer=merged["higher_is_safer"],
+            source=str(merged["source"]),
+            inclusive=merged.get("inclusive", True),
+        )
     except ParameterError as exc:
         msg = f"`{where}`: {exc}"
         raise ParameterError(msg) from None
@@ -427,16 +461,22 @@ def judge_result(
         )
     if threshold is None:
         return MetricVerdict(
-            metric, "review", result.score, None,
+            metric,
+            "review",
+            result.score,
+            None,
             f"no threshold is configured for {metric!r}; read its section and judge it, or add one under `thresholds`.",
-        )  # fmt: skip
+        )
     if threshold.higher_is_safer != result.higher_is_safer:
         side = "higher" if threshold.higher_is_safer else "lower"
         return MetricVerdict(
-            metric, "review", result.score, threshold,
+            metric,
+            "review",
+            result.score,
+            threshold,
             f"the threshold assumes a {side} score is safer, but the result says the opposite; "
             "fix the threshold's `higher_is_safer`.",
-        )  # fmt: skip
+        )
     score = result.score
     if score is None or not math.isfinite(score):
         return MetricVerdict(

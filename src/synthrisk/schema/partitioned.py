@@ -314,9 +314,12 @@ def _normalise(
 
 
 def _summarise(
-    frame: pd.DataFrame, specs: Sequence[ColumnSpec], table: str,
-    categorical: Sequence[str], datetimes: Sequence[str],
-) -> dict[str, Any]:  # fmt: skip
+    frame: pd.DataFrame,
+    specs: Sequence[ColumnSpec],
+    table: str,
+    categorical: Sequence[str],
+    datetimes: Sequence[str],
+) -> dict[str, Any]:
     """Task: rows, non-missing counts, categories in order of appearance, earliest dates."""
     norm = _normalise(frame, specs, table)
     return {
@@ -360,14 +363,22 @@ def _domain_part(part: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
             np.nan,
             np.nanmax(np.where(nan, -np.inf, numeric), axis=0, initial=-np.inf),
         )
-    integer = np.array([
-        bool(np.all(col[~np.isnan(col)] == np.round(col[~np.isnan(col)]))) for col in numeric.T
-    ], dtype=bool)  # fmt: skip
+    integer = np.array(
+        [
+            bool(np.all(col[~np.isnan(col)] == np.round(col[~np.isnan(col)])))
+            for col in numeric.T
+        ],
+        dtype=bool,
+    )
     return {
-        "low": low, "high": high, "integer": integer, "numeric_missing": nan.sum(axis=0),
-        "codes": [np.unique(c[c >= 0]) for c in codes.T], "codes_missing": (codes < 0).sum(axis=0),
+        "low": low,
+        "high": high,
+        "integer": integer,
+        "numeric_missing": nan.sum(axis=0),
+        "codes": [np.unique(c[c >= 0]) for c in codes.T],
+        "codes_missing": (codes < 0).sum(axis=0),
         "rows": numeric.shape[0],
-    }  # fmt: skip
+    }
 
 
 def _combine_domains(parts: list[dict[str, Any]], n_num: int, n_cat: int) -> Domain:
@@ -386,12 +397,18 @@ def _combine_domains(parts: list[dict[str, Any]], n_num: int, n_cat: int) -> Dom
         for c in range(n_cat)
     ]
     return Domain(
-        low=low, high=high, integer=integer,
-        numeric_missing=np.sum([p["numeric_missing"] for p in parts], axis=0, dtype=np.int64).reshape(n_num),
+        low=low,
+        high=high,
+        integer=integer,
+        numeric_missing=np.sum(
+            [p["numeric_missing"] for p in parts], axis=0, dtype=np.int64
+        ).reshape(n_num),
         codes=codes,
-        codes_missing=np.sum([p["codes_missing"] for p in parts], axis=0, dtype=np.int64).reshape(n_cat),
+        codes_missing=np.sum(
+            [p["codes_missing"] for p in parts], axis=0, dtype=np.int64
+        ).reshape(n_cat),
         n_rows=int(sum(p["rows"] for p in parts)),
-    )  # fmt: skip
+    )
 
 
 def _schema(
@@ -472,8 +489,9 @@ def prepare_partitioned(
     parts = {name: None if f is None else f.to_delayed() for name, f in frames.items()}
     summary_tasks = {
         name: [delayed(_summarise)(p, specs, name, categorical, datetimes) for p in ps]
-        for name, ps in parts.items() if ps is not None
-    }  # fmt: skip
+        for name, ps in parts.items()
+        if ps is not None
+    }
     summaries = dict(
         zip(
             summary_tasks,

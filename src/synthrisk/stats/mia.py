@@ -134,10 +134,14 @@ def empirical_epsilon(
         np.ones(len(member_scores), bool), np.zeros(len(non_member_scores), bool)
     ]
     out: dict[str, JSONValue] = {
-        "epsilon_low": None, "epsilon_high": None, "threshold": None, "direction": None,
-        "confidence_level": confidence_level, "validation_split": validation_split,
+        "epsilon_low": None,
+        "epsilon_high": None,
+        "threshold": None,
+        "direction": None,
+        "confidence_level": confidence_level,
+        "validation_split": validation_split,
         "method": "TAPAS EffectiveEpsilonReport ('cp' heuristic): Clopper-Pearson bounds of TPR and FPR",
-    }  # fmt: skip
+    }
     if labels.sum() < 2 or (~labels).sum() < 2:
         return out
     order = np.random.default_rng(seed).permutation(scores.size)
@@ -194,10 +198,17 @@ def auc_control(member: FloatArray, non_member: FloatArray) -> dict[str, JSONVal
     m, n = member.size, non_member.size
     out: dict[str, JSONValue] = {
         "statistic": "ROC AUC of the attack (members = real rows, non-members = holdout rows)",
-        "real": None, "holdout": 0.5, "effect": None, "ci": None, "confidence_level": 0.95,
-        "p_value": None, "test": "one-sided DeLong test of AUC > 0.5", "alternative": "greater",
-        "n_real": int(m), "n_holdout": int(n),
-    }  # fmt: skip
+        "real": None,
+        "holdout": 0.5,
+        "effect": None,
+        "ci": None,
+        "confidence_level": 0.95,
+        "p_value": None,
+        "test": "one-sided DeLong test of AUC > 0.5",
+        "alternative": "greater",
+        "n_real": int(m),
+        "n_holdout": int(n),
+    }
     if m < 2 or n < 2:
         return out
     ranks = stats.rankdata(np.r_[member, non_member])

@@ -76,9 +76,17 @@ __all__ = [
 
 #: PETsARD's pipeline modules (top-level keys of its YAML).
 PETSARD_MODULES = (
-    "Executor", "Loader", "Splitter", "Preprocessor", "Synthesizer", "Postprocessor", "Constrainer",
-    "Evaluator", "Describer", "Reporter",
-)  # fmt: skip
+    "Executor",
+    "Loader",
+    "Splitter",
+    "Preprocessor",
+    "Synthesizer",
+    "Postprocessor",
+    "Constrainer",
+    "Evaluator",
+    "Describer",
+    "Reporter",
+)
 #: PETsARD evaluator methods synthrisk runs, and the synthrisk metric each becomes.
 EVALUATOR_METHODS = {
     "anonymeter-singlingout": "singling_out",
@@ -90,9 +98,20 @@ PETSARD_MISSING_TEXT = "missing"
 PETSARD_MISSING_NUMERIC = -999999.0
 
 _SYNTHRISK_KEYS = (
-    "seed", "missing", "json", "html", "include_records", "include_values", "top_n", "thresholds", "gate",
-    "csv_digits", "working_memory", "backend", "metadata",
-)  # fmt: skip
+    "seed",
+    "missing",
+    "json",
+    "html",
+    "include_records",
+    "include_values",
+    "top_n",
+    "thresholds",
+    "gate",
+    "csv_digits",
+    "working_memory",
+    "backend",
+    "metadata",
+)
 _PETSARD_EVALUATOR_KEYS = {
     "singling_out": (
         "method",
@@ -126,13 +145,29 @@ _PETSARD_MAX_ATTEMPTS = 500_000
 _GRANULARITIES = ("global", "columnwise", "pairwise", "details", "tree")
 _REPORTER_KEYS = ("method", "granularity", "output", "eval", "naming_strategy")
 _TYPE_TO_KIND = {
-    "int": "numerical", "integer": "numerical", "int8": "numerical", "int16": "numerical",
-    "int32": "numerical", "int64": "numerical", "float": "numerical", "float32": "numerical",
-    "float64": "numerical", "numeric": "numerical", "number": "numerical",
-    "str": "categorical", "string": "categorical", "object": "categorical", "category": "categorical",
-    "categorical": "categorical", "bool": "boolean", "boolean": "boolean",
-    "date": "datetime", "datetime": "datetime", "datetime64": "datetime", "timestamp": "datetime",
-}  # fmt: skip
+    "int": "numerical",
+    "integer": "numerical",
+    "int8": "numerical",
+    "int16": "numerical",
+    "int32": "numerical",
+    "int64": "numerical",
+    "float": "numerical",
+    "float32": "numerical",
+    "float64": "numerical",
+    "numeric": "numerical",
+    "number": "numerical",
+    "str": "categorical",
+    "string": "categorical",
+    "object": "categorical",
+    "category": "categorical",
+    "categorical": "categorical",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "date": "datetime",
+    "datetime": "datetime",
+    "datetime64": "datetime",
+    "timestamp": "datetime",
+}
 _PII_LOGICAL_TYPES = frozenset(
     {"email", "url", "ip_address", "phone", "postal_code", "name", "address"}
 )
@@ -305,11 +340,15 @@ def parse_petsard(
             )
             experiments.append(
                 PetsardExperiment(
-                    splitter=split_name, synthesizer=synth_name, real=split["ori"], holdout=split["control"],
-                    synthetic=synth["filepath"], metadata=metadata if metadata is not None else meta,
+                    splitter=split_name,
+                    synthesizer=synth_name,
+                    real=split["ori"],
+                    holdout=split["control"],
+                    synthetic=synth["filepath"],
+                    metadata=metadata if metadata is not None else meta,
                     na_values=na_values,
                 )
-            )  # fmt: skip
+            )
     evaluators = _parse_evaluators(raw.get("Evaluator"), where, notes)
     reporters = _parse_reporters(
         raw.get("Reporter"), where, base, [e.name for e in evaluators], notes
@@ -324,9 +363,15 @@ def parse_petsard(
             f"{prefix.name}[Report]_synthrisk.html"
         )
     return PetsardConfig(
-        experiments=tuple(experiments), evaluators=tuple(evaluators), reporters=tuple(reporters),
-        json=json_path, html=html_path, notes=tuple(notes), source=source, **extra,
-    )  # fmt: skip
+        experiments=tuple(experiments),
+        evaluators=tuple(evaluators),
+        reporters=tuple(reporters),
+        json=json_path,
+        html=html_path,
+        notes=tuple(notes),
+        source=source,
+        **extra,
+    )
 
 
 def _parse_synthrisk_block(block: Any, where: str, base: Path) -> dict[str, Any]:
@@ -629,10 +674,14 @@ def _map_evaluator(
     if metric == "linkability":
         aux = entry.get("aux_cols")
         if (
-            not isinstance(aux, Sequence) or isinstance(aux, str) or len(aux) != 2
-            or not all(isinstance(h, Sequence) and not isinstance(h, str) and h for h in aux)
+            not isinstance(aux, Sequence)
+            or isinstance(aux, str)
+            or len(aux) != 2
+            or not all(
+                isinstance(h, Sequence) and not isinstance(h, str) and h for h in aux
+            )
             or not all(isinstance(c, str) for h in aux for c in h)
-        ):  # fmt: skip
+        ):
             msg = f"{here}.aux_cols"
             raise _err(
                 msg,
@@ -753,8 +802,10 @@ def _parse_reporters(
         output = entry.get("output") or "petsard"
         out.append(
             PetsardReporter(
-                name=str(name), granularities=tuple(dict.fromkeys(levels)),
-                output=_path(str(output), f"{here}.output", base), evals=None if evals is None else tuple(evals),
+                name=str(name),
+                granularities=tuple(dict.fromkeys(levels)),
+                output=_path(str(output), f"{here}.output", base),
+                evals=None if evals is None else tuple(evals),
             )
-        )  # fmt: skip
+        )
     return out

@@ -192,7 +192,14 @@ def gower_neighbors(
     perm = rng.permutation(reference.n_rows)
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
-            query, reference.take(perm), k=k, distance="gower", backend=context.backend,
-            working_memory=context.working_memory, scale=scale, missing=missing, progress=advance,
-        )  # fmt: skip
+            query,
+            reference.take(perm),
+            k=k,
+            distance="gower",
+            backend=context.backend,
+            working_memory=context.working_memory,
+            scale=scale,
+            missing=missing,
+            progress=advance,
+        )
     return perm[nn.indices]

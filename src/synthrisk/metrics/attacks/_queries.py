@@ -426,10 +426,15 @@ def _fill_kernel(
 
 def _kernel_args(table: QueryTable, batch: QueryBatch) -> tuple[Any, ...]:
     return (
-        table.values, table.order, table.sorted_values, table.n_valid,
-        np.ascontiguousarray(batch.cols, dtype=np.int64), np.ascontiguousarray(batch.ops, dtype=np.int8),
-        np.ascontiguousarray(batch.vals, dtype=np.float64), np.ascontiguousarray(batch.lengths, dtype=np.int64),
-    )  # fmt: skip
+        table.values,
+        table.order,
+        table.sorted_values,
+        table.n_valid,
+        np.ascontiguousarray(batch.cols, dtype=np.int64),
+        np.ascontiguousarray(batch.ops, dtype=np.int8),
+        np.ascontiguousarray(batch.vals, dtype=np.float64),
+        np.ascontiguousarray(batch.lengths, dtype=np.int64),
+    )
 
 
 def count_matches(

@@ -146,12 +146,14 @@ class InferenceAttack:
         """Rates and risk at ``confidence_level``."""
         control = self.control_success
         return estimate_attack(
-            n_success=int(self.main_success.sum()), n_attacks=int(self.main_success.size),
-            n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
+            n_success=int(self.main_success.sum()),
+            n_attacks=int(self.main_success.size),
+            n_baseline=int(self.baseline_success.sum()),
+            n_baseline_attacks=int(self.baseline_success.size),
             n_control=None if control is None else int(control.sum()),
             n_control_attacks=None if control is None else int(control.size),
             confidence_level=confidence_level,
-        )  # fmt: skip
+        )
 
     def groups(self, *, confidence_level: float = 0.95) -> dict[float, AttackEstimate]:
         """Rates and risk per value of the secret (Anonymeter 1.1's ``risk_for_groups``).
@@ -180,10 +182,14 @@ class InferenceAttack:
                 else:
                     n_control_attacks = None
             out[value] = estimate_attack(
-                n_success=int(self.main_success[in_main].sum()), n_attacks=int(in_main.sum()),
-                n_baseline=int(self.baseline_success.sum()), n_baseline_attacks=int(self.baseline_success.size),
-                n_control=n_control, n_control_attacks=n_control_attacks, confidence_level=confidence_level,
-            )  # fmt: skip
+                n_success=int(self.main_success[in_main].sum()),
+                n_attacks=int(in_main.sum()),
+                n_baseline=int(self.baseline_success.sum()),
+                n_baseline_attacks=int(self.baseline_success.size),
+                n_control=n_control,
+                n_control_attacks=n_control_attacks,
+                confidence_level=confidence_level,
+            )
         return out
 
 
@@ -294,9 +300,15 @@ def inference_attack(
             query, ref = datetimes_as_categories([query, ref], datetime_names)
             scale_aux, missing = None, "anonymeter"
         rows = gower_neighbors(
-            query, ref, k=1, rng=stream, context=context, scale=scale_aux, missing=missing,  # type: ignore[arg-type]
+            query,
+            ref,
+            k=1,
+            rng=stream,
+            context=context,
+            scale=scale_aux,
+            missing=missing,  # type: ignore[arg-type]
             description=f"Inference: {name} targets",
-        )[:, 0]  # fmt: skip
+        )[:, 0]
         return syn_secret[rows]
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
@@ -346,12 +358,23 @@ def inference_attack(
     if max_groups is None or distinct.size <= max_groups:
         group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
     return InferenceAttack(
-        secret=secret, aux_cols=tuple(aux_cols), regression=bool(regression), targets=targets,
-        main_secrets=main_secrets, main_guesses=main_guesses, main_success=main_success,
-        baseline_success=baseline_success, control_targets=control_targets, control_secrets=control_secrets,
-        control_guesses=control_guesses, control_success=control_success, group_labels=group_labels,
-        holdout_group_sizes=holdout_sizes, compat=compat, warnings=tuple(warnings),
-    )  # fmt: skip
+        secret=secret,
+        aux_cols=tuple(aux_cols),
+        regression=bool(regression),
+        targets=targets,
+        main_secrets=main_secrets,
+        main_guesses=main_guesses,
+        main_success=main_success,
+        baseline_success=baseline_success,
+        control_targets=control_targets,
+        control_secrets=control_secrets,
+        control_guesses=control_guesses,
+        control_success=control_success,
+        group_labels=group_labels,
+        holdout_group_sizes=holdout_sizes,
+        compat=compat,
+        warnings=tuple(warnings),
+    )
 
 
 @register
@@ -485,9 +508,16 @@ class InferenceRisk(Metric):
         p = self.params
         aux = self._aux(tables)
         result = inference_attack(
-            tables, secret=p["secret"], aux_cols=aux, n_attacks=p["n_attacks"], regression=p["regression"],
-            tolerance=p["tolerance"], compat=p["compat"], rng=context.rng, context=context,
-        )  # fmt: skip
+            tables,
+            secret=p["secret"],
+            aux_cols=aux,
+            n_attacks=p["n_attacks"],
+            regression=p["regression"],
+            tolerance=p["tolerance"],
+            compat=p["compat"],
+            rng=context.rng,
+            context=context,
+        )
         for message in result.warnings:
             context.warn(message)
         level = p["confidence_level"]
@@ -527,10 +557,12 @@ class InferenceRisk(Metric):
         )
         records = {
             "inferred_real": RecordScores(
-                "real", result.targets, result.main_success.astype(np.float64),
+                "real",
+                result.targets,
+                result.main_success.astype(np.float64),
                 "attacked real rows: 1 when their secret was guessed correctly",
             )
-        }  # fmt: skip
+        }
         params: dict[str, Any] = dict(p)
         params["aux_cols"] = aux
         return Outcome(

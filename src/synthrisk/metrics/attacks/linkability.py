@@ -281,10 +281,18 @@ def linkability_attack(
         control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
         control_a, control_b = search("holdout", control_targets, ctrl_rng)
     return LinkabilityAttack(
-        aux_cols=halves, n_neighbors=k, targets=targets, main_a=main_a, main_b=main_b,
-        baseline_a=base_a, baseline_b=base_b, control_targets=control_targets,
-        control_a=control_a, control_b=control_b, warnings=tuple(warnings),
-    )  # fmt: skip
+        aux_cols=halves,
+        n_neighbors=k,
+        targets=targets,
+        main_a=main_a,
+        main_b=main_b,
+        baseline_a=base_a,
+        baseline_b=base_b,
+        control_targets=control_targets,
+        control_a=control_a,
+        control_b=control_b,
+        warnings=tuple(warnings),
+    )
 
 
 def check_aux_pair(aux_cols: Any) -> tuple[list[str], list[str]]:
@@ -394,9 +402,14 @@ class LinkabilityRisk(Metric):
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         p = self.params
         result = linkability_attack(
-            tables, aux_cols=p["aux_cols"], n_attacks=p["n_attacks"], n_neighbors=p["n_neighbors"],
-            compat=p["compat"], rng=context.rng, context=context,
-        )  # fmt: skip
+            tables,
+            aux_cols=p["aux_cols"],
+            n_attacks=p["n_attacks"],
+            n_neighbors=p["n_neighbors"],
+            compat=p["compat"],
+            rng=context.rng,
+            context=context,
+        )
         for message in result.warnings:
             context.warn(message)
         level = p["confidence_level"]
@@ -427,8 +440,10 @@ class LinkabilityRisk(Metric):
         linked = result.links("main")
         records = {
             "linked_real": RecordScores(
-                "real", result.targets, linked.astype(np.float64),
+                "real",
+                result.targets,
+                linked.astype(np.float64),
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
-        }  # fmt: skip
+        }
         return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)

@@ -201,11 +201,14 @@ class SinglingOutAttack:
     def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
         """Rates and risk at ``confidence_level``."""
         return estimate_attack(
-            n_success=self.n_success, n_attacks=self.denominator,
-            n_baseline=self.n_baseline, n_baseline_attacks=self.n_attacks,
-            n_control=self.n_control, n_control_attacks=self.denominator,
+            n_success=self.n_success,
+            n_attacks=self.denominator,
+            n_baseline=self.n_baseline,
+            n_baseline_attacks=self.n_attacks,
+            n_control=self.n_control,
+            n_control_attacks=self.denominator,
             confidence_level=confidence_level,
-        )  # fmt: skip
+        )
 
     def query_strings(
         self, which: Literal["main", "baseline", "generated"] = "main"
@@ -359,11 +362,21 @@ def singling_out_attack(
                     f"({n_denominator}); it was capped."
                 )
     return SinglingOutAttack(
-        mode=mode, n_attacks=n_attacks, n_cols=n_cols, compat=compat, info=info, queries=queries,
-        main_counts=main_counts, main_rows=main_rows, baseline_queries=baseline, baseline_counts=baseline_counts,
-        control_counts=control_counts, control_correction=correction, n_attempts=int(n_attempts),
+        mode=mode,
+        n_attacks=n_attacks,
+        n_cols=n_cols,
+        compat=compat,
+        info=info,
+        queries=queries,
+        main_counts=main_counts,
+        main_rows=main_rows,
+        baseline_queries=baseline,
+        baseline_counts=baseline_counts,
+        control_counts=control_counts,
+        control_correction=correction,
+        n_attempts=int(n_attempts),
         warnings=tuple(warnings),
-    )  # fmt: skip
+    )
 
 
 @register
@@ -440,9 +453,15 @@ class SinglingOutRisk(Metric):
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         p = self.params
         result = singling_out_attack(
-            tables, mode=p["mode"], n_attacks=p["n_attacks"], n_cols=p["n_cols"], max_attempts=p["max_attempts"],
-            compat=p["compat"], rng=context.rng, progress=context.progress,
-        )  # fmt: skip
+            tables,
+            mode=p["mode"],
+            n_attacks=p["n_attacks"],
+            n_cols=p["n_cols"],
+            max_attempts=p["max_attempts"],
+            compat=p["compat"],
+            rng=context.rng,
+            progress=context.progress,
+        )
         for message in result.warnings:
             context.warn(message)
         estimate = result.estimate(confidence_level=p["confidence_level"])

@@ -144,10 +144,15 @@ class _DisclosureBase(Metric):
 
     def _codes(self, tables: Tables, context: Context) -> AttackCodes:
         codes = attack_codes(
-            tables, self.known, self.sensitive, context,
-            continuous=self.continuous, n_bins=self.params["num_discrete_bins"],
-            nat_binning=self.params["nat_binning"], strict_types=self.params["strict_types"],
-        )  # fmt: skip
+            tables,
+            self.known,
+            self.sensitive,
+            context,
+            continuous=self.continuous,
+            n_bins=self.params["num_discrete_bins"],
+            nat_binning=self.params["nat_binning"],
+            strict_types=self.params["strict_types"],
+        )
         if codes.baseline == 0:
             context.warn(
                 "every sensitive column is constant in the real data, so random guessing is always right "
@@ -389,11 +394,13 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         p_mean = p_sum[drawn] / p_n[drawn]
         records = {
             "guess_probability": RecordScores(
-                "real", drawn, p_mean,
+                "real",
+                drawn,
+                p_mean,
                 "mean over the subsamples that drew (and scored) this real row of the probability "
                 "that the attacker guesses its sensitive values",
             )
-        }  # fmt: skip
+        }
         ci = None
         if codes.baseline != 0:
             if n_iter >= 2:
@@ -475,10 +482,14 @@ class CategoricalCAPBase(_DisclosureBase):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = attack_codes(
-            tables, self.known, self.sensitive, context,
-            missing=self.params["missing"], strict_types=self.params["strict_types"],
+            tables,
+            self.known,
+            self.sensitive,
+            context,
+            missing=self.params["missing"],
+            strict_types=self.params["strict_types"],
             numeric_hint="bin it first, or use 'disclosure_protection' with `continuous_column_names`",
-        )  # fmt: skip
+        )
         p = codes.probabilities(self.method, context)
         _no_match_warning(context, p, self.method)
         cap = cap_protection(p)

@@ -148,11 +148,15 @@ class KAnonymity(Metric):
                 ordered = distance == "ordered"
         stats = {
             name: class_statistics(
-                classes[name], values[name], n_classes=n_classes, n_values=n_values,
-                c=float(self.params["c"]), ordered=ordered,
+                classes[name],
+                values[name],
+                n_classes=n_classes,
+                n_values=n_values,
+                c=float(self.params["c"]),
+                ordered=ordered,
             )
             for name in names
-        }  # fmt: skip
+        }
         n_real_of = stats["real"].size
         n_syn_of = stats["synthetic"].size
         syn_classes = classes["synthetic"]
@@ -181,21 +185,28 @@ class KAnonymity(Metric):
         }
         records = {
             "real_records_behind": RecordScores(
-                "synthetic", np.arange(n_s), real_behind.astype(np.float64),
+                "synthetic",
+                np.arange(n_s),
+                real_behind.astype(np.float64),
                 "number of real records in the synthetic record's quasi-identifier class (k-map count)",
             ),
             "class_size": RecordScores(
-                "real", np.arange(classes["real"].size), n_real_of[classes["real"]].astype(np.float64),
+                "real",
+                np.arange(classes["real"].size),
+                n_real_of[classes["real"]].astype(np.float64),
                 "size of the real record's quasi-identifier class in the real table",
             ),
-        }  # fmt: skip
+        }
         if tables.holdout is not None:
             hold_behind = n_real_of[classes["holdout"]]
             hold_risk = (hold_behind >= 1) & (hold_behind < k)
             breakdown["control"] = compare_proportions(
-                float(at_risk.sum()), n_s, float(hold_risk.sum()), hold_risk.size,
+                float(at_risk.sum()),
+                n_s,
+                float(hold_risk.sum()),
+                hold_risk.size,
                 statistic=f"released records behind 1 to {k - 1} real records (synthetic vs holdout as the release)",
-            )  # fmt: skip
+            )
         top_n = int(self.params["top_n"])
         risky = np.flatnonzero(with_real)
         order = risky[np.lexsort((-n_syn_of[risky], n_real_of[risky]))][:top_n]
@@ -203,13 +214,15 @@ class KAnonymity(Metric):
         syn_stat = stats["synthetic"]
         breakdown["classes"] = [
             {
-                "class": rank, "n_real": int(n_real_of[c]), "n_synthetic": int(n_syn_of[c]),
+                "class": rank,
+                "n_real": int(n_real_of[c]),
+                "n_synthetic": int(n_syn_of[c]),
                 "n_holdout": None if hold_of is None else int(hold_of[c]),
                 "distinct_l": int(syn_stat.distinct[c]) if sens else None,
                 "t": float(syn_stat.t_distance[c]) if sens else None,
             }
             for rank, c in enumerate(order.tolist())
-        ]  # fmt: skip
+        ]
         first_row = np.full(n_classes, -1, dtype=np.int64)
         first_row[syn_classes[::-1]] = np.arange(n_s)[::-1]
         frame = tables.synthetic
@@ -222,9 +235,12 @@ class KAnonymity(Metric):
         )
         return Outcome(
             score=breakdown["at_risk_share"],
-            breakdown=breakdown, ci=ci, records=records, params=dict(self.params),
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            params=dict(self.params),
             value_keys=("class_values",),
-        )  # fmt: skip
+        )
 
 
 def _sorted_codes(tables: Tables, columns: list[str]) -> tuple[dict[str, Any], int]:

@@ -107,9 +107,18 @@ def cap_probabilities(
         p[~matched] = 0.0
     elif method == "generalized_cap" and not matched.all():
         p[~matched] = _generalized_probabilities(
-            real_keys[~matched], rk[~matched], rs[~matched], synthetic_keys, sk, ss, key_count, n_sens,
-            backend=backend, working_memory=working_memory, search=search,
-        )  # fmt: skip
+            real_keys[~matched],
+            rk[~matched],
+            rs[~matched],
+            synthetic_keys,
+            sk,
+            ss,
+            key_count,
+            n_sens,
+            backend=backend,
+            working_memory=working_memory,
+            search=search,
+        )
     return p
 
 
@@ -167,9 +176,19 @@ def _generalized_probabilities(
     q_sens = (queries % n_sens).astype(np.int64)
     q_ptr = _offsets(queries // n_sens, ru.shape[0])
     numerator, denominator = _nearest_key_counts(
-        ru, su, su_count, csr_ptr, csr_sens, pair_count.astype(np.int64), q_ptr, q_sens, n_sens,
-        search=search, backend=backend, working_memory=working_memory,
-    )  # fmt: skip
+        ru,
+        su,
+        su_count,
+        csr_ptr,
+        csr_sens,
+        pair_count.astype(np.int64),
+        q_ptr,
+        q_sens,
+        n_sens,
+        search=search,
+        backend=backend,
+        working_memory=working_memory,
+    )
     return numerator[q_inv.ravel()] / denominator[inv_r.ravel()]
 
 
@@ -203,9 +222,17 @@ def _nearest_key_counts(
             break
         q_index, q_local = _queries_of(remaining, q_key, m)
         num_d, den_d = _mask_level(
-            real_keys[remaining], synthetic_keys, synthetic_count, pair_key, csr_sens, csr_count,
-            q_local, q_sens[q_index], n_sens, d,
-        )  # fmt: skip
+            real_keys[remaining],
+            synthetic_keys,
+            synthetic_count,
+            pair_key,
+            csr_sens,
+            csr_count,
+            q_local,
+            q_sens[q_index],
+            n_sens,
+            d,
+        )
         hit = den_d > 0
         denominator[remaining[hit]] = den_d[hit]
         q_hit = hit[q_local]
@@ -214,10 +241,18 @@ def _nearest_key_counts(
     if remaining.size:
         q_index, q_local = _queries_of(remaining, q_key, m)
         num_r, den_r = generalized_cap_counts(
-            np.ascontiguousarray(real_keys[remaining]), synthetic_keys, synthetic_count, csr_ptr,
-            csr_sens, csr_count, _offsets(q_local, remaining.size), q_sens[q_index], n_sens,
-            backend=backend, working_memory=working_memory,
-        )  # fmt: skip
+            np.ascontiguousarray(real_keys[remaining]),
+            synthetic_keys,
+            synthetic_count,
+            csr_ptr,
+            csr_sens,
+            csr_count,
+            _offsets(q_local, remaining.size),
+            q_sens[q_index],
+            n_sens,
+            backend=backend,
+            working_memory=working_memory,
+        )
         denominator[remaining] = den_r
         numerator[q_index] = num_r
     return numerator, denominator
@@ -340,14 +375,30 @@ def generalized_cap_counts(
         numerator = np.zeros(q_sens.shape[0], dtype=np.int64)
         denominator = np.zeros(m, dtype=np.int64)
         generalized_cap_kernel(
-            real_keys, synthetic_keys, synthetic_count, csr_ptr, csr_sens, csr_count, q_ptr, q_sens,
-            numerator, denominator,
-        )  # fmt: skip
+            real_keys,
+            synthetic_keys,
+            synthetic_count,
+            csr_ptr,
+            csr_sens,
+            csr_count,
+            q_ptr,
+            q_sens,
+            numerator,
+            denominator,
+        )
         return numerator.astype(np.float64), denominator.astype(np.float64)
     return _generalized_counts_numpy(
-        real_keys, synthetic_keys, synthetic_count, csr_ptr, csr_sens, csr_count, q_ptr, q_sens, n_sens,
+        real_keys,
+        synthetic_keys,
+        synthetic_count,
+        csr_ptr,
+        csr_sens,
+        csr_count,
+        q_ptr,
+        q_sens,
+        n_sens,
         working_memory=working_memory,
-    )  # fmt: skip
+    )
 
 
 def _generalized_counts_numpy(

@@ -128,9 +128,11 @@ class _SynthpopBase(Metric):
             as_text = {str(v) for v in levels}
             target = self.target
             excluded_targets |= _matching_ids(
-                frames, target_codes,
-                lambda f: f[target].isin(levels) | f[target].astype(str).isin(as_text), n_targets,
-            )  # fmt: skip
+                frames,
+                target_codes,
+                lambda f: f[target].isin(levels) | f[target].astype(str).isin(as_text),
+                n_targets,
+            )
         if (
             not self.params.get("use_missing_target", True)
             and frames["real"][self.target].isna().any()
@@ -150,12 +152,15 @@ class _SynthpopBase(Metric):
             else None
         )
         return synthpop_disclosure(
-            prepared.keys[original], prepared.target[original],
-            prepared.keys["synthetic"], prepared.target["synthetic"],
-            n_targets=prepared.n_targets, excluded_keys=prepared.excluded_keys,
+            prepared.keys[original],
+            prepared.target[original],
+            prepared.keys["synthetic"],
+            prepared.target["synthetic"],
+            n_targets=prepared.n_targets,
+            excluded_keys=prepared.excluded_keys,
             excluded_targets=prepared.excluded_targets,
             denom_lim=None if limit is None else int(limit),
-        )  # fmt: skip
+        )
 
 
 def _equal_size_rep_unique(
@@ -246,10 +251,12 @@ class ReplicatedUniques(_SynthpopBase):
         }
         records = {
             "replicated_unique": RecordScores(
-                "real", np.arange(n_r), real.rep_unique,
+                "real",
+                np.arange(n_r),
+                real.rep_unique,
                 "1 if the real record is unique on the keys and its keys are unique in the synthetic table",
             )
-        }  # fmt: skip
+        }
         if tables.holdout is not None:
             hold = self._measures(prepared, "holdout")
             n_h = hold.rep_unique.size
@@ -276,16 +283,21 @@ class ReplicatedUniques(_SynthpopBase):
             )
             breakdown["synthpop_holdout"] = {"ident": hold.ident}
             records["replicated_unique_holdout"] = RecordScores(
-                "holdout", np.arange(n_h), hold.rep_unique,
+                "holdout",
+                np.arange(n_h),
+                hold.rep_unique,
                 "1 if the holdout record is unique on the keys and its keys are unique in the synthetic table",
-            )  # fmt: skip
+            )
         ci = None
         if n_r:
             ci = wilson_bounds(n_rep, n_r, z)
         return Outcome(
-            score=n_rep / n_r if n_r else None, breakdown=breakdown, ci=ci, records=records,
+            score=n_rep / n_r if n_r else None,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
             params=dict(self.params),
-        )  # fmt: skip
+        )
 
 
 def _equal_size_holdout(
@@ -375,17 +387,24 @@ class DiSCO(_SynthpopBase):
                 msg = f"`{name}` must be true or false; got {value!r}."
                 raise ParameterError(msg)
         self._set_params(
-            keys=self.keys, target=self.target, not_target_levels=_levels(not_target_levels),
-            use_missing_target=use_missing_target, use_missing_keys=flags, denom_lim=limit,
-            exclude_over_denom_lim=exclude_over_denom_lim, confidence_level=level,
-        )  # fmt: skip
+            keys=self.keys,
+            target=self.target,
+            not_target_levels=_levels(not_target_levels),
+            use_missing_target=use_missing_target,
+            use_missing_keys=flags,
+            denom_lim=limit,
+            exclude_over_denom_lim=exclude_over_denom_lim,
+            confidence_level=level,
+        )
 
     @staticmethod
     def _block(m: SynthpopDisclosure) -> dict[str, JSONValue]:
         return {
-            "ident": to_jsonable(m.ident), "attrib": to_jsonable(m.attrib),
-            "allCAPs": to_jsonable(m.all_caps), "attrib_denoms": to_jsonable(m.attrib_denoms),
-        }  # fmt: skip
+            "ident": to_jsonable(m.ident),
+            "attrib": to_jsonable(m.attrib),
+            "allCAPs": to_jsonable(m.all_caps),
+            "attrib_denoms": to_jsonable(m.attrib_denoms),
+        }
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         prepared = self._prepare(tables)
@@ -415,14 +434,18 @@ class DiSCO(_SynthpopBase):
         }
         records = {
             "disclosed": RecordScores(
-                "real", np.arange(n_r), real.disco,
+                "real",
+                np.arange(n_r),
+                real.disco,
                 "1 if the synthetic records with the real record's keys all carry its target value (DiSCO)",
             ),
             "target_share_in_synthetic": RecordScores(
-                "real", np.arange(n_r), real.dcap,
+                "real",
+                np.arange(n_r),
+                real.dcap,
                 "share of the synthetic records with the real record's keys that carry its target value (DCAP term)",
             ),
-        }  # fmt: skip
+        }
         if tables.holdout is not None:
             hold = self._measures(prepared, "holdout")
             n_h = hold.disco.size
@@ -436,13 +459,18 @@ class DiSCO(_SynthpopBase):
             )
             breakdown["synthpop_holdout"] = self._block(hold)
             records["disclosed_holdout"] = RecordScores(
-                "holdout", np.arange(n_h), hold.disco,
+                "holdout",
+                np.arange(n_h),
+                hold.disco,
                 "1 if the synthetic records with the holdout record's keys all carry its target value",
-            )  # fmt: skip
+            )
         if real.disco_cells[0].size:
             worst = int(np.argmax(real.disco_cells[2]))
             breakdown["largest_disclosed_cell"] = int(real.disco_cells[2][worst])
         return Outcome(
-            score=n_disco / n_r, breakdown=breakdown, ci=wilson_bounds(n_disco, n_r, z), records=records,
+            score=n_disco / n_r,
+            breakdown=breakdown,
+            ci=wilson_bounds(n_disco, n_r, z),
+            records=records,
             params=dict(self.params),
-        )  # fmt: skip
+        )

@@ -56,9 +56,11 @@ def column_groups(
     np.fill_diagonal(corr, 0.0)
     cluster = import_optional("sklearn.cluster", extra="ml")
     labels = cluster.SpectralClustering(
-        n_clusters=k, affinity="precomputed", assign_labels="kmeans",
+        n_clusters=k,
+        affinity="precomputed",
+        assign_labels="kmeans",
         random_state=int(rng.integers(0, 2**31 - 1)),
-    ).fit_predict(corr)  # fmt: skip
+    ).fit_predict(corr)
     for c in range(k):
         group = [order[j] for j in np.flatnonzero(labels == c)]
         if group:

@@ -193,10 +193,15 @@ class Space:
                 )
                 return Neighbors(distances=distances, indices=indices)
             return nearest_neighbors(
-                query, reference, k=k, distance=self.distance,  # type: ignore[arg-type]
+                query,
+                reference,
+                k=k,
+                distance=self.distance,  # type: ignore[arg-type]
                 backend=context.backend,
-                working_memory=context.working_memory, scale=self.scale, progress=advance,
-            )  # fmt: skip
+                working_memory=context.working_memory,
+                scale=self.scale,
+                progress=advance,
+            )
 
 
 def int_param(value: Any, name: str, minimum: int) -> int:

@@ -68,9 +68,14 @@ def numeric_embedding(tables: Tables, names: list[str]) -> dict[str, FloatArray]
 
 
 def _summarise(
-    metric: Metric, member: FloatArray, non_member: FloatArray, context: Context, what: str,
-    member_rows: np.ndarray, non_member_rows: np.ndarray,
-) -> Outcome:  # fmt: skip
+    metric: Metric,
+    member: FloatArray,
+    non_member: FloatArray,
+    context: Context,
+    what: str,
+    member_rows: np.ndarray,
+    non_member_rows: np.ndarray,
+) -> Outcome:
     scores = ranking_scores(member, non_member)
     fpr, tpr = thin_curve(scores.fpr, scores.tpr)
     breakdown: dict[str, JSONValue] = {
@@ -221,13 +226,20 @@ class DOMIAS(Metric):
             )
         score = log_g - log_r
         outcome = _summarise(
-            self, score[:n_eval], score[n_eval:], context, "log density ratio log p_synthetic - log p_reference",
-            member_rows, non_rows,
-        )  # fmt: skip
+            self,
+            score[:n_eval],
+            score[n_eval:],
+            context,
+            "log density ratio log p_synthetic - log p_reference",
+            member_rows,
+            non_rows,
+        )
         outcome.breakdown.update(
-            density=self.params["density"], n_reference=int(ref_rows.size), n_synthetic_fit=int(syn.shape[0]),
+            density=self.params["density"],
+            n_reference=int(ref_rows.size),
+            n_synthetic_fit=int(syn.shape[0]),
             dimensions=int(points.shape[1]),
-        )  # fmt: skip
+        )
         return outcome
 
 
@@ -274,9 +286,14 @@ class MonteCarloMembership(Metric):
         member = (d_real <= eps).sum(axis=1).astype(np.float64)
         non_member = (d_hold <= eps).sum(axis=1).astype(np.float64)
         outcome = _summarise(
-            self, member, non_member, context, "synthetic rows within eps",
-            np.arange(member.size), np.arange(non_member.size),
-        )  # fmt: skip
+            self,
+            member,
+            non_member,
+            context,
+            "synthetic rows within eps",
+            np.arange(member.size),
+            np.arange(non_member.size),
+        )
         outcome.breakdown.update(
             epsilon_distance=eps, max_neighbors=k, distance=self.params["distance"]
         )
@@ -313,9 +330,14 @@ class CollisionMembership(Metric):
         counts = np.bincount(codes["synthetic"], minlength=n_codes).astype(np.float64)
         member, non_member = counts[codes["real"]], counts[codes["holdout"]]
         outcome = _summarise(
-            self, member, non_member, context, "number of identical synthetic rows",
-            np.arange(member.size), np.arange(non_member.size),
-        )  # fmt: skip
+            self,
+            member,
+            non_member,
+            context,
+            "number of identical synthetic rows",
+            np.arange(member.size),
+            np.arange(non_member.size),
+        )
         outcome.breakdown.update(
             real_share_with_collision=float(np.mean(member > 0))
             if member.size

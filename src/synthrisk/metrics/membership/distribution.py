@@ -210,9 +210,12 @@ class DistributionValidation(Metric):
                     raise ParameterError(msg)
                 features.append(item if isinstance(item, str) else int(item))
         self._set_params(
-            numeric_test=numeric_test, categorical_test=categorical_test, alpha=float(alpha),
-            correction=correction, categorical_features=features,
-        )  # fmt: skip
+            numeric_test=numeric_test,
+            categorical_test=categorical_test,
+            alpha=float(alpha),
+            correction=correction,
+            categorical_features=features,
+        )
 
     def _categorical_names(self, tables: Tables) -> set[str]:
         names = tables.schema.names

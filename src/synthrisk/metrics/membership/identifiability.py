@@ -165,10 +165,15 @@ class EpsilonIdentifiability(Metric):
         ) -> FloatArray:
             with context.progress.task(what, query.shape[0]) as advance:
                 return nearest_neighbors(
-                    query, reference, k=k, distance="gower", scale=np.ones(query.shape[1]),
+                    query,
+                    reference,
+                    k=k,
+                    distance="gower",
+                    scale=np.ones(query.shape[1]),
                     backend=context.backend,
-                    working_memory=context.working_memory, progress=advance,
-                ).distances  # fmt: skip
+                    working_memory=context.working_memory,
+                    progress=advance,
+                ).distances
 
         return arrays, search_gower
 
@@ -196,13 +201,18 @@ class EpsilonIdentifiability(Metric):
         }
         records = {
             "identifiable": RecordScores(
-                "real", np.arange(n_r), flags.astype(np.float64),
+                "real",
+                np.arange(n_r),
+                flags.astype(np.float64),
                 "1 if the real record's nearest synthetic record is closer than its nearest other real record",
             ),
             "distance_to_synthetic": RecordScores(
-                "real", np.arange(n_r), d_syn, "distance of the real record to its nearest synthetic record"
+                "real",
+                np.arange(n_r),
+                d_syn,
+                "distance of the real record to its nearest synthetic record",
             ),
-        }  # fmt: skip
+        }
         if "holdout" in arrays:
             hold = arrays["holdout"]
             n_h = n_rows(hold)
@@ -227,13 +237,18 @@ class EpsilonIdentifiability(Metric):
                     x_r, m, x_h, m, statistic="eps_risk (equal-size samples)"
                 )
                 records["identifiable_holdout"] = RecordScores(
-                    "holdout", np.arange(n_h), hold_flags.astype(np.float64),
+                    "holdout",
+                    np.arange(n_h),
+                    hold_flags.astype(np.float64),
                     "1 if the holdout record's nearest synthetic record is closer than its nearest other holdout record",
-                )  # fmt: skip
+                )
         return Outcome(
-            score=n_id / n_r, breakdown=breakdown, ci=wilson_bounds(n_id, n_r, 1.959963984540054),
-            records=records, params=dict(self.params),
-        )  # fmt: skip
+            score=n_id / n_r,
+            breakdown=breakdown,
+            ci=wilson_bounds(n_id, n_r, 1.959963984540054),
+            records=records,
+            params=dict(self.params),
+        )
 
     @staticmethod
     def _equal_size(
