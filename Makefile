@@ -13,7 +13,14 @@ $(VENV)/.installed-demo: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[report]'
 	touch $@
 
+# The dev extra needs torch (the torch backend's tests run on CPU tensors). PyTorch's CPU
+# build is installed first, pinned, so that the extra's `torch>=2.1` is already satisfied and
+# pip never pulls a multi-GB CUDA build. Elsewhere, point TORCH_PIP at a CPU wheel, e.g.
+# TORCH_PIP="torch --index-url https://download.pytorch.org/whl/cpu".
+TORCH_PIP ?= torch==2.13.0
+
 $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q $(TORCH_PIP)
 	$(BIN)/python -m pip install -q -e '.[dev,report,dask]'
 	touch $@ $(VENV)/.installed-demo
 

@@ -15,17 +15,28 @@ share with a 999-permutation p-value and a bootstrap interval). Datasets:
   normal values (default 100 000 x 20), a tenth of the synthetic rows noisy copies of
   members.
 
-    python benchmarks/bench_membership.py [--ref-venv benchmarks/.venvs/apt] [--n 100000] [--d 20]
+    python benchmarks/bench_membership.py [--ref-venv benchmarks/.venvs/apt] [--n 100000] [--d 20] [--repeats 3]
 
 APT runs in its own virtual environment (created with ``../shared/tools/ref-venvs.sh``
-when missing). Prints a table with times, ratios and the scores side by side, and
-writes it as JSON to ``benchmarks/out/membership.json``.
+when missing). The two sides alternate ``--repeats`` times on the same arrays and the
+best time of each is kept (the machine may be shared: the load average is printed next
+to every run). Also measured in the same run:
+
+* the fused Euclidean kernel alone (members against synthetic, k = 5) in GFLOP/s —
+  one multiply-add per feature and pair, ``2 n_query n_reference d`` — next to the
+  machine's float32 GEMM peak, measured with numpy's matmul on 4096 x 4096 matrices;
+* the torch backend (``backend="torch"``) on the same search when a CUDA device is
+  present (otherwise the line says that it was not measured).
+
+Prints a table with times, ratios and the scores side by side, and writes it as JSON
+to ``benchmarks/out/membership.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -168,6 +179,63 @@ def _run_synthrisk(arrays: dict[str, np.ndarray]) -> dict[str, dict[str, float]]
     return out
 
 
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def _gemm_peak(repeats: int = 3) -> float:
+    """Best float32 GEMM rate of numpy's BLAS on this machine, in GFLOP/s."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4096, 4096), dtype=np.float32)
+    b = rng.standard_normal((4096, 4096), dtype=np.float32)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.matmul(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * 4096**3 / best / 1e9
+
+
+def _kernel(arrays: dict[str, np.ndarray], repeats: int) -> dict[str, float]:
+    """The fused Euclidean kernel alone, and the torch backend on CUDA when present."""
+    from synthrisk.neighbors import nearest_neighbors
+
+    query, reference = arrays["members"], arrays["synthetic"]
+    flops = 2.0 * query.shape[0] * reference.shape[0] * query.shape[1]
+    nearest_neighbors(query[:100], reference[:1000], k=5, distance="euclidean")
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fused = nearest_neighbors(query, reference, k=5, distance="euclidean")
+        best = min(best, time.perf_counter() - start)
+    out = {"seconds": best, "gflops": flops / best / 1e9, "device": "cpu"}
+    try:
+        import torch
+    except ImportError:
+        out["cuda"] = "torch not installed: not measured"
+        return out
+    if not torch.cuda.is_available():
+        out["cuda"] = "no CUDA device: not measured"
+        return out
+    nearest_neighbors(
+        query[:100], reference, k=5, distance="euclidean", backend="torch"
+    )
+    best_gpu = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        gpu = nearest_neighbors(
+            query, reference, k=5, distance="euclidean", backend="torch"
+        )
+        best_gpu = min(best_gpu, time.perf_counter() - start)
+    out["cuda"] = torch.cuda.get_device_name(0)
+    out["cuda_seconds"] = best_gpu
+    out["cuda_identical"] = bool(
+        np.array_equal(gpu.indices, fused.indices)
+        and np.array_equal(gpu.distances, fused.distances)
+    )
+    return out
+
+
 def _ensure_venv(venv: Path) -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
@@ -202,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--datasets", default="adult,gaussian", help="comma-separated: adult, gaussian"
     )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of each side; the best is kept"
+    )
     parser.add_argument("--run-apt", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run_apt is not None:
@@ -209,22 +280,45 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     python = _ensure_venv(args.ref_venv)
-    results = {}
+    peak = _gemm_peak()
+    print(f"float32 GEMM peak (numpy matmul, 4096^2): {peak:.0f} GFLOP/s ({_load()})")
+    results: dict[str, object] = {"gemm_peak_gflops": peak}
     for dataset in args.datasets.split(","):
         arrays = (
             _adult(args.adult_dir) if dataset == "adult" else _gaussian(args.n, args.d)
         )
         shape = {name: list(a.shape) for name, a in arrays.items()}
+        runs: dict[str, list[dict]] = {"apt": [], "synthrisk": []}
+        loads: list[str] = []
         with tempfile.TemporaryDirectory() as tmp:
             for name, array in arrays.items():
                 np.save(Path(tmp) / f"{name}.npy", array)
-            proc = subprocess.run(
-                [str(python), str(Path(__file__).resolve()), "--run-apt", tmp],
-                check=True, capture_output=True, text=True,
-            )  # fmt: skip
-        apt = json.loads(proc.stdout.strip().splitlines()[-1])
-        ours = _run_synthrisk(arrays)
-        results[dataset] = {"shape": shape, "apt": apt, "synthrisk": ours}
+            for repeat in range(args.repeats):
+                loads.append(_load())
+                proc = subprocess.run(
+                    [str(python), str(Path(__file__).resolve()), "--run-apt", tmp],
+                    check=True, capture_output=True, text=True,
+                )  # fmt: skip
+                runs["apt"].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                loads.append(_load())
+                runs["synthrisk"].append(_run_synthrisk(arrays))
+                print(
+                    f"  {dataset} repeat {repeat + 1}: {loads[-2]} (APT), {loads[-1]} (synthrisk)",
+                    flush=True,
+                )
+        apt = {
+            key: min((r[key] for r in runs["apt"]), key=lambda v: v["seconds"])
+            for key in runs["apt"][0]
+        }
+        ours = {
+            key: min((r[key] for r in runs["synthrisk"]), key=lambda v: v["seconds"])
+            for key in runs["synthrisk"][0]
+        }
+        kernel = _kernel(arrays, args.repeats)
+        results[dataset] = {
+            "shape": shape, "apt": apt, "synthrisk": ours, "runs": runs, "loads": loads,
+            "kernel": kernel,
+        }  # fmt: skip
         print(
             f"\n{dataset}: members {shape['members']}, non-members {shape['non_members']}, synthetic {shape['synthetic']}"
         )
@@ -248,6 +342,17 @@ def main(argv: list[str] | None = None) -> int:
             f"(AUC {mk['roc_auc']:.12f}); dcr_share {md['seconds']:.2f} s (share {md['share']:.12f}, "
             f"size-corrected {md['size_corrected_share']:.4f}, p = {md['p_value']:.3f})"
         )
+        print(
+            f"fused Euclidean kernel (members x synthetic, k=5): {kernel['seconds']:.2f} s, "
+            f"{kernel['gflops']:.1f} GFLOP/s = {100 * kernel['gflops'] / peak:.0f} % of the float32 GEMM peak"
+        )
+        if "cuda_seconds" in kernel:
+            print(
+                f"torch backend on {kernel['cuda']}: {kernel['cuda_seconds']:.2f} s, "
+                f"identical neighbours: {kernel['cuda_identical']}"
+            )
+        else:
+            print(f"torch backend on CUDA: {kernel['cuda']}")
     out = ROOT / "benchmarks" / "out"
     out.mkdir(parents=True, exist_ok=True)
     (out / "membership.json").write_text(

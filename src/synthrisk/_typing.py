@@ -23,6 +23,6 @@ IntArray: TypeAlias = npt.NDArray[np.int64]
 SeedLike: TypeAlias = int | np.random.Generator | None
 JSONValue: TypeAlias = Any
 
-Backend: TypeAlias = Literal["auto", "numpy", "numba", "dask"]
+Backend: TypeAlias = Literal["auto", "numpy", "numba", "dask", "torch"]
 DistanceName: TypeAlias = Literal["dcr", "gower", "euclidean"]
 ColumnKind: TypeAlias = Literal["numerical", "categorical", "boolean", "datetime", "id"]

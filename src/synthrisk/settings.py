@@ -47,7 +47,7 @@ class Config:
     working_memory : float
         Budget in MiB for the temporary arrays of one block of a blocked computation.
     backend : str
-        Default neighbour-search backend: ``"auto"``, ``"numpy"`` or ``"numba"``.
+        Default neighbour-search backend: ``"auto"``, ``"numpy"``, ``"numba"``, ``"dask"`` or ``"torch"``.
     """
 
     working_memory: float = 256.0

@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--backend",
-        choices=["auto", "numpy", "numba", "dask"],
+        choices=["auto", "numpy", "numba", "dask", "torch"],
         help="neighbour-search backend (dask: a local cluster sized to this machine)",
     )
     ev.add_argument(

@@ -17,8 +17,11 @@ with::
 What is different from APT (all deliberate; see ``docs/membership.md``):
 
 * no torch / adversarial-robustness-toolbox import and no scikit-learn version cap;
-  the kNN searches use synthrisk's exact multi-core Euclidean search (scikit-learn is
-  needed only for the classification attack);
+  the kNN searches use synthrisk's fused multi-core Euclidean search, rounding each
+  distance as scikit-learn's ``NearestNeighbors`` does (expanded form
+  ``|x|^2 - 2 x.y + |y|^2`` when it searches by brute force), so ties between equally
+  distant rows fall as in APT (scikit-learn is needed only for the classification
+  attack);
 * each :class:`DatasetAssessmentManager` keeps its own scores (APT shares one
   class-level dict between all managers), and reports and plots go to
   ``config.output_dir`` (APT: always the working directory);
@@ -51,7 +54,6 @@ import pandas as pd
 from synthrisk._atomic import write_text_atomic
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.metrics._euclidean import euclidean_neighbors
 from synthrisk.metrics.membership.classification import (
     make_classifier,
     normalized_auc_ratio,
@@ -62,6 +64,7 @@ from synthrisk.metrics.membership.distribution import (
     two_sample_test,
 )
 from synthrisk.metrics.membership.knn import parzen_probabilities
+from synthrisk.neighbors import nearest_neighbors
 from synthrisk.stats.ranking import average_precision, roc_auc, roc_curve
 
 __all__ = [
@@ -423,6 +426,18 @@ class DatasetAttackConfigMembershipClassification(Config):
 # --------------------------------------------------------------------------- attacks
 
 
+def _apt_distances(query: np.ndarray, reference: np.ndarray, *, k: int) -> np.ndarray:
+    """Distances to the k nearest ``reference`` rows, rounded as APT's scikit-learn rounds them."""
+    return nearest_neighbors(
+        query,
+        reference,
+        k=k,
+        distance="euclidean",
+        backend="numba",
+        arithmetic="sklearn",
+    ).distances
+
+
 def _check_distance(config: Any) -> None:
     distance = getattr(config, "compute_distance", None)
     if distance not in (None, "euclidean"):
@@ -689,8 +704,8 @@ class DatasetAttackMembershipKnnProbabilities(DatasetAttackMembership):
         validation = self._validation or self._validator.validate(
             members, non_members, synthetic, self._categorical(members.shape[1])
         )
-        d_members, _ = euclidean_neighbors(members, synthetic, k=k)
-        d_non_members, _ = euclidean_neighbors(non_members, synthetic, k=k)
+        d_members = _apt_distances(members, synthetic, k=k)
+        d_non_members = _apt_distances(non_members, synthetic, k=k)
         result = DatasetAttackResultMembership(
             member_probabilities=self.probability_per_sample(d_members),
             non_member_probabilities=self.probability_per_sample(d_non_members),
@@ -771,8 +786,8 @@ class DatasetAttackWholeDatasetKnnDistance(DatasetAttack):
     def calculate_distances(self) -> tuple[np.ndarray, np.ndarray]:
         """Distance of every synthetic row to its nearest member and nearest non-member, shape (n, 1)."""
         members, non_members, synthetic = self._arrays()
-        d_members, _ = euclidean_neighbors(synthetic, members, k=1)
-        d_non_members, _ = euclidean_neighbors(synthetic, non_members, k=1)
+        d_members = _apt_distances(synthetic, members, k=1)
+        d_non_members = _apt_distances(synthetic, non_members, k=1)
         return d_members, d_non_members
 
     def assess_privacy(self) -> DatasetAttackScoreWholeDatasetKnnDistance:

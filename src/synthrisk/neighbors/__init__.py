@@ -20,12 +20,14 @@ from synthrisk._typing import Backend, DistanceName, FloatArray, IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._euclidean import Arithmetic, euclidean_kneighbors
 from synthrisk.neighbors._protocol import NeighborBackend
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.settings import get_config
 
 __all__ = [
+    "Arithmetic",
     "DistanceSpec",
     "NeighborBackend",
     "Neighbors",
@@ -47,6 +49,8 @@ def get_backend(name: Backend) -> NeighborBackend:
         from synthrisk.neighbors import numpy_backend as backend
     elif name == "dask":
         from synthrisk.neighbors import dask_backend as backend
+    elif name == "torch":
+        from synthrisk.neighbors import torch_backend as backend
     else:
         from synthrisk.neighbors import numba_backend as backend
     return backend
@@ -190,6 +194,7 @@ def nearest_neighbors(
     working_memory: float | None = None,
     scale: FloatArray | None = None,
     missing: MissingRule = "mismatch",
+    arithmetic: Arithmetic = "exact",
     progress: Callable[[int], None] | None = None,
 ) -> Neighbors:
     """Exact k nearest reference rows of every query row.
@@ -204,10 +209,13 @@ def nearest_neighbors(
         Number of neighbours, ``1 <= k <= n_reference``.
     distance : {"dcr", "gower", "euclidean"}, default="dcr"
         See :func:`distance_spec`.
-    backend : {"auto", "numpy", "numba", "dask"}, default=None
-        ``None`` takes the global default (``"auto"`` = numba). The numpy backend is the
-        slow reference implementation; ``"dask"`` runs numba blocks as dask tasks (needs
-        the ``dask`` extra). All give identical results.
+    backend : {"auto", "numpy", "numba", "dask", "torch"}, default=None
+        ``None`` takes the global default. ``"auto"`` (= numba) runs the fused
+        single-precision-screened kernel for ``"euclidean"`` and the general numba
+        kernel otherwise. The numpy backend is the slow reference implementation;
+        ``"dask"`` runs numba blocks as dask tasks (needs the ``dask`` extra);
+        ``"torch"`` runs the same blocked search on torch tensors, on a CUDA device when
+        one is available (needs the ``gpu`` extra). All give identical results.
     working_memory : float, default=None
         MiB budget of one block's temporaries (global default 256).
     scale : ndarray of shape (n_numeric,), default=None
@@ -215,6 +223,12 @@ def nearest_neighbors(
         ``gower``: ranges over query ∪ reference).
     missing : {"mismatch", "anonymeter"}, default="mismatch"
         Missing-value rule of the ``gower`` distance.
+    arithmetic : {"exact", "sklearn"}, default="exact"
+        ``"sklearn"`` (``euclidean`` only, numba backend): reproduce the rounding of
+        scikit-learn's ``NearestNeighbors`` — the expanded form
+        ``|x|^2 - 2 x.y + |y|^2`` where scikit-learn uses brute force — so that ties
+        between equally distant rows are broken as scikit-learn (and
+        ai-privacy-toolkit) breaks them. ``"exact"`` sums squared differences.
     progress : callable, default=None
         Called with the number of query rows finished after each block.
 
@@ -258,6 +272,26 @@ def nearest_neighbors(
         distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
     )
     name = get_config().backend if backend is None else backend
+    check_option(name, name="backend", allowed=get_args(Backend))
+    check_option(arithmetic, name="arithmetic", allowed=get_args(Arithmetic))
+    if name == "auto":
+        name = "numba"
+    if arithmetic != "exact" and (distance != "euclidean" or name != "numba"):
+        msg = (
+            f"`arithmetic={arithmetic!r}` applies to `distance='euclidean'` with the numba "
+            f"backend; got distance={distance!r}, backend={name!r}. Use arithmetic='exact'."
+        )
+        raise ParameterError(msg)
+    if distance == "euclidean" and name == "numba":
+        distances, indices = euclidean_kneighbors(
+            q_num,
+            r_num,
+            k=k,
+            arithmetic=arithmetic,
+            working_memory=working_memory,
+            progress=progress,
+        )
+        return Neighbors(distances=distances, indices=indices)
     distances, indices = get_backend(name).kneighbors(
         np.ascontiguousarray(q_num),
         np.ascontiguousarray(q_cat),

@@ -13,6 +13,10 @@ Two kinds of input are supported:
 * **pre-encoded numeric tables** (``distance="euclidean"``, and every metric's
   ``mode="apt"``): the columns taken as numbers as they are, plain Euclidean distance,
   exactly what ai-privacy-toolkit computes after the caller's own one-hot / scaling.
+  With ``mode="apt"`` the distances are rounded as scikit-learn rounds them
+  (``arithmetic="sklearn"`` of :func:`synthrisk.neighbors.nearest_neighbors`), so
+  ties between equally distant rows fall as in ai-privacy-toolkit; otherwise they
+  are exact sums of squared differences.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
-from synthrisk.metrics._euclidean import euclidean_neighbors
-from synthrisk.neighbors import Neighbors, column_ranges, nearest_neighbors
+from synthrisk.neighbors import (
+    Arithmetic,
+    Neighbors,
+    column_ranges,
+    nearest_neighbors,
+)
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 
@@ -150,12 +158,13 @@ class Space:
 
     distance: str
     scale: FloatArray | None
+    arithmetic: Arithmetic = "exact"
 
     @classmethod
-    def for_tables(cls, tables: Tables, distance: str) -> Space:
+    def for_tables(cls, tables: Tables, distance: str, mode: str = "default") -> Space:
         """Build the space; ranges come from the real and holdout tables together."""
         if distance == "euclidean":
-            return cls(distance, None)
+            return cls(distance, None, "sklearn" if mode == "apt" else "exact")
         parts = [tables.encoded("real").numeric]
         if tables.holdout is not None:
             parts.append(tables.encoded("holdout").numeric)
@@ -180,26 +189,18 @@ class Space:
         description: str,
     ) -> Neighbors:
         """Exact k nearest ``reference`` rows of every ``query`` row."""
+        # scikit-learn's rounding is implemented by the numba kernel only
+        backend = "numba" if self.arithmetic == "sklearn" else context.backend
         with context.progress.task(description, n_rows(query)) as advance:
-            if self.distance == "euclidean":
-                assert not isinstance(query, EncodedTable)
-                assert not isinstance(reference, EncodedTable)
-                distances, indices = euclidean_neighbors(
-                    query,
-                    reference,
-                    k=k,
-                    working_memory=context.working_memory,
-                    progress=advance,
-                )
-                return Neighbors(distances=distances, indices=indices)
             return nearest_neighbors(
                 query,
                 reference,
                 k=k,
                 distance=self.distance,  # type: ignore[arg-type]
-                backend=context.backend,
+                backend=backend,
                 working_memory=context.working_memory,
                 scale=self.scale,
+                arithmetic=self.arithmetic,
                 progress=advance,
             )
 

@@ -124,7 +124,11 @@ class MembershipKnnProbabilities(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         k = int(self.params["k"])
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(
+            tables,
+            str(self.params["distance"]),
+            str(self.params.get("mode", "default")),
+        )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )

@@ -215,7 +215,11 @@ class DCRShare(Metric):
         return self._compute_all(tables, context)
 
     def _compute_all(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(
+            tables,
+            str(self.params["distance"]),
+            str(self.params.get("mode", "default")),
+        )
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The fused Euclidean kernel equals a brute-force float64 search; its scikit-learn
+arithmetic equals scikit-learn's NearestNeighbors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthrisk.exceptions import ParameterError
+from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors._euclidean import (
+    euclidean_kneighbors,
+    sklearn_uses_brute_force,
+)
+
+
+def brute_force(
+    query: np.ndarray, reference: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Oracle: squared differences summed in column order in float64, stable sort."""
+    sums = np.zeros((query.shape[0], reference.shape[0]))
+    for f in range(query.shape[1]):
+        diff = query[:, f][:, None] - reference[:, f][None, :]
+        sums = sums + diff * diff
+    order = np.argsort(sums, axis=1, kind="stable")[:, :k]
+    return np.sqrt(np.take_along_axis(sums, order, axis=1)), order
+
+
+def assert_same(
+    got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray]
+) -> None:
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+BLOCKS = [(64, 256), (1, 1), (3, 5), (2, 7)]
+
+
+@pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
+@pytest.mark.parametrize("k", [1, 4])
+@pytest.mark.parametrize("p", [20, 60])  # 60: the screen is a BLAS product
+def test_random_data(tile_rows: int, block_rows: int, k: int, p: int) -> None:
+    rng = np.random.default_rng(k + block_rows)
+    query, reference = rng.normal(size=(45, p)), rng.normal(size=(70, p)) * 3 + 1
+    got = euclidean_kneighbors(
+        query, reference, k=k, tile_rows=tile_rows, block_rows=block_rows
+    )
+    assert_same(got, brute_force(query, reference, k))
+
+
+@pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
+@pytest.mark.parametrize("scale", [1.0, 1e-4, 1e4])
+@pytest.mark.parametrize("p", [6, 50])
+def test_tied_data_far_from_the_origin(
+    tile_rows: int, block_rows: int, scale: float, p: int
+) -> None:
+    rng = np.random.default_rng(int(scale) + block_rows)
+    reference = rng.integers(0, 3, size=(97, p)) * scale + 1e3 * scale
+    query = np.vstack(
+        [reference[:15], rng.integers(0, 3, size=(40, p)) * scale + 1e3 * scale]
+    )
+    got = euclidean_kneighbors(
+        query, reference, k=5, tile_rows=tile_rows, block_rows=block_rows
+    )
+    assert_same(got, brute_force(query, reference, 5))
+    # ties really happened, and went to the lowest index
+    assert (np.diff(got[0], axis=1) == 0).any()
+
+
+def test_k_equals_n_reference_one_column_one_row() -> None:
+    rng = np.random.default_rng(3)
+    reference = rng.integers(0, 4, size=(30, 1)).astype(float)
+    query = rng.integers(0, 4, size=(11, 1)).astype(float)
+    assert_same(
+        euclidean_kneighbors(query, reference, k=30, block_rows=4),
+        brute_force(query, reference, 30),
+    )
+    one = rng.normal(size=(1, 3))
+    assert_same(
+        euclidean_kneighbors(one, one, k=1),
+        (np.zeros((1, 1)), np.zeros((1, 1), dtype=np.int64)),
+    )
+    assert_same(
+        euclidean_kneighbors(query[:1], reference, k=7),
+        brute_force(query[:1], reference, 7),
+    )
+
+
+def test_no_columns_and_no_rows() -> None:
+    d, i = euclidean_kneighbors(np.zeros((3, 0)), np.zeros((5, 0)), k=2)
+    np.testing.assert_array_equal(d, 0.0)
+    np.testing.assert_array_equal(i, [[0, 1]] * 3)
+    d, i = euclidean_kneighbors(np.zeros((0, 2)), np.ones((3, 2)), k=2)
+    assert d.shape == i.shape == (0, 2)
+
+
+def test_progress_counts_every_query_row() -> None:
+    seen: list[int] = []
+    rng = np.random.default_rng(0)
+    euclidean_kneighbors(
+        rng.random((300, 2)), rng.random((9, 2)), k=1, progress=seen.append,
+        working_memory=2**-12,
+    )  # fmt: skip
+    assert sum(seen) == 300
+    assert len(seen) > 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_query=st.integers(1, 20),
+    n_ref=st.integers(1, 25),
+    p=st.integers(1, 7),
+    data=st.data(),
+)
+def test_fuzz_against_brute_force(
+    n_query: int, n_ref: int, p: int, data: st.DataObject
+) -> None:
+    k = data.draw(st.integers(1, n_ref))
+    values = st.sampled_from([-2.5, -1.0, 0.0, 0.5, 1.0, 3.0, 1e3])
+    query = np.array(
+        data.draw(st.lists(values, min_size=n_query * p, max_size=n_query * p))
+    ).reshape(n_query, p)
+    reference = np.array(
+        data.draw(st.lists(values, min_size=n_ref * p, max_size=n_ref * p))
+    ).reshape(n_ref, p)
+    block_rows = data.draw(st.integers(1, 9))
+    got = euclidean_kneighbors(
+        query, reference, k=k, tile_rows=2, block_rows=block_rows
+    )
+    assert_same(got, brute_force(query, reference, k))
+
+
+@pytest.mark.parametrize("backend", ["auto", "numba", "numpy"])
+def test_nearest_neighbors_dispatches_euclidean(backend: str) -> None:
+    rng = np.random.default_rng(5)
+    query = rng.integers(0, 3, size=(25, 4)).astype(float)
+    reference = rng.integers(0, 3, size=(40, 4)).astype(float)
+    got = nearest_neighbors(
+        query, reference, k=6, distance="euclidean", backend=backend
+    )  # type: ignore[arg-type]
+    assert_same((got.distances, got.indices), brute_force(query, reference, 6))
+
+
+def test_sklearn_arithmetic_needs_euclidean_and_numba() -> None:
+    with pytest.raises(
+        ParameterError, match="applies to `distance='euclidean'` with the numba"
+    ):
+        nearest_neighbors(
+            np.zeros((2, 2)), np.zeros((3, 2)), distance="dcr", arithmetic="sklearn"
+        )
+    with pytest.raises(ParameterError, match="applies to"):
+        nearest_neighbors(
+            np.zeros((2, 2)), np.zeros((3, 2)), distance="euclidean", backend="numpy",
+            arithmetic="sklearn",
+        )  # fmt: skip
+    with pytest.raises(ParameterError, match="`arithmetic` must be one of"):
+        nearest_neighbors(
+            np.zeros((2, 2)), np.zeros((3, 2)), distance="euclidean", arithmetic="fast"
+        )  # type: ignore[arg-type]
+
+
+def coarse_one_hot(rng: np.random.Generator, n: int, n_features: int) -> np.ndarray:
+    """Scaled integer columns plus one-hot blocks: many exact duplicates and ties."""
+    n_num = n_features // 4
+    numeric = (rng.integers(0, 5, size=(n, n_num)) - 2.0) / 1.7
+    one_hot = np.eye(3)[rng.integers(0, 3, size=(n, n_features - n_num))].reshape(n, -1)
+    return np.hstack([numeric, one_hot[:, : n_features - n_num]])
+
+
+@pytest.mark.parametrize(
+    ("n_features", "k"), [(24, 1), (24, 5), (6, 1), (6, 3), (6, 20)]
+)
+def test_sklearn_arithmetic_equals_scikit_learn(n_features: int, k: int) -> None:
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    rng = np.random.default_rng(n_features * 100 + k)
+    reference = coarse_one_hot(rng, 39, n_features)
+    query = np.vstack([reference[:10], coarse_one_hot(rng, 30, n_features)])
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=k)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(
+        query, reference, k=k, arithmetic="sklearn", block_rows=8
+    )
+    np.testing.assert_array_equal(got, want)
+    if sklearn_uses_brute_force(n_features, 39, k):
+        # the expanded form really rounds differently from the exact differences
+        exact, _ = euclidean_kneighbors(query, reference, k=k)
+        assert not np.array_equal(exact, got)
+
+
+@pytest.mark.parametrize("n_features", [20, 40, 108])
+def test_sklearn_arithmetic_full_and_partial_chunks(n_features: int) -> None:
+    """Full 256-row chunks go through the fused kernel, partial ones through BLAS."""
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    rng = np.random.default_rng(n_features)
+    reference = coarse_one_hot(rng, 600, n_features)
+    query = np.vstack([reference[:100], coarse_one_hot(rng, 430, n_features)])
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=4)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(query, reference, k=4, arithmetic="sklearn")
+    np.testing.assert_array_equal(got, want)
+
+
+def test_sklearn_arithmetic_continuous_data() -> None:
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    rng = np.random.default_rng(11)
+    reference = rng.normal(size=(600, 20)) * 5 + 2
+    query = np.vstack([reference[:50], rng.normal(size=(300, 20)) * 5 + 2])
+    want, _ = (
+        neighbors_module.NearestNeighbors(n_neighbors=3)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(query, reference, k=3, arithmetic="sklearn")
+    np.testing.assert_array_equal(got, want)
