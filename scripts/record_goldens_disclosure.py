@@ -5,7 +5,7 @@
 
 The script re-runs itself with the reference venv's Python (default
 ``benchmarks/.venvs/sdmetrics``, built with ``../shared/tools/ref-venvs.sh`` when
-missing; e.g. ``--ref-venv /work/refvenvs/sdmetrics``). It generates mixed tables from a
+missing; e.g. ``--ref-venv benchmarks/.venvs/sdmetrics``). It generates mixed tables from a
 fixed seed (NaN, constant columns, datetimes with and without NaT, booleans with and
 without missing values, an id-like column), writes them as CSV to
 ``tests/metrics/data/disclosure_{real,synthetic}.csv`` and records, on the tables read

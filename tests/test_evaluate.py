@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 
 import pandas as pd
 import pytest
 
 from synthrisk import DCRBaselineProtection, evaluate
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import InputError, MissingDependencyError, ParameterError
+from synthrisk.report import judge
 
 
 def _strip_seconds(text: str) -> dict:
@@ -34,17 +37,37 @@ def test_default_metrics_with_and_without_holdout(
     ]  # fmt: skip
     assert with_holdout.verdict is not None
     without = evaluate(real, syn)
+    # skipped metrics stay in the report, in the same order
     assert [r.metric for r in without.results] == [
+        r.metric for r in with_holdout.results
+    ]
+    ran = [r.metric for r in without.results if r.status == "ok"]
+    assert ran == [
         "dcr_baseline_protection", "disclosure_protection", "linkability", "inference",
         "distribution_validation", "identical_match_share",
     ]  # fmt: skip
     assert without.verdict is not None
     assert without.verdict.overall == "review"
     for metric in needs_holdout:
-        assert (
-            f"metric {metric!r} was skipped: it needs a holdout table."
-            in without.warnings
-        )
+        result = without[metric]
+        assert result.status == "skipped"
+        assert result.score is None
+        assert result.reason is not None
+        assert "needs a holdout table" in result.reason
+    # a skipped metric does not count towards the verdict
+    verdict = judge(without)
+    assert [v.skipped for v in verdict.metrics] == [
+        r.status == "skipped" for r in without.results
+    ]
+    assert (
+        verdict.overall
+        == judge(
+            dataclasses.replace(
+                without,
+                results=tuple(r for r in without.results if r.status != "skipped"),
+            )
+        ).overall
+    )
 
 
 def test_same_inputs_and_seed_give_identical_json(
@@ -130,3 +153,27 @@ def test_requested_holdout_metric_without_holdout(
 def test_negative_seed_is_rejected(mixed_tables: tuple[pd.DataFrame, ...]) -> None:
     with pytest.raises(ParameterError, match=r"`seed` must be an integer >= 0; got -1"):
         evaluate(*mixed_tables, seed=-1)
+
+
+def test_missing_optional_dependency_skips_in_a_default_run_only(
+    mixed_tables: tuple[pd.DataFrame, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    report = evaluate(*mixed_tables)
+    result = report["membership_classification"]
+    assert result.status == "skipped"
+    assert result.reason is not None
+    assert "pip install scikit-learn" in result.reason
+    assert report["dcr_share"].status == "ok"
+    index = [r.metric for r in report.results].index("membership_classification")
+    assert json.loads(report.to_json())["results"][index]["status"] == "skipped"
+    with pytest.raises(MissingDependencyError, match="pip install scikit-learn"):
+        evaluate(*mixed_tables, metrics=["membership_classification"])
+
+
+def test_a_named_metric_that_cannot_run_is_an_error(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
+    real, syn, _ = mixed_tables
+    with pytest.raises(InputError, match="needs a `holdout` table"):
+        evaluate(real, syn, metrics=["nndr"])

@@ -34,6 +34,8 @@ def test_json_contract_keys_and_nan_as_null() -> None:
     entry = data["results"][0]
     assert set(entry) == {
         "metric",
+        "status",
+        "reason",
         "score",
         "breakdown",
         "ci",
@@ -46,6 +48,8 @@ def test_json_contract_keys_and_nan_as_null() -> None:
     assert entry["breakdown"]["x"]["y"] is None
     assert entry["params"] == {"k": 3}
     assert entry["ci"] == [0.1, 0.4]
+    assert entry["status"] == "ok"
+    assert entry["reason"] is None
 
 
 def test_records_only_when_asked_and_round_trip() -> None:
@@ -108,3 +112,46 @@ def test_value_keys_are_withheld_unless_asked() -> None:
     assert EvaluationReport.from_json(report.to_json(include_values=True))[
         "singling_out"
     ].value_keys == ("successful_queries",)
+
+
+def test_status_of_skipped_and_undefined_results_round_trips() -> None:
+    skipped = MetricResult.skipped(
+        "nndr", "it needs a holdout table; none was given.", params={"k": 1}
+    )
+    undefined = MetricResult("m", None, {}, warnings=("no real row is unique.",))
+    explained = MetricResult("m2", float("nan"), {}, reason="too few rows.")
+    assert skipped.status == "skipped"
+    assert skipped.reason == "it needs a holdout table; none was given."
+    # an undefined score takes its reason from the last warning unless given one
+    assert (undefined.status, undefined.reason) == (
+        "undefined",
+        "no real row is unique.",
+    )
+    assert explained.status == "undefined"
+    assert explained.reason == "too few rows."
+    assert MetricResult("m3", 0.5, {}, reason="ignored").reason is None
+    report = EvaluationReport("0.1.0", 0, {}, (skipped, undefined, explained))
+    text = report.to_json()
+    entries = json.loads(text)["results"]
+    assert [(e["status"], e["reason"], e["score"]) for e in entries] == [
+        ("skipped", "it needs a holdout table; none was given.", None),
+        ("undefined", "no real row is unique.", None),
+        ("undefined", "too few rows.", None),
+    ]
+    again = EvaluationReport.from_json(text)
+    assert again.to_json() == text
+    assert again["nndr"] == skipped
+    assert "status='skipped'" in repr(skipped)
+
+
+def test_unknown_status_is_rejected() -> None:
+    with pytest.raises(ValueError, match="`status` must be one of"):
+        MetricResult("m", 0.5, {}, status="maybe")  # type: ignore[arg-type]
+
+
+def test_reports_without_status_read_as_before() -> None:
+    data = json.loads(_report().to_json())
+    for entry in data["results"]:
+        del entry["status"], entry["reason"]
+    again = EvaluationReport.from_dict(data)
+    assert again["m"].status == "ok"

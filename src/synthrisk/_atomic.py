@@ -3,6 +3,9 @@
 
 Every file goes to a temporary file in its target folder first; only when all are
 written are they renamed into place, so a failure leaves no partial report behind.
+The files get the permissions any other program would give them: those of the file
+they replace, else ``0o666`` less the process umask (``0o644`` under the usual umask
+022), not the private ``0o600`` of a temporary file.
 """
 
 from __future__ import annotations
@@ -14,11 +17,22 @@ from pathlib import Path
 
 from synthrisk.exceptions import InputError
 
-__all__ = ["write_text_atomic", "write_texts_atomic"]
+__all__ = ["new_file_mode", "write_text_atomic", "write_texts_atomic"]
 
 
-def write_texts_atomic(outputs: Mapping[Path, str]) -> list[Path]:
-    """Write every ``{path: text}`` entry, or none of them.
+def new_file_mode(path: Path) -> int:
+    """The permission bits ``path`` should get: kept when it exists, else 0o666 & ~umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        pass
+    umask = os.umask(0o022)  # reading the umask means setting it; put it back at once
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_texts_atomic(outputs: Mapping[Path, str | bytes]) -> list[Path]:
+    """Write every ``{path: text}`` entry (str as UTF-8, or bytes), or none of them.
 
     Folders are created as needed. Returns the paths written, in order.
 
@@ -40,8 +54,11 @@ def write_texts_atomic(outputs: Mapping[Path, str]) -> list[Path]:
                 msg = f"cannot write {str(path)!r}: {exc.strerror or exc}{rest}"
                 raise InputError(msg) from None
             staged.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, new_file_mode(path))
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
         for tmp, path in staged:
             os.replace(tmp, path)
     except BaseException:
@@ -51,7 +68,7 @@ def write_texts_atomic(outputs: Mapping[Path, str]) -> list[Path]:
     return list(outputs)
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+def write_text_atomic(path: str | os.PathLike[str], text: str | bytes) -> Path:
     """Write ``text`` to ``path`` atomically (temporary file + rename), creating folders.
 
     Raises

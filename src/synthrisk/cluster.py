@@ -108,6 +108,8 @@ def evaluate_dataset(
             "working_memory": working_memory,
             "backend": "dask",
             "progress": progress,
+            # a default run skips the metrics that cannot run, with the reason
+            "skip_inapplicable": metrics is None,
         }
         results = {}
         full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,15 +12,18 @@ from synthrisk._progress import Progress, as_progress
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import METRICS, Metric, get_metric, make_context
 from synthrisk.neighbors.dask_backend import compute_scope
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
+from synthrisk.settings import check_compute
 from synthrisk.verdict import Thresholds, judge
 
 __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
+
+logger = logging.getLogger(__name__)
 
 MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] | None
 
@@ -27,28 +31,18 @@ MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] 
 def resolve_metrics(
     metrics: MetricsSpec, *, has_holdout: bool
 ) -> tuple[list[Metric], list[str]]:
-    """Turn the ``metrics`` argument into metric instances (and notes on skipped ones).
+    """Turn the ``metrics`` argument into metric instances (and notes for the report).
 
     ``None`` selects the full assessment: every metric that runs with default
-    parameters (those needing a holdout only when one is given) — DCR, disclosure
-    (CAP with default columns), singling out (multivariate and univariate),
-    linkability (a seeded split of the columns), inference (every column as the
-    secret), membership; a list names metric ids or holds instances; a dict maps ids
-    to parameter dicts.
+    parameters — DCR, disclosure (CAP with default columns), singling out
+    (multivariate and univariate), linkability (a seeded split of the columns),
+    inference (every column as the secret), membership; those that cannot run (for
+    example without a holdout) are skipped with the reason. A list names metric ids or
+    holds instances; a dict maps ids to parameter dicts.
     """
     notes: list[str] = []
     if metrics is None:
-        chosen = []
-        for metric_id, cls in METRICS.items():
-            if not cls.runs_by_default:
-                continue
-            if cls.requires_holdout and not has_holdout:
-                notes.append(
-                    f"metric {metric_id!r} was skipped: it needs a holdout table."
-                )
-                continue
-            chosen.append(cls())
-        return chosen, notes
+        return [cls() for cls in METRICS.values() if cls.runs_by_default], notes
     if isinstance(metrics, Mapping):
         out = []
         for metric_id, params in metrics.items():
@@ -148,6 +142,7 @@ def evaluate(
     'fail'
     """
     seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
+    working_memory, backend = check_compute(working_memory, backend)
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
@@ -162,6 +157,7 @@ def evaluate(
             progress=progress,
             notes=notes,
             thresholds=thresholds,
+            skip_inapplicable=metrics is None,
         )
 
 
@@ -174,16 +170,33 @@ def run_metrics(
     backend: Backend | None = None,
     progress: bool | Progress = False,
     notes: Sequence[str] = (),
+    skip_inapplicable: bool = False,
     thresholds: Thresholds | None = None,
 ) -> EvaluationReport:
-    """Run already-built metrics on validated tables, collect the report and judge it."""
-    for metric in metrics:
-        if metric.requires_holdout and tables.holdout is None:
-            msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
-            raise InputError(msg)
+    """Run already-built metrics on validated tables, collect the report and judge it.
+
+    With ``skip_inapplicable`` (a default run: the user named no metrics), a metric
+    that cannot run on these tables (it needs a holdout, a column kind the tables
+    lack, more rows, or a missing optional dependency: any :class:`SynthriskError`
+    it raises) is recorded as skipped with the reason and the others run. Without
+    it, the first such error is raised: a metric the user named must run.
+    """
+    if not skip_inapplicable:
+        for metric in metrics:
+            if metric.requires_holdout and tables.holdout is None:
+                msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
+                raise InputError(msg)
     reporter = as_progress(progress)
     results = []
     for metric in metrics:
+        if skip_inapplicable and metric.requires_holdout and tables.holdout is None:
+            results.append(
+                metric.skipped(
+                    "it needs a holdout table (real rows the generator never saw); "
+                    "none was given."
+                )
+            )
+            continue
         context = make_context(
             metric.id,
             seed=seed,
@@ -191,7 +204,14 @@ def run_metrics(
             backend=backend,
             progress=reporter,
         )
-        results.append(metric.run(tables, context))
+        if not skip_inapplicable:
+            results.append(metric.run(tables, context))
+            continue
+        try:
+            results.append(metric.run(tables, context))
+        except SynthriskError as exc:
+            logger.info("metric %r skipped: %s", metric.id, exc)
+            results.append(metric.skipped(str(exc)))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
     report = EvaluationReport(

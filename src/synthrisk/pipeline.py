@@ -125,6 +125,7 @@ def evaluate_files(
     include_records: bool = False,
     include_values: bool = False,
     top_n: int = 20,
+    encoding: str | None = None,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -148,6 +149,9 @@ def evaluate_files(
         Show the values of the most at-risk records in the HTML report.
     top_n : int, default=20
         Records per at-risk table in the HTML report.
+    encoding : str, default=None
+        Text encoding of CSV / TSV files (``latin-1``, ``cp1252``, ...); None
+        means UTF-8 (see :func:`synthrisk.io.read_table`).
 
     Returns
     -------
@@ -172,7 +176,7 @@ def evaluate_files(
         tables: dict[str, pd.DataFrame] = {}
     else:
         tables = {
-            name: read_table(path, name=name)
+            name: read_table(path, name=name, encoding=encoding)
             for name, path in files.items()
             if path is not None
         }
@@ -217,17 +221,23 @@ def report_file(
     include_values: bool = False,
     inputs: Mapping[str, PathLike] | None = None,
     top_n: int = 20,
+    encoding: str | None = None,
 ) -> FileEvaluation:
     """Judge a saved JSON report again and render it to HTML.
 
     With ``include_values`` the input tables are needed (``inputs``: ``{"real": path,
-    ...}``); each file must be the one the report was computed from (same SHA-256).
+    ...}``, read with ``encoding``); each file must be the one the report was computed
+    from (same SHA-256).
     """
     report = read_report(path)
     checked = _thresholds(thresholds)
     verdict = judge(report, checked)
     report = dataclasses.replace(report, verdict=verdict)
-    tables = _tables_for_values(report, inputs or {}) if include_values else {}
+    tables = (
+        _tables_for_values(report, inputs or {}, encoding=encoding)
+        if include_values
+        else {}
+    )
     evaluation = FileEvaluation(report, verdict, tables)
     if html is not None:
         text = render_html(
@@ -242,7 +252,10 @@ def report_file(
 
 
 def _tables_for_values(
-    report: EvaluationReport, inputs: Mapping[str, PathLike]
+    report: EvaluationReport,
+    inputs: Mapping[str, PathLike],
+    *,
+    encoding: str | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Read the input tables, checking them against the report's hashes."""
     given = {name: inputs[name] for name in TABLE_NAMES if inputs.get(name)}
@@ -261,7 +274,7 @@ def _tables_for_values(
                 "from the one recorded in the report); the row positions would point at other records."
             )
             raise InputError(msg)
-        tables[name] = read_table(file, name=name)
+        tables[name] = read_table(file, name=name, encoding=encoding)
     return tables
 
 
@@ -309,6 +322,7 @@ def run_file(
             include_records=config.include_records,
             include_values=values,
             top_n=top,
+            encoding=config.encoding,
         )
         written = tuple(p for p in (config.json, html_path) if p is not None)
         return RunOutcome((evaluation,), written, gate=config.gate)

@@ -6,9 +6,16 @@ JSON report (schema_version 1; keys fixed, more may be added)::
     {"schema_version": 1, "synthrisk_version": str, "seed": int,
      "inputs": {"real": {"rows": int, "columns": [...]}, "synthetic": {...}, "holdout": {...} | null},
      "schema": {...}, "warnings": [str],
-     "results": [{"metric": id, "score": float | null, "breakdown": {...},
+     "results": [{"metric": id, "status": "ok" | "undefined" | "skipped", "reason": str | null,
+                  "score": float | null, "breakdown": {...},
                   "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float,
                   "attack": str, "higher_is_safer": bool, "value_keys": [str] (when any)}]}
+
+``status`` says whether a metric ran: ``ok`` (it has a score), ``undefined`` (it ran
+but its score is undefined on these tables, ``reason`` says why) or ``skipped`` (it did
+not run: it does not apply to these tables or needs something that is missing, and
+``reason`` says what; only metrics chosen by default are skipped, a metric named
+explicitly that cannot run is an error).
 
 Per-record values (for example every synthetic row's DCR) live on the result objects
 and enter the JSON only when asked (``include_records=True``), as row positions with
@@ -31,10 +38,12 @@ from synthrisk.exceptions import MissingDependencyError
 __all__ = [
     "LEVELS",
     "SCHEMA_VERSION",
+    "STATUSES",
     "EvaluationReport",
     "MetricResult",
     "MetricVerdict",
     "RecordScores",
+    "Status",
     "Verdict",
     "check_fail_on",
     "register_html_renderers",
@@ -42,6 +51,10 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+Status = Literal["ok", "undefined", "skipped"]
+#: what happened to a metric: it has a score, its score is undefined, it did not run
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 #: HTML renderers of Jupyter's display, set by :mod:`synthrisk.report` when it is
 #: imported (rendering sits above the results it renders, never below)
@@ -160,6 +173,12 @@ class MetricResult:
         Breakdown keys whose contents are built from real records' values (for
         example singling-out queries that match exactly one real person). They are
         withheld from the JSON unless ``include_values=True``.
+    status : {"ok", "undefined", "skipped"}
+        ``ok``: the metric ran and has a score; ``undefined``: it ran but the score is
+        undefined on these tables; ``skipped``: it did not run. Derived when not
+        given: ``undefined`` when ``score`` is None or not finite (it is then None).
+    reason : str or None
+        Why the score is undefined or the metric was skipped (None when ``ok``).
     """
 
     metric: str
@@ -175,8 +194,54 @@ class MetricResult:
     attack: str = ""
     higher_is_safer: bool = True
     value_keys: tuple[str, ...] = ()
+    status: Status = "ok"
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            msg = f"`status` must be one of {list(STATUSES)}; got {self.status!r}."
+            raise ValueError(msg)
+        if self.score is not None and not math.isfinite(self.score):
+            object.__setattr__(self, "score", None)
+        if self.status == "ok" and self.score is None:
+            object.__setattr__(self, "status", "undefined")
+        if self.status == "undefined" and not self.reason:
+            reason = (
+                self.warnings[-1]
+                if self.warnings
+                else "the score is undefined on these tables."
+            )
+            object.__setattr__(self, "reason", reason)
+        if self.status == "skipped" and not self.reason:
+            object.__setattr__(self, "reason", "the metric did not run.")
+        if self.status == "ok":
+            object.__setattr__(self, "reason", None)
+
+    @classmethod
+    def skipped(
+        cls,
+        metric: str,
+        reason: str,
+        *,
+        params: Mapping[str, JSONValue] | None = None,
+        attack: str = "",
+        higher_is_safer: bool = True,
+    ) -> MetricResult:
+        """The result of a metric that did not run, with the reason."""
+        return cls(
+            metric=metric,
+            score=None,
+            breakdown={},
+            params=dict(params or {}),
+            attack=attack,
+            higher_is_safer=higher_is_safer,
+            status="skipped",
+            reason=reason,
+        )
 
     def __repr__(self) -> str:
+        if self.status == "skipped":
+            return f"MetricResult(metric={self.metric!r}, status='skipped', reason={self.reason!r})"
         score = "None" if self.score is None else f"{self.score:.4f}"
         ci = "" if self.ci is None else f", ci=({self.ci[0]:.4f}, {self.ci[1]:.4f})"
         warn = f", warnings={len(self.warnings)}" if self.warnings else ""
@@ -208,6 +273,8 @@ class MetricResult:
                     )
         out: dict[str, JSONValue] = {
             "metric": self.metric,
+            "status": self.status,
+            "reason": self.reason,
             "score": to_jsonable(self.score),
             "breakdown": breakdown,
             "ci": None if self.ci is None else to_jsonable(list(self.ci)),
@@ -251,6 +318,8 @@ class MetricResult:
             attack=str(data.get("attack", "")),
             higher_is_safer=bool(data.get("higher_is_safer", True)),
             value_keys=tuple(data.get("value_keys") or ()),
+            status=data.get("status") or "ok",
+            reason=data.get("reason"),
         )
 
 
@@ -317,6 +386,8 @@ class MetricVerdict:
         run's gating tests.
     tolerance : float or None
         Largest excess that is not material (the documented default or the user's).
+    skipped : bool
+        The metric did not run (a default run skips what does not apply).
     """
 
     metric: str
@@ -333,6 +404,7 @@ class MetricVerdict:
     p_value: float | None = None
     p_adjusted: float | None = None
     tolerance: float | None = None
+    skipped: bool = False
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form (the ``verdict.metrics`` entries of the report)."""
@@ -350,6 +422,7 @@ class MetricVerdict:
             "p_value": to_jsonable(self.p_value),
             "p_adjusted": to_jsonable(self.p_adjusted),
             "tolerance": to_jsonable(self.tolerance),
+            "skipped": self.skipped,
         }
 
     @classmethod
@@ -370,6 +443,7 @@ class MetricVerdict:
             p_value=_opt_float(data.get("p_value")),
             p_adjusted=_opt_float(data.get("p_adjusted")),
             tolerance=_opt_float(data.get("tolerance")),
+            skipped=bool(data.get("skipped", False)),
         )
 
 

@@ -5,12 +5,37 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
+import numbers
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 from synthrisk._typing import Backend
+from synthrisk.exceptions import ParameterError
 
-__all__ = ["Config", "config_context", "get_config"]
+__all__ = ["Config", "check_compute", "config_context", "get_config"]
+
+
+def check_compute(
+    working_memory: Any, backend: Any
+) -> tuple[float | None, Backend | None]:
+    """Validate the compute options: a positive finite MiB budget, a known backend.
+
+    Either may be None (use the global setting).
+    """
+    if working_memory is not None:
+        if (
+            isinstance(working_memory, bool)
+            or not isinstance(working_memory, numbers.Real)
+            or not 0 < float(working_memory) < math.inf
+        ):
+            msg = f"`working_memory` must be a positive number of MiB; got {working_memory!r}."
+            raise ParameterError(msg)
+        working_memory = float(working_memory)
+    if backend is not None and backend not in get_args(Backend):
+        msg = f"`backend` must be one of {list(get_args(Backend))}; got {backend!r}."
+        raise ParameterError(msg)
+    return working_memory, backend
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,6 +52,9 @@ class Config:
 
     working_memory: float = 256.0
     backend: Backend = "auto"
+
+    def __post_init__(self) -> None:
+        check_compute(self.working_memory, self.backend)
 
 
 _CONFIG = Config()

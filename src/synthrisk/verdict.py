@@ -758,6 +758,7 @@ def _info_verdict(
         effect=effect,
         ci=ci,
         p_value=p,
+        skipped=_skipped(result) is not None,
     )
 
 

@@ -32,7 +32,7 @@ def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
 
 def test_unparsable_parquet(tmp_path: Path) -> None:
     (tmp_path / "t.parquet").write_text("not parquet")
-    with pytest.raises(InputError, match=r"could not be read as PARQUET"):
+    with pytest.raises(InputError, match=r"could not be read as Parquet"):
         read_table(tmp_path / "t.parquet")
 
 
@@ -58,3 +58,47 @@ def test_atomic_write_to_unwritable_place(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(InputError, match="cannot write"):
         write_text_atomic(blocker / "out.json", "{}")
+
+
+@pytest.fixture
+def umask():
+    """Run a test under a given umask and restore the previous one afterwards."""
+    previous = os.umask(0o022)
+    os.umask(previous)
+
+    def set_umask(value: int) -> None:
+        os.umask(value)
+
+    yield set_umask
+    os.umask(previous)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize(
+    ("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)]
+)
+def test_atomic_write_respects_the_umask(
+    tmp_path: Path, umask, mask: int, mode: int
+) -> None:
+    umask(mask)
+    target = tmp_path / "report.html"
+    write_text_atomic(target, "<html>")
+    assert target.stat().st_mode & 0o777 == mode
+    # bytes are written as they are, with the same permissions
+    png = tmp_path / "plot.png"
+    write_text_atomic(png, b"\x89PNG\r\n")
+    assert png.read_bytes() == b"\x89PNG\r\n"
+    assert png.stat().st_mode & 0o777 == mode
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_atomic_write_keeps_the_mode_of_the_file_it_replaces(
+    tmp_path: Path, umask
+) -> None:
+    umask(0o022)
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    target.chmod(0o640)
+    write_text_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert target.stat().st_mode & 0o777 == 0o640

@@ -19,7 +19,7 @@ from synthrisk.results import EvaluationReport, MetricResult, RecordScores
 
 
 def anonymeter_result(metric: str = "singling_out", risk: float = 0.12) -> MetricResult:
-    """Shaped like issue 4's results: risk as score, nested rates, PETsARD's flat view, queries."""
+    """Shaped like the Anonymeter family's results: risk as score, nested rates, PETsARD's flat view, queries."""
     breakdown = {
         "risk": risk,
         "risk_ci": [risk - 0.04, risk + 0.04],
@@ -396,6 +396,37 @@ def test_report_package_exports_what_it_lists() -> None:
     ):
         assert all(hasattr(module, name) for name in module.__all__), module
     assert synthrisk.render_html is render_html
+
+
+def test_skipped_and_undefined_metrics_show_their_reason() -> None:
+    skipped = MetricResult.skipped(
+        "nndr",
+        "it needs a holdout table (real rows the generator never saw); none was given.",
+    )
+    undefined = MetricResult(
+        "dcr_share",
+        None,
+        {},
+        higher_is_safer=False,
+        reason="the holdout has one row <b>.",
+    )
+    html = render_html(hand_report(dcr_result(), skipped, undefined))
+    # the skipped metric is badged and explained, and does not drag the verdict down
+    assert '<span class="badge skipped">skipped</span>' in html
+    assert (
+        "<strong>Skipped:</strong> it needs a holdout table (real rows the generator never saw); "
+        "none was given." in html
+    )
+    assert "1 of them skipped: not applicable to these tables" in html
+    assert (
+        "<strong>Score undefined:</strong> the holdout has one row &lt;b&gt;." in html
+    )
+    assert "1 passed · 1 to review · 0 failed" in html
+    only_pass = render_html(hand_report(dcr_result(), skipped))
+    assert 'Overall: <span class="badge pass">pass</span>' in only_pass
+    card = skipped._repr_html_()
+    assert card is not None
+    assert "skipped" in card
 
 
 def test_notebook_display_catches_only_the_missing_extra(

@@ -17,7 +17,7 @@ from synthrisk.report.verdict import (
 )
 from synthrisk.results import EvaluationReport, MetricResult, Verdict
 
-#: every metric id the project defines (issues 2-5)
+#: every metric id the project defines
 ALL_METRIC_IDS = (
     "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection",
     "disclosure_protection_estimate", "categorical_cap", "categorical_zero_cap", "categorical_generalized_cap",

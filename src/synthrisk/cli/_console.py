@@ -25,7 +25,13 @@ __all__ = [
     "print_written",
 ]
 
-_COLORS = {"pass": "green", "review": "yellow", "fail": "red", "info": "dim"}
+_COLORS = {
+    "pass": "green",
+    "review": "yellow",
+    "fail": "red",
+    "info": "dim",
+    "skipped": "dim",
+}
 _KINDS = {".json": "JSON report", ".html": "HTML report", ".csv": "CSV report"}
 
 
@@ -70,12 +76,16 @@ def print_summary(
         excess = "—" if v.effect is None else f"{v.effect:+.3f}"
         if v.ci is not None:
             excess += f" [{v.ci[0]:+.3f}, {v.ci[1]:+.3f}]"
-        label = v.level if v.gating else "info"
+        label = "skipped" if v.skipped else (v.level if v.gating else "info")
         level = f"[{_COLORS[label]}]{label}[/{_COLORS[label]}]"
         if r.warnings:
             level += f" ({len(r.warnings)} warn.)"
         table.add_row(esc(name), _fmt(r.score), excess, _fmt(v.tolerance), level)
     out.print(table)
+    for r in report.results:
+        if r.status != "ok":
+            what = "skipped" if r.status == "skipped" else "score undefined"
+            out.print(f"[dim]{esc(r.metric)} {what}:[/dim] {esc(str(r.reason))}")
     overall = verdict.overall
     out.print(
         f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
@@ -98,7 +108,12 @@ def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) ->
         table.add_column(name, justify="right")
     for result in first.results:
         arrow = "↑" if result.higher_is_safer else "↓"
-        scores = [_fmt(reports[name][result.metric].score) for name in reports]
+        scores = [
+            "skipped"
+            if reports[name][result.metric].status == "skipped"
+            else _fmt(reports[name][result.metric].score)
+            for name in reports
+        ]
         table.add_row(f"{result.metric} {arrow}", *scores)
     verdicts = [
         (reports[name].verdict or judge(reports[name], None)).overall

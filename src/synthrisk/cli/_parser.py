@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--real",
         required=True,
         metavar="PATH",
-        help="real rows the generator was trained on (CSV or Parquet)",
+        help="real rows the generator was trained on (CSV, TSV, optionally .gz/.bz2/.zip/.xz, or Parquet)",
     )
     ev.add_argument(
         "--synthetic",
@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--holdout",
         metavar="PATH",
         help="real rows the generator never saw (CSV or Parquet)",
+    )
+    ev.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="text encoding of CSV / TSV inputs, e.g. latin-1 or cp1252 (default: utf-8)",
     )
     ev.add_argument(
         "--metadata",
@@ -120,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--holdout",
         metavar="PATH",
         help="the holdout table (only with --include-values)",
+    )
+    rep.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="text encoding of CSV / TSV inputs (default: utf-8)",
     )
     rep.add_argument("--quiet", action="store_true", help="no summary table")
 

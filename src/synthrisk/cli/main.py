@@ -107,6 +107,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         include_records=args.include_records,
         include_values=args.include_values,
         top_n=_top_n(args.top_n) or 20,
+        encoding=args.encoding,
     )
     written = [Path(p) for p in (args.json, args.html) if p]
     return _finish([evaluation], written, args.fail_on, quiet=args.quiet)
@@ -142,6 +143,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         include_values=args.include_values,
         inputs=inputs,
         top_n=_top_n(args.top_n) or 20,
+        encoding=args.encoding,
     )
     written = [Path(args.html)] if args.html else []
     return _finish([evaluation], written, args.fail_on, quiet=args.quiet)

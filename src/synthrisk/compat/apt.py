@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import io
 import logging
 import os
 import time
@@ -50,6 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthrisk._atomic import write_text_atomic
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics.membership.classification import (
@@ -622,8 +624,9 @@ class DatasetAttackMembership(DatasetAttack):
         ax.set_ylabel("True Positive Rate (Positive label: 1)")
         ax.set_title("ROC curve")
         ax.legend(loc="lower right")
-        fig.savefig(path)
-        return path
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        return write_text_atomic(path, buffer.getvalue())
 
 
 def _validator(config: Any, kwargs: dict[str, Any]) -> _Validator:
@@ -1040,8 +1043,6 @@ class DatasetAssessmentManager:
                 for s in scores
             ]
             path = folder / name
-            pd.DataFrame(rows).to_csv(
-                path, header=True, encoding="utf-8", index=False, mode="w"
-            )
+            write_text_atomic(path, pd.DataFrame(rows).to_csv(header=True, index=False))
             written.append(path)
         return written

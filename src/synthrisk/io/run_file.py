@@ -4,7 +4,8 @@
 .. code-block:: yaml
 
     version: 1
-    data: {real: real.csv, synthetic: synthetic.csv, holdout: holdout.csv, metadata: metadata.json}
+    data: {real: real.csv, synthetic: synthetic.csv, holdout: holdout.csv, metadata: metadata.json,
+           encoding: utf-8}  # encoding: of CSV / TSV files (default utf-8)
     seed: 0
     metrics:
       dcr_baseline_protection: {}
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 _TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
-_DATA = ("real", "synthetic", "holdout", "metadata")
+_DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
 _COMPUTE = ("working_memory", "backend", "scheduler")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
 
@@ -57,6 +58,7 @@ class RunConfig:
     synthetic: Path
     holdout: Path | None = None
     metadata: Path | None = None
+    encoding: str | None = None
     seed: int = 0
     metrics: Mapping[str, Mapping[str, Any]] | None = None
     working_memory: float | None = None
@@ -145,9 +147,12 @@ def read_yaml(path: str | Path) -> Any:
         msg = f"the configuration file {str(path)!r} does not exist."
         raise ConfigError(msg)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
         msg = f"{path}: not valid YAML: {exc}"
+        raise ConfigError(msg) from None
+    except UnicodeDecodeError as exc:
+        msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
         raise ConfigError(msg) from None
 
 
@@ -217,6 +222,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         synthetic=resolve(data["synthetic"], "data.synthetic"),  # type: ignore[arg-type]
         holdout=resolve(data.get("holdout"), "data.holdout"),
         metadata=resolve(data.get("metadata"), "data.metadata"),
+        encoding=_check_encoding(data.get("encoding"), where),
         seed=seed,
         metrics=metrics,
         working_memory=compute.get("working_memory"),
@@ -231,3 +237,20 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         gate=gate,
         source=source,
     )
+
+
+def _check_encoding(value: Any, where: str) -> str | None:
+    """``data.encoding``: None or the name of a known text encoding."""
+    if value is None:
+        return None
+    import codecs
+
+    try:
+        codecs.lookup(value)
+    except (LookupError, TypeError):
+        msg = (
+            f"{where}: `data.encoding` must name a text encoding such as utf-8, latin-1 or "
+            f"cp1252; got {value!r}."
+        )
+        raise ConfigError(msg) from None
+    return str(value)

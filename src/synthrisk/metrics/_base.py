@@ -95,6 +95,8 @@ class Outcome:
     params: dict[str, JSONValue] | None = None
     #: breakdown keys built from real records' values (withheld from JSON by default)
     value_keys: tuple[str, ...] = ()
+    #: why the score is undefined, when ``score`` is None (else the last warning says)
+    reason: str | None = None
 
 
 class Metric(abc.ABC):
@@ -217,6 +219,17 @@ class Metric(abc.ABC):
             attack=self.attack,
             higher_is_safer=self.higher_is_safer,
             value_keys=outcome.value_keys,
+            reason=outcome.reason if score is None else None,
+        )
+
+    def skipped(self, reason: str) -> MetricResult:
+        """The result recording that this metric did not run, and why."""
+        return MetricResult.skipped(
+            self.id,
+            reason,
+            params=self.params,
+            attack=self.attack,
+            higher_is_safer=self.higher_is_safer,
         )
 
     def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default

@@ -64,6 +64,10 @@ def dcr(
     return nn.distances[:, 0]
 
 
+#: integer-valued columns beyond this magnitude are drawn as floats (int64 range)
+_INT_LIMIT = 2.0**62
+
+
 def random_baseline_table(
     tables: Tables, n_rows: int, rng: np.random.Generator
 ) -> EncodedTable:
@@ -80,11 +84,11 @@ def random_baseline_table(
     for f in range(numeric.shape[1]):
         lo, hi = domain.low[f], domain.high[f]
         is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
-        if not is_datetime and domain.integer[f]:
+        if not is_datetime and domain.integer[f] and max(abs(lo), abs(hi)) < _INT_LIMIT:
             numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
                 np.float64
             )
-        else:
+        else:  # prepare_tables guarantees a finite range
             numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
         missing_share = float(domain.numeric_missing[f] / domain.n_rows)
         if missing_share:

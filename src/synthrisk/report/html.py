@@ -252,6 +252,7 @@ def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
     return {
         "level": v.level,
         "gating": v.gating,
+        "badge": "skipped" if v.skipped else v.level,
         "reason": v.reason,
         "rule": v.rule or None,
         "source": v.source or None,
@@ -331,6 +332,8 @@ def _result_view(
         "attack": result.get("attack") or "",
         "orientation": orientation,
         "score": _fmt(result.get("score")),
+        "status": str(result.get("status") or "ok"),
+        "status_reason": result.get("reason") or "",
         "ci": None if not ci else f"[{_fmt(ci[0])}, {_fmt(ci[1])}]",
         "verdict": _verdict_view(verdict),
         "breakdown": _flatten(
@@ -453,6 +456,7 @@ def _context(
             "reason": verdict.reason,
             "alpha": f"{verdict.alpha:g}",
             "counts": verdict.counts(),
+            "skipped": sum(v.skipped for v in verdict.metrics),
             "conservative": verdict.conservative,
             "rows": [
                 {"view": view, "verdict": _verdict_view(v)}
@@ -511,6 +515,7 @@ def _environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.loopcontrols"],
     )
     return env
 

@@ -49,6 +49,7 @@ from synthrisk.schema.tables import (
     Tables,
     _check_same_columns,
     _normalise_column,
+    excluded_notes,
     prepare_tables,
 )
 
@@ -526,6 +527,7 @@ def prepare_partitioned(
     ]
     origin = int(min(times).value) if times else 0
     encoder = Encoder(numeric, categorical, datetimes, categories, origin)
+    notes.extend(excluded_notes(schema))
     real_rows = sum(s["rows"] for s in summaries["real"])
     real_uniques = {
         c: len(

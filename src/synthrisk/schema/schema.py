@@ -90,6 +90,8 @@ _SDTYPE_TO_KIND = {
     "unknown": "text",
 }
 _ID_NAME = re.compile(r"(^id$|_id$|^id_|uuid|^key$|^index$)", re.IGNORECASE)
+#: pandas' name of a CSV column without a header (a row index saved with the data)
+_UNNAMED = re.compile(r"^Unnamed: \d+$")
 _ISO_DATE = re.compile(
     r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$"
 )
@@ -190,6 +192,12 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
                 name,
                 "id",
                 note="integer column named like an identifier with unique values",
+            )
+        if _UNNAMED.match(str(name)) and len(non_null) > 1 and non_null.is_unique:
+            return ColumnSpec(
+                name,
+                "id",
+                note="unnamed column of unique integers: a saved row index",
             )
         return ColumnSpec(name, "numerical")
     if pd.api.types.is_float_dtype(dtype):

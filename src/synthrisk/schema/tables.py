@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -192,14 +193,22 @@ def prepare_tables(
 
     for spec in schema.modelable:
         for name, frame in cleaned.items():
-            if frame is None or (allow_all_missing and name != "real"):
+            if frame is None or not frame[spec.name].isna().all():
                 continue
-            if frame[spec.name].isna().all():
+            if name == "real":
                 msg = (
-                    f"column {spec.name!r} is entirely missing in the `{name}` table; "
+                    f"column {spec.name!r} is entirely missing in the `real` table; "
                     "drop it, or mark it as kind 'id' in the metadata to exclude it."
                 )
                 raise InputError(msg)
+            if allow_all_missing:
+                continue
+            notes.append(
+                f"column {spec.name!r} is entirely missing in the `{name}` table; it is "
+                "evaluated as it is (a missing value never matches a real one)."
+            )
+    notes.extend(excluded_notes(schema))
+    _check_ranges(schema, cleaned)
     real_frame = cleaned["real"]
     assert real_frame is not None
     for spec in schema.modelable:
@@ -224,6 +233,44 @@ def prepare_tables(
         schema=schema,
         notes=tuple(notes),
     )
+
+
+def excluded_notes(schema: Schema) -> list[str]:
+    """One note per column that inference excluded (identifiers, free text)."""
+    return [
+        f"column {spec.name!r} was excluded from every metric as kind {spec.kind!r} "
+        f"({spec.note or 'inferred'}); declare its kind in the metadata to use it."
+        for spec in schema.excluded
+        if spec.source == "inferred"
+    ]
+
+
+def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> None:
+    """Numerical columns whose range overflows float64 (e.g. -1e308 and 1e308) are refused.
+
+    Every distance divides by a column's range; magnitudes up to about 1e307 work
+    exactly as small ones do.
+    """
+    for spec in schema.modelable:
+        if spec.kind != "numerical":
+            continue
+        values = [
+            f[spec.name].to_numpy(dtype=np.float64)
+            for f in frames.values()
+            if f is not None
+        ]
+        stacked = np.concatenate(values)
+        stacked = stacked[~np.isnan(stacked)]
+        if not stacked.size:
+            continue
+        lo, hi = float(stacked.min()), float(stacked.max())
+        if not math.isfinite(hi - lo):
+            msg = (
+                f"column {spec.name!r} spans more than the floating-point range (from {lo:.3g} to "
+                f"{hi:.3g}): differences between its values overflow. Rescale it (divide it by a "
+                "power of ten) in every table."
+            )
+            raise InputError(msg)
 
 
 def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:

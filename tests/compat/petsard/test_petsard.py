@@ -577,7 +577,7 @@ def _require_anonymeter_metrics() -> None:
 
     if "singling_out" not in synthrisk.METRICS:
         pytest.skip(
-            "synthrisk's Anonymeter family (singling_out, linkability, inference; issue 4) is not installed yet; "
+            "synthrisk's Anonymeter family (singling_out, linkability, inference) is not installed yet; "
             "this end-to-end test runs once it is"
         )
 

@@ -18,7 +18,6 @@ from synthrisk.compat.petsard.parse import (
     PetsardRun,
 )
 from synthrisk.evaluate import run_metrics
-from synthrisk.exceptions import InputError
 from synthrisk.io.files import add_provenance, read_table
 from synthrisk.metrics import get_metric
 from synthrisk.schema.tables import prepare_tables
@@ -66,20 +65,8 @@ def _read(
 ) -> pd.DataFrame:
     if not na_values:
         return read_table(path, name=name)
-    if path.suffix.lower() in (".csv", ".txt", ".tsv"):
-        if not path.is_file():
-            msg = f"the `{name}` file {str(path)!r} does not exist."
-            raise InputError(msg)
-        try:
-            return pd.read_csv(
-                path,
-                sep="\t" if path.suffix.lower() == ".tsv" else ",",
-                na_values=dict(na_values),
-                low_memory=False,
-            )
-        except Exception as exc:
-            msg = f"the `{name}` file {str(path)!r} could not be read as CSV: {exc}"
-            raise InputError(msg) from None
+    if not path.name.lower().endswith((".parquet", ".pq")):
+        return read_table(path, name=name, na_values=na_values)
     frame = read_table(path, name=name)
     for column, markers in na_values.items():
         if column in frame.columns:

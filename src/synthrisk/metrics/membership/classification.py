@@ -22,7 +22,7 @@ import numpy as np
 
 from synthrisk._optional import import_optional
 from synthrisk._validation import check_int, check_option
-from synthrisk.exceptions import ParameterError
+from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.membership._space import MODES, numeric_matrix
 from synthrisk.neighbors import column_ranges
@@ -203,6 +203,19 @@ class MembershipClassification(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         import_optional("sklearn", package="scikit-learn")
+        holdout = tables.table("holdout")
+        sizes = {
+            "real": len(tables.real),
+            "holdout": len(holdout),
+            "synthetic": len(tables.synthetic),
+        }
+        small = {name: n for name, n in sizes.items() if n < 2}
+        if small:
+            msg = (
+                f"metric {self.id!r} trains and tests a classifier on halves of each table and "
+                f"needs at least 2 rows in each; got {small}."
+            )
+            raise InputError(msg)
         if self.params["mode"] == "apt":
             member, non_member, acc, sizes = self._apt(tables, context)
         else:

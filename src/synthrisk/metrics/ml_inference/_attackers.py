@@ -88,7 +88,7 @@ def _one_hot(codes: np.ndarray, n_levels: Sequence[int]) -> sparse.csr_matrix:
 
 
 def _make_classifier(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
-    import_optional("sklearn", extra="ml")
+    import_optional("sklearn", package="scikit-learn")
     kwargs = dict(model_kwargs)
     if model == "knn":
         from sklearn.neighbors import KNeighborsClassifier
@@ -136,6 +136,24 @@ def _predict_categorical(
             f"got {y_syn.shape[0]}. Pass model_kwargs={{'n_neighbors': ...}} or more rows."
         )
         raise InputError(msg)
+    try:
+        return _fit_predict(model, design_syn, y_syn, design_query, seed, model_kwargs)
+    except ValueError as exc:  # scikit-learn refusing degenerate training data
+        msg = (
+            f"the {model} attacker could not be trained on the synthetic table ({exc}); "
+            "it needs more varied synthetic rows."
+        )
+        raise InputError(msg) from None
+
+
+def _fit_predict(
+    model: str,
+    design_syn: Any,
+    y_syn: np.ndarray,
+    design_query: Any,
+    seed: int,
+    model_kwargs: Mapping[str, Any],
+) -> np.ndarray:
     if model in ("knn", "rf"):  # multi-output natively
         clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
         target = y_syn if y_syn.shape[1] > 1 else y_syn[:, 0]
@@ -144,6 +162,10 @@ def _predict_categorical(
         return pred.reshape(design_query.shape[0], -1).astype(np.int64)
     columns = []
     for j in range(y_syn.shape[1]):
+        classes = np.unique(y_syn[:, j])
+        if classes.size == 1:  # one value to learn: the guess (SVC refuses to fit it)
+            columns.append(np.full(design_query.shape[0], classes[0], dtype=np.int64))
+            continue
         clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
         clf.fit(design_syn, y_syn[:, j])
         columns.append(np.asarray(clf.predict(design_query)).astype(np.int64))
@@ -277,7 +299,7 @@ def inverse_cdf_loss(
 
 
 def _make_regressor(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
-    import_optional("sklearn", extra="ml")
+    import_optional("sklearn", package="scikit-learn")
     kwargs = dict(model_kwargs)
     if model == "lr":
         from sklearn.linear_model import LinearRegression
@@ -375,13 +397,22 @@ def numerical_losses(
         regressors = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if model == "svr":
-                for j in range(syn_sensitive.shape[1]):
+            try:
+                if model == "svr":
+                    for j in range(syn_sensitive.shape[1]):
+                        reg = _make_regressor(
+                            model, seed=seed, model_kwargs=model_kwargs
+                        )
+                        regressors.append(reg.fit(syn_keys, syn_sensitive[:, j]))
+                else:
                     reg = _make_regressor(model, seed=seed, model_kwargs=model_kwargs)
-                    regressors.append(reg.fit(syn_keys, syn_sensitive[:, j]))
-            else:
-                reg = _make_regressor(model, seed=seed, model_kwargs=model_kwargs)
-                regressors.append(reg.fit(syn_keys, syn_sensitive))
+                    regressors.append(reg.fit(syn_keys, syn_sensitive))
+            except ValueError as exc:  # e.g. an MLP diverging on magnitudes near 1e300
+                msg = (
+                    f"the {model} attacker could not be trained on the synthetic key and sensitive "
+                    f"values ({exc}); rescale very large values."
+                )
+                raise InputError(msg) from None
     scored: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for name, frame in frames.items():
         if name == "synthetic":
