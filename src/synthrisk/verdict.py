@@ -280,13 +280,13 @@ _PROTECTION = (
     "less than a quarter fails"
 )
 _DCR_BASELINE = (
-    "DCR-based protection ≥ 0.5 (synthrisk issue 6): synthetic rows at least half as far from real rows as "
+    "synthrisk's default: DCR-based protection ≥ 0.5, synthetic rows at least half as far from real rows as "
     "random rows are; fail below 0.1 (synthetic rows ten times closer to real rows than random rows, "
     "i.e. near-copies): synthrisk's choice. Faithful generators often land in between: random data is "
     "far from any real table, so read the overfitting and membership metrics too"
 )
 _DCR_OVERFITTING = (
-    "DCR-based protection ≥ 0.5 (synthrisk issue 6): at most 75 % of synthetic rows closer to the training "
+    "synthrisk's default: DCR-based protection ≥ 0.5, at most 75 % of synthetic rows closer to the training "
     "rows than to the holdout; fail below 0.25 (more than 87.5 %): synthrisk's choice"
 )
 _CAP = "synthrisk's choice: the real rows are at least half safe from the CAP attack on average"
@@ -323,7 +323,7 @@ DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
         0.6,
         0.75,
         higher_is_safer=False,
-        source="membership AUC ≤ 0.6 (synthrisk issue 6; 0.5 is a coin toss); fail at 0.75: synthrisk's choice",
+        source="synthrisk's default: membership AUC ≤ 0.6 (0.5 is a coin toss); fail at 0.75",
     ),
     "dcr_share": Threshold(
         0.55,
