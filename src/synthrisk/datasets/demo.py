@@ -254,8 +254,8 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
             "num_discrete_bins": 10,
             "computation_method": "generalized_cap",
         },
-        "singling_out": {"mode": "multivariate", "n_attacks": 500},
-        "singling_out_univariate": {"n_attacks": 500},
+        "singling_out": {"mode": "multivariate"},
+        "singling_out_univariate": {},
         "linkability": {
             "aux_cols": [
                 ["age", "sex", "region", "married"],
