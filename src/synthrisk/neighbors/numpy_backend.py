@@ -33,7 +33,10 @@ def block_sums(
     """
     acc = np.zeros((q_num.shape[0], r_num.shape[0]), dtype=np.float64)
     for c in range(q_cat.shape[1]):
-        acc += (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
+        mismatch = (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
+        if spec.cat_weights is not None:
+            mismatch *= spec.cat_weights[c]
+        acc += mismatch
     for f in range(q_num.shape[1]):
         x = q_num[:, f][:, None]
         y = r_num[:, f][None, :]
@@ -52,6 +55,8 @@ def block_sums(
         term = np.where(
             x_nan & y_nan, spec.nan_both, np.where(x_nan | y_nan, spec.nan_one, term)
         )
+        if spec.weights is not None:
+            term = term * spec.weights[f]
         acc += term
     return acc
 
