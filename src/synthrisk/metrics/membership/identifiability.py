@@ -105,7 +105,7 @@ def _syntheval_searcher(
     real = encoded["real"]
     w_num, w_cat = entropy_weights((real.numeric - lo) / span, real.codes)
     heavy_first = np.argsort(-w_num, kind="stable")
-    scaled = {
+    scaled: dict[str, Data] = {
         name: dataclasses.replace(
             table,
             numeric=np.ascontiguousarray(((table.numeric - lo) / span)[:, heavy_first]),
