@@ -358,3 +358,40 @@ def test_queries_sharing_categories_are_answered_in_their_own_order(
 def test_bad_weights(kwargs: dict, match: str) -> None:
     with pytest.raises(ParameterError, match=match):
         nearest_neighbors(np.zeros((2, 3)), np.zeros((3, 3)), **kwargs)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("distance", ["dcr", "gower"])
+def test_max_distance_equals_filtered_search(
+    distance: str, weighted: bool, rng: np.random.Generator
+) -> None:
+    # rows at most max_distance away, nearest first; numba equals numpy bit for bit
+    query, reference = _table(rng, 120, nan=0.05), _table(rng, 300, nan=0.05)
+    weights = np.array([2.0, 0.5, 1.0, 0.3, 1.7]) if weighted else None
+    full = nearest_neighbors(
+        query, reference, k=300, distance=distance, backend="numpy", weights=weights
+    )  # type: ignore[arg-type]
+    radius = full.distances[:, 4].copy()  # ties at the radius are kept
+    radius[::7] = 0.0
+    radius[::11] = -1.0  # nothing
+    for backend in BACKENDS:
+        got = nearest_neighbors(
+            query,
+            reference,
+            k=6,
+            distance=distance,
+            backend=backend,
+            weights=weights,
+            max_distance=radius,
+        )  # type: ignore[arg-type]
+        want_d = full.distances[:, :6].copy()
+        want_i = full.indices[:, :6].copy()
+        outside = ~(want_d <= radius[:, None])
+        want_d[outside], want_i[outside] = np.inf, -1
+        np.testing.assert_array_equal(got.distances, want_d)
+        np.testing.assert_array_equal(got.indices, want_i)
+
+
+def test_bad_max_distance() -> None:
+    with pytest.raises(ParameterError, match="one distance per query row"):
+        nearest_neighbors(np.zeros((2, 1)), np.zeros((3, 1)), max_distance=np.ones(3))

@@ -197,6 +197,7 @@ def nearest_neighbors(
     arithmetic: Arithmetic = "exact",
     progress: Callable[[int], None] | None = None,
     weights: FloatArray | None = None,
+    max_distance: FloatArray | None = None,
 ) -> Neighbors:
     """Exact k nearest reference rows of every query row.
 
@@ -236,6 +237,10 @@ def nearest_neighbors(
         ``dcr`` and ``gower`` with the numpy, numba or dask backend: each column's
         term is multiplied by its weight (numeric columns first, then categorical
         ones, as in :class:`EncodedTable`); the divisor is unchanged.
+    max_distance : ndarray of shape (n_query,), default=None
+        ``dcr`` and ``gower`` with the numpy or numba backend: only reference rows at
+        most this far from each query row (fewer than k: the remaining slots hold
+        distance inf and index -1). The search prunes with it from the start.
 
     Returns
     -------
@@ -291,10 +296,15 @@ def nearest_neighbors(
     if weights is not None and name == "torch":
         msg = "`weights` need the numpy, numba or dask backend; got backend='torch'."
         raise ParameterError(msg)
-    if arithmetic != "exact" and (distance != "euclidean" or name != "numba"):
+    bounded = {} if max_distance is None else {"radius": max_distance}
+    if max_distance is not None and (
+        distance == "euclidean"
+        or name in ("dask", "torch")
+        or np.shape(max_distance) != (q_num.shape[0],)
+    ):
         msg = (
-            f"`arithmetic={arithmetic!r}` applies to `distance='euclidean'` with the numba "
-            f"backend; got distance={distance!r}, backend={name!r}. Use arithmetic='exact'."
+            "`max_distance` needs one distance per query row, distance 'dcr' or 'gower' and "
+            f"the numpy or numba backend; got shape {np.shape(max_distance)}, {distance!r}, {name!r}."
         )
         raise ParameterError(msg)
     if distance == "euclidean" and name == "numba":
@@ -316,5 +326,6 @@ def nearest_neighbors(
         k=k,
         working_memory=working_memory,
         progress=progress,
+        **bounded,
     )
     return Neighbors(distances=distances, indices=indices)

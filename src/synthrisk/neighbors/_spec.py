@@ -48,6 +48,31 @@ class DistanceSpec:
             msg = f"`power` must be 1 or 2; got {self.power!r}."
             raise ValueError(msg)
 
+    def sum_radius(self, radius: FloatArray | None, n_query: int) -> FloatArray:
+        """Per-query radii in the units the kernels rank by (before sqrt / divisor).
+
+        Widened by a relative 1e-9, so rounding never drops a row whose final
+        distance is within the radius; :meth:`within` then applies the exact limit.
+        """
+        if radius is None:
+            return np.full(n_query, np.inf)
+        r = np.asarray(radius, dtype=np.float64) * self.divisor
+        if self.power == 2:
+            r = r * r
+        return np.where(np.isnan(r), -np.inf, r * (1 + 1e-9))
+
+    @staticmethod
+    def within(
+        distances: FloatArray, indices: np.ndarray, radius: FloatArray | None
+    ) -> tuple[FloatArray, np.ndarray]:
+        """Drop the found rows farther than ``radius`` (they sort last)."""
+        if radius is None:
+            return distances, indices
+        outside = ~(distances <= np.asarray(radius, dtype=np.float64)[:, None])
+        distances[outside] = np.inf
+        indices[outside] = -1
+        return distances, indices
+
     def weighted(
         self, weights: FloatArray, distance: str, *, n_numeric: int, n_categorical: int
     ) -> DistanceSpec:

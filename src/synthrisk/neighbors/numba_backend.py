@@ -82,6 +82,81 @@ def _find_group(codes, i, group_codes):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
+def _offer(
+    i,
+    t,
+    j,
+    start_acc,
+    q_num,
+    r_num_sorted,
+    scale,
+    indicator,
+    clip,
+    nan_one,
+    nan_both,
+    power,
+    num_w,
+    k,
+    best,
+    best_i,
+    is_nan,
+    filled,
+    worst,
+    worst_i,
+):  # pragma: no cover - compiled
+    """Offer reference row ``j`` (stored at ``r_num_sorted[t]``) to query ``i``'s top k."""
+    acc = start_acc
+    # until k rows are found, worst is the query's radius (inf without one)
+    if acc > worst or (acc == worst and j > worst_i):
+        return filled, worst, worst_i
+    for f in range(q_num.shape[1]):
+        x = q_num[i, f]
+        y = r_num_sorted[t, f]
+        x_nan = math.isnan(x)
+        y_nan = math.isnan(y)
+        if x_nan or y_nan:
+            term = nan_both if (x_nan and y_nan) else nan_one
+        else:
+            diff = abs(x - y)
+            if indicator[f]:
+                term = 1.0 if diff > 0 else 0.0
+            else:
+                term = diff / scale[f]
+                if clip and term > 1.0:
+                    term = 1.0
+            if power == 2:
+                term = term * term
+        acc += term * num_w[f]
+        if acc > worst or (acc == worst and j > worst_i):
+            return filled, worst, worst_i
+    nan_acc = math.isnan(acc)
+    key = np.inf if nan_acc else acc
+    if filled < k and key > worst:  # a missing distance, beyond a finite radius
+        return filled, worst, worst_i
+    if filled < k:
+        pos = filled
+        filled += 1
+    elif key < worst or (key == worst and j < worst_i):
+        pos = k - 1
+    else:
+        return filled, worst, worst_i
+    while pos > 0 and (
+        best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
+    ):
+        best[pos] = best[pos - 1]
+        best_i[pos] = best_i[pos - 1]
+        is_nan[pos] = is_nan[pos - 1]
+        pos -= 1
+    best[pos] = key
+    best_i[pos] = j
+    is_nan[pos] = nan_acc
+    if filled == k:
+        worst = best[k - 1]
+        worst_i = best_i[k - 1]
+    return filled, worst, worst_i
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def _scan_group(
     i,
     g,
@@ -106,58 +181,29 @@ def _scan_group(
     worst_i,
 ):  # pragma: no cover - compiled
     """Offer every row of group ``g`` to query ``i``'s top k; returns the new heap state."""
-    n_num = q_num.shape[1]
     for t in range(group_start[g], group_start[g + 1]):
-        j = order[t]
-        acc = start_acc
-        if filled == k and (acc > worst or (acc == worst and j > worst_i)):
-            continue
-        pruned = False
-        for f in range(n_num):
-            x = q_num[i, f]
-            y = r_num_sorted[t, f]
-            x_nan = math.isnan(x)
-            y_nan = math.isnan(y)
-            if x_nan or y_nan:
-                term = nan_both if (x_nan and y_nan) else nan_one
-            else:
-                diff = abs(x - y)
-                if indicator[f]:
-                    term = 1.0 if diff > 0 else 0.0
-                else:
-                    term = diff / scale[f]
-                    if clip and term > 1.0:
-                        term = 1.0
-                if power == 2:
-                    term = term * term
-            acc += term * num_w[f]
-            if filled == k and (acc > worst or (acc == worst and j > worst_i)):
-                pruned = True
-                break
-        if pruned:
-            continue
-        nan_acc = math.isnan(acc)
-        key = np.inf if nan_acc else acc
-        if filled < k:
-            pos = filled
-            filled += 1
-        elif key < worst or (key == worst and j < worst_i):
-            pos = k - 1
-        else:
-            continue
-        while pos > 0 and (
-            best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
-        ):
-            best[pos] = best[pos - 1]
-            best_i[pos] = best_i[pos - 1]
-            is_nan[pos] = is_nan[pos - 1]
-            pos -= 1
-        best[pos] = key
-        best_i[pos] = j
-        is_nan[pos] = nan_acc
-        if filled == k:
-            worst = best[k - 1]
-            worst_i = best_i[k - 1]
+        filled, worst, worst_i = _offer(
+            i,
+            t,
+            order[t],
+            start_acc,
+            q_num,
+            r_num_sorted,
+            scale,
+            indicator,
+            clip,
+            nan_one,
+            nan_both,
+            power,
+            num_w,
+            k,
+            best,
+            best_i,
+            is_nan,
+            filled,
+            worst,
+            worst_i,
+        )
     return filled, worst, worst_i
 
 
@@ -183,6 +229,7 @@ def _knn_kernel(
     inv_width,
     n_buckets,
     k,
+    radius,
     out_d,
     out_i,
 ):  # pragma: no cover - compiled
@@ -216,8 +263,8 @@ def _knn_kernel(
                 own = _find_group(q_cat, i, group_codes)
                 ready = False
             filled = 0
-            worst = np.inf
-            worst_i = -1
+            worst = radius[i]
+            worst_i = _NO_ROW
             if own >= 0:
                 # the group with the query's own codes first: every other group is
                 # at least min_cat_w away, which often ends the search right here
@@ -244,9 +291,7 @@ def _knn_kernel(
                     worst,
                     worst_i,
                 )
-            if not (filled == k and worst < min_cat_w) and n_groups > (
-                1 if own >= 0 else 0
-            ):
+            if not (worst < min_cat_w) and n_groups > (1 if own >= 0 else 0):
                 if not ready:
                     # lower bound of every group: its weighted categorical
                     # mismatches, column by column over contiguous codes (a loop
@@ -282,11 +327,11 @@ def _knn_kernel(
                 for b in range(n_buckets):
                     end = bucket_start[b]
                     # every group from bucket b on is at least suffix_min[b] away
-                    if filled == k and suffix_min[b] > worst:
+                    if suffix_min[b] > worst:
                         break
                     for gi in range(begin, end):
                         g = by_bucket[gi]
-                        if g == own or (filled == k and bound[g] > worst):
+                        if g == own or bound[g] > worst:
                             continue
                         filled, worst, worst_i = _scan_group(
                             i,
@@ -313,6 +358,10 @@ def _knn_kernel(
                         )
                     begin = end
             for t in range(k):
+                if t >= filled:
+                    out_d[i, t] = np.inf
+                    out_i[i, t] = -1
+                    continue
                 if is_nan[t]:
                     out_d[i, t] = np.nan
                 elif power == 2:
@@ -321,6 +370,9 @@ def _knn_kernel(
                     out_d[i, t] = best[t] / divisor
                 out_i[i, t] = best_i[t]
 
+
+#: index that loses every tie: rows at exactly the radius are kept
+_NO_ROW = 2**62
 
 #: buckets of the weighted lower bound per categorical column (unweighted: exact counts)
 _BUCKETS_PER_COLUMN = 8
@@ -353,8 +405,13 @@ def kneighbors(
     k: int,
     working_memory: float | None,
     progress: Callable[[int], None] | None = None,
+    radius: FloatArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, lowest index first among ties."""
+    """k nearest reference rows of every query row, lowest index first among ties.
+
+    With ``radius`` (one distance per query row), only rows at most that far: the
+    slots left over hold distance inf and index -1.
+    """
     n_query = q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
@@ -362,6 +419,7 @@ def kneighbors(
     group_codes32 = np.ascontiguousarray(group_codes, dtype=np.int32)
     group_codes_t = np.ascontiguousarray(group_codes.T, dtype=np.int32)
     perm = query_order(q_cat)
+    sum_radius = np.ascontiguousarray(spec.sum_radius(radius, n_query)[perm])
     q_num = np.ascontiguousarray(q_num[perm])
     q_cat = np.ascontiguousarray(q_cat[perm], dtype=np.int32)
     r_num_sorted = np.ascontiguousarray(r_num[order])
@@ -408,6 +466,7 @@ def kneighbors(
             inv_width,
             n_buckets,
             k,
+            sum_radius[start:stop],
             out_d[start:stop],
             out_i[start:stop],
         )
@@ -415,4 +474,4 @@ def kneighbors(
             progress(stop - start)
     distances[perm] = out_d
     indices[perm] = out_i
-    return distances, indices
+    return spec.within(distances, indices, radius)

@@ -80,7 +80,9 @@ class _Searcher:
     """
 
     arrays: dict[str, Data]
-    search: Callable[[Data, Data, int, str], Neighbors]
+    #: ``search(query, reference, k, what, radius)``: the k nearest reference rows;
+    #: with ``radius`` (one per query row) the search may leave out rows farther away
+    search: Callable[[Data, Data, int, str, FloatArray | None], Neighbors]
     cap: float = math.inf
 
 
@@ -118,7 +120,11 @@ def _syntheval_searcher(
     weights = np.concatenate([w_num[heavy_first], cat])
     backend = "numba" if context.backend == "torch" else context.backend
 
-    def search(query: Data, reference: Data, k: int, what: str) -> Neighbors:
+    def search(
+        query: Data, reference: Data, k: int, what: str, radius: FloatArray | None
+    ) -> Neighbors:
+        # the engine sums before SynthEval's division: widen the radius for rounding
+        bound = None if radius is None else radius * total * (1 + 1e-9)
         with context.progress.task(what, n_rows(query)) as advance:
             found = nearest_neighbors(
                 query,
@@ -130,6 +136,7 @@ def _syntheval_searcher(
                 backend=backend,
                 working_memory=context.working_memory,
                 progress=advance,
+                max_distance=bound,
             )
         return Neighbors(distances=found.distances / total, indices=found.indices)
 
@@ -149,7 +156,9 @@ def _synthcity_searcher(
 
     arrays: dict[str, Data] = {name: numeric_matrix(tables, name) for name in names}
 
-    def search(query: Data, reference: Data, k: int, what: str) -> Neighbors:
+    def search(
+        query: Data, reference: Data, k: int, what: str, radius: FloatArray | None
+    ) -> Neighbors:
         with context.progress.task(what, n_rows(query)) as advance:
             fitted = NearestNeighbors(n_neighbors=k).fit(reference)
             distances, indices = fitted.kneighbors(query)
@@ -163,9 +172,27 @@ def _dcr_searcher(tables: Tables, names: list[str], context: Context) -> _Search
     """synthrisk's mixed-type ``dcr`` distance on the shared engine."""
     space = Space.for_tables(tables, "dcr")
     arrays = {name: space.data(tables, name) for name in names}
+    backend = "numba" if context.backend in ("torch", "dask") else context.backend
 
-    def search(query: Data, reference: Data, k: int, what: str) -> Neighbors:
-        return space.search(query, reference, k=k, context=context, description=what)
+    def search(
+        query: Data, reference: Data, k: int, what: str, radius: FloatArray | None
+    ) -> Neighbors:
+        if radius is None:
+            return space.search(
+                query, reference, k=k, context=context, description=what
+            )
+        with context.progress.task(what, n_rows(query)) as advance:
+            return nearest_neighbors(
+                query,
+                reference,
+                k=k,
+                distance="dcr",
+                scale=space.scale,
+                backend=backend,
+                working_memory=context.working_memory,
+                progress=advance,
+                max_distance=radius,
+            )
 
     return _Searcher(arrays, search)
 
@@ -177,20 +204,31 @@ _SEARCHERS = {
 }
 
 
-def _first_in_sample(
-    neighbours: Neighbors, rows: IntArray, in_sample: np.ndarray
-) -> tuple[FloatArray, np.ndarray]:
-    """Distance of each sampled row to its nearest *other* sampled row, from its k-list.
+@dataclasses.dataclass(frozen=True)
+class _Closer:
+    """For each row of one side, the other rows of that side as close as its synthetic row.
 
-    Returns the distances and a mask of the rows whose k nearest rows hold no other
-    sampled row (their distance must be searched).
+    ``rows``/``mask``: the row positions in its k-list at most ``to_syn`` away (itself
+    excluded); ``complete``: the list holds every such row (its last slot is farther or
+    empty), else there may be more.
     """
-    idx = neighbours.indices[rows]
-    valid = in_sample[idx] & (idx != rows[:, None])
-    found = valid.any(axis=1)
-    first = np.argmax(valid, axis=1)
-    inner = neighbours.distances[rows, first]
-    return np.where(found, inner, np.inf), ~found
+
+    rows: IntArray
+    mask: np.ndarray
+    complete: np.ndarray
+
+    @classmethod
+    def from_search(cls, own: Neighbors, to_syn: FloatArray) -> _Closer:
+        self_rows = np.arange(own.indices.shape[0])[:, None]
+        mask = (own.distances <= to_syn[:, None]) & (own.indices != self_rows)
+        complete = ~(own.distances[:, -1] <= to_syn)
+        return cls(own.indices, mask, complete)
+
+    def identifiable(self, rows: IntArray, in_sample: np.ndarray) -> np.ndarray:
+        """Per sampled row: no other *sampled* row as close (-1: the list cannot tell)."""
+        hit = (self.mask[rows] & in_sample[self.rows[rows]]).any(axis=1)
+        out = np.where(hit, 0, 1)
+        return np.where(~hit & ~self.complete[rows], -1, out)
 
 
 @register
@@ -247,18 +285,20 @@ class EpsilonIdentifiability(Metric):
         if hold is not None and n_h >= 2:
             # one search: real and holdout rows share most category combinations
             both = searcher.search(
-                concat_rows(real, hold), syn, 1, "real and holdout → synthetic"
+                concat_rows(real, hold), syn, 1, "real and holdout → synthetic", None
             ).distances[:, 0]
             d_syn, d_hold = both[:n_r], both[n_r:]
         else:
-            d_syn = searcher.search(real, syn, 1, "real → synthetic").distances[:, 0]
-        # one search of each side against itself serves the full-size flags and the
-        # equal-size samples of the control (the larger side's k-list)
+            d_syn = searcher.search(real, syn, 1, "real → synthetic", None).distances[
+                :, 0
+            ]
+        # one search of each side against itself, bounded by the distance to the
+        # synthetic table, serves the full-size flags and the equal-size samples
         own_r = searcher.search(
-            real, real, self._k_inner(n_r, m), "real → other real rows"
+            real, real, self._k_inner(n_r, m), "real → other real rows", d_syn
         )
-        inner = np.minimum(own_r.distances[:, 1], searcher.cap)
-        flags = d_syn < inner
+        closer_r = _Closer.from_search(own_r, d_syn)
+        flags = (d_syn < searcher.cap) & ~closer_r.mask.any(axis=1)
         n_id = int(flags.sum())
         breakdown: dict[str, JSONValue] = {
             "eps_risk": n_id / n_r,
@@ -283,20 +323,25 @@ class EpsilonIdentifiability(Metric):
         }
         if hold is not None and n_h >= 2:
             own_h = searcher.search(
-                hold, hold, self._k_inner(n_h, m), "holdout → other holdout rows"
+                hold,
+                hold,
+                self._k_inner(n_h, m),
+                "holdout → other holdout rows",
+                d_hold,
             )
-            hold_flags = d_hold < np.minimum(own_h.distances[:, 1], searcher.cap)
+            closer_h = _Closer.from_search(own_h, d_hold)
+            hold_flags = (d_hold < searcher.cap) & ~closer_h.mask.any(axis=1)
             # SynthEval divides the holdout's count by the real table's size
             breakdown["priv_loss"] = n_id / n_r - float(hold_flags.sum()) / n_r
             repeats = int(self.params["n_repeats"])
             x_r, x_h = float(n_id), float(hold_flags.sum())
             if n_r > n_h:
                 x_r = self._equal_size(
-                    real, d_syn, own_r, m, repeats, searcher, context
+                    real, d_syn, closer_r, m, repeats, searcher, context
                 )
             elif n_h > n_r:
                 x_h = self._equal_size(
-                    hold, d_hold, own_h, m, repeats, searcher, context
+                    hold, d_hold, closer_h, m, repeats, searcher, context
                 )
             breakdown["eps_risk_holdout"] = float(hold_flags.mean())
             breakdown["control"] = compare_proportions(
@@ -331,7 +376,7 @@ class EpsilonIdentifiability(Metric):
     def _equal_size(
         side: Data,
         to_syn: FloatArray,
-        own: Neighbors,
+        closer: _Closer,
         m: int,
         repeats: int,
         searcher: _Searcher,
@@ -344,14 +389,18 @@ class EpsilonIdentifiability(Metric):
             rows = np.sort(context.rng.choice(n, size=m, replace=False))
             in_sample = np.zeros(n, dtype=bool)
             in_sample[rows] = True
-            inner, missing = _first_in_sample(own, rows, in_sample)
-            if missing.any():
-                # rare: none of the row's k nearest rows was drawn; search the sample
-                sample = take_rows(side, rows)
-                lost = take_rows(side, rows[missing])
-                inner[missing] = searcher.search(
-                    lost, sample, 2, "nearest other sampled row"
+            flags = closer.identifiable(rows, in_sample).astype(np.float64)
+            unknown = flags < 0
+            if unknown.any():
+                # rare: every row of the k-list is as close and none was drawn
+                inner = searcher.search(
+                    take_rows(side, rows[unknown]),
+                    take_rows(side, rows),
+                    2,
+                    "nearest other sampled row",
+                    None,
                 ).distances[:, 1]
-            inner = np.minimum(inner, searcher.cap)
-            total += float((to_syn[rows] < inner).sum())
+                flags[unknown] = to_syn[rows[unknown]] < inner
+            flags *= to_syn[rows] < searcher.cap
+            total += float(flags.sum())
         return total / repeats
