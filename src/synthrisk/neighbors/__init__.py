@@ -249,8 +249,8 @@ def nearest_neighbors(
     """
     if hasattr(query, "partitions") or hasattr(reference, "partitions"):
         # a table partitioned on a Dask cluster (synthrisk.schema.partitioned)
-        if weights is not None:
-            msg = "`weights` need tables in memory (numpy, numba or dask backend)."
+        if weights is not None or max_distance is not None:
+            msg = "`weights` and `max_distance` need tables in memory, not partitioned ones."
             raise ParameterError(msg)
         from synthrisk.neighbors.dask_backend import kneighbors_tables
 
@@ -305,6 +305,12 @@ def nearest_neighbors(
         msg = (
             "`max_distance` needs one distance per query row, distance 'dcr' or 'gower' and "
             f"the numpy or numba backend; got shape {np.shape(max_distance)}, {distance!r}, {name!r}."
+        )
+        raise ParameterError(msg)
+    if arithmetic != "exact" and (distance != "euclidean" or name != "numba"):
+        msg = (
+            f"`arithmetic={arithmetic!r}` applies to `distance='euclidean'` with the numba "
+            f"backend; got distance={distance!r}, backend={name!r}. Use arithmetic='exact'."
         )
         raise ParameterError(msg)
     if distance == "euclidean" and name == "numba":
