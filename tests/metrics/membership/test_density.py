@@ -150,3 +150,28 @@ def test_prior_uses_features_with_ten_or_more_values() -> None:
         points[:, [0, 2]], reference[:, [0, 2]].mean(0), reference[:, [0, 2]].std(0)
     ).sum(axis=1)
     np.testing.assert_allclose(_prior_logpdf(reference, points), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("density", ["kde", "prior"])
+def test_goldens_from_the_domias_package(density: str) -> None:
+    # domias 0.0.5 evaluate_performance on the same tables: members dataset[:400],
+    # non-members dataset[400:800], reference dataset[-200:], the prior fitted on all
+    # 1,000 real rows; scores p_G / (p_R + 1e-10)
+    goldens = json.loads((DATA / "domias_goldens.json").read_text())[density]
+    members, population, syn = (
+        pd.read_csv(DATA / f"synthcity_domias_{name}.csv").to_numpy()
+        for name in ("members", "population", "synthetic")
+    )
+    dataset = np.vstack([members, population])
+    points = dataset[:800]
+    p_g = np.exp(_KDE(syn).logpdf(points))
+    if density == "kde":
+        p_r = np.exp(_KDE(dataset[-200:]).logpdf(points))
+    else:
+        p_r = np.exp(_prior_logpdf(dataset, points))
+    np.testing.assert_allclose(p_g, goldens["p_G"], rtol=1e-9, atol=0)
+    np.testing.assert_allclose(p_g / (p_r + 1e-10), goldens["p_rel"], rtol=1e-9, atol=0)
+    ratio = p_g / (p_r + 1e-10)
+    assert ranking_scores(ratio[:400], ratio[400:]).roc_auc == pytest.approx(
+        goldens["aucroc"], abs=1e-12
+    )
