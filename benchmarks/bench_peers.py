@@ -43,9 +43,11 @@ MEASURES: dict[str, dict[str, object]] = {
     "epsilon_identifiability_synthcity": {"variant": "synthcity"},
     "domias": {},
     "domias_prior": {"density": "prior"},
+    "domias_full": {"max_fit_rows": 40_000},
     "monte_carlo_membership": {},
     "collision_membership": {},
     "membership_knn_probabilities": {},
+    "dcr_share_worst": {"column_subsets": "worst"},
 }
 
 
@@ -72,7 +74,7 @@ def main() -> None:
         if only is not None and metric_id not in only:
             continue
         base = metric_id
-        for suffix in ("_prior", "_dcr", "_synthcity"):
+        for suffix in ("_prior", "_dcr", "_synthcity", "_full", "_worst"):
             base = base.removesuffix(suffix)
         metric = get_metric(base).from_params(params)
         data = numeric_tables if metric_id.endswith("_synthcity") else tables

@@ -11,10 +11,11 @@ p-value): a generator that memorised nothing gives the attack no edge over a coi
   synthetic data through overfitting detection" (AISTATS): the score is the density
   ratio ``p_synthetic(x) / p_reference(x)``. The reference density is fitted on half of
   the holdout (seeded); the other half are the non-members, and as many real rows are
-  sampled as members. ``density="kde"``: Gaussian KDEs for both densities (scipy's
-  ``gaussian_kde``, as the DOMIAS code); ``density="prior"``: the reference density is
-  the product of normal densities of the continuous features (10 or more distinct
-  values), as DOMIAS' ``normal_func_feat``.
+  sampled as members. ``density="kde"``: Gaussian KDEs for both densities (the
+  density of scipy's ``gaussian_kde``, which the DOMIAS code uses, computed with BLAS:
+  :class:`_KDE`); ``density="prior"``: the reference density is the product of normal
+  densities of the continuous features (10 or more distinct values), as DOMIAS'
+  ``normal_func_feat``.
 * :class:`MonteCarloMembership` — Hilprecht, Härterich & Bernau (2019), "Monte Carlo and
   reconstruction membership inference attacks against generative models": the score is
   the number of synthetic rows within distance ``ε`` of the row, ``ε`` the median
