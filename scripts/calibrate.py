@@ -21,7 +21,7 @@ values). Each dataset is subsampled to ``--rows`` rows before splitting.
 
 Usage::
 
-    python scripts/calibrate.py --adult path/to/adults --rows 15000 --splits 4 --uneven 3
+    python scripts/calibrate.py --adult path/to/adults --rows 15000 --splits 7 --uneven 7
 
 prints one line per evaluation and the table of verdict counts per scenario.
 """
@@ -158,10 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         "--rows", type=int, default=15_000, help="rows per dataset before splitting"
     )
     parser.add_argument(
-        "--splits", type=int, default=4, help="thirds splits per dataset"
+        "--splits", type=int, default=7, help="thirds splits per dataset"
     )
     parser.add_argument(
-        "--uneven", type=int, default=3, help="60/20/20 splits per dataset"
+        "--uneven", type=int, default=7, help="60/20/20 splits per dataset"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))

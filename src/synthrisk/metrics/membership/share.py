@@ -20,17 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
-from synthrisk.metrics.membership._holdout import (
-    relabel_null,
-    share_holdout_test,
-    unique_copies,
-)
+from synthrisk.metrics.membership._holdout import copy_test, share_holdout_test
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -57,9 +52,6 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import paired_difference_test
 from synthrisk.stats.intervals import check_confidence_level, wilson_interval
-
-#: two-sided 95 % normal quantile
-_Z95 = 1.959963984540054
 
 __all__ = ["DCRShare", "IdenticalMatchShare"]
 
@@ -452,33 +444,24 @@ class IdenticalMatchShare(Metric):
         )
         return nn.distances[:, 0] <= tolerance
 
-    def _equal_size_test(
+    def _holdout_test(
         self,
         syn: Data,
         real: Data,
         holdout: Data,
         match_real: np.ndarray,
         match_hold: np.ndarray,
-        context: Context,
     ) -> dict[str, Any]:
-        """Copies of training rows against copies of holdout rows.
+        """Copies of training people against copies of holdout people.
 
-        With ``tolerance=0`` (exact copies) a synthetic row counts for the training
-        side when it copies a row that occurs exactly once in the pooled real rows
-        (training ∪ holdout) and that row is a training row; likewise for the holdout
-        side. Rows shared by several real people are left out: copying a combination
-        many people have reveals nobody, and those rows are most of the chance
-        coincidences of coarse tables. The difference is compared with its
-        distribution under random relabelling of the pooled rows into sides of the
-        same sizes (exact without memorisation, whatever the sizes, and no copy is
-        lost to subsampling). The synthetic table is the one to be released, so it is
-        held fixed: the only chance is which real people fell into the training table,
-        and the spread under relabelling is the standard error.
+        With ``tolerance=0`` (exact copies), the exact moments of the training side's
+        count under random relabelling of the pooled real rows (see
+        :func:`~synthrisk.metrics.membership._holdout.copy_test`): exact without
+        memorisation whatever the two sizes, and no copy is lost to subsampling. The
+        synthetic table is the one to be released, so it is held fixed: the only chance
+        is which real people fell into the training table. With ``tolerance > 0``,
+        the paired difference of near matches per synthetic row.
         """
-        statistic = (
-            "share of synthetic rows copying a training row that no other real row shares, minus the same "
-            "for holdout rows, beyond its value without memorisation"
-        )
         if float(self.params["tolerance"]) != 0.0:
             return paired_difference_test(
                 match_real,
@@ -486,23 +469,7 @@ class IdenticalMatchShare(Metric):
                 statistic="share of synthetic rows matching a training row minus a holdout row",
             )
         syn_ids, real_ids, hold_ids = _row_keys(syn, real, holdout)
-        side_r, side_h = unique_copies(syn_ids, real_ids, hold_ids)
-        test = paired_difference_test(side_r, side_h, statistic=statistic)
-        if test["effect"] is None:
-            return test
-        null_mean, null_sd = relabel_null(syn_ids, real_ids, hold_ids, context.rng)
-        observed = float(test["effect"])
-        se = null_sd
-        effect = observed - null_mean
-        test["effect"] = effect
-        test["ci"] = [effect - _Z95 * se, effect + _Z95 * se]
-        test["p_value"] = (
-            float(stats.norm.sf(effect / se))
-            if se > 0
-            else (0.0 if effect > 0 else 1.0)
-        )
-        test["null_difference"] = null_mean
-        return test
+        return copy_test(syn_ids, real_ids, hold_ids)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         distance = (
@@ -548,8 +515,8 @@ class IdenticalMatchShare(Metric):
             else:
                 breakdown["identical_match_share_real_at_holdout_size"] = share
             breakdown["n_holdout"] = n_h
-            breakdown["holdout_test"] = self._equal_size_test(
-                syn, real, holdout, match_real, match_hold, context
+            breakdown["holdout_test"] = self._holdout_test(
+                syn, real, holdout, match_real, match_hold
             )
             records["matches_holdout"] = RecordScores(
                 "synthetic",
