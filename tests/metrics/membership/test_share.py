@@ -190,6 +190,31 @@ def test_dcr_share_hand_computed_with_ties() -> None:
     np.testing.assert_allclose(result.records["closer_to_real"].values, [0.4, 1.0, 0.0])
 
 
+def test_dcr_share_repeated_synthetic_rows_keep_their_own_outcomes() -> None:
+    # identical synthetic rows are searched once; every row still gets its outcome
+    real = pd.DataFrame({"x": [0.0, 10.0, 40.0], "c": ["a", "b", "a"]})
+    holdout = pd.DataFrame({"x": [1.0, 20.0, 30.0], "c": ["a", "b", "b"]})
+    synthetic = pd.DataFrame(
+        {
+            "x": [25.0, 0.0, 9.0, 0.0, 25.0, 0.0, 40.0],
+            "c": ["b", "a", "b", "a", "b", "a", "a"],
+        }
+    )
+    result = DCRShare(n_permutations=199).compute(real, synthetic, holdout, seed=3)
+    # holdout 25 / b; real 0 / a; real 10 / b; ...; real 40 / a
+    np.testing.assert_array_equal(
+        result.records["closer_to_real"].values, [0, 1, 1, 1, 0, 1, 1]
+    )
+    distances = result.records["distance_to_real_or_holdout"].values
+    assert distances[1] == distances[3] == distances[5] == 0.0
+    assert distances[0] == distances[4] > 0
+    # the same rows in another order give the same share and p-value
+    shuffled = synthetic.iloc[[6, 2, 0, 5, 1, 4, 3]].reset_index(drop=True)
+    again = DCRShare(n_permutations=199).compute(real, shuffled, holdout, seed=3)
+    assert again.score == result.score
+    assert again.breakdown["p_value"] == result.breakdown["p_value"]
+
+
 @pytest.mark.parametrize("case", ["mixed", "gaussian"])
 def test_dcr_share_apt_mode_matches_goldens(case: str) -> None:
     result = DCRShare(mode="apt", n_permutations=99).compute(*_apt_tables(case))

@@ -63,11 +63,11 @@ _MAX_LIST_ENTRIES = 20_000_000
 
 def _pool_lists(
     space: Space, syn: Data, pool: Data, *, k: int, context: Context
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Ranked pool neighbours of every synthetic row, long enough to hold its tie set.
 
-    Returns CSR ``(offsets, distances, indices)`` and the number of rows whose tie set
-    could not be completed within the memory cap.
+    Returns CSR ``(offsets, distances, indices)`` and the rows whose tie set could not
+    be completed within the memory cap.
     """
     n_syn, n_pool = n_rows(syn), n_rows(pool)
     nn = space.search(
@@ -111,7 +111,7 @@ def _pool_lists(
     for row, (d, i) in extended.items():
         distances[offsets[row] : offsets[row + 1]] = d
         indices[offsets[row] : offsets[row + 1]] = i
-    return offsets, distances, indices, int(rows.size)
+    return offsets, distances, indices, rows
 
 
 def _resolve(
@@ -245,13 +245,20 @@ class DCRShare(Metric):
         is_real = np.r_[np.ones(n_r, dtype=bool), np.zeros(n_h, dtype=bool)]
         equal = n_r == n_h
         k = min(n_pool, 2 if equal else 16)
-        offsets, dist, idx, n_truncated = _pool_lists(
-            space, syn, pool, k=k, context=context
+        # identical synthetic rows have identical neighbours: search each distinct row
+        # once (few columns or coarse tables: a handful of rows with huge tie sets)
+        first, inverse = _distinct_rows(syn)
+        counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
+        distinct = syn if first.size == n_s else take_rows(syn, first)
+        offsets, dist, idx, truncated = _pool_lists(
+            space, distinct, pool, k=k, context=context
         )
 
         everyone = np.ones(n_pool, dtype=bool)
         full = compare_sides(offsets, dist, idx, is_real, everyone, n_pool)
-        full = _resolve(space, syn, pool, is_real, everyone, full, context)
+        full = _resolve(space, distinct, pool, is_real, everyone, full, context)[
+            inverse
+        ]
         closer = float(np.mean(full == CLOSER_REAL))
         farther = float(np.mean(full == CLOSER_HOLDOUT))
         ties = float(np.mean(full == TIE))
@@ -274,7 +281,9 @@ class DCRShare(Metric):
                         large_positions[sample_rows(large_positions.size, m, rng)]
                     ] = True
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
-                    out = _resolve(space, syn, pool, is_real, included, out, context)
+                    out = _resolve(
+                        space, distinct, pool, is_real, included, out, context
+                    )[inverse]
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
                     advance(1)
             corrected_rows /= repeats
@@ -295,6 +304,7 @@ class DCRShare(Metric):
                 n_pool=n_pool,
                 n_permutations=n_perm,
                 seed=seed,
+                weights=counts,
             )
             p_value = float(
                 (1 + np.sum(half_null >= share_half - 1e-12)) / (1 + n_perm)
@@ -302,6 +312,7 @@ class DCRShare(Metric):
             expected_apt = float(apt_null.mean())
             null_sd = float(half_null.std(ddof=1)) if n_perm > 1 else 0.0
             half_null_mean = float(half_null.mean())
+            n_truncated = int(counts[truncated].sum())
             if n_truncated:
                 context.warn(
                     f"{n_truncated} synthetic row(s) are equally close to more pool rows than the memory cap "
@@ -352,7 +363,7 @@ class DCRShare(Metric):
             "distance_to_real_or_holdout": RecordScores(
                 "synthetic",
                 np.arange(n_s),
-                dist[offsets[:-1]],
+                dist[offsets[:-1]][inverse],
                 "distance to the closest row of real + holdout",
             ),
         }
@@ -394,6 +405,19 @@ def _row_keys(*blocks: Data) -> list[np.ndarray]:
         out.append(inverse[start : start + mat.shape[0]])
         start += mat.shape[0]
     return out
+
+
+def _distinct_rows(data: Data) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the first occurrence of each distinct row, and each row's distinct index.
+
+    When every row is distinct, both are ``arange(n)`` (the rows keep their order).
+    """
+    (ids,) = _row_keys(data)
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    if first.size == ids.size:
+        everyone = np.arange(ids.size)
+        return everyone, everyone
+    return first, inverse.ravel()
 
 
 @register
