@@ -21,7 +21,7 @@ values). Each dataset is subsampled to ``--rows`` rows before splitting.
 
 Usage::
 
-    python scripts/calibrate.py --adult path/to/adults --rows 15000 --splits 4 --uneven 3
+    python scripts/calibrate.py --adult path/to/adults --rows 15000 --splits 7 --uneven 7
 
 prints one line per evaluation and the table of verdict counts per scenario.
 """
@@ -158,10 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         "--rows", type=int, default=15_000, help="rows per dataset before splitting"
     )
     parser.add_argument(
-        "--splits", type=int, default=4, help="thirds splits per dataset"
+        "--splits", type=int, default=7, help="thirds splits per dataset"
     )
     parser.add_argument(
-        "--uneven", type=int, default=3, help="60/20/20 splits per dataset"
+        "--uneven", type=int, default=7, help="60/20/20 splits per dataset"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
@@ -186,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         collections.defaultdict(collections.Counter)
     )
     worst: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
+    effects: dict[tuple[str, str, str, str], list[tuple[float, float]]] = (
+        collections.defaultdict(list)
+    )
     for name, frame in datasets.items():
         frame = frame.reset_index(drop=True)
         layouts = [("thirds", (1 / 3, 1 / 3))] * args.splits + [
@@ -208,6 +211,12 @@ def main(argv: list[str] | None = None) -> int:
                     if v.gating and v.level != "pass"
                 ]
                 worst[(name, scenario)].extend(bad)
+                for v in verdict.metrics:
+                    if v.gating and v.effect is not None and v.ci is not None:
+                        half = (v.ci[1] - v.ci[0]) / 2
+                        effects[(name, layout, scenario, v.metric)].append(
+                            (v.effect, half)
+                        )
                 print(
                     f"{name:10s} {layout:8s} split {i} {scenario:9s} {verdict.overall:6s} {seconds:6.1f}s "
                     + " ".join(bad),
@@ -220,6 +229,15 @@ def main(argv: list[str] | None = None) -> int:
         total = sum(c.values())
         print(
             f"| {name} | {layout} | {scenario} | {total} | {c['pass']} | {c['review']} | {c['fail']} |"
+        )
+    print()
+    print("mean excess ± mean interval half-width of each gating test:")
+    print("| dataset | split | scenario | metric | excess | half-width |")
+    print("|---|---|---|---|---|---|")
+    for (name, layout, scenario, metric), values in sorted(effects.items()):
+        arr = np.asarray(values)
+        print(
+            f"| {name} | {layout} | {scenario} | {metric} | {arr[:, 0].mean():.4f} | {arr[:, 1].mean():.4f} |"
         )
     print()
     print("non-pass gating metrics by dataset and scenario:")

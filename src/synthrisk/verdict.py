@@ -90,11 +90,30 @@ class Tolerance:
         What the effect measures, in words.
     reasoning : str
         Why this value (shown in the report and ``docs/verdict.md``).
+    relative : float or None, default=None
+        When the holdout test reports the excess that chance alone produces on the
+        same scale (``chance``), the tolerance grows to ``relative * chance`` where
+        that is larger than ``value``: the excess is then judged against what new
+        people already give away.
+
+    Examples
+    --------
+    >>> t = Tolerance(0.005, "share", "why", relative=0.25)
+    >>> t.for_test({"chance": 0.002}), t.for_test({"chance": 0.08})
+    (0.005, 0.02)
     """
 
     value: float
     unit: str
     reasoning: str
+    relative: float | None = None
+
+    def for_test(self, test: Mapping[str, Any]) -> float:
+        """The tolerance that applies to ``test`` (see ``relative``)."""
+        chance = test.get("chance")
+        if self.relative is None or chance is None or not math.isfinite(chance):
+            return self.value
+        return max(self.value, self.relative * float(chance))
 
 
 _SHARE = (
@@ -105,8 +124,15 @@ _SHARE = (
 _ATTACK_TOLERANCE = (
     "PETsARD (NICS, Taiwan), after Singapore PDPC's guide on synthetic data, accepts an Anonymeter risk "
     "below 0.09; on the excess scale (success on training people minus success on people the generator "
-    "never saw) synthrisk tolerates the same 9 in 100. The attacks' successes are noisy (a few hundred "
-    "queries on coarse tables), so a tighter tolerance would leave ideal generators at review"
+    "never saw) synthrisk tolerates the same 9 in 100, judged on the interval's upper end. The attack runs "
+    "on thousands of targets, so its interval is narrow (half-width about 0.02)"
+)
+_SINGLING_OUT_TOLERANCE = (
+    "PETsARD (NICS, Taiwan), after Singapore PDPC's guide on synthetic data, accepts an Anonymeter risk "
+    "below 0.09 — a rule on the point estimate. synthrisk judges the interval instead, and singling out is "
+    "imprecise: a query counts only when it isolates one person, and coarse tables offer a few hundred such "
+    "queries, so the interval's half-width reaches 0.06. A tolerance of 0.15 on the interval's upper end is "
+    "PETsARD's 0.09 on the point estimate at that precision; on tables with 2,000 queries it is stricter"
 )
 _CAP_TOLERANCE = (
     "a guess of a training person's sensitive value at most 5 percentage points more likely than a "
@@ -134,10 +160,15 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
         "toss (0.5); above it, membership becomes a material signal",
     ),
     "identical_match_share": Tolerance(
-        0.01,
-        "share of synthetic rows that copy a training row exactly, minus the share that copy a holdout row (equal sizes)",
-        "verbatim copies are the clearest leak: more than 1 synthetic row in 100 copying a training person "
-        "beyond what chance coincidences with new people produce is material",
+        0.005,
+        "share of synthetic rows copying a training person beyond chance",
+        "verbatim copies are the clearest leak: more than 1 synthetic row in 200 copying a training person "
+        "beyond what chance coincidences with new people produce is material — and, on tables where new "
+        "people's records often turn up in the synthetic table by chance (few coarse columns), more than "
+        "2/9 of that chance rate: training people then are more than 11/9 times as likely as new people to "
+        "be found in it, so an attacker who claims membership for everyone found is right more than 55 % "
+        "of the time where a coin toss is right 50 % (the same odds as the membership AUC's tolerance)",
+        relative=2 / 9,
     ),
     "disclosure_protection": Tolerance(
         0.05,
@@ -145,14 +176,14 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
         _CAP_TOLERANCE,
     ),
     "singling_out": Tolerance(
-        0.09,
+        0.15,
         "singling-out success on training rows minus on holdout rows (equal sizes)",
-        _ATTACK_TOLERANCE,
+        _SINGLING_OUT_TOLERANCE,
     ),
     "singling_out_univariate": Tolerance(
-        0.09,
+        0.15,
         "singling-out success on training rows minus on holdout rows (equal sizes)",
-        _ATTACK_TOLERANCE,
+        _SINGLING_OUT_TOLERANCE,
     ),
     "linkability": Tolerance(
         0.09,
@@ -666,10 +697,15 @@ def _test_verdict(
     low, high = float(test["ci"][0]), float(test["ci"][1])
     upper = float(test.get("upper", high))
     p_value = float(test["p_value"])
-    t = tolerance.value
+    t = tolerance.for_test(test)
+    tol = f"{t:.3g}"
+    if t > tolerance.value:
+        tol += (
+            f" ({tolerance.relative:.3g} × the chance rate {float(test['chance']):.3g})"
+        )
     n = int(test.get("n", 0))
     statistic = str(test.get("statistic", tolerance.unit))
-    rule = f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:g}; pass if the upper bound ≤ {t:g}"
+    rule = f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the upper bound ≤ {t:.3g}"
     level: Level
     compare = ""
     if test.get("estimate") is not None and test.get("control") is not None:
@@ -685,7 +721,7 @@ def _test_verdict(
         level = "fail"
         reason = (
             f"the attack learns materially more about the training rows than about new people: excess "
-            f"{_fmt(effect)}{compare}, interval {interval} entirely above the tolerance {t:g}, "
+            f"{_fmt(effect)}{compare}, interval {interval} entirely above the tolerance {tol}, "
             f"significant (Holm-adjusted p = {p_adjusted:.2g})."
         )
     elif upper <= t:
@@ -694,29 +730,29 @@ def _test_verdict(
             reason = (
                 f"no evidence of leakage: the attack does no better on the training rows than on new "
                 f"people beyond chance{compare}; excess {_fmt(effect)}, interval {interval} within the "
-                f"tolerance {t:g}."
+                f"tolerance {tol}."
             )
         else:
             reason = (
                 f"a small excess {_fmt(effect)}{compare} is detectable, but its interval {interval} stays "
-                f"within the tolerance {t:g}."
+                f"within the tolerance {tol}."
             )
     else:
         level = "review"
         if upper > high:
             reason = (
                 f"excess {_fmt(effect)}{compare}: the worst part's interval {interval} is within the "
-                f"tolerance {t:g}, but another part's upper bound ({_fmt(upper)}) is not; read the breakdown."
+                f"tolerance {tol}, but another part's upper bound ({_fmt(upper)}) is not; read the breakdown."
             )
         elif p_adjusted < alpha:
             reason = (
                 f"a significant excess {_fmt(effect)}{compare} whose interval {interval} may or may not "
-                f"exceed the tolerance {t:g}: read it."
+                f"exceed the tolerance {tol}: read it."
             )
         else:
             reason = (
                 f"inconclusive: the interval {interval} of the excess {_fmt(effect)}{compare} reaches past "
-                f"the tolerance {t:g}; more rows (or attacks) would decide it."
+                f"the tolerance {tol}; more rows (or attacks) would decide it."
             )
     return MetricVerdict(
         result.metric,

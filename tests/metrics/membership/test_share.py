@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership.knn import (
     MembershipKnnProbabilities,
     parzen_probabilities,
@@ -188,6 +190,31 @@ def test_dcr_share_hand_computed_with_ties() -> None:
     np.testing.assert_allclose(result.records["closer_to_real"].values, [0.4, 1.0, 0.0])
 
 
+def test_dcr_share_repeated_synthetic_rows_keep_their_own_outcomes() -> None:
+    # identical synthetic rows are searched once; every row still gets its outcome
+    real = pd.DataFrame({"x": [0.0, 10.0, 40.0], "c": ["a", "b", "a"]})
+    holdout = pd.DataFrame({"x": [1.0, 20.0, 30.0], "c": ["a", "b", "b"]})
+    synthetic = pd.DataFrame(
+        {
+            "x": [25.0, 0.0, 9.0, 0.0, 25.0, 0.0, 40.0],
+            "c": ["b", "a", "b", "a", "b", "a", "a"],
+        }
+    )
+    result = DCRShare(n_permutations=199).compute(real, synthetic, holdout, seed=3)
+    # holdout 25 / b; real 0 / a; real 10 / b; ...; real 40 / a
+    np.testing.assert_array_equal(
+        result.records["closer_to_real"].values, [0, 1, 1, 1, 0, 1, 1]
+    )
+    distances = result.records["distance_to_real_or_holdout"].values
+    assert distances[1] == distances[3] == distances[5] == 0.0
+    assert distances[0] == distances[4] > 0
+    # the same rows in another order give the same share and p-value
+    shuffled = synthetic.iloc[[6, 2, 0, 5, 1, 4, 3]].reset_index(drop=True)
+    again = DCRShare(n_permutations=199).compute(real, shuffled, holdout, seed=3)
+    assert again.score == result.score
+    assert again.breakdown["p_value"] == result.breakdown["p_value"]
+
+
 @pytest.mark.parametrize("case", ["mixed", "gaussian"])
 def test_dcr_share_apt_mode_matches_goldens(case: str) -> None:
     result = DCRShare(mode="apt", n_permutations=99).compute(*_apt_tables(case))
@@ -333,6 +360,61 @@ def test_identical_match_share_tolerance_and_properties(
     nudged["income"] += 1e-9
     assert IdenticalMatchShare().compute(real, nudged).score == 0.0
     assert IdenticalMatchShare(tolerance=1e-6).compute(real, nudged).score == 1.0
+
+
+def test_copy_test_hand_computed() -> None:
+    # training people 0..3 (records 0, 1, 2, 2), holdout people 4, 5 (records 3, 4);
+    # the synthetic table holds records 0 and 1 (two unique training people) and two new ones
+    test = copy_test(np.array([0, 1, 5, 6]), np.array([0, 1, 2, 2]), np.array([3, 4]))
+    # h = [1, 1, 0, 0, 0, 0]; T = 2, E[T] = 4/6 * 2; scale (1 - 2/3) * 4 synthetic rows
+    assert test["effect"] == pytest.approx((2 - 4 / 3) / (4 / 3))  # 0.5: two copies / 4
+    variance = 4 * 2 / (6 * 5) * (2 * (2 / 3) ** 2 + 4 * (1 / 3) ** 2)
+    se = math.sqrt(variance) / (4 / 3)
+    assert test["ci"] == pytest.approx([0.5 - 1.959964 * se, 0.5 + 1.959964 * se])
+    assert test["chance"] == pytest.approx(2 / 3 * 2 / 4)
+    assert test["estimate"] == pytest.approx(0.5)  # 2 of 4 training people found
+    assert test["control"] == 0.0
+    # a record shared by two training people counts 1/2 for each of them
+    shared = copy_test(np.array([2, 7]), np.array([0, 1, 2, 2]), np.array([3, 4]))
+    assert shared["estimate"] == pytest.approx(1 / 4)
+
+
+def test_copy_test_moments_equal_every_relabelling() -> None:
+    # the mean and variance are those of all C(10, 6) assignments of the pooled people
+    rng = np.random.default_rng(3)
+    pooled = rng.integers(0, 5, 10)
+    syn = np.array([0, 1, 1, 3, 9])
+    n_a = 6
+    test = copy_test(syn, pooled[:n_a], pooled[n_a:])
+    values = []
+    for members in itertools.combinations(range(10), n_a):
+        rest = np.setdiff1d(np.arange(10), members)
+        relabelled = copy_test(syn, pooled[list(members)], pooled[rest])
+        values.append(relabelled["effect"])
+    values = np.asarray(values)
+    assert values.mean() == pytest.approx(0.0, abs=1e-12)
+    se = (test["ci"][1] - test["effect"]) / 1.959963984540054
+    assert se == pytest.approx(values.std(ddof=0), rel=1e-9)
+    assert se > 0
+
+
+def test_copy_test_counts_each_copy_of_a_unique_person() -> None:
+    # continuous rows never coincide: k copies of training people give exactly k / n_s
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"x": rng.normal(size=300), "y": rng.normal(size=300)})
+    holdout = pd.DataFrame({"x": rng.normal(size=100), "y": rng.normal(size=100)})
+    fresh = pd.DataFrame({"x": rng.normal(size=200), "y": rng.normal(size=200)})
+    synthetic = pd.concat([fresh.iloc[:190], real.iloc[:10]], ignore_index=True)
+    test = (
+        IdenticalMatchShare()
+        .compute(real, synthetic, holdout)
+        .breakdown["holdout_test"]
+    )
+    assert test["effect"] == pytest.approx(10 / 200)
+    assert test["chance"] == pytest.approx(0.75 * 10 / 200)
+    null = IdenticalMatchShare().compute(real, fresh, holdout).breakdown["holdout_test"]
+    assert null["effect"] == 0.0
+    assert null["ci"] == [0.0, 0.0]
 
 
 # --------------------------------------------------------------------------- bad input

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from synthrisk.metrics.membership._share_kernels import CLOSER_REAL, TIE
-from synthrisk.stats.holdout import share_test
+from synthrisk.stats.holdout import holdout_test, share_test
 
-__all__ = ["relabel_null", "share_holdout_test", "unique_copies"]
+__all__ = ["copy_test", "share_holdout_test"]
 
 #: two-sided 95 % normal quantile
 _Z95 = 1.959963984540054
@@ -65,41 +66,71 @@ def share_holdout_test(
     }
 
 
-def unique_copies(
-    syn_ids: np.ndarray, first: np.ndarray, second: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per synthetic row: copies a row unique in ``first ∪ second`` that is in ``first`` (or in ``second``)."""
-    n_ids = (
-        int(max(first.max(initial=0), second.max(initial=0), syn_ids.max(initial=0)))
-        + 1
-    )
-    count_a = np.bincount(first, minlength=n_ids)
-    count_b = np.bincount(second, minlength=n_ids)
-    only_a = (count_a == 1) & (count_b == 0)
-    only_b = (count_b == 1) & (count_a == 0)
-    return only_a[syn_ids].astype(np.float64), only_b[syn_ids].astype(np.float64)
-
-
-def relabel_null(
+def copy_test(
     syn_ids: np.ndarray,
     real_ids: np.ndarray,
     hold_ids: np.ndarray,
-    rng: np.random.Generator,
-    n_relabel: int = 200,
-) -> tuple[float, float]:
-    """Mean and spread of the unique-copy difference under random relabelling.
+    *,
+    confidence_level: float = 0.95,
+) -> dict[str, Any]:
+    """Exact copies of training people against exact copies of holdout people.
 
-    The pooled real rows are split at random into sides of the training table's and
-    the holdout's sizes; without memorisation the observed difference is one draw of
-    this distribution, whatever the two sizes.
+    Every real person ``i`` of the pooled training ∪ holdout rows gets
+    ``h_i = [their record appears in the synthetic table] / n_i``, with ``n_i`` the
+    number of pooled real people who share that record (a record many people have
+    points at none of them). ``T`` is the sum of ``h`` over the training people.
+
+    Without memorisation the training people are a random subset of the pooled people
+    (the synthetic table, which is the one to be released, is held fixed), so ``T`` has
+    the moments of a sum drawn without replacement (Cochran, *Sampling Techniques*,
+    1977, theorem 2.2): ``E[T] = N_a h̄`` and
+    ``Var[T] = N_a N_b / (N (N - 1)) Σ (h_i - h̄)²``, exactly, whatever the two sizes
+    ``N_a`` (training) and ``N_b`` (holdout). The excess ``(T - E[T]) / ((1 - w) N_s)``
+    (``w = N_a / N``, ``N_s`` synthetic rows) is the share of synthetic rows that copy
+    a training person beyond chance: each synthetic row copying a training person no
+    one else shares adds ``1 / N_s``.
+
+    ``chance`` is the share of synthetic rows that match training people by chance, on
+    the same scale (``w Σ h / N_s``: the rate at which a new person's record turns up
+    in the synthetic table, times the training table's size). The verdict judges the
+    excess against it: ``effect / chance`` is the relative increase of the training
+    people's chance of being found in the synthetic table.
     """
-    pool = np.r_[real_ids, hold_ids]
-    n_r = real_ids.size
-    if syn_ids.size == 0 or pool.size == 0:
-        return 0.0, 0.0
-    values = np.empty(n_relabel)
-    for b in range(n_relabel):
-        order = rng.permutation(pool.size)
-        side_a, side_b = unique_copies(syn_ids, pool[order[:n_r]], pool[order[n_r:]])
-        values[b] = float(side_a.mean() - side_b.mean())
-    return float(values.mean()), float(values.std(ddof=1))
+    statistic = (
+        "share of synthetic rows copying a training person beyond chance "
+        "(rows many real people share count by the training share among them)"
+    )
+    n_a, n_b, n_s = real_ids.size, hold_ids.size, syn_ids.size
+    n = n_a + n_b
+    if n_a == 0 or n_b == 0 or n_s == 0:
+        return holdout_test(
+            statistic=statistic,
+            effect=float("nan"),
+            se=float("nan"),
+            n=min(n_a, n_b),
+            estimate=float("nan"),
+            control=float("nan"),
+            confidence_level=confidence_level,
+        )
+    pooled = np.concatenate([real_ids, hold_ids])
+    n_ids = int(max(pooled.max(), syn_ids.max())) + 1
+    shared = np.bincount(pooled, minlength=n_ids)
+    found = np.bincount(syn_ids, minlength=n_ids) > 0
+    h = np.where(found[pooled], 1.0 / np.maximum(shared[pooled], 1), 0.0)
+    w = n_a / n
+    total = float(h.sum())
+    observed = float(h[:n_a].sum())
+    expected = w * total
+    variance = n_a * n_b / (n * (n - 1.0)) * float(np.sum((h - h.mean()) ** 2))
+    scale = (1.0 - w) * n_s
+    test = holdout_test(
+        statistic=statistic,
+        effect=(observed - expected) / scale,
+        se=math.sqrt(max(variance, 0.0)) / scale,
+        n=min(n_a, n_b),
+        estimate=observed / n_a,
+        control=float(h[n_a:].sum()) / n_b,
+        confidence_level=confidence_level,
+    )
+    test["chance"] = w * total / n_s
+    return test

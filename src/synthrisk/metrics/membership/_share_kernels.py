@@ -116,9 +116,19 @@ def _seed(seed):  # pragma: no cover - compiled
 
 @numba.njit(nogil=True, cache=True)
 def _permutation_shares(
-    tie_offsets, tie_local, n_unique, n_real, n_pool, n_permutations, real_weight
+    tie_offsets,
+    tie_local,
+    weights,
+    n_unique,
+    n_real,
+    n_pool,
+    n_permutations,
+    real_weight,
 ):  # pragma: no cover - compiled
     n = tie_offsets.size - 1
+    total = 0.0
+    for s in range(n):
+        total += weights[s]
     half = np.empty(n_permutations)
     weighted = np.empty(n_permutations)
     labels = np.empty(n_unique, dtype=np.bool_)
@@ -143,12 +153,14 @@ def _permutation_shares(
                     any_real = True
                 else:
                     any_holdout = True
+                if any_real and any_holdout:
+                    break
             if any_real and any_holdout:
-                ties += 1.0
+                ties += weights[s]
             elif any_real:
-                closer += 1.0
-        half[b] = (closer + 0.5 * ties) / n
-        weighted[b] = (closer + real_weight * ties) / n
+                closer += weights[s]
+        half[b] = (closer + 0.5 * ties) / total
+        weighted[b] = (closer + real_weight * ties) / total
     return half, weighted
 
 
@@ -160,8 +172,11 @@ def permutation_shares(
     n_pool: int,
     n_permutations: int,
     seed: int,
+    weights: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Shares under random relabellings of the pool (real and holdout sizes kept).
+
+    ``weights`` (one per tie set, default 1) counts identical synthetic rows once each.
 
     Returns
     -------
@@ -171,10 +186,13 @@ def permutation_shares(
         Share with ties weighted by ``n_real / n_pool`` (APT's rule).
     """
     unique, local = np.unique(tie_indices, return_inverse=True)
+    n_sets = tie_offsets.size - 1
+    w = np.ones(n_sets) if weights is None else np.asarray(weights, dtype=np.float64)
     _seed(seed)
     return _permutation_shares(
         tie_offsets,
         local.astype(np.int64),
+        w,
         unique.size,
         n_real,
         n_pool,
