@@ -14,10 +14,15 @@ flaky); set ``SYNTHRISK_FUZZ_EXAMPLES`` to run more, with fresh random ones.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import gzip
 import inspect
+import io
 import math
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +33,7 @@ from hypothesis import strategies as st
 
 from synthrisk import evaluate
 from synthrisk.exceptions import SynthriskError
+from synthrisk.io.files import read_table_with_notes
 from synthrisk.metrics import METRICS
 from synthrisk.results import STATUSES, EvaluationReport, MetricResult
 from synthrisk.schema.tables import prepare_tables
@@ -271,6 +277,94 @@ def test_every_metric_reports_or_refuses_clearly(spec: Spec, metric_id: str) -> 
         return
     (result,) = report.results
     _check_result(result)
+
+
+#: cells a spreadsheet or an exporter writes: numbers in several notations, dates,
+#: booleans, missing markers, quotes, separators and line breaks inside cells, markup
+CELLS = (
+    "1", "-2", "3.5", "1,5", "1.234,5", "1 234,5", "1,234.5", "1e300", "-1e308", "1e400",
+    "inf", "nan", "NA", "", " ", "?", "True", "false", "yes", "2021-03-04", "04/03/2021",
+    "9999-12-31", "Zürich", "Genève", "é€", "🎂", "<script>", "[bold]", '"a,b"', '"x\ny"',
+    '"q""uote"', "a;b", "\t", "0x1F", "00123",
+)  # fmt: skip
+ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "cp1252", "latin-1")
+
+
+@st.composite
+def csv_files(draw: st.DrawFn) -> tuple[bytes, str, str | None]:
+    """Bytes of a CSV-like file, its extension and the --encoding a user might give."""
+    sep = draw(st.sampled_from([",", ";", "\t", "|"]))
+    n_cols = draw(st.integers(1, 4))
+    names = draw(
+        st.lists(
+            st.sampled_from(["a", "b", "c", "A", "a ", "", "id", "Unnamed: 0", "é"]),
+            min_size=n_cols,
+            max_size=n_cols,
+            unique=draw(st.integers(0, 9)) > 0,  # now and then a repeated name
+        )
+    )
+    ragged = draw(st.integers(0, 4)) == 0  # now and then rows longer or shorter
+    rows = [
+        [
+            draw(st.sampled_from(CELLS))
+            for _ in range(
+                n_cols + (draw(st.sampled_from([0, 1, -1])) if ragged else 0)
+            )
+        ]
+        for _ in range(draw(st.sampled_from([0, 1, 2, 3, 5, 8])))
+    ]
+    trailing = draw(st.sampled_from(["", "", sep]))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    if draw(st.integers(0, 3)):  # mostly as a CSV writer quotes cells
+        buffer = io.StringIO()
+        csv.writer(buffer, delimiter=sep, lineterminator=trailing + newline).writerows(
+            [names, *rows]
+        )
+        lines = buffer.getvalue().split(newline)[:-1]
+    else:  # and as a hand-made export joins them
+        lines = [sep.join(row) + trailing for row in [names, *rows]]
+    if draw(st.booleans()):
+        lines.insert(0, draw(st.sampled_from([f"sep={sep}", "# comment", ""])))
+    text = newline.join(lines) + draw(st.sampled_from(["", newline]))
+    encoding = draw(st.sampled_from(ENCODINGS))
+    data = text.encode(encoding, errors="replace")
+    suffix = draw(st.sampled_from([".csv", ".tsv", ".txt", ".csv.gz"]))
+    # .csv.gz files, and now and then a gzip file named .csv
+    if suffix == ".csv.gz" or draw(st.integers(0, 9)) == 0:
+        data = gzip.compress(data, mtime=0)
+    given = draw(st.sampled_from([None, None, encoding, "latin-1", "utf-16"]))
+    return data, suffix, given
+
+
+@_settings(300)
+@given(csv_files())
+def test_any_csv_file_reads_or_is_refused_clearly(
+    file: tuple[bytes, str, str | None],
+) -> None:
+    """Whatever the bytes, the reader returns a table or a SynthriskError, and the schema
+    then accepts the table (read twice, as real and synthetic) or refuses it clearly."""
+    data, suffix, encoding = file
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"t{suffix}"
+        path.write_bytes(data)
+        try:
+            frame, notes = read_table_with_notes(path, name="real", encoding=encoding)
+        except SynthriskError:
+            _refused("(read_table)")
+            return
+        finally:
+            assert path.read_bytes() == data  # never modified
+    assert len(frame) >= 1
+    assert frame.shape[1] >= 1
+    assert all(isinstance(note, str) and folder not in note for note in notes)
+    try:
+        prepared = prepare_tables(frame, frame.copy())
+    except SynthriskError:
+        _refused("(schema of a file)")
+        return
+    SEEN.setdefault("(file read)", {}).setdefault("ok", 0)
+    SEEN["(file read)"]["ok"] += 1
+    assert len(prepared.real) == len(frame)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -25,9 +25,9 @@ def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
         InputError, match=r"the `real` file '.*nope.csv' does not exist"
     ):
         read_table(tmp_path / "nope.csv", name="real")
-    (tmp_path / "t.xlsx").write_text("x")
-    with pytest.raises(InputError, match=r"unsupported extension '.xlsx'"):
-        read_table(tmp_path / "t.xlsx")
+    (tmp_path / "t.dat").write_text("x")
+    with pytest.raises(InputError, match=r"unsupported extension '.dat'"):
+        read_table(tmp_path / "t.dat")
 
 
 def test_unparsable_parquet(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ receive clean pandas copies with one dtype per kind, and encoded arrays.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import math
 import warnings
@@ -177,17 +178,38 @@ def prepare_tables(
 
     order = schema.names
     cleaned: dict[str, pd.DataFrame | None] = {}
-    specs = list(schema.columns)
+    declared = schema.columns
+    specs = list(declared)
     for name, frame in frames.items():
         if frame is None:
             cleaned[name] = None
             continue
         frame = frame.rename(columns=str)
         columns = {}
-        for i, spec in enumerate(specs):
-            values, spec = _normalise_column(frame[spec.name], spec, table=name)
-            specs[i] = spec
-            columns[spec.name] = values
+        for i, given in enumerate(declared):
+            if given.kind == "datetime" and not (
+                given.source == "metadata" and given.datetime_format
+            ):
+                # no format given: each table's dates are read in their own format
+                unset = dataclasses.replace(given, datetime_format=None)
+                values, used = _normalise_column(frame[given.name], unset, table=name)
+                if name == "real":
+                    specs[i] = used
+                elif (
+                    used.datetime_format is not None
+                    and specs[i].datetime_format is not None
+                    and used.datetime_format != specs[i].datetime_format
+                ):
+                    notes.append(
+                        f"column {given.name!r} holds dates as {used.datetime_format!r} in the "
+                        f"`{name}` table and as {specs[i].datetime_format!r} in the `real` "
+                        "table; each table was read in its own format."
+                    )
+            else:
+                values, specs[i] = _normalise_column(
+                    frame[given.name], specs[i], table=name
+                )
+            columns[given.name] = values
         cleaned[name] = pd.DataFrame(columns, columns=order).reset_index(drop=True)
     schema = dataclasses.replace(schema, columns=tuple(specs))
 
@@ -290,9 +312,21 @@ def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
                 parts.append(f"only in `real`: {only_real}")
             if only_other:
                 parts.append(f"only in `{name}`: {only_other}")
+            fold = {" ".join(c.split()).casefold(): c for c in only_real}
+            alike = [
+                (fold[key], c)
+                for c in only_other
+                if (key := " ".join(c.split()).casefold()) in fold
+            ]
+            hint = (
+                f" The names {', '.join(f'{a!r} / {b!r}' for a, b in alike)} differ only in "
+                "upper/lower case or spaces: rename them to match."
+                if alike
+                else ""
+            )
             msg = (
                 f"the `real` and `{name}` tables have different columns ({'; '.join(parts)}). "
-                "Pass tables with the same columns."
+                f"Pass tables with the same columns.{hint}"
             )
             raise SchemaMismatchError(msg)
 
@@ -368,30 +402,56 @@ def _to_datetime(
         values = series
         if getattr(series.dt, "tz", None) is not None:
             values = series.dt.tz_convert("UTC").dt.tz_localize(None)
-        return values.astype("datetime64[ns]").reset_index(drop=True), spec
+        return _as_ns(values, where).reset_index(drop=True), spec
+    if series.isna().all():  # entirely missing: read as float or object, not dates
+        return pd.Series(pd.NaT, index=range(len(series)), dtype="datetime64[ns]"), spec
     if pd.api.types.is_numeric_dtype(series.dtype):
         msg = f"{where} is declared datetime but holds numbers; declare it numerical or store dates."
         raise InputError(msg)
     strings = series.astype(object)
-    non_null = strings.dropna().astype(str)
-    fmt = spec.datetime_format
-    if fmt is None:
-        fmt = _guess_format(non_null, where)
-        spec = dataclasses.replace(spec, datetime_format=fmt)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        parsed = pd.to_datetime(strings, format=fmt, errors="coerce", utc=True)
+    sample = strings.dropna().iloc[:1000]
+    if all(isinstance(v, datetime.date) for v in sample):  # date objects (Parquet)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = pd.to_datetime(strings, errors="coerce", utc=True)
+        fmt = spec.datetime_format
+    else:
+        non_null = strings.dropna().astype(str)
+        fmt = spec.datetime_format
+        if fmt is None:
+            fmt = _guess_format(non_null, where)
+            spec = dataclasses.replace(spec, datetime_format=fmt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = pd.to_datetime(strings, format=fmt, errors="coerce", utc=True)
     bad = parsed.isna() & strings.notna()
     if bad.any():
         examples = strings[bad].astype(str).unique()[:3].tolist()
+        shown = f"with format {fmt!r}" if fmt is not None else ""
         msg = (
-            f"{where} holds values that do not parse as dates with format {fmt!r}: {examples}. "
+            f"{where} holds values that do not parse as dates {shown}: {examples}. "
             "Fix the values or give the right 'datetime_format' in the metadata."
         )
-        raise InputError(msg)
-    return parsed.dt.tz_localize(None).astype("datetime64[ns]").reset_index(
-        drop=True
-    ), spec
+        raise InputError(" ".join(msg.split()))
+    return _as_ns(parsed.dt.tz_localize(None), where).reset_index(drop=True), spec
+
+
+def _as_ns(values: pd.Series, where: str) -> pd.Series:
+    """Dates as ``datetime64[ns]``; dates beyond its range (years 1678-2261) are refused."""
+    try:
+        return values.astype("datetime64[ns]")
+    except (pd.errors.OutOfBoundsDatetime, OverflowError):
+        pass
+    outside = values.notna() & (
+        (values < pd.Timestamp.min) | (values > pd.Timestamp.max)
+    )
+    examples = values[outside].astype(str).unique()[:3].tolist()
+    msg = (
+        f"{where} has dates outside the range synthrisk handles (years 1678 to 2261): "
+        f"{examples}. Such dates are often placeholders (9999-12-31 for 'no end date'): "
+        "replace them with missing values, or declare the column categorical in the metadata."
+    )
+    raise InputError(msg)
 
 
 def _guess_format(values: pd.Series, where: str) -> str:
