@@ -65,10 +65,14 @@ def check_output_paths(paths: Iterable[Path]) -> None:
                 raise InputError(msg)
             seen[Path("-")] = path
             continue
-        if path.is_dir():
+        try:
+            is_dir, key = path.is_dir(), path.resolve()
+        except OSError as exc:  # a name the system refuses (too long, ...)
+            msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
+            raise InputError(msg) from None
+        if is_dir:
             msg = f"cannot write {str(path)!r}: it is a folder; give a file name such as {str(path / 'report.json')!r}."
             raise InputError(msg)
-        key = path.resolve()
         if key in seen:
             msg = f"two outputs would be written to the same file {str(path)!r}; give each its own file name."
             raise InputError(msg)

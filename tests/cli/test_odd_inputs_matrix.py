@@ -294,6 +294,9 @@ CASES: dict[str, tuple[Build, list[str], str]] = {
     "html_over_the_metadata": (_with("--metadata", {"columns": {}}), ["--html", "{--metadata}"], r"the html output .* is the `metadata` input file"),
     "json_and_html_to_one_file": (_plain, ["--json", "{out}/r.out", "--html", "{out}/r.out"], r"two outputs would be written to the same file"),
     "output_is_a_folder": (_plain, ["--json", "{out}"], r"cannot write .*: it is a folder; give a file name such as"),
+    "output_name_too_long": (_plain, ["--json", "{out}/" + "r" * 300 + ".json"], r"cannot write .*: File name too long"),
+    "input_name_too_long": (lambda f: {**_csv(f), "real": f / ("r" * 300 + ".csv")}, [], r"the `real` file .* cannot be read \(File name too long\)"),
+    "named_pipe_as_input": (_renamed("holdout", "holdout_pipe.csv", lambda p: os.mkfifo(p)), [], r"the `holdout` file .* is not a regular file \(a pipe or a device\)"),
 }  # fmt: skip
 
 
@@ -323,7 +326,7 @@ def _run(
     extra = [a.format(**named) if a.startswith("{") else a for a in extra]
     if "--json" not in extra:
         args += ["--json", str(out / "report.json"), "--html", str(out / "report.html")]
-    hashes = {p: _digest(p) for p in inputs.rglob("*") if p.is_file()}
+    hashes = {p: _digest(p) for p in inputs.rglob("*") if p.is_file() and not p.is_fifo()}
     code = main([*args, "--quiet", *extra])
     captured = capsys.readouterr()
     return code, captured.out, captured.err, out, hashes

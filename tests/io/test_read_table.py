@@ -174,7 +174,9 @@ def test_a_huge_header_cell_is_no_internal_error(tmp_path: Path) -> None:
 
 def test_a_folder_is_named_as_such(tmp_path: Path) -> None:
     (tmp_path / "t.csv").mkdir()
-    with pytest.raises(InputError, match="is a folder, not a file"):
+    with pytest.raises(
+        InputError, match="is a folder; give the path of a CSV, TSV or Parquet file"
+    ):
         read_table(tmp_path / "t.csv")
 
 

@@ -52,6 +52,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, SynthriskError) as exc:
         print(f"synthrisk: error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except (
+        OSError
+    ) as exc:  # the system refused a path: a name too long, a full disk, ...
+        if debug:
+            raise
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(
+            f"synthrisk: error: cannot use{where}: {_one_line(exc.strerror or str(exc))}.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("synthrisk: interrupted", file=sys.stderr)
         return 130

@@ -27,9 +27,13 @@ def is_dataset(source: Any) -> bool:
         return True
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
-        if Path(text).is_file():  # a file whose name has brackets: not a glob
+        try:
+            if Path(text).is_file():  # a file whose name has brackets: not a glob
+                return False
+            is_dir = Path(text).is_dir()
+        except OSError:  # a name the system refuses: the reader says so
             return False
-        return Path(text).is_dir() or any(ch in text for ch in "*?[")
+        return is_dir or any(ch in text for ch in "*?[")
     return False
 
 

@@ -15,6 +15,7 @@ import lzma
 import math
 import os
 import re
+import stat
 import warnings
 import zipfile
 from collections.abc import Mapping
@@ -140,9 +141,23 @@ def read_table_with_notes(
     """:func:`read_table`, with notes on what was recognised (for the report)."""
     path = Path(path)
     where = f"the `{name}` file {str(path)!r}"
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:  # missing, or a name the system refuses (too long, ...)
+        what = (
+            "does not exist"
+            if isinstance(exc, FileNotFoundError)
+            else f"cannot be read ({exc.strerror or exc})"
+        )
         msg = f"{where} {what}."
+        raise InputError(msg) from None
+    if not stat.S_ISREG(mode):
+        what = (
+            "a folder"
+            if stat.S_ISDIR(mode)
+            else "not a regular file (a pipe or a device)"
+        )
+        msg = f"{where} is {what}; give the path of a CSV, TSV or Parquet file."
         raise InputError(msg)
     fmt, compression = _file_format(path, where)
     notes: list[str] = []
