@@ -277,6 +277,12 @@ CASES: dict[str, tuple[Build, list[str], str]] = {
     ),
     "huge_and_subnormal_magnitudes": (lambda f: _csv(f, lambda r, t: t.assign(income=t["income"] * 1e300, tiny=t["age"] * 1e-320)), [], VALUES),
     "markup_and_emoji_in_names_and_values": (lambda f: _csv(f, lambda r, t: _markup(t)), ["--include-values"], VALUES),
+    "row_index_saved_in_real_only": (lambda f: _csv(f, lambda r, t: t.to_csv(index=r == "real")), [], READ),
+    "files_without_a_header_row": (
+        lambda f: _csv(f, lambda r, t: t.to_csv(index=False, header=False) if r != "real" else t),
+        [],
+        r"The `synthetic` table has columns named like values \('\d+'\): does its file lack a header row\?",
+    ),
     "names_differing_in_case_and_spaces": (
         lambda f: _csv(f, _one("synthetic", lambda t: t.rename(columns={"age": "Age", "sex": "sex "}))),
         [],
@@ -435,7 +441,15 @@ def _check_missing_dates(data: dict[str, Any], html: str) -> None:
     )
 
 
+def _check_row_index(data: dict[str, Any], html: str) -> None:
+    assert any(
+        w.startswith("column 'Unnamed: 0' has no header and is only in the `real` table")
+        for w in data["warnings"]
+    )
+
+
 _CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "row_index_saved_in_real_only": _check_row_index,
     "excel_semicolons_decimal_commas_crlf_bom": _check_decimal_commas,
     "thousands_dots_decimal_commas": _check_decimal_commas,
     "utf16_le_without_bom": _check_utf16,

@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import functools
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["TABLE_NAMES", "Tables", "as_pandas", "prepare_tables"]
 
 TABLE_NAMES = ("real", "synthetic", "holdout")
+#: pandas' name of a column without a header
+_UNNAMED = re.compile(r"Unnamed: \d+")
 _HIGH_CARDINALITY_SHARE = 0.5
 _HIGH_CARDINALITY_MIN = 1000
 
@@ -155,6 +158,7 @@ def prepare_tables(
                 f"the `{name}` table has duplicated column names {dupes}; rename them."
             )
             raise InputError(msg)
+    index_notes = _drop_unmatched_row_indexes(frames)
     _check_same_columns(frames)
 
     reference = frames["real"]
@@ -175,6 +179,7 @@ def prepare_tables(
             raise SchemaMismatchError(msg)
     else:
         schema, notes = schema_from_metadata(metadata, reference)
+    notes = index_notes + notes
 
     order = schema.names
     cleaned: dict[str, pd.DataFrame | None] = {}
@@ -295,6 +300,37 @@ def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> 
             raise InputError(msg)
 
 
+def _drop_unmatched_row_indexes(frames: dict[str, pd.DataFrame | None]) -> list[str]:
+    """Leave out header-less columns (``Unnamed: 0``: a saved row index) that not every table has.
+
+    ``DataFrame.to_csv`` writes the row index as a first column without a header unless
+    told ``index=False``; one table saved that way and another not is common, and such a
+    column cannot be compared anyway. ``frames`` is updated with copies without it.
+    """
+    present = [f for f in frames.values() if f is not None]
+    names = [{str(c) for c in f.columns} for f in present]
+    shared = names[0].intersection(*names[1:])
+    unmatched = sorted(
+        {c for cols in names for c in cols if _UNNAMED.fullmatch(c)} - shared
+    )
+    notes = []
+    for column in unmatched:
+        holders = [
+            n for n, f in frames.items() if f is not None and column in f.columns
+        ]
+        for name in holders:
+            frame = frames[name]
+            assert frame is not None
+            frames[name] = frame.drop(columns=[column])
+        notes.append(
+            f"column {column!r} has no header and is only in the "
+            f"{' and '.join(f'`{n}`' for n in holders)} table{'s' * (len(holders) > 1)} "
+            "(a row index saved with the data, as DataFrame.to_csv does without index=False); "
+            "it was left out."
+        )
+    return notes
+
+
 def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
     real = frames["real"]
     assert real is not None
@@ -324,11 +360,27 @@ def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
                 if alike
                 else ""
             )
+            if not set(real_cols) & set(cols):  # nothing in common: a missing header?
+                for table, names in (("real", real_cols), (name, cols)):
+                    numbers = [c for c in names if _looks_like_number(c)]
+                    if numbers:
+                        hint += (
+                            f" The `{table}` table has columns named like values ({numbers[0]!r}): "
+                            "does its file lack a header row? Its first line must name the columns."
+                        )
             msg = (
                 f"the `real` and `{name}` tables have different columns ({'; '.join(parts)}). "
                 f"Pass tables with the same columns.{hint}"
             )
             raise SchemaMismatchError(msg)
+
+
+def _looks_like_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 def _normalise_column(
