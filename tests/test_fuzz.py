@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import decimal
 import gzip
 import inspect
 import io
@@ -65,6 +66,14 @@ KINDS = (
     "date",
     "constant_number",
     "unique_string",
+    # what Parquet files and other tools hand over
+    "decimal",  # decimal.Decimal objects
+    "date_object",  # datetime.date objects (Parquet date32)
+    "zoned_timestamp",  # time-zone-aware timestamps
+    "far_date",  # now and then 9999-12-31, beyond nanosecond timestamps
+    "mixed_int_str",  # numbers and text in one column
+    "typed_by_side",  # text digits in the real table, numbers in the others
+    "date_format_by_side",  # ISO 8601 in the real table, day/month/year in the others
 )
 
 
@@ -116,6 +125,25 @@ def _column(kind: str, n: int, rng: np.random.Generator, side: int) -> list[Any]
         ]
     if kind == "constant_number":
         return [7.0] * n
+    if kind == "decimal":
+        return [decimal.Decimal(f"{v:.2f}") for v in rng.normal(0, 100, n)]
+    if kind in ("date_object", "zoned_timestamp", "far_date", "date_format_by_side"):
+        days = [
+            pd.Timestamp("2021-01-01") + pd.Timedelta(days=int(d))
+            for d in rng.integers(0, 60, n)
+        ]
+        if kind == "date_object":
+            return [d.date() for d in days]
+        if kind == "zoned_timestamp":
+            return [d.tz_localize("Europe/Zurich") for d in days]
+        if kind == "far_date":
+            return ["9999-12-31" if rng.random() < 0.1 else str(d.date()) for d in days]
+        return [d.strftime("%Y-%m-%d" if side == 0 else "%d/%m/%Y") for d in days]
+    if kind == "mixed_int_str":
+        return [int(v) if v % 2 else f"x{v}" for v in rng.integers(0, 6, n)]
+    if kind == "typed_by_side":
+        values = rng.integers(0, 4, n).tolist()
+        return [str(v) for v in values] if side == 0 else values
     return [f"id-{side}-{i}" for i in range(n)]  # unique_string
 
 

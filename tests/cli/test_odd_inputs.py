@@ -363,6 +363,7 @@ def test_every_case_ends_in_a_report_or_one_clear_line(
         assert not out.exists() or not any(out.iterdir())
         return
     assert code in (0, 1), captured.err
+    assert captured.err == ""  # no warning of any library leaks out
     written = sorted(p.name for p in out.iterdir())
     assert written == ["report.html", "report.json"]  # no temporary files left
     for path in out.iterdir():

@@ -332,7 +332,9 @@ def _run(
     extra = [a.format(**named) if a.startswith("{") else a for a in extra]
     if "--json" not in extra:
         args += ["--json", str(out / "report.json"), "--html", str(out / "report.html")]
-    hashes = {p: _digest(p) for p in inputs.rglob("*") if p.is_file() and not p.is_fifo()}
+    hashes = {
+        p: _digest(p) for p in inputs.rglob("*") if p.is_file() and not p.is_fifo()
+    }
     code = main([*args, "--quiet", *extra])
     captured = capsys.readouterr()
     return code, captured.out, captured.err, out, hashes
@@ -443,7 +445,9 @@ def _check_missing_dates(data: dict[str, Any], html: str) -> None:
 
 def _check_row_index(data: dict[str, Any], html: str) -> None:
     assert any(
-        w.startswith("column 'Unnamed: 0' has no header and is only in the `real` table")
+        w.startswith(
+            "column 'Unnamed: 0' has no header and is only in the `real` table"
+        )
         for w in data["warnings"]
     )
 
@@ -571,3 +575,35 @@ def test_folder_and_bracket_names_do_not_start_a_cluster(tmp_path: Path) -> None
     assert not is_dataset(path)
     assert is_dataset(tmp_path / "part-*.parquet")
     shutil.rmtree(tmp_path)
+
+
+def test_warnings_are_one_line_each_and_never_break_the_error_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+    import warnings
+
+    from synthrisk.exceptions import InputError, SynthriskWarning
+
+    cli = importlib.import_module("synthrisk.cli.main")  # the module, not the function
+
+    def run(args: Any) -> int:
+        warnings.warn("a caveat\nover two lines", SynthriskWarning, stacklevel=1)
+        warnings.warn("a library's remark", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "_dispatch", run)
+    assert main(["metrics"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "synthrisk: warning: a caveat over two lines",
+        "synthrisk: warning: RuntimeWarning: a library's remark",
+    ]
+
+    def fail(args: Any) -> int:
+        warnings.warn("a caveat", SynthriskWarning, stacklevel=1)
+        msg = "a message\n  quoting a parser"
+        raise InputError(msg)
+
+    monkeypatch.setattr(cli, "_dispatch", fail)
+    assert main(["metrics"]) == 2
+    assert capsys.readouterr().err == "synthrisk: error: a message quoting a parser\n"
