@@ -301,7 +301,7 @@ CASES: dict[str, tuple[dict[str, tuple[str, Writer]], list[str], str]] = {
     "parquet_that_is_not": (
         {**_standard(), "holdout": ("holdout.parquet", text("a,b\n1,2\n"))},
         [],
-        r"could not be read as Parquet",
+        r"is not a Parquet file \(it does not start with Parquet.s .PAR1. mark\); if it holds CSV text, name it .csv",
     ),
     "missing_file": (
         {**_standard(), "holdout": ("holdout.csv", lambda p: None)},

@@ -58,6 +58,7 @@ _MAGIC = (
     (b"PK\x03\x04", "zip"),
     (b"PK\x05\x06", "zip"),  # an empty archive
     (b"PAR1", "parquet"),
+    (b"PARE", "parquet"),  # an encrypted footer
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "xls"),  # Excel 97-2003 (OLE2)
 )
 #: byte-order marks, longest first (UTF-32's starts with UTF-16's)
@@ -167,6 +168,9 @@ def read_table_with_notes(
     if content == "parquet" and fmt != "parquet":
         notes.append(f"{where} is a Parquet file despite its name; read as Parquet.")
         fmt, compression = "parquet", None
+    elif fmt == "parquet" and content is None:
+        msg = f"{where} is not a Parquet file (it does not start with Parquet's 'PAR1' mark); if it holds CSV text, name it .csv."
+        raise InputError(msg)
     elif fmt == "parquet" and content in ("gzip", "bz2", "xz", "zip"):
         msg = f"{where} is a {content} archive, not a Parquet file; Parquet compresses its columns itself, so decompress it first (or name it .csv.{_suffix(content)} if it holds CSV)."
         raise InputError(msg)
