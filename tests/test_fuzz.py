@@ -14,20 +14,27 @@ flaky); set ``SYNTHRISK_FUZZ_EXAMPLES`` to run more, with fresh random ones.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import decimal
+import gzip
 import inspect
+import io
 import math
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from synthrisk import evaluate
 from synthrisk.exceptions import SynthriskError
+from synthrisk.io.files import read_table_with_notes
 from synthrisk.metrics import METRICS
 from synthrisk.results import STATUSES, EvaluationReport, MetricResult
 from synthrisk.schema.tables import prepare_tables
@@ -59,6 +66,14 @@ KINDS = (
     "date",
     "constant_number",
     "unique_string",
+    # what Parquet files and other tools hand over
+    "decimal",  # decimal.Decimal objects
+    "date_object",  # datetime.date objects (Parquet date32)
+    "zoned_timestamp",  # time-zone-aware timestamps
+    "far_date",  # now and then 9999-12-31, beyond nanosecond timestamps
+    "mixed_int_str",  # numbers and text in one column
+    "typed_by_side",  # text digits in the real table, numbers in the others
+    "date_format_by_side",  # ISO 8601 in the real table, day/month/year in the others
 )
 
 
@@ -110,6 +125,25 @@ def _column(kind: str, n: int, rng: np.random.Generator, side: int) -> list[Any]
         ]
     if kind == "constant_number":
         return [7.0] * n
+    if kind == "decimal":
+        return [decimal.Decimal(f"{v:.2f}") for v in rng.normal(0, 100, n)]
+    if kind in ("date_object", "zoned_timestamp", "far_date", "date_format_by_side"):
+        days = [
+            pd.Timestamp("2021-01-01") + pd.Timedelta(days=int(d))
+            for d in rng.integers(0, 60, n)
+        ]
+        if kind == "date_object":
+            return [d.date() for d in days]
+        if kind == "zoned_timestamp":
+            return [d.tz_localize("Europe/Zurich") for d in days]
+        if kind == "far_date":
+            return ["9999-12-31" if rng.random() < 0.1 else str(d.date()) for d in days]
+        return [d.strftime("%Y-%m-%d" if side == 0 else "%d/%m/%Y") for d in days]
+    if kind == "mixed_int_str":
+        return [int(v) if v % 2 else f"x{v}" for v in rng.integers(0, 6, n)]
+    if kind == "typed_by_side":
+        values = rng.integers(0, 4, n).tolist()
+        return [str(v) for v in values] if side == 0 else values
     return [f"id-{side}-{i}" for i in range(n)]  # unique_string
 
 
@@ -253,8 +287,21 @@ def _params(metric_id: str, columns: list[str]) -> dict[str, Any]:
     return params
 
 
+#: examples fuzzing found, kept so that they always run
+FOUND = (
+    # numbers and text in one categorical column: the ML attackers sorted its levels
+    (
+        Spec(("mixed_int_str", "mixed_int_str"), (0.0, 0.0), 10, 4, 4, 0, 2923),
+        "categorical_knn",
+    ),
+    (Spec(("mixed_int_str", "category"), (0.3, 0.0), 10, 6, 4, 0, 7), "categorical_rf"),
+)
+
+
 @_settings(200)
 @given(specs(), st.sampled_from(sorted(METRICS)))
+@example(*FOUND[0])
+@example(*FOUND[1])
 def test_every_metric_reports_or_refuses_clearly(spec: Spec, metric_id: str) -> None:
     real, synthetic, holdout = tables(spec)
     try:
@@ -271,6 +318,94 @@ def test_every_metric_reports_or_refuses_clearly(spec: Spec, metric_id: str) -> 
         return
     (result,) = report.results
     _check_result(result)
+
+
+#: cells a spreadsheet or an exporter writes: numbers in several notations, dates,
+#: booleans, missing markers, quotes, separators and line breaks inside cells, markup
+CELLS = (
+    "1", "-2", "3.5", "1,5", "1.234,5", "1 234,5", "1,234.5", "1e300", "-1e308", "1e400",
+    "inf", "nan", "NA", "", " ", "?", "True", "false", "yes", "2021-03-04", "04/03/2021",
+    "9999-12-31", "Zürich", "Genève", "é€", "🎂", "<script>", "[bold]", '"a,b"', '"x\ny"',
+    '"q""uote"', "a;b", "\t", "0x1F", "00123",
+)  # fmt: skip
+ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "cp1252", "latin-1")
+
+
+@st.composite
+def csv_files(draw: st.DrawFn) -> tuple[bytes, str, str | None]:
+    """Bytes of a CSV-like file, its extension and the --encoding a user might give."""
+    sep = draw(st.sampled_from([",", ";", "\t", "|"]))
+    n_cols = draw(st.integers(1, 4))
+    names = draw(
+        st.lists(
+            st.sampled_from(["a", "b", "c", "A", "a ", "", "id", "Unnamed: 0", "é"]),
+            min_size=n_cols,
+            max_size=n_cols,
+            unique=draw(st.integers(0, 9)) > 0,  # now and then a repeated name
+        )
+    )
+    ragged = draw(st.integers(0, 4)) == 0  # now and then rows longer or shorter
+    rows = [
+        [
+            draw(st.sampled_from(CELLS))
+            for _ in range(
+                n_cols + (draw(st.sampled_from([0, 1, -1])) if ragged else 0)
+            )
+        ]
+        for _ in range(draw(st.sampled_from([0, 1, 2, 3, 5, 8])))
+    ]
+    trailing = draw(st.sampled_from(["", "", sep]))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    if draw(st.integers(0, 3)):  # mostly as a CSV writer quotes cells
+        buffer = io.StringIO()
+        csv.writer(buffer, delimiter=sep, lineterminator=trailing + newline).writerows(
+            [names, *rows]
+        )
+        lines = buffer.getvalue().split(newline)[:-1]
+    else:  # and as a hand-made export joins them
+        lines = [sep.join(row) + trailing for row in [names, *rows]]
+    if draw(st.booleans()):
+        lines.insert(0, draw(st.sampled_from([f"sep={sep}", "# comment", ""])))
+    text = newline.join(lines) + draw(st.sampled_from(["", newline]))
+    encoding = draw(st.sampled_from(ENCODINGS))
+    data = text.encode(encoding, errors="replace")
+    suffix = draw(st.sampled_from([".csv", ".tsv", ".txt", ".csv.gz"]))
+    # .csv.gz files, and now and then a gzip file named .csv
+    if suffix == ".csv.gz" or draw(st.integers(0, 9)) == 0:
+        data = gzip.compress(data, mtime=0)
+    given = draw(st.sampled_from([None, None, encoding, "latin-1", "utf-16"]))
+    return data, suffix, given
+
+
+@_settings(300)
+@given(csv_files())
+def test_any_csv_file_reads_or_is_refused_clearly(
+    file: tuple[bytes, str, str | None],
+) -> None:
+    """Whatever the bytes, the reader returns a table or a SynthriskError, and the schema
+    then accepts the table (read twice, as real and synthetic) or refuses it clearly."""
+    data, suffix, encoding = file
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"t{suffix}"
+        path.write_bytes(data)
+        try:
+            frame, notes = read_table_with_notes(path, name="real", encoding=encoding)
+        except SynthriskError:
+            _refused("(read_table)")
+            return
+        finally:
+            assert path.read_bytes() == data  # never modified
+    assert len(frame) >= 1
+    assert frame.shape[1] >= 1
+    assert all(isinstance(note, str) and folder not in note for note in notes)
+    try:
+        prepared = prepare_tables(frame, frame.copy())
+    except SynthriskError:
+        _refused("(schema of a file)")
+        return
+    SEEN.setdefault("(file read)", {}).setdefault("ok", 0)
+    SEEN["(file read)"]["ok"] += 1
+    assert len(prepared.real) == len(frame)
 
 
 @pytest.fixture(scope="module", autouse=True)

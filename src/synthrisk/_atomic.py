@@ -11,13 +11,20 @@ they replace, else ``0o666`` less the process umask (``0o644`` under the usual u
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from synthrisk.exceptions import InputError
 
-__all__ = ["new_file_mode", "write_text_atomic", "write_texts_atomic"]
+__all__ = [
+    "check_output_paths",
+    "new_file_mode",
+    "write_text_atomic",
+    "write_texts_atomic",
+]
 
 
 def new_file_mode(path: Path) -> int:
@@ -31,19 +38,69 @@ def new_file_mode(path: Path) -> int:
     return 0o666 & ~umask
 
 
-def write_texts_atomic(outputs: Mapping[Path, str | bytes]) -> list[Path]:
-    """Write every ``{path: text}`` entry (str as UTF-8, or bytes), or none of them.
+def _stream_target(path: Path) -> bool:
+    """True for ``-`` (standard output) and for existing non-regular files (a device, a pipe)."""
+    if str(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
-    Folders are created as needed. Returns the paths written, in order.
+
+def check_output_paths(paths: Iterable[Path]) -> None:
+    """Refuse output paths that are folders, or that name the same file twice.
 
     Raises
     ------
     InputError
-        If a folder cannot be created or written; nothing is written then.
+        If a path is an existing folder or two paths are the same file.
     """
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        if str(path) == "-":
+            if Path("-") in seen:
+                msg = "only one output can go to standard output (`-`)."
+                raise InputError(msg)
+            seen[Path("-")] = path
+            continue
+        try:
+            is_dir, key = path.is_dir(), path.resolve()
+        except OSError as exc:  # a name the system refuses (too long, ...)
+            msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
+            raise InputError(msg) from None
+        if is_dir:
+            msg = f"cannot write {str(path)!r}: it is a folder; give a file name such as {str(path / 'report.json')!r}."
+            raise InputError(msg)
+        if key in seen:
+            msg = f"two outputs would be written to the same file {str(path)!r}; give each its own file name."
+            raise InputError(msg)
+        seen[key] = path
+
+
+def write_texts_atomic(outputs: Mapping[Path, str | bytes]) -> list[Path]:
+    """Write every ``{path: text}`` entry (str as UTF-8, or bytes), or none of them.
+
+    Folders are created as needed. ``-`` means standard output, and an existing
+    device or pipe (``/dev/stdout``) is written directly: neither can be replaced
+    atomically. Returns the paths written, in order.
+
+    Raises
+    ------
+    InputError
+        If a folder cannot be created or written, or a path is a folder or named
+        twice; nothing is written then.
+    """
+    check_output_paths(outputs)
     staged: list[tuple[str, Path]] = []
+    streams: list[tuple[Path, bytes]] = []
     try:
         for path, text in outputs.items():
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            if _stream_target(path):
+                streams.append((path, data))
+                continue
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(
@@ -56,16 +113,35 @@ def write_texts_atomic(outputs: Mapping[Path, str | bytes]) -> list[Path]:
             staged.append((tmp, path))
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, new_file_mode(path))
-            data = text if isinstance(text, bytes) else text.encode("utf-8")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
         for tmp, path in staged:
-            os.replace(tmp, path)
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
+                raise InputError(msg) from None
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         raise
+    for path, data in streams:
+        _write_stream(path, data)
     return list(outputs)
+
+
+def _write_stream(path: Path, data: bytes) -> None:
+    if str(path) == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        msg = f"cannot write {str(path)!r}: {exc.strerror or exc}."
+        raise InputError(msg) from None
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | bytes) -> Path:

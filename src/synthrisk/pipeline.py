@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import json as _json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from synthrisk._atomic import write_text_atomic, write_texts_atomic
+from synthrisk._atomic import check_output_paths, write_text_atomic, write_texts_atomic
 from synthrisk._optional import is_available
 from synthrisk._typing import Backend
 from synthrisk.evaluate import evaluate
@@ -31,6 +32,7 @@ from synthrisk.io.files import (
     read_metadata,
     read_report,
     read_table,
+    read_table_with_notes,
     sha256_file,
 )
 from synthrisk.io.run_file import RunConfig, parse_config, read_yaml
@@ -38,8 +40,6 @@ from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
 
 if TYPE_CHECKING:
-    import os
-
     import pandas as pd
 
     from synthrisk.compat.petsard import PetsardConfig
@@ -158,6 +158,8 @@ def evaluate_files(
     FileEvaluation
     """
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    _check_outputs({"json": json, "html": html}, {**files, "metadata": metadata})
+    notes: list[str] = []
     if any(is_dataset(path) for path in files.values() if path is not None):
         from synthrisk.cluster import evaluate_dataset
 
@@ -175,11 +177,13 @@ def evaluate_files(
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
     else:
-        tables = {
-            name: read_table(path, name=name, encoding=encoding)
-            for name, path in files.items()
-            if path is not None
-        }
+        tables = {}
+        for name, path in files.items():
+            if path is not None:
+                tables[name], read_notes = read_table_with_notes(
+                    path, name=name, encoding=encoding
+                )
+                notes += read_notes
         report = evaluate(
             tables["real"],
             tables["synthetic"],
@@ -192,6 +196,8 @@ def evaluate_files(
             scheduler=scheduler,
             progress=progress,
         )
+    if notes:
+        report = dataclasses.replace(report, warnings=(*notes, *report.warnings))
     checked = _thresholds(thresholds)
     verdict = judge(report, checked)
     report = dataclasses.replace(report, verdict=verdict)
@@ -229,6 +235,7 @@ def report_file(
     ...}``, read with ``encoding``); each file must be the one the report was computed
     from (same SHA-256).
     """
+    _check_outputs({"html": html}, {"report": path, **(inputs or {})})
     report = read_report(path)
     checked = _thresholds(thresholds)
     verdict = judge(report, checked)
@@ -249,6 +256,33 @@ def report_file(
         )
         write_texts_atomic({Path(html): text})
     return evaluation
+
+
+def _check_outputs(
+    outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None]
+) -> None:
+    """Refuse, before any work, outputs that are folders, repeated, or input files."""
+    given = {name: Path(p) for name, p in outputs.items() if p is not None}
+    check_output_paths(given.values())
+    for out_name, out in given.items():
+        if str(out) == "-" or not _is_file(out):
+            continue
+        for in_name, source in inputs.items():
+            if source is None or not _is_file(Path(source)):
+                continue
+            if os.path.samefile(out, source):
+                msg = (
+                    f"the {out_name} output {str(out)!r} is the `{in_name}` input file; "
+                    "writing it would overwrite the input. Give the report another file name."
+                )
+                raise InputError(msg)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name the system refuses: the reader or writer says so
+        return False
 
 
 def _tables_for_values(

@@ -274,24 +274,34 @@ CASES: dict[str, tuple[dict[str, tuple[str, Writer]], list[str], str]] = {
         r"column 'income' of the `synthetic` table has \d+ infinite value",
     ),
     "unsupported_extension": (
+        {**_standard(), "real": ("real.dat", text("a,b\n1,2\n"))},
+        [],
+        r"unsupported extension '.dat'",
+    ),
+    "workbook": (
         {**_standard(), "real": ("real.xlsx", text("a,b\n1,2\n"))},
         [],
-        r"unsupported extension '.xlsx'",
+        r"the `real` file .* is a spreadsheet \(.xlsx\), not a CSV file; save it as CSV",
     ),
     "zip_with_two_tables": (
         {**_standard(), "real": ("real.csv.zip", zipped(REAL, REAL))},
         [],
-        r"holds 2 files; a .zip table must hold exactly one",
+        r"holds 2 files: \['table0.csv', 'table1.csv'\]; a .zip table must hold exactly one",
     ),
-    "not_gzip": (
+    "not_gzip": (  # read as what it is, with a note
         {**_standard(), "real": ("real.csv.gz", text(REAL.to_csv(index=False)))},
         [],
-        r"the `real` file .* could not be read \(gzip\)",
+        REPORT,
+    ),
+    "truncated_gzip": (
+        {**_standard(), "real": ("real.csv.gz", lambda p: p.write_bytes(gzip.compress(REAL.to_csv(index=False).encode())[:-12]))},
+        [],
+        r"the `real` file .* could not be read \(gzip\): Compressed file ended before the end-of-stream marker",
     ),
     "parquet_that_is_not": (
         {**_standard(), "holdout": ("holdout.parquet", text("a,b\n1,2\n"))},
         [],
-        r"could not be read as Parquet",
+        r"is not a Parquet file \(it does not start with Parquet.s .PAR1. mark\); if it holds CSV text, name it .csv",
     ),
     "missing_file": (
         {**_standard(), "holdout": ("holdout.csv", lambda p: None)},
@@ -353,6 +363,7 @@ def test_every_case_ends_in_a_report_or_one_clear_line(
         assert not out.exists() or not any(out.iterdir())
         return
     assert code in (0, 1), captured.err
+    assert captured.err == ""  # no warning of any library leaks out
     written = sorted(p.name for p in out.iterdir())
     assert written == ["report.html", "report.json"]  # no temporary files left
     for path in out.iterdir():
@@ -420,7 +431,15 @@ def _check_single_column(data: dict[str, Any], out: str) -> None:
     assert "usable columns" in singling["reason"]
 
 
+def _check_not_gzip(data: dict[str, Any], out: str) -> None:
+    assert (
+        "the `real` file 'real.csv.gz' is not gzip-compressed; read as plain text."
+        in data["warnings"]
+    )
+
+
 _CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "not_gzip": _check_not_gzip,
     "byte_order_mark": _check_bom,
     "utf16_with_bom": _check_bom,
     "all_unique_string_column": _check_unique_strings,

@@ -25,15 +25,18 @@ def test_missing_file_and_bad_extension(tmp_path: Path) -> None:
         InputError, match=r"the `real` file '.*nope.csv' does not exist"
     ):
         read_table(tmp_path / "nope.csv", name="real")
-    (tmp_path / "t.xlsx").write_text("x")
-    with pytest.raises(InputError, match=r"unsupported extension '.xlsx'"):
-        read_table(tmp_path / "t.xlsx")
+    (tmp_path / "t.dat").write_text("x")
+    with pytest.raises(InputError, match=r"unsupported extension '.dat'"):
+        read_table(tmp_path / "t.dat")
 
 
 def test_unparsable_parquet(tmp_path: Path) -> None:
     (tmp_path / "t.parquet").write_text("not parquet")
-    with pytest.raises(InputError, match=r"could not be read as Parquet"):
+    with pytest.raises(InputError, match=r"is not a Parquet file"):
         read_table(tmp_path / "t.parquet")
+    (tmp_path / "u.parquet").write_bytes(b"PAR1" + bytes(20))  # a damaged one
+    with pytest.raises(InputError, match=r"could not be read as Parquet"):
+        read_table(tmp_path / "u.parquet")
 
 
 def test_metadata_json_and_yaml(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--encoding",
         metavar="NAME",
-        help="text encoding of CSV / TSV inputs, e.g. latin-1 or cp1252 (default: utf-8)",
+        help="text encoding of CSV / TSV inputs, e.g. latin-1 or cp1252 (default: utf-8; a byte-order mark decides its file's)",
     )
     ev.add_argument(
         "--metadata",
@@ -71,7 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--seed", type=int, default=0, help="seed of every random step (default: 0)"
     )
-    ev.add_argument("--json", metavar="OUT", help="write the JSON report here")
+    ev.add_argument(
+        "--json",
+        metavar="OUT",
+        help="write the JSON report here (- for standard output)",
+    )
     ev.add_argument(
         "--include-records",
         action="store_true",
@@ -159,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--html", metavar="OUT", help="write the self-contained HTML report here"
+        "--html",
+        metavar="OUT",
+        help="write the self-contained HTML report here (- for standard output)",
     )
     parser.add_argument(
         "--include-values",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,17 +36,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--debug"]
+    caught: list[warnings.WarningMessage] = []
     try:
-        args = parser.parse_args(argv)
-        if args.command is None:
-            parser.print_help(sys.stderr)
-            return EXIT_USAGE
-        return int(_dispatch(args))
-    except UsageError as exc:
-        print(f"synthrisk: error: {exc}", file=sys.stderr)
+        with warnings.catch_warnings(record=True) as caught:
+            # a library's warning is shown after the run as one line, never as the
+            # multi-line text Python prints (it would break the one-line error)
+            warnings.simplefilter("default")
+            args = parser.parse_args(argv)
+            if args.command is None:
+                parser.print_help(sys.stderr)
+                return EXIT_USAGE
+            code = int(_dispatch(args))
+        _print_warnings(caught, debug=debug)
+        return code
+    except (UsageError, SynthriskError) as exc:
+        print(f"synthrisk: error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except SynthriskError as exc:
-        print(f"synthrisk: error: {exc}", file=sys.stderr)
+    except (
+        OSError
+    ) as exc:  # the system refused a path: a name too long, a full disk, ...
+        if debug:
+            raise
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(
+            f"synthrisk: error: cannot use{where}: {_one_line(exc.strerror or str(exc))}.",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("synthrisk: interrupted", file=sys.stderr)
@@ -59,6 +75,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (messages quoting YAML or parser errors span several)."""
+    return " ".join(text.split())
+
+
+def _print_warnings(caught: Sequence[warnings.WarningMessage], *, debug: bool) -> None:
+    """Warnings raised during the run, one line each (after the run's own output)."""
+    from synthrisk.exceptions import SynthriskWarning
+
+    shown: set[str] = set()
+    for w in caught:
+        line = _one_line(str(w.message))
+        if not issubclass(w.category, SynthriskWarning):
+            line = f"{w.category.__name__}: {line}"
+            if debug:
+                line += f" ({w.filename}:{w.lineno})"
+        if line not in shown:
+            shown.add(line)
+            print(f"synthrisk: warning: {line}", file=sys.stderr)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -88,8 +125,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from synthrisk.pipeline import evaluate_files
 
     metrics = None
-    if args.metrics:
-        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if args.metrics is not None:
+        metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
+        if not metrics:
+            msg = (
+                f"`--metrics` names no metric (got {args.metrics!r}); give metric ids "
+                "separated by commas (see `synthrisk metrics`), or leave it out to run the full assessment."
+            )
+            raise ParameterError(msg)
+    to_stdout = "-" in (args.json, args.html)
     evaluation = evaluate_files(
         args.real,
         args.synthetic,
@@ -100,7 +144,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         working_memory=args.working_memory,
         backend=args.backend,
         scheduler=args.scheduler,
-        progress=not args.quiet,
+        progress=not (args.quiet or to_stdout),
         thresholds=_thresholds(args.thresholds),
         json=args.json,
         html=args.html,
@@ -109,8 +153,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         top_n=_top_n(args.top_n) or 20,
         encoding=args.encoding,
     )
-    written = [Path(p) for p in (args.json, args.html) if p]
-    return _finish([evaluation], written, args.fail_on, quiet=args.quiet)
+    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
+    return _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -145,8 +189,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         top_n=_top_n(args.top_n) or 20,
         encoding=args.encoding,
     )
-    written = [Path(args.html)] if args.html else []
-    return _finish([evaluation], written, args.fail_on, quiet=args.quiet)
+    written = [Path(args.html)] if args.html and args.html != "-" else []
+    quiet = args.quiet or args.html == "-"
+    return _finish([evaluation], written, args.fail_on, quiet=quiet)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

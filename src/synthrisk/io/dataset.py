@@ -22,12 +22,18 @@ _CSV = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.bz2")
 
 
 def is_dataset(source: Any) -> bool:
-    """True for a ``dask.dataframe``, a folder, or a path holding a glob pattern."""
+    """True for a ``dask.dataframe``, a folder, or a glob pattern that is not a file's name."""
     if type(source).__module__.split(".")[0] == "dask":
         return True
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
-        return Path(text).is_dir() or any(ch in text for ch in "*?[")
+        try:
+            if Path(text).is_file():  # a file whose name has brackets: not a glob
+                return False
+            is_dir = Path(text).is_dir()
+        except OSError:  # a name the system refuses: the reader says so
+            return False
+        return is_dir or any(ch in text for ch in "*?[")
     return False
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "load_config",
     "parse_config",
     "read_yaml",
+    "yaml_error_text",
 ]
 
 _TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
@@ -149,11 +150,23 @@ def read_yaml(path: str | Path) -> Any:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
-        msg = f"{path}: not valid YAML: {exc}"
+        msg = f"{path}: not valid YAML: {yaml_error_text(exc)}"
         raise ConfigError(msg) from None
     except UnicodeDecodeError as exc:
         msg = f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
         raise ConfigError(msg) from None
+
+
+def yaml_error_text(exc: Exception) -> str:
+    """A YAML parser error on one line: the problem and where it is."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem is None:
+        return " ".join(str(exc).split())
+    where = "" if mark is None else f" (line {mark.line + 1}, column {mark.column + 1})"
+    if "\t" in problem or "'\\t'" in problem:
+        where += "; YAML indents with spaces, not tabs"
+    return f"{problem}{where}"
 
 
 def load_config(path: str | Path) -> RunConfig:

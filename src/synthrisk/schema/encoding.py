@@ -56,12 +56,11 @@ class EncodedTable:
 
     def select(self, columns: list[str]) -> EncodedTable:
         """Return only ``columns`` (which must be encoded columns)."""
-        num = [self.numeric_names.index(c) for c in columns if c in self.numeric_names]
-        cat = [
-            self.categorical_names.index(c)
-            for c in columns
-            if c in self.categorical_names
-        ]
+        # positions by name: one dict per call, not a scan per column (wide tables)
+        num_at = {name: i for i, name in enumerate(self.numeric_names)}
+        cat_at = {name: i for i, name in enumerate(self.categorical_names)}
+        num = [num_at[c] for c in columns if c in num_at]
+        cat = [cat_at[c] for c in columns if c in cat_at]
         return EncodedTable(
             numeric=np.ascontiguousarray(self.numeric[:, num]),
             codes=np.ascontiguousarray(self.codes[:, cat]),

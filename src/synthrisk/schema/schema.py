@@ -18,6 +18,8 @@ Two metadata formats are accepted:
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -208,6 +210,11 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
         )  # rejected with a clear message by validation
     # object / string columns
     non_null = series.dropna()
+    sample = non_null.iloc[:1000]
+    if len(sample) and all(isinstance(v, decimal.Decimal) for v in sample):
+        return ColumnSpec(name, "numerical", note="decimal numbers")
+    if len(sample) and all(isinstance(v, datetime.date) for v in sample):
+        return ColumnSpec(name, "datetime", note="date objects")
     if len(non_null) and all(isinstance(v, str) for v in non_null.iloc[:1000]):
         strings = non_null.astype(str)
         if strings.str.fullmatch(_ISO_DATE.pattern.strip("^$")).all():
@@ -289,6 +296,12 @@ def schema_from_metadata(
         )
         raise SchemaMismatchError(msg)
     primary_key = metadata.get("primary_key")
+    if primary_key is not None and not isinstance(primary_key, str):
+        msg = (
+            f"`metadata` primary_key must be one column name; got {primary_key!r}. For a key of "
+            "several columns, declare each of them with sdtype 'id' instead."
+        )
+        raise SchemaMismatchError(msg)
     if primary_key is not None and primary_key not in frame.columns:
         msg = f"`metadata` primary_key {primary_key!r} is not a column of the tables."
         raise SchemaMismatchError(msg)
@@ -313,6 +326,10 @@ def _spec_from_entry(name: str, entry: Any) -> ColumnSpec:
     if not isinstance(entry, Mapping):
         msg = f"`metadata` entry for column {name!r} must be a dict with 'sdtype' or 'kind'; got {entry!r}."
         raise SchemaMismatchError(msg)
+    for key in ("kind", "sdtype"):
+        if key in entry and not isinstance(entry[key], str):
+            msg = f"`metadata` column {name!r}: {key!r} must be a string such as 'numerical' or 'categorical'; got {entry[key]!r}."
+            raise SchemaMismatchError(msg)
     if "kind" in entry:
         kind = entry["kind"]
         if kind not in ALL_KINDS:

@@ -8,8 +8,10 @@ receive clean pandas copies with one dtype per kind, and encoded arrays.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["TABLE_NAMES", "Tables", "as_pandas", "prepare_tables"]
 
 TABLE_NAMES = ("real", "synthetic", "holdout")
+#: pandas' name of a column without a header
+_UNNAMED = re.compile(r"Unnamed: \d+")
 _HIGH_CARDINALITY_SHARE = 0.5
 _HIGH_CARDINALITY_MIN = 1000
 
@@ -154,6 +158,7 @@ def prepare_tables(
                 f"the `{name}` table has duplicated column names {dupes}; rename them."
             )
             raise InputError(msg)
+    index_notes = _drop_unmatched_row_indexes(frames)
     _check_same_columns(frames)
 
     reference = frames["real"]
@@ -174,20 +179,42 @@ def prepare_tables(
             raise SchemaMismatchError(msg)
     else:
         schema, notes = schema_from_metadata(metadata, reference)
+    notes = index_notes + notes
 
     order = schema.names
     cleaned: dict[str, pd.DataFrame | None] = {}
-    specs = list(schema.columns)
+    declared = schema.columns
+    specs = list(declared)
     for name, frame in frames.items():
         if frame is None:
             cleaned[name] = None
             continue
         frame = frame.rename(columns=str)
         columns = {}
-        for i, spec in enumerate(specs):
-            values, spec = _normalise_column(frame[spec.name], spec, table=name)
-            specs[i] = spec
-            columns[spec.name] = values
+        for i, given in enumerate(declared):
+            if given.kind == "datetime" and not (
+                given.source == "metadata" and given.datetime_format
+            ):
+                # no format given: each table's dates are read in their own format
+                unset = dataclasses.replace(given, datetime_format=None)
+                values, used = _normalise_column(frame[given.name], unset, table=name)
+                if name == "real":
+                    specs[i] = used
+                elif (
+                    used.datetime_format is not None
+                    and specs[i].datetime_format is not None
+                    and used.datetime_format != specs[i].datetime_format
+                ):
+                    notes.append(
+                        f"column {given.name!r} holds dates as {used.datetime_format!r} in the "
+                        f"`{name}` table and as {specs[i].datetime_format!r} in the `real` "
+                        "table; each table was read in its own format."
+                    )
+            else:
+                values, specs[i] = _normalise_column(
+                    frame[given.name], specs[i], table=name
+                )
+            columns[given.name] = values
         cleaned[name] = pd.DataFrame(columns, columns=order).reset_index(drop=True)
     schema = dataclasses.replace(schema, columns=tuple(specs))
 
@@ -273,6 +300,37 @@ def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> 
             raise InputError(msg)
 
 
+def _drop_unmatched_row_indexes(frames: dict[str, pd.DataFrame | None]) -> list[str]:
+    """Leave out header-less columns (``Unnamed: 0``: a saved row index) that not every table has.
+
+    ``DataFrame.to_csv`` writes the row index as a first column without a header unless
+    told ``index=False``; one table saved that way and another not is common, and such a
+    column cannot be compared anyway. ``frames`` is updated with copies without it.
+    """
+    present = [f for f in frames.values() if f is not None]
+    names = [{str(c) for c in f.columns} for f in present]
+    shared = names[0].intersection(*names[1:])
+    unmatched = sorted(
+        {c for cols in names for c in cols if _UNNAMED.fullmatch(c)} - shared
+    )
+    notes = []
+    for column in unmatched:
+        holders = [
+            n for n, f in frames.items() if f is not None and column in f.columns
+        ]
+        for name in holders:
+            frame = frames[name]
+            assert frame is not None
+            frames[name] = frame.drop(columns=[column])
+        notes.append(
+            f"column {column!r} has no header and is only in the "
+            f"{' and '.join(f'`{n}`' for n in holders)} table{'s' * (len(holders) > 1)} "
+            "(a row index saved with the data, as DataFrame.to_csv does without index=False); "
+            "it was left out."
+        )
+    return notes
+
+
 def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
     real = frames["real"]
     assert real is not None
@@ -290,11 +348,39 @@ def _check_same_columns(frames: Mapping[str, pd.DataFrame | None]) -> None:
                 parts.append(f"only in `real`: {only_real}")
             if only_other:
                 parts.append(f"only in `{name}`: {only_other}")
+            fold = {" ".join(c.split()).casefold(): c for c in only_real}
+            alike = [
+                (fold[key], c)
+                for c in only_other
+                if (key := " ".join(c.split()).casefold()) in fold
+            ]
+            hint = (
+                f" The names {', '.join(f'{a!r} / {b!r}' for a, b in alike)} differ only in "
+                "upper/lower case or spaces: rename them to match."
+                if alike
+                else ""
+            )
+            if not set(real_cols) & set(cols):  # nothing in common: a missing header?
+                for table, names in (("real", real_cols), (name, cols)):
+                    numbers = [c for c in names if _looks_like_number(c)]
+                    if numbers:
+                        hint += (
+                            f" The `{table}` table has columns named like values ({numbers[0]!r}): "
+                            "does its file lack a header row? Its first line must name the columns."
+                        )
             msg = (
                 f"the `real` and `{name}` tables have different columns ({'; '.join(parts)}). "
-                "Pass tables with the same columns."
+                f"Pass tables with the same columns.{hint}"
             )
             raise SchemaMismatchError(msg)
+
+
+def _looks_like_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 def _normalise_column(
@@ -368,30 +454,56 @@ def _to_datetime(
         values = series
         if getattr(series.dt, "tz", None) is not None:
             values = series.dt.tz_convert("UTC").dt.tz_localize(None)
-        return values.astype("datetime64[ns]").reset_index(drop=True), spec
+        return _as_ns(values, where).reset_index(drop=True), spec
+    if series.isna().all():  # entirely missing: read as float or object, not dates
+        return pd.Series(pd.NaT, index=range(len(series)), dtype="datetime64[ns]"), spec
     if pd.api.types.is_numeric_dtype(series.dtype):
         msg = f"{where} is declared datetime but holds numbers; declare it numerical or store dates."
         raise InputError(msg)
     strings = series.astype(object)
-    non_null = strings.dropna().astype(str)
-    fmt = spec.datetime_format
-    if fmt is None:
-        fmt = _guess_format(non_null, where)
-        spec = dataclasses.replace(spec, datetime_format=fmt)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        parsed = pd.to_datetime(strings, format=fmt, errors="coerce", utc=True)
+    sample = strings.dropna().iloc[:1000]
+    if all(isinstance(v, datetime.date) for v in sample):  # date objects (Parquet)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = pd.to_datetime(strings, errors="coerce", utc=True)
+        fmt = spec.datetime_format
+    else:
+        non_null = strings.dropna().astype(str)
+        fmt = spec.datetime_format
+        if fmt is None:
+            fmt = _guess_format(non_null, where)
+            spec = dataclasses.replace(spec, datetime_format=fmt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = pd.to_datetime(strings, format=fmt, errors="coerce", utc=True)
     bad = parsed.isna() & strings.notna()
     if bad.any():
         examples = strings[bad].astype(str).unique()[:3].tolist()
+        shown = f"with format {fmt!r}" if fmt is not None else ""
         msg = (
-            f"{where} holds values that do not parse as dates with format {fmt!r}: {examples}. "
+            f"{where} holds values that do not parse as dates {shown}: {examples}. "
             "Fix the values or give the right 'datetime_format' in the metadata."
         )
-        raise InputError(msg)
-    return parsed.dt.tz_localize(None).astype("datetime64[ns]").reset_index(
-        drop=True
-    ), spec
+        raise InputError(" ".join(msg.split()))
+    return _as_ns(parsed.dt.tz_localize(None), where).reset_index(drop=True), spec
+
+
+def _as_ns(values: pd.Series, where: str) -> pd.Series:
+    """Dates as ``datetime64[ns]``; dates beyond its range (years 1678-2261) are refused."""
+    try:
+        return values.astype("datetime64[ns]")
+    except (pd.errors.OutOfBoundsDatetime, OverflowError):
+        pass
+    outside = values.notna() & (
+        (values < pd.Timestamp.min) | (values > pd.Timestamp.max)
+    )
+    examples = values[outside].astype(str).unique()[:3].tolist()
+    msg = (
+        f"{where} has dates outside the range synthrisk handles (years 1678 to 2261): "
+        f"{examples}. Such dates are often placeholders (9999-12-31 for 'no end date'): "
+        "replace them with missing values, or declare the column categorical in the metadata."
+    )
+    raise InputError(msg)
 
 
 def _guess_format(values: pd.Series, where: str) -> str:

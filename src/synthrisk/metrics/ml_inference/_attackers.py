@@ -42,13 +42,26 @@ _BLOCK = 4_000_000
 # --------------------------------------------------------------------- categorical
 
 
+def _sorted(values: list[Any]) -> list[Any]:
+    """``sorted(values)``; numbers before text when a column mixes both (not SDMetrics: it fails)."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(
+            values,
+            key=lambda v: (
+                (0, v) if isinstance(v, (int, float, np.number)) else (1, str(v))
+            ),
+        )
+
+
 def _levels(values: pd.Series, *, column: str, mode: str) -> list[Any]:
     """Categories of one synthetic column in SDMetrics' encoder order (missing included)."""
     present = values[~values.isna()]
     uniques = list(pd.unique(present))
     has_missing = bool(values.isna().any())
     if not has_missing:
-        return sorted(uniques)
+        return _sorted(uniques)
     if all(isinstance(v, str) for v in uniques):
         return sorted([*uniques, PLACEHOLDER])
     if mode == "sdmetrics":
@@ -58,7 +71,7 @@ def _levels(values: pd.Series, *, column: str, mode: str) -> list[Any]:
             "which treats a missing value as a category of its own."
         )
         raise InputError(msg)
-    return [*sorted(uniques), PLACEHOLDER]
+    return [*_sorted(uniques), PLACEHOLDER]
 
 
 def _codes(values: pd.Series, levels: Sequence[Any]) -> np.ndarray:
