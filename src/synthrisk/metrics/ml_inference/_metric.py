@@ -81,11 +81,11 @@ class MLInferenceMetric(Metric):
     success_name: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A metric's docstring: its own summary, then its family's (``_Categorical``...) parameters."""
+        """A metric whose docstring is one line gets its family's (``_Categorical``...) after it."""
         super().__init_subclass__(**kwargs)
         family = cls.__mro__[1]
         own = cls.__dict__.get("__doc__")
-        if own and family.__name__.startswith("_") and "Parameters" not in own:
+        if own and family.__name__.startswith("_") and "\n" not in own:
             cls.__doc__ = f"{own}\n{family.__doc__ or ''}"
 
     def _init_common(
