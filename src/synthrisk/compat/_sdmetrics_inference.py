@@ -8,16 +8,22 @@ differs from SDMetrics and how to get SDMetrics' behaviour back (``mode="sdmetri
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from synthrisk.exceptions import ParameterError, SchemaMismatchError
+from synthrisk.compat._sdmetrics_common import (
+    ColumnNotFoundError,
+    field_lists,
+    frames,
+    single_table_metadata,
+)
+from synthrisk.exceptions import ParameterError
 from synthrisk.metrics import Metric
 from synthrisk.metrics import ml_inference as _ml
-from synthrisk.schema.tables import as_pandas
+from synthrisk.metrics.ml_inference._attackers import PLACEHOLDER
 
 __all__ = [
     "CategoricalEnsemble",
@@ -39,24 +45,6 @@ __all__ = [
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
 ]
-
-
-def _table(data: Any, name: str) -> pd.DataFrame:
-    """A DataFrame from a DataFrame (or SDMetrics' ``{table_name: DataFrame}`` with one table)."""
-    if isinstance(data, Mapping) and len(data) > 0:  # SDMetrics takes the first table
-        data = data[next(iter(data))]
-    return as_pandas(data, name=name).rename(columns=str)
-
-
-def _frames(real_data: Any, synthetic_data: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
-    real, synthetic = (
-        _table(real_data, "real_data"),
-        _table(synthetic_data, "synthetic_data"),
-    )
-    if set(real.columns) != set(synthetic.columns):
-        msg = "`real_data` and `synthetic_data` must have the same columns."
-        raise SchemaMismatchError(msg)
-    return real, synthetic[list(real.columns)]
 
 
 def _sdtype_kind(column_meta: Any) -> str | None:
@@ -82,69 +70,14 @@ def _dtype_kind(series: pd.Series) -> str | None:
     }.get(getattr(series.dtype, "kind", "O"))
 
 
-def _single_metadata(metadata: Any, table_name: str | None) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        msg = f"`metadata` must be a dict; got {type(metadata).__name__}."
-        raise TypeError(msg)
-    if table_name is not None and not isinstance(table_name, str):
-        msg = "`table_name` must be a string."
-        raise TypeError(msg)
-    if "tables" in metadata:
-        tables = metadata["tables"]
-        names = list(tables)
-        if not names:
-            msg = "Metadata does not contain any tables."
-            raise ValueError(msg)
-        if table_name is None:
-            if len(names) > 1:
-                msg = "Metadata contains more than one table, please specify the `table_name`."
-                raise ValueError(msg)
-            table_name = names[0]
-        elif table_name not in tables:
-            msg = f"Unknown table ('{table_name}'). Must be one of {names}."
-            raise ValueError(msg)
-        return dict(tables[table_name])
-    return dict(metadata)
-
-
 def _kinds(
     real: pd.DataFrame, synthetic: pd.DataFrame, meta: Mapping[str, Any]
 ) -> dict[str, str | None]:
+    """Each column's kind: from the metadata (undescribed columns left out), else from the dtype."""
     columns = meta.get("columns") if meta else None
-    kinds: dict[str, str | None] = {}
-    for column in real.columns:
-        if columns is not None:
-            kind = _sdtype_kind(columns.get(column)) if column in columns else None
-        else:
-            kind = _dtype_kind(real[column])
-        kinds[column] = kind
-    return kinds
-
-
-def _fields(
-    meta: Mapping[str, Any], key_fields: Any, sensitive_fields: Any
-) -> tuple[list[str], list[str]]:
-    """SDMetrics' rules: metadata entries win; None is a TypeError, empty a ValueError."""
-    if "key_fields" in meta:
-        key_fields = meta["key_fields"]
-    elif key_fields is None:
-        msg = "`key_fields` must be passed either directly or inside `metadata`"
-        raise TypeError(msg)
-    if "sensitive_fields" in meta:
-        sensitive_fields = meta["sensitive_fields"]
-    elif sensitive_fields is None:
-        msg = "`sensitive_fields` must be passed either directly or inside `metadata`"
-        raise TypeError(msg)
-    if isinstance(key_fields, str):
-        key_fields = [key_fields]
-    if isinstance(sensitive_fields, str):
-        sensitive_fields = [sensitive_fields]
-    if len(key_fields) == 0 or len(sensitive_fields) == 0:
-        msg = "`key_fields` or `sensitive_fields` is empty"
-        raise ValueError(msg)
-    return [str(c) for c in key_fields], [str(c) for c in sensitive_fields]
+    if columns is not None:
+        return {c: _sdtype_kind(columns[c]) for c in real.columns if c in columns}
+    return {c: _dtype_kind(real[c]) for c in real.columns}
 
 
 def _score(
@@ -211,6 +144,12 @@ class InverseCDFCutoff(InverseCDFDistance):
     """Stand-in for SDMetrics' radius weight function."""
 
 
+#: a real value no attacker can guess (SDMetrics: a missing real sensitive value)
+_NEVER_GUESSED = "<missing in every real row>"
+#: SDMetrics' ``compute(real_data, synthetic_data, metadata, table_name, key_fields, sensitive_fields)``
+_Inputs = tuple[Any, Any, Any, Any, Any, Any]
+
+
 class _PrivacyMetric:
     name: ClassVar[str | None] = None
     goal: ClassVar[str] = "maximize"
@@ -230,30 +169,63 @@ class _PrivacyMetric:
         return out
 
     @classmethod
-    def _prepare(
+    def _run(
         cls,
-        real_data: Any,
-        synthetic_data: Any,
-        metadata: Any,
-        table_name: str | None,
-        key_fields: Any,
-        sensitive_fields: Any,
-    ) -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[str], dict[str, str | None]]:
-        meta = _single_metadata(metadata, table_name)
-        real, synthetic = _frames(real_data, synthetic_data)
-        keys, sensitive = _fields(meta, key_fields, sensitive_fields)
+        inputs: _Inputs,
+        build: Callable[[list[str], list[str]], Metric],
+        *,
+        seed: int,
+        mode: str,
+    ) -> float:
+        """Check the inputs as SDMetrics does, build the metric for the fields, score it."""
+        (
+            real_data,
+            synthetic_data,
+            metadata,
+            table_name,
+            key_fields,
+            sensitive_fields,
+        ) = inputs
+        meta = single_table_metadata(metadata, table_name) or {}
+        real, synthetic = frames(real_data, synthetic_data)
+        keys, sensitive = field_lists(meta, key_fields, sensitive_fields)
         kinds = _kinds(real, synthetic, meta)
         for column in [*keys, *sensitive]:
-            if column not in kinds:
-                msg = f"Column {column} is not in the data; columns: {list(real.columns)}."
-                raise ValueError(msg)
-            kind = kinds[column]
+            if column not in real.columns:
+                msg = f"Column {column!r} is not in the data; columns: {list(real.columns)}."
+                raise ColumnNotFoundError(msg)
+            if column not in kinds:  # SDMetrics refuses undescribed columns
+                msg = f"Column {column!r} not found in metadata; describe it under metadata['columns']."
+                raise ParameterError(msg)
             if real[column].isna().all() and synthetic[column].isna().all():
                 continue
-            if kind not in cls._accepted:
-                msg = f"Column {column} has invalid data type {kind}"
+            if kinds[column] not in cls._accepted:
+                msg = f"Column {column} has invalid data type {kinds[column]}"
                 raise TypeError(msg)
-        return real, synthetic, keys, sensitive, kinds
+        real, synthetic = cls._all_missing(
+            real, synthetic, keys, sensitive, kinds, mode
+        )
+        return _score(
+            build(keys, sensitive),
+            real,
+            synthetic,
+            [*keys, *sensitive],
+            kinds,
+            seed=seed,
+        )
+
+    @classmethod
+    def _all_missing(
+        cls,
+        real: pd.DataFrame,
+        synthetic: pd.DataFrame,
+        keys: list[str],
+        sensitive: list[str],
+        kinds: dict[str, str | None],
+        mode: str,
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The tables to score, given columns missing in every real row (refused by default)."""
+        return real, synthetic
 
 
 class CategoricalPrivacyMetric(_PrivacyMetric):
@@ -281,21 +253,52 @@ class CategoricalPrivacyMetric(_PrivacyMetric):
         them to its attacker class, which takes none); ``mode="sdmetrics"`` keeps
         SDMetrics' handling of missing values.
         """
-        real, synthetic, keys, sensitive, kinds = cls._prepare(
-            real_data,
-            synthetic_data,
-            metadata,
-            table_name,
-            key_fields,
-            sensitive_fields,
-        )
-        metric = cls._metric(
-            key_fields=keys,
-            sensitive_fields=sensitive,
-            model_kwargs=model_kwargs,
+        return cls._run(
+            (
+                real_data,
+                synthetic_data,
+                metadata,
+                table_name,
+                key_fields,
+                sensitive_fields,
+            ),
+            lambda keys, sensitive: cls._metric(
+                key_fields=keys,
+                sensitive_fields=sensitive,
+                model_kwargs=model_kwargs,
+                mode=mode,
+            ),  # type: ignore[call-arg]
+            seed=seed,
             mode=mode,
-        )  # type: ignore[call-arg]
-        return _score(metric, real, synthetic, [*keys, *sensitive], kinds, seed=seed)
+        )
+
+    @classmethod
+    def _all_missing(
+        cls,
+        real: pd.DataFrame,
+        synthetic: pd.DataFrame,
+        keys: list[str],
+        sensitive: list[str],
+        kinds: dict[str, str | None],
+        mode: str,
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """SDMetrics scores a column that is missing in every real row: the rows all hold its
+        missing-value placeholder. A guess of it then counts as correct where the synthetic
+        column is missing too, except with ``mode="sdmetrics"``, where a missing real
+        sensitive value is never guessed."""
+        empty = [c for c in [*keys, *sensitive] if real[c].isna().all()]
+        if not empty:
+            return real, synthetic
+        real, synthetic = real.copy(), synthetic.copy()
+        for column in empty:
+            kinds[column] = "categorical"
+            if synthetic[column].isna().all():
+                synthetic[column] = PLACEHOLDER
+            else:
+                synthetic[column] = synthetic[column].astype(object)
+            never = mode == "sdmetrics" and column in sensitive
+            real[column] = _NEVER_GUESSED if never else PLACEHOLDER
+        return real, synthetic
 
 
 class CategoricalKNN(CategoricalPrivacyMetric):
@@ -358,22 +361,27 @@ class CategoricalEnsemble(CategoricalPrivacyMetric):
         names = []
         for attacker in attackers:
             name = _ATTACKER_NAMES.get(getattr(attacker, "__name__", ""))
-            if name is None:
-                msg = f"unknown attacker {attacker!r}; use {sorted(_ATTACKER_NAMES)}."
-                raise ParameterError(msg)
+            if (
+                name is None
+            ):  # SDMetrics calls each attacker: a TypeError for a non-class
+                msg = f"unknown attacker {attacker!r}; use the classes {sorted(_ATTACKER_NAMES)}."
+                raise TypeError(msg)
             names.append(name)
-        real, synthetic, keys, sensitive, kinds = cls._prepare(
-            real_data,
-            synthetic_data,
-            metadata,
-            table_name,
-            key_fields,
-            sensitive_fields,
+        return cls._run(
+            (
+                real_data,
+                synthetic_data,
+                metadata,
+                table_name,
+                key_fields,
+                sensitive_fields,
+            ),
+            lambda keys, sensitive: _ml.CategoricalEnsemble(
+                key_fields=keys, sensitive_fields=sensitive, attackers=names, mode=mode
+            ),
+            seed=seed,
+            mode=mode,
         )
-        metric = _ml.CategoricalEnsemble(
-            key_fields=keys, sensitive_fields=sensitive, attackers=names, mode=mode
-        )
-        return _score(metric, real, synthetic, [*keys, *sensitive], kinds, seed=seed)
 
 
 class NumericalPrivacyMetric(_PrivacyMetric):
@@ -413,16 +421,21 @@ class NumericalPrivacyMetric(_PrivacyMetric):
             )
             raise ParameterError(msg)
         p = float((loss_function_kwargs or {}).get("p", 2))
-        real, synthetic, keys, sensitive, kinds = cls._prepare(
-            real_data,
-            synthetic_data,
-            metadata,
-            table_name,
-            key_fields,
-            sensitive_fields,
+        return cls._run(
+            (
+                real_data,
+                synthetic_data,
+                metadata,
+                table_name,
+                key_fields,
+                sensitive_fields,
+            ),
+            lambda keys, sensitive: cls._build(
+                keys, sensitive, model_kwargs, p=p, mode=mode
+            ),
+            seed=seed,
+            mode=mode,
         )
-        metric = cls._build(keys, sensitive, model_kwargs, p=p, mode=mode)
-        return _score(metric, real, synthetic, [*keys, *sensitive], kinds, seed=seed)
 
     @classmethod
     def _build(
@@ -467,9 +480,12 @@ class NumericalSVR(NumericalPrivacyMetric):
 class NumericalRadiusNearestNeighbor(NumericalPrivacyMetric):
     """SDMetrics' ``NumericalRadiusNearestNeighbor``.
 
-    ``model_kwargs={'weight_func_kwargs': {'p': 2, 'cutoff': 0.3}}`` as in SDMetrics. The
-    guess is the mean of the near synthetic rows (SDMetrics 0.32 divides the sum of all
-    synthetic values by their number); ``mode="sdmetrics"`` restores SDMetrics' guess.
+    ``model_kwargs`` as in SDMetrics: left out, the weight function is
+    ``InverseCDFCutoff(p=2, cutoff=0.3)``; given, ``{'weight_func': InverseCDFCutoff,
+    'weight_func_kwargs': {...}}`` with ``InverseCDFCutoff``'s own defaults ``p=2,
+    cutoff=0.1`` for what ``weight_func_kwargs`` leaves out. The guess is the mean of the
+    near synthetic rows (SDMetrics 0.32 divides the sum of all synthetic values by their
+    number); ``mode="sdmetrics"`` restores SDMetrics' guess.
     """
 
     name = "Numerical Radius Nearest Neighbor"
@@ -485,19 +501,51 @@ class NumericalRadiusNearestNeighbor(NumericalPrivacyMetric):
         p: float,
         mode: str,
     ) -> Metric:
-        weight = dict(
-            (model_kwargs or {}).get("weight_func_kwargs") or {"p": 2, "cutoff": 0.3}
-        )
-        if float(weight.get("p", 2)) != p:
+        if model_kwargs is None:  # SDMetrics' MODEL_KWARGS
+            weight: dict[str, Any] = {"p": 2, "cutoff": 0.3}
+        else:
+            weight_func = model_kwargs.get("weight_func", InverseCDFCutoff)
+            if getattr(weight_func, "__name__", "") != "InverseCDFCutoff":
+                msg = f"only the InverseCDFCutoff weight function is available; got {weight_func!r}."
+                raise ParameterError(msg)
+            weight = {
+                "p": 2,
+                "cutoff": 0.1,
+                **(model_kwargs.get("weight_func_kwargs") or {}),
+            }
+        if float(weight["p"]) != p:
             msg = "the radius attacker's `weight_func_kwargs['p']` must equal the loss's `p` in synthrisk."
             raise ParameterError(msg)
         return _ml.NumericalRadiusNearestNeighbor(
             key_fields=keys,
             sensitive_fields=sensitive,
-            cutoff=float(weight.get("cutoff", 0.3)),
+            cutoff=float(weight["cutoff"]),
             p=p,
             mode=mode,
         )
+
+
+def _match_spec(
+    real: pd.DataFrame, meta: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """synthrisk column kinds for ``NewRowSynthesis``: SDMetrics matches numerical and datetime
+    columns within the tolerance and categorical, boolean and ordinal ones exactly; it ignores
+    other sdtypes, the primary and alternate keys, ``pii`` columns and undescribed columns."""
+    columns = meta.get("columns") if meta else None
+    if columns is None:
+        return {c: {"kind": _dtype_kind(real[c]) or "id"} for c in real.columns}
+    keys = meta.get("alternate_keys") or []
+    ignored = {meta.get("primary_key")} | {
+        k for key in keys for k in (key if isinstance(key, list) else [key])
+    }
+    spec: dict[str, dict[str, Any]] = {}
+    for column in real.columns:
+        entry = columns.get(column) or {}
+        kind = None if column in ignored or "pii" in entry else _sdtype_kind(entry)
+        spec[column] = {"kind": kind or "id"}
+        if kind == "datetime" and "datetime_format" in entry:
+            spec[column]["datetime_format"] = entry["datetime_format"]
+    return spec
 
 
 class NewRowSynthesis:
@@ -525,24 +573,9 @@ class NewRowSynthesis:
         Columns the metadata does not describe (or whose sdtype is not numerical,
         datetime, categorical, boolean or ordinal) are ignored.
         """
-        meta = _single_metadata(metadata, table_name)
-        real, synthetic = _frames(real_data, synthetic_data)
-        columns = meta.get("columns") if meta else None
-        spec: dict[str, Any] = {}
-        for column in real.columns:
-            if columns is not None:
-                kind = _sdtype_kind(columns.get(column)) if column in columns else None
-                if kind == "datetime" and "datetime_format" in (
-                    columns.get(column) or {}
-                ):
-                    spec[column] = {
-                        "kind": "datetime",
-                        "datetime_format": columns[column]["datetime_format"],
-                    }
-                    continue
-            else:
-                kind = _dtype_kind(real[column])
-            spec[column] = {"kind": kind or "id"}
+        meta = single_table_metadata(metadata, table_name) or {}
+        real, synthetic = frames(real_data, synthetic_data)
+        spec = _match_spec(real, meta)
         if synthetic_sample_size is not None and synthetic_sample_size > len(synthetic):
             warnings.warn(
                 f"The provided `synthetic_sample_size` of {synthetic_sample_size} is larger than the number "
@@ -551,15 +584,33 @@ class NewRowSynthesis:
                 stacklevel=2,
             )
             synthetic_sample_size = None
-        metric = _ml.NewRowSynthesis(
-            numerical_match_tolerance=numerical_match_tolerance,
-            synthetic_sample_size=synthetic_sample_size,
-        )
-        result = metric.compute(real, synthetic, metadata={"columns": spec}, seed=seed)
-        return {
-            k: result.breakdown[k]
-            for k in ("score", "num_new_rows", "num_matched_rows")
-        }
+        # a column missing in every real row: a synthetic row matches only where it is missing too
+        empty = [
+            c for c, s in spec.items() if s["kind"] != "id" and real[c].isna().all()
+        ]
+        if empty and synthetic_sample_size is not None:
+            rows = np.random.default_rng(seed).choice(
+                len(synthetic), size=synthetic_sample_size, replace=False
+            )
+            synthetic, synthetic_sample_size = synthetic.iloc[np.sort(rows)], None
+        unmatchable = synthetic[empty].notna().any(axis=1).to_numpy()
+        for column in empty:
+            spec[column] = {"kind": "id"}
+        counts = {"num_new_rows": int(unmatchable.sum()), "num_matched_rows": 0}
+        if (
+            not unmatchable.all() or len(synthetic) == 0
+        ):  # (an empty table: a clear error)
+            metric = _ml.NewRowSynthesis(
+                numerical_match_tolerance=numerical_match_tolerance,
+                synthetic_sample_size=synthetic_sample_size,
+            )
+            result = metric.compute(
+                real, synthetic[~unmatchable], metadata={"columns": spec}, seed=seed
+            )
+            for key in counts:
+                counts[key] += int(result.breakdown[key])
+        n_rows = counts["num_new_rows"] + counts["num_matched_rows"]
+        return {"score": counts["num_new_rows"] / n_rows, **counts}
 
     @classmethod
     def compute(

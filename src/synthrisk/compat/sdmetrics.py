@@ -46,6 +46,13 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from synthrisk._validation import check_columns, check_int
+from synthrisk.compat._sdmetrics_common import (
+    as_frame,
+    field_lists,
+    frames,
+    get_table_data_from_dict,
+    single_table_metadata,
+)
 from synthrisk.compat._sdmetrics_inference import (
     CategoricalEnsemble,
     CategoricalKNN,
@@ -66,14 +73,12 @@ from synthrisk.compat._sdmetrics_inference import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
-from synthrisk.compat._sdmetrics_inference import _fields as _legacy_fields
-from synthrisk.compat._sdmetrics_inference import _table as _one_table
-from synthrisk.exceptions import ParameterError, SchemaMismatchError, SynthriskWarning
+from synthrisk.exceptions import ParameterError, SynthriskWarning
 from synthrisk.metrics import Metric, make_context
 from synthrisk.metrics import dcr as _dcr
 from synthrisk.metrics import disclosure as _disclosure
 from synthrisk.results import MetricResult
-from synthrisk.schema.tables import as_pandas, prepare_tables
+from synthrisk.schema.tables import prepare_tables
 
 __all__ = [
     "CategoricalCAP",
@@ -117,25 +122,13 @@ class _SDMetricsMetric:
 # ----------------------------------------------------------------------- helpers
 
 
-def get_table_data_from_dict(data: Any) -> Any:
-    """SDMetrics' ``get_table_data_from_dict``: the first table of a ``{name: DataFrame}`` dict."""
-    if isinstance(data, Mapping) and len(data) > 0:
-        return data[next(iter(data))]
-    return data
-
-
-def _as_frame(data: Any, *, name: str) -> pd.DataFrame:
-    """A pandas DataFrame from a table or SDMetrics' ``{table_name: table}`` dict."""
-    return as_pandas(get_table_data_from_dict(data), name=name)
-
-
-def _described(meta: Mapping[str, Any], *frames: tuple[str, Any]) -> list[pd.DataFrame]:
+def _described(meta: Mapping[str, Any], *tables: tuple[str, Any]) -> list[pd.DataFrame]:
     """SDMetrics' DCR inputs: columns the metadata does not describe are dropped (with its warning);
     a datetime column of text without a ``datetime_format`` is refused, as SDMetrics refuses it."""
     described = dict(meta.get("columns") or {})
     out = []
-    for name, data in frames:
-        frame = _as_frame(data, name=name).rename(columns=str)
+    for name, data in tables:
+        frame = as_frame(data, name=name)
         extra = [c for c in frame.columns if c not in described]
         if extra:
             listed = ", ".join(extra)
@@ -192,24 +185,6 @@ def _subsample_args(
     return num_rows_subsample, num_iterations
 
 
-def _frames(real_data: Any, synthetic_data: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
-    real = _as_frame(real_data, name="real_data")
-    synthetic = _as_frame(synthetic_data, name="synthetic_data")
-    if set(map(str, real.columns)) != set(map(str, synthetic.columns)):
-        only_real = sorted(
-            set(map(str, real.columns)) - set(map(str, synthetic.columns))
-        )
-        only_syn = sorted(
-            set(map(str, synthetic.columns)) - set(map(str, real.columns))
-        )
-        msg = (
-            "`real_data` and `synthetic_data` must have the same columns; "
-            f"only in real_data: {only_real}, only in synthetic_data: {only_syn}."
-        )
-        raise SchemaMismatchError(msg)
-    return real.rename(columns=str), synthetic.rename(columns=str)
-
-
 def _kind(real: pd.Series, synthetic: pd.Series) -> str:
     """synthrisk kind of a column from its pandas dtype, as SDMetrics reads dtype kinds."""
     if real.isna().all() or synthetic.isna().all():
@@ -255,7 +230,7 @@ def _run(
     strict_columns: Sequence[str] = (),
 ) -> MetricResult:
     """Run a synthrisk metric on the named columns, typed from their dtypes as SDMetrics does."""
-    real, synthetic = _frames(real_data, synthetic_data)
+    real, synthetic = frames(real_data, synthetic_data)
     if strict_columns:
         _strict_check(real, strict_columns)
     used = [c for c in real.columns if c in set(columns)]
@@ -297,36 +272,6 @@ def _disclosure_breakdown(result: MetricResult) -> dict[str, Any]:
         "cap_protection": cap,
         "baseline_protection": baseline,
     }
-
-
-def _single_table_metadata(
-    metadata: Any, table_name: str | None
-) -> dict[str, Any] | None:
-    """SDMetrics' choice of one table's metadata from a single- or multi-table dict."""
-    if metadata is None:
-        return None
-    if not isinstance(metadata, Mapping):
-        msg = f"`metadata` must be a dict; got {type(metadata).__name__}."
-        raise ParameterError(msg)
-    if table_name is not None and not isinstance(table_name, str):
-        msg = f"`table_name` must be a string; got {table_name!r}."
-        raise ParameterError(msg)
-    if "tables" not in metadata:
-        return dict(metadata)
-    tables = metadata["tables"]
-    names = list(tables) if isinstance(tables, Mapping) else []
-    if not names:
-        msg = "`metadata` does not contain any tables."
-        raise ParameterError(msg)
-    if table_name is None:
-        if len(names) > 1:
-            msg = f"`metadata` contains more than one table {names}; give the `table_name`."
-            raise ParameterError(msg)
-        table_name = names[0]
-    elif table_name not in tables:
-        msg = f"`table_name` {table_name!r} is not in the metadata; tables: {names}."
-        raise ParameterError(msg)
-    return dict(tables[table_name])
 
 
 def _metadata_for(metadata: dict[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
@@ -453,7 +398,7 @@ class DisclosureProtection(_SDMetricsMetric):
         progress: bool = False,
         **estimate: Any,
     ) -> MetricResult:
-        real = _as_frame(real_data, name="real_data")
+        real = as_frame(real_data, name="real_data")
         available = list(map(str, real.columns))
         known = _names(
             known_column_names, name="known_column_names", available=available
@@ -528,8 +473,8 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             protection over the iterations.
         """
         n_sub = int(check_int(num_rows_subsample, name="num_rows_subsample", minimum=1))  # type: ignore[arg-type]
-        real = _as_frame(real_data, name="real_data")
-        synthetic = _as_frame(synthetic_data, name="synthetic_data")
+        real = as_frame(real_data, name="real_data")
+        synthetic = as_frame(synthetic_data, name="synthetic_data")
         n_sub = min(
             n_sub, max(len(real), len(synthetic))
         )  # SDMetrics samples min(n, len) rows
@@ -629,12 +574,10 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         ``DeprecationWarning``.
         """
         warnings.warn(CAP_DEPRECATION_MSG, DeprecationWarning, stacklevel=2)
-        meta = _single_table_metadata(metadata, table_name) or {}
-        key_fields, sensitive_fields = _legacy_fields(
-            meta, key_fields, sensitive_fields
-        )
-        real = _one_table(real_data, "real_data")
-        synthetic_data = _one_table(synthetic_data, "synthetic_data")
+        meta = single_table_metadata(metadata, table_name) or {}
+        key_fields, sensitive_fields = field_lists(meta, key_fields, sensitive_fields)
+        real = as_frame(real_data, name="real_data")
+        synthetic_data = as_frame(synthetic_data, name="synthetic_data")
         available = list(map(str, real.columns))
         keys = _names(key_fields, name="key_fields", available=available)
         sens = _names(sensitive_fields, name="sensitive_fields", available=available)
@@ -746,11 +689,11 @@ class DCRBaselineProtection(_SDMetricsMetric):
         dict
             ``{'score', 'median_DCR_to_real_data': {'synthetic_data', 'random_data_baseline'}}``.
         """
-        meta = _single_table_metadata(metadata, table_name)
+        meta = single_table_metadata(metadata, table_name)
         if meta is None:
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
             raise ParameterError(msg)
-        real, synthetic = _frames(
+        real, synthetic = frames(
             *_described(
                 meta, ("real_data", real_data), ("synthetic_data", synthetic_data)
             )
@@ -836,7 +779,7 @@ class DCROverfittingProtection(_SDMetricsMetric):
         dict
             ``{'score', 'synthetic_data_percentages': {'closer_to_training', 'closer_to_holdout'}}``.
         """
-        meta = _single_table_metadata(metadata, table_name)
+        meta = single_table_metadata(metadata, table_name)
         if meta is None:
             msg = "`metadata` is required (SDV/SDMetrics single-table metadata)."
             raise ParameterError(msg)
@@ -846,7 +789,7 @@ class DCROverfittingProtection(_SDMetricsMetric):
             ("synthetic_data", synthetic_data),
             ("real_validation_data", real_validation_data),
         )
-        real, synthetic = _frames(real, synthetic)
+        real, synthetic = frames(real, synthetic)
         meta = _present(meta, real)
         num_rows_subsample, num_iterations = _subsample_args(
             num_rows_subsample, num_iterations, len(synthetic)

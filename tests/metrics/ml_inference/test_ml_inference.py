@@ -42,12 +42,22 @@ NUMERICAL_IDS = {
 }
 
 
-@pytest.fixture(scope="module")
-def tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+#: columns missing in every real row: synthrisk's metrics refuse them (the drop-in scores them)
+ALL_MISSING_CASES = ("all_missing_key", "all_missing_sensitive")
+
+
+def _read_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     return (
         pd.read_csv(DATA / "ml_inference_real.csv"),
         pd.read_csv(DATA / "ml_inference_synthetic.csv"),
     )
+
+
+@pytest.fixture(scope="module")
+def tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The golden tables without their column missing in every row (refused here)."""
+    real, synthetic = _read_tables()
+    return real.drop(columns="empty"), synthetic.drop(columns="empty")
 
 
 def _params(model: str, spec: dict, mode: str) -> dict:
@@ -61,67 +71,145 @@ def _params(model: str, spec: dict, mode: str) -> dict:
     return params
 
 
-def _cases(kind: str):
+def _score(model_id: str, tables, spec: dict, mode: str, **extra) -> float:
+    """The metric's score on the case's columns (``seed=0`` unless given)."""
+    model = next(
+        k for k, v in {**CATEGORICAL_IDS, **NUMERICAL_IDS}.items() if v == model_id
+    )
+    columns = [*spec["key"], *spec["sensitive"]]
+    seed = extra.pop("seed", 0)
+    metric = get_metric(model_id)(**_params(model, spec, mode), **extra)
+    real, synthetic = (t[columns] for t in tables)
+    # the identifier is a key in one case: SDMetrics reads text as categories
+    metadata = {"columns": {c: {"kind": "categorical"} for c in columns if c == "uid"}}
+    return metric.compute(real, synthetic, metadata=metadata, seed=seed).score
+
+
+def assert_matches(got: float, expected: dict) -> None:
+    """Equal to 1e-9 where SDMetrics is deterministic; where it is random (``values``, one
+    per ``np.random.seed(s)``, s = 0, 1, ...), equal to its seed-0 value (synthrisk's
+    ``seed=0`` draws the same stream) and within its seed spread."""
+    if "values" in expected:
+        values = expected["values"]
+        assert got == pytest.approx(values[0], rel=1e-9, abs=1e-9)
+        assert min(values) - 1e-9 <= got <= max(values) + 1e-9
+    else:
+        assert got == pytest.approx(expected["value"], rel=1e-9, abs=1e-9)
+
+
+def _cases(kind: str, skip: tuple[str, ...] = ()):
     for case, spec in GOLDENS[kind].items():
+        if case in skip:
+            continue
         for model in spec["scores"]:
             yield pytest.param(case, model, id=f"{case}-{model}")
 
 
-@pytest.mark.parametrize(("case", "model"), list(_cases("categorical")))
+@pytest.mark.parametrize(
+    ("case", "model"), list(_cases("categorical", skip=ALL_MISSING_CASES))
+)
 def test_categorical_metrics_match_sdmetrics(tables, case, model) -> None:
-    real, synthetic = tables
     spec = GOLDENS["categorical"][case]
-    expected = spec["scores"][model]
-    metric_cls = get_metric(CATEGORICAL_IDS[model])
-    got = metric_cls(**_params(model, spec, "sdmetrics")).compute(real, synthetic).score
-    if "values" in expected:  # random in SDMetrics: within its seed spread
-        values = expected["values"]
-        assert min(values) - 1e-9 <= got <= max(values) + 1e-9
-    else:
-        assert got == pytest.approx(expected["value"], abs=1e-9)
-    if (
-        "na" not in case.split("_")[-1]
-    ):  # no missing sensitive value: the fix changes nothing
-        default = (
-            metric_cls(**_params(model, spec, "default")).compute(real, synthetic).score
-        )
-        assert default == got
+    got = _score(CATEGORICAL_IDS[model], tables, spec, "sdmetrics")
+    assert_matches(got, spec["scores"][model])
+    # synthrisk's default: missing equals missing (SDMetrics on the tables with its
+    # placeholder written in), otherwise SDMetrics' number
+    expected = spec.get("default_scores", spec["scores"])[model]
+    assert_matches(_score(CATEGORICAL_IDS[model], tables, spec, "default"), expected)
+
+
+@pytest.mark.parametrize("case", ALL_MISSING_CASES)
+def test_a_column_missing_in_every_real_row_is_refused(case) -> None:
+    spec = GOLDENS["categorical"][case]
+    assert spec["scores"]["knn"]["value"] == pytest.approx(  # SDMetrics scores it
+        {"all_missing_key": 0.5166666666666666, "all_missing_sensitive": 1.0}[case]
+    )
+    with pytest.raises(InputError, match="entirely missing in the `real` table"):
+        _score("categorical_knn", _read_tables(), spec, "default")
 
 
 @pytest.mark.parametrize(("case", "model"), list(_cases("numerical")))
 def test_numerical_metrics_match_sdmetrics(tables, case, model) -> None:
-    real, synthetic = tables
     spec = GOLDENS["numerical"][case]
-    expected = spec["scores"][model]
-    metric_cls = get_metric(NUMERICAL_IDS[model])
-    got = metric_cls(**_params(model, spec, "sdmetrics")).compute(real, synthetic).score
-    if "values" in expected:
-        values = expected["values"]
-        spread = max(values) - min(values)
-        assert (
-            min(values) - 0.1 * spread - 1e-9
-            <= got
-            <= max(values) + 0.1 * spread + 1e-9
+    got = _score(NUMERICAL_IDS[model], tables, spec, "sdmetrics")
+    assert_matches(got, spec["scores"][model])
+    if model != "radius_nearest_neighbor":  # the radius guess is fixed by default
+        default = _score(NUMERICAL_IDS[model], tables, spec, "default")
+        assert_matches(default, spec["scores"][model])
+
+
+@pytest.mark.parametrize("model", ["rf", "mlp"])
+def test_random_models_reproduce_sdmetrics_seed_by_seed(tables, model) -> None:
+    kind, case = (
+        ("categorical", "basic") if model == "rf" else ("numerical", "two_keys")
+    )
+    spec = GOLDENS[kind][case]
+    values = spec["scores"][model]["values"]
+    model_id = {**CATEGORICAL_IDS, **NUMERICAL_IDS}[model]
+    for seed in (1, 7):
+        got = _score(model_id, tables, spec, "sdmetrics", seed=seed)
+        assert got == pytest.approx(values[seed], rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("case", "model"),
+    [(c, m) for c in GOLDENS["numerical_missing"] for m in ("lr", "svr", "mlp")],
+)
+def test_numerical_default_scores_the_complete_rows(tables, case, model) -> None:
+    spec = GOLDENS["numerical_missing"][case]
+    assert spec["scores"][model]["error"] == "ValueError"  # SDMetrics: NaN in the model
+    with pytest.raises(InputError, match="missing values"):
+        _score(NUMERICAL_IDS[model], tables, spec, "sdmetrics")
+    complete = spec["complete_rows"]
+    columns = [*spec["key"], *spec["sensitive"]]
+    result = get_metric(NUMERICAL_IDS[model])(
+        **_params(model, spec, "default")
+    ).compute(tables[0][columns], tables[1][columns])
+    assert result.breakdown["n_scored"]["real"] == complete["n_real"]
+    assert any("not scored" in w for w in result.warnings)
+    assert_matches(result.score, complete["scores"][model])
+
+
+@pytest.mark.parametrize("model", list(GOLDENS["model_kwargs"]))
+def test_model_kwargs_reach_the_estimator(tables, model) -> None:
+    entry = GOLDENS["model_kwargs"][model]
+    assert entry["sdmetrics"]["error"] == "TypeError"  # SDMetrics' attacker takes none
+    spec = GOLDENS[entry["kind"]][entry["case"]]
+    model_id = {**CATEGORICAL_IDS, **NUMERICAL_IDS}[model]
+    got = _score(
+        model_id, tables, spec, "sdmetrics", model_kwargs=entry["model_kwargs"]
+    )
+    assert_matches(got, entry["value"])
+
+
+@pytest.mark.parametrize("case", list(GOLDENS["radius_model_kwargs"]))
+def test_radius_cutoff_matches_sdmetrics(tables, case) -> None:
+    entry = GOLDENS["radius_model_kwargs"][case]
+    weights = entry["weight_func_kwargs"] or {}
+    cutoff = weights.get("cutoff", 0.1)  # InverseCDFCutoff's default
+    got = _score(
+        "numerical_radius_nearest_neighbor", tables, entry, "sdmetrics", cutoff=cutoff
+    )
+    assert_matches(got, entry["value"])
+    if (
+        case == "cutoff_0.02"
+    ):  # real rows without a neighbour: SDMetrics' 0/0 guess of 0
+        real, synthetic = (t[entry["key"]].to_numpy(float) for t in tables)
+        cdfs = [fit_cdf(synthetic[:, j])[0] for j in range(real.shape[1])]
+        u_real, u_syn = (
+            np.column_stack([cdf(x[:, j]) for j, cdf in enumerate(cdfs)])
+            for x in (real, synthetic)
         )
-    else:
-        assert got == pytest.approx(expected["value"], rel=1e-9, abs=1e-9)
+        dist = ((u_real[:, None, :] - u_syn[None, :, :]) ** 2).sum(axis=2)
+        assert ((dist < cutoff**2 * real.shape[1]).sum(axis=1) == 0).any()
 
 
 def test_sdmetrics_failures_are_clear_errors_and_fixed_by_default(tables) -> None:
     real, synthetic = tables
     failures = GOLDENS["failures"]
     assert failures["numerical_missing_values"]["error"] == "ValueError"
-    with pytest.raises(InputError, match="mode='default'"):
-        NumericalLR(
-            key_fields=["x2"], sensitive_fields=["y1"], mode="sdmetrics"
-        ).compute(real, synthetic)
-    result = NumericalLR(key_fields=["x2"], sensitive_fields=["y1"]).compute(
-        real, synthetic
-    )
-    n_missing = int(real["x2"].isna().sum())
-    assert result.breakdown["n_scored"]["real"] == len(real) - n_missing
-    assert any("missing" in w for w in result.warnings)
     assert failures["categorical_missing_numbers"]["error"] == "TypeError"
+    real, synthetic = real[["x2", "sens"]], synthetic[["x2", "sens"]]
     with pytest.raises(InputError, match="placeholder"):
         CategoricalKNN(
             key_fields=["x2"], sensitive_fields=["sens"], mode="sdmetrics"
@@ -325,17 +413,35 @@ def test_unknown_or_wrong_kind_columns_are_refused(tables) -> None:
 # ------------------------------------------------------------------ NewRowSynthesis
 
 
+def _nrs_metadata() -> dict:
+    """The golden metadata without the column missing in every row (in both tables, so
+    that leaving it out changes no match)."""
+    metadata = json.loads(json.dumps(GOLDENS["new_row_synthesis_metadata"]))
+    del metadata["columns"]["empty"]
+    return metadata
+
+
 @pytest.mark.parametrize("tolerance", ["0.01", "0.0", "0.05"])
 def test_new_row_synthesis_matches_sdmetrics(tables, tolerance) -> None:
     real, synthetic = tables
     expected = GOLDENS["new_row_synthesis"][tolerance]
+    metadata = _nrs_metadata()
     metric = NewRowSynthesis(numerical_match_tolerance=float(tolerance))
-    got = metric.compute(
-        real, synthetic, metadata=GOLDENS["new_row_synthesis_metadata"]
-    )
+    got = metric.compute(real, synthetic, metadata=metadata)
     assert {k: got.breakdown[k] for k in expected["metadata"]} == pytest.approx(
         expected["metadata"], abs=1e-12
     )
+
+
+def test_new_row_synthesis_sample_lies_in_sdmetrics_spread(tables) -> None:
+    real, synthetic = tables
+    golden = GOLDENS["new_row_synthesis_sample"]
+    values = golden["scores"]["values"]
+    metadata = _nrs_metadata()
+    metric = NewRowSynthesis(synthetic_sample_size=golden["synthetic_sample_size"])
+    for seed in range(3):
+        got = metric.compute(real, synthetic, metadata=metadata, seed=seed).score
+        assert min(values) <= got <= max(values)
 
 
 def test_copied_rows_against_brute_force() -> None:

@@ -10,6 +10,7 @@ the metric can score real and holdout rows alike.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -100,26 +101,26 @@ def _one_hot(codes: np.ndarray, n_levels: Sequence[int]) -> sparse.csr_matrix:
     )
 
 
-def _make_classifier(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
+#: scikit-learn estimator of each attacker: module, class, whether it takes the run's seed
+_ESTIMATORS = {
+    "knn": ("sklearn.neighbors", "KNeighborsClassifier", False),
+    "nb": ("sklearn.naive_bayes", "CategoricalNB", False),
+    "rf": ("sklearn.ensemble", "RandomForestClassifier", True),
+    "svm": ("sklearn.svm", "SVC", True),
+    "lr": ("sklearn.linear_model", "LinearRegression", False),
+    "mlp": ("sklearn.neural_network", "MLPRegressor", True),
+    "svr": ("sklearn.svm", "SVR", False),
+}
+
+
+def _make_estimator(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
+    """A fresh scikit-learn estimator for ``model`` (scikit-learn's defaults, then ``model_kwargs``)."""
     import_optional("sklearn", package="scikit-learn")
+    module, name, seeded = _ESTIMATORS[model]
     kwargs = dict(model_kwargs)
-    if model == "knn":
-        from sklearn.neighbors import KNeighborsClassifier
-
-        return KNeighborsClassifier(**kwargs)
-    if model == "rf":
-        from sklearn.ensemble import RandomForestClassifier
-
+    if seeded:
         kwargs.setdefault("random_state", seed)
-        return RandomForestClassifier(**kwargs)
-    if model == "svm":
-        from sklearn.svm import SVC
-
-        kwargs.setdefault("random_state", seed)
-        return SVC(**kwargs)
-    from sklearn.naive_bayes import CategoricalNB
-
-    return CategoricalNB(**kwargs)
+    return getattr(importlib.import_module(module), name)(**kwargs)
 
 
 def _predict_categorical(
@@ -168,7 +169,7 @@ def _fit_predict(
     model_kwargs: Mapping[str, Any],
 ) -> np.ndarray:
     if model in ("knn", "rf"):  # multi-output natively
-        clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
+        clf = _make_estimator(model, seed=seed, model_kwargs=model_kwargs)
         target = y_syn if y_syn.shape[1] > 1 else y_syn[:, 0]
         clf.fit(design_syn, target)
         pred = np.asarray(clf.predict(design_query))
@@ -179,7 +180,7 @@ def _fit_predict(
         if classes.size == 1:  # one value to learn: the guess (SVC refuses to fit it)
             columns.append(np.full(design_query.shape[0], classes[0], dtype=np.int64))
             continue
-        clf = _make_classifier(model, seed=seed, model_kwargs=model_kwargs)
+        clf = _make_estimator(model, seed=seed, model_kwargs=model_kwargs)
         clf.fit(design_syn, y_syn[:, j])
         columns.append(np.asarray(clf.predict(design_query)).astype(np.int64))
     return np.column_stack(columns)
@@ -311,23 +312,6 @@ def inverse_cdf_loss(
     return loss
 
 
-def _make_regressor(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -> Any:
-    import_optional("sklearn", package="scikit-learn")
-    kwargs = dict(model_kwargs)
-    if model == "lr":
-        from sklearn.linear_model import LinearRegression
-
-        return LinearRegression(**kwargs)
-    if model == "mlp":
-        from sklearn.neural_network import MLPRegressor
-
-        kwargs.setdefault("random_state", seed)
-        return MLPRegressor(**kwargs)
-    from sklearn.svm import SVR
-
-    return SVR(**kwargs)
-
-
 def _radius_predict(
     syn_keys: np.ndarray,
     syn_sensitive: np.ndarray,
@@ -413,12 +397,12 @@ def numerical_losses(
             try:
                 if model == "svr":
                     for j in range(syn_sensitive.shape[1]):
-                        reg = _make_regressor(
+                        reg = _make_estimator(
                             model, seed=seed, model_kwargs=model_kwargs
                         )
                         regressors.append(reg.fit(syn_keys, syn_sensitive[:, j]))
                 else:
-                    reg = _make_regressor(model, seed=seed, model_kwargs=model_kwargs)
+                    reg = _make_estimator(model, seed=seed, model_kwargs=model_kwargs)
                     regressors.append(reg.fit(syn_keys, syn_sensitive))
             except ValueError as exc:  # e.g. an MLP diverging on magnitudes near 1e300
                 msg = (

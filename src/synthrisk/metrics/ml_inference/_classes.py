@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
@@ -17,7 +16,11 @@ from synthrisk.metrics.ml_inference._attackers import (
     categorical_hits,
     numerical_losses,
 )
-from synthrisk.metrics.ml_inference._metric import MLInferenceMetric
+from synthrisk.metrics.ml_inference._metric import (
+    Frames,
+    MLInferenceMetric,
+    Successes,
+)
 from synthrisk.stats.control import compare_means, compare_proportions
 
 __all__ = [
@@ -78,12 +81,8 @@ class _Categorical(MLInferenceMetric):
         )
 
     def _successes(
-        self,
-        frames: dict[str, pd.DataFrame],
-        keys: list[str],
-        sensitive: list[str],
-        context: Context,
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
+    ) -> Successes:
         hits = categorical_hits(
             frames,
             keys,
@@ -114,10 +113,8 @@ class _Categorical(MLInferenceMetric):
 
 @register
 class CategoricalKNN(_Categorical):
-    __doc__ = (
-        "SDMetrics' ``CategoricalKNN``: k-nearest-neighbours on one-hot keys.\n"
-        + (_Categorical.__doc__ or "")
-    )
+    """SDMetrics' ``CategoricalKNN``: k-nearest-neighbours on one-hot keys."""
+
     id = "categorical_knn"
     report_order = 220
     attack = "A k-nearest-neighbours model trained on the synthetic table guesses real people's sensitive categories from their key columns."
@@ -126,10 +123,8 @@ class CategoricalKNN(_Categorical):
 
 @register
 class CategoricalNB(_Categorical):
-    __doc__ = (
-        "SDMetrics' ``CategoricalNB``: categorical naive Bayes on ordinal keys.\n"
-        + (_Categorical.__doc__ or "")
-    )
+    """SDMetrics' ``CategoricalNB``: categorical naive Bayes on ordinal keys."""
+
     id = "categorical_nb"
     report_order = 230
     attack = "A naive Bayes model trained on the synthetic table guesses real people's sensitive categories from their key columns."
@@ -138,10 +133,8 @@ class CategoricalNB(_Categorical):
 
 @register
 class CategoricalRF(_Categorical):
-    __doc__ = (
-        "SDMetrics' ``CategoricalRF``: a random forest on one-hot keys (seeded).\n"
-        + (_Categorical.__doc__ or "")
-    )
+    """SDMetrics' ``CategoricalRF``: a random forest on one-hot keys (seeded)."""
+
     id = "categorical_rf"
     report_order = 240
     attack = "A random forest trained on the synthetic table guesses real people's sensitive categories from their key columns."
@@ -150,10 +143,8 @@ class CategoricalRF(_Categorical):
 
 @register
 class CategoricalSVM(_Categorical):
-    __doc__ = (
-        "SDMetrics' ``CategoricalSVM``: a support-vector classifier per sensitive column.\n"
-        + (_Categorical.__doc__ or "")
-    )
+    """SDMetrics' ``CategoricalSVM``: a support-vector classifier per sensitive column."""
+
     id = "categorical_svm"
     report_order = 250
     attack = "A support-vector classifier trained on the synthetic table guesses real people's sensitive categories from their key columns."
@@ -261,12 +252,8 @@ class _Numerical(MLInferenceMetric):
         self._init_common(p=float(p), **common)
 
     def _successes(
-        self,
-        frames: dict[str, pd.DataFrame],
-        keys: list[str],
-        sensitive: list[str],
-        context: Context,
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
+    ) -> Successes:
         cutoff = float(self.params.get("cutoff", 0.3))
         losses = numerical_losses(
             frames,
@@ -304,9 +291,8 @@ class _Numerical(MLInferenceMetric):
 
 @register
 class NumericalLR(_Numerical):
-    __doc__ = "SDMetrics' ``NumericalLR``: linear regression.\n" + (
-        _Numerical.__doc__ or ""
-    )
+    """SDMetrics' ``NumericalLR``: linear regression."""
+
     id = "numerical_lr"
     report_order = 270
     attack = "A linear regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
@@ -315,9 +301,8 @@ class NumericalLR(_Numerical):
 
 @register
 class NumericalMLP(_Numerical):
-    __doc__ = "SDMetrics' ``NumericalMLP``: a multi-layer perceptron (seeded).\n" + (
-        _Numerical.__doc__ or ""
-    )
+    """SDMetrics' ``NumericalMLP``: a multi-layer perceptron (seeded)."""
+
     id = "numerical_mlp"
     report_order = 280
     attack = "A neural network trained on the synthetic table guesses real people's sensitive numbers from their key columns."
@@ -326,10 +311,8 @@ class NumericalMLP(_Numerical):
 
 @register
 class NumericalSVR(_Numerical):
-    __doc__ = (
-        "SDMetrics' ``NumericalSVR``: support-vector regression per sensitive column.\n"
-        + (_Numerical.__doc__ or "")
-    )
+    """SDMetrics' ``NumericalSVR``: support-vector regression per sensitive column."""
+
     id = "numerical_svr"
     report_order = 290
     attack = "A support-vector regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."

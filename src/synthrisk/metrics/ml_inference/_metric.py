@@ -15,9 +15,27 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome
 from synthrisk.schema.tables import Tables
 
-__all__ = ["MLInferenceMetric"]
+__all__ = ["Frames", "MLInferenceMetric", "Successes", "check_level"]
 
 MODES = ("default", "sdmetrics")
+#: the synthetic table and the tables scored (``real``, and ``holdout`` when given)
+Frames = dict[str, pd.DataFrame]
+#: per-row successes of the attack on each scored table, and extra breakdown entries
+Successes = tuple[dict[str, np.ndarray], dict[str, Any]]
+
+
+def check_level(confidence_level: Any) -> float:
+    """``confidence_level`` as a float in (0, 1), else :class:`ParameterError`."""
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, (int, float))
+        or not 0 < confidence_level < 1
+    ):
+        msg = (
+            f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
+        )
+        raise ParameterError(msg)
+    return float(confidence_level)
 
 
 def _holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -62,6 +80,14 @@ class MLInferenceMetric(Metric):
     #: what one row's success is, for the report
     success_name: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A metric whose docstring is one line gets its family's (``_Categorical``...) after it."""
+        super().__init_subclass__(**kwargs)
+        family = cls.__mro__[1]
+        own = cls.__dict__.get("__doc__")
+        if own and family.__name__.startswith("_") and "\n" not in own:
+            cls.__doc__ = f"{own}\n{family.__doc__ or ''}"
+
     def _init_common(
         self,
         *,
@@ -81,19 +107,12 @@ class MLInferenceMetric(Metric):
             msg = f"`model_kwargs` must be a dict of scikit-learn estimator arguments; got {model_kwargs!r}."
             raise ParameterError(msg)
         check_option(mode, name="mode", allowed=MODES)
-        if (
-            isinstance(confidence_level, bool)
-            or not isinstance(confidence_level, (int, float))
-            or not 0 < confidence_level < 1
-        ):
-            msg = f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
-            raise ParameterError(msg)
         self._set_params(
             key_fields=keys,
             sensitive_fields=sensitive,
             model_kwargs=dict(model_kwargs or {}),
             mode=mode,
-            confidence_level=float(confidence_level),
+            confidence_level=check_level(confidence_level),
             **extra,
         )
         self._model_kwargs = dict(model_kwargs or {})
@@ -139,12 +158,8 @@ class MLInferenceMetric(Metric):
 
     @abc.abstractmethod
     def _successes(
-        self,
-        frames: dict[str, pd.DataFrame],
-        keys: list[str],
-        sensitive: list[str],
-        context: Context,
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
+    ) -> Successes:
         """Per-row successes of the attack on ``real`` (and ``holdout``), plus extras."""
 
     @abc.abstractmethod

@@ -19,6 +19,7 @@ import numpy as np
 from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics.ml_inference._metric import check_level
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions
 
@@ -150,17 +151,10 @@ class NewRowSynthesis(Metric):
                     synthetic_sample_size, name="synthetic_sample_size", minimum=1
                 )
             )
-        if (
-            isinstance(confidence_level, bool)
-            or not isinstance(confidence_level, (int, float))
-            or not 0 < confidence_level < 1
-        ):
-            msg = f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
-            raise ParameterError(msg)
         self._set_params(
             numerical_match_tolerance=float(tol),
             synthetic_sample_size=synthetic_sample_size,
-            confidence_level=float(confidence_level),
+            confidence_level=check_level(confidence_level),
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
