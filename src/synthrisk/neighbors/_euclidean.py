@@ -493,14 +493,36 @@ def euclidean_flops(n_query: int, n_reference: int, n_features: int) -> float:
     return 2.0 * n_query * n_reference * n_features
 
 
-def _blas_squared_norms(rows: FloatArray) -> FloatArray:
-    """``x.x`` of every row from BLAS ``ddot``, as scikit-learn computes it."""
-    from scipy.linalg.blas import ddot
-
+@numba.njit(nogil=True, cache=True)
+def _ddot_rows(rows, ddot):  # pragma: no cover - compiled
+    """``ddot(x, x)`` of every row, through the BLAS function pointer ``ddot``."""
     out = np.empty(rows.shape[0])
+    ints = np.array([rows.shape[1], 1], dtype=np.int32)  # n, incx (Fortran ints)
+    n_ptr = ints.ctypes.data
+    inc_ptr = ints[1:].ctypes.data
     for i in range(rows.shape[0]):
-        out[i] = ddot(rows[i], rows[i])
+        row = rows[i].ctypes.data
+        out[i] = ddot(n_ptr, row, inc_ptr, row, inc_ptr)
     return out
+
+
+def _blas_squared_norms(rows: FloatArray) -> FloatArray:
+    """``x.x`` of every row from SciPy's BLAS ``ddot``, the very function scikit-learn calls."""
+    import ctypes
+
+    from scipy.linalg import cython_blas
+
+    capsule = cython_blas.__pyx_capi__["ddot"]
+    # private prototypes: ctypes.pythonapi's shared function objects stay untouched
+    name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
+        ("PyCapsule_GetName", ctypes.pythonapi)
+    )
+    pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi)
+    )
+    signature = ctypes.CFUNCTYPE(ctypes.c_double, *[ctypes.c_void_p] * 5)
+    ddot = signature(pointer(capsule, name(capsule)))
+    return _ddot_rows(np.ascontiguousarray(rows), ddot)
 
 
 def _aligned(shape: tuple[int, ...], dtype: Any, fill: float = 0) -> np.ndarray:
