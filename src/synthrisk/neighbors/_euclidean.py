@@ -281,8 +281,12 @@ def _insert(best, best_i, row, value, index):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _exact(query, reference, i, j, expanded, x_sq, y_sq):  # pragma: no cover - compiled
-    """Squared distance of query row ``i`` and reference row ``j`` as the oracle computes it."""
+def _exact(checks, i, j):  # pragma: no cover - compiled
+    """Squared distance of query row ``i`` and reference row ``j`` as the oracle computes it.
+
+    ``checks`` is ``(query, reference, expanded, x_sq, y_sq)``.
+    """
+    query, reference, expanded, x_sq, y_sq = checks
     if expanded:
         dot = 0.0
         for f in range(query.shape[1]):
@@ -297,66 +301,59 @@ def _exact(query, reference, i, j, expanded, x_sq, y_sq):  # pragma: no cover - 
 
 
 @numba.njit(nogil=True, cache=True)
-def _flush(
-    row,
-    local,
-    pending,
-    lower,
-    n_pending,
-    bound,
-    query,
-    reference,
-    expanded,
-    x_sq,
-    y_sq,
-    best,
-    best_i,
-):  # pragma: no cover - compiled
-    """Check exactly, in index order, the pending candidates of ``row`` that can still enter the top k."""
+def _flush(row, local, candidates, checks, best, best_i):  # pragma: no cover - compiled
+    """Check exactly, in index order, the pending candidates of ``row`` that can still enter the top k.
+
+    ``candidates`` is ``(bound, pending, lower, n_pending)`` of the tile; ``local`` is
+    the row's position in it.
+    """
+    bound, pending, lower, n_pending = candidates
     k = bound.shape[1]
-    limit = bound[local, k - 1]
     for c in range(n_pending[local]):
-        if lower[local, c] <= limit:
+        if lower[local, c] <= bound[local, k - 1]:
             j = pending[local, c]
-            value = _exact(query, reference, row, j, expanded, x_sq, y_sq)
+            value = _exact(checks, row, j)
             if value < best[row, k - 1]:
                 _insert(best, best_i, row, value, j)
     n_pending[local] = 0
 
 
 @numba.njit(nogil=True, cache=True)
+def _make_room(
+    row, local, candidates, checks, best, best_i
+):  # pragma: no cover - compiled
+    """Drop the pending candidates that can no longer enter the top k; check exactly if many remain."""
+    bound, pending, lower, n_pending = candidates
+    k = bound.shape[1]
+    kept = 0
+    for c in range(n_pending[local]):
+        if lower[local, c] <= bound[local, k - 1]:
+            pending[local, kept] = pending[local, c]
+            lower[local, kept] = lower[local, c]
+            kept += 1
+    n_pending[local] = kept
+    if kept > pending.shape[1] // 2:
+        _flush(row, local, candidates, checks, best, best_i)
+
+
+@numba.njit(nogil=True, cache=True)
 def _take_hits(
-    hits,
-    t,
-    q0,
-    pack,
-    out,
-    masks,
-    lim,
-    margin,
-    bound,
-    pending,
-    lower,
-    n_pending,
-    query,
-    reference,
-    expanded,
-    x_sq,
-    y_sq,
-    best,
-    best_i,
+    hits, t, q0, pack, screened, candidates, checks, best, best_i
 ):  # pragma: no cover - compiled
     """Record the pairs of a screened pack that are at or below their row's limit.
 
-    A candidate ``j`` of row ``i`` is kept with the lower bound ``s_j - e`` of its
-    exact value (``e`` the margin), and its upper bound ``s_j + e`` tightens the
-    running k-th upper bound ``bound[i, k - 1]``: the k-th exact value cannot exceed
-    it, so a later row whose lower bound is above it is skipped. Candidates are
-    checked exactly only at the end (:func:`_flush`), or earlier when many pile up.
+    ``screened`` is ``(out, masks, lim, margin)`` (:func:`_screen`'s outputs, the rows'
+    limits and margins). A candidate ``j`` of row ``i`` is kept with the lower bound
+    ``s_j - e`` of its exact value (``e`` the margin), and its upper bound ``s_j + e``
+    tightens the running k-th upper bound ``bound[i, k - 1]``: the k-th exact value
+    cannot exceed it, so a later row whose lower bound is above it is skipped.
+    Candidates are checked exactly only at the end (:func:`_flush`), or earlier when
+    many exact ties pile up (:func:`_make_room`).
     """
+    out, masks, lim, margin = screened
+    bound, pending, lower, n_pending = candidates
     k = bound.shape[1]
-    capacity = pending.shape[1]
-    n_ref = reference.shape[0]
+    n_ref = checks[1].shape[0]
     for i in range(_ROWS):
         if (hits >> i) & 1 == 0:
             continue
@@ -370,34 +367,11 @@ def _take_hits(
             j = pack * _LANES + lane
             if j >= n_ref:
                 break
-            if out[i, lane] > lim[row]:
+            if out[i, lane] > lim[row]:  # the limit may have dropped since the screen
                 continue
+            if n_pending[local] == pending.shape[1]:
+                _make_room(row, local, candidates, checks, best, best_i)
             s = np.float64(out[i, lane])
-            if n_pending[local] == capacity:
-                # keep what can still enter the top k; check exactly if that is still many
-                kept = 0
-                for c in range(capacity):
-                    if lower[local, c] <= bound[local, k - 1]:
-                        pending[local, kept] = pending[local, c]
-                        lower[local, kept] = lower[local, c]
-                        kept += 1
-                n_pending[local] = kept
-                if kept > capacity // 2:
-                    _flush(
-                        row,
-                        local,
-                        pending,
-                        lower,
-                        n_pending,
-                        bound,
-                        query,
-                        reference,
-                        expanded,
-                        x_sq,
-                        y_sq,
-                        best,
-                        best_i,
-                    )
             pending[local, n_pending[local]] = j
             lower[local, n_pending[local]] = s - e
             n_pending[local] += 1
@@ -408,22 +382,18 @@ def _take_hits(
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _search(
-    query,
-    reference,
-    q_side,
-    r_side,
-    expanded,
-    c32,
-    c64,
-    start,
-    stop,
-    packs_per_block,
-    best,
-    best_i,
+    checks, q_side, r_side, settings, start, stop, best, best_i
 ):  # pragma: no cover - compiled
-    """Fused screen and exact check of query rows ``start .. stop`` against every reference row."""
-    qm2, qbits, q_norm, x_sq, x_norm, lim, margin = q_side
-    rpack, rbits, r_norm_max, y_sq, y_norm_max = r_side
+    """Fused screen and exact check of query rows ``start .. stop`` against every reference row.
+
+    ``checks`` is ``(query, reference, expanded, x_sq, y_sq)``, ``q_side`` and
+    ``r_side`` come from :class:`_Plan`, ``settings`` is ``(c32, c64,
+    packs_per_block)``.
+    """
+    expanded = checks[2]
+    qm2, qbits, q_norm, x_norm, lim, margin = q_side
+    rpack, rbits, r_norm_max, y_norm_max = r_side
+    c32, c64, packs_per_block = settings
     k = best.shape[1]
     n_packs = rpack.shape[0]
     n_blocks = (n_packs + packs_per_block - 1) // packs_per_block
@@ -432,13 +402,20 @@ def _search(
         q0 = start + task * _TILE
         q1 = min(q0 + _TILE, stop)
         q_end = q0 + (q1 - q0 + _ROWS - 1) // _ROWS * _ROWS  # padded rows never hit
-        out = np.empty((_ROWS, _LANES), dtype=np.float32)
-        masks = np.empty(_ROWS, dtype=np.int32)
+        screened = (
+            np.empty((_ROWS, _LANES), dtype=np.float32),
+            np.empty(_ROWS, dtype=np.int32),
+            lim,
+            margin,
+        )
         # upper bounds of the k best exact values (minus |q|^2), and pending candidates
-        bound = np.full((_TILE, k), np.inf)
-        pending = np.empty((_TILE, _PENDING), dtype=np.int64)
-        lower = np.empty((_TILE, _PENDING))
-        n_pending = np.zeros(_TILE, dtype=np.int64)
+        candidates = (
+            np.full((_TILE, k), np.inf),
+            np.empty((_TILE, _PENDING), dtype=np.int64),
+            np.empty((_TILE, _PENDING)),
+            np.zeros(_TILE, dtype=np.int64),
+        )
+        bound = candidates[0]
         for row in range(q1, q_end):
             lim[row] = -np.inf
         for block in range(n_blocks):
@@ -450,21 +427,27 @@ def _search(
                     value += c64 * reach64 * reach64
                 margin[row] = value
                 lim[row] = _round_up32(bound[row - q0, k - 1] + value)
-            p0 = block * packs_per_block
-            p1 = min(p0 + packs_per_block, n_packs)
             for t in range(q0, q_end, _ROWS):
-                for pack in range(p0, p1):
-                    hits = _screen(qm2, qbits, t, rpack, rbits, pack, lim, out, masks)  # type: ignore[call-arg,var-annotated]
+                for pack in range(
+                    block * packs_per_block, min((block + 1) * packs_per_block, n_packs)
+                ):
+                    hits = _screen(
+                        qm2, qbits, t, rpack, rbits, pack, lim, screened[0], screened[1]
+                    )  # type: ignore[call-arg,var-annotated]
                     if hits != 0:
                         _take_hits(
-                            hits, t, q0, pack, out, masks, lim, margin, bound, pending, lower,
-                            n_pending, query, reference, expanded, x_sq, y_sq, best, best_i,
-                        )  # fmt: skip
+                            hits,
+                            t,
+                            q0,
+                            pack,
+                            screened,
+                            candidates,
+                            checks,
+                            best,
+                            best_i,
+                        )
         for row in range(q0, q1):
-            _flush(
-                row, row - q0, pending, lower, n_pending, bound, query, reference,
-                expanded, x_sq, y_sq, best, best_i,
-            )  # fmt: skip
+            _flush(row, row - q0, candidates, checks, best, best_i)
     return k  # keeps numba from treating the kernel as pure
 
 
@@ -592,10 +575,8 @@ class _Plan:
         self.n_blocks = -(-n_packs // self.packs_per_block)
         self.r_norm_max = self._block_max(np.sqrt(r_sq + ones), block_rows)
         if expanded and y_sq is not None:
-            self.y_sq = y_sq
             self.y_norm_max = self._block_max(np.sqrt(y_sq), block_rows)
         else:
-            self.y_sq = np.zeros(0)
             self.y_norm_max = np.zeros(self.n_blocks)
         self.c32 = 2.0 * (m + 9) * _EPS32
         self.c64 = 4.0 * (p + 4) * _EPS64
@@ -615,12 +596,13 @@ class _Plan:
         qbits = np.zeros((n_pad, self.n_words), dtype=np.uint32)
         qbits[:n] = _bits(query[:, self.binary], self.n_words)
         q_norm = np.sqrt(q_sq + query[:, self.binary].sum(axis=1))
-        x = np.zeros(0) if x_sq is None else x_sq
+        x_norm = np.zeros(0) if x_sq is None else np.sqrt(x_sq)
         lim = np.empty(n_pad, dtype=np.float32)
-        return (qm2, qbits, q_norm, x, np.sqrt(x), lim, np.empty(n_pad))
+        return (qm2, qbits, q_norm, x_norm, lim, np.empty(n_pad))
 
     def reference_side(self) -> tuple[Any, ...]:
-        return (self.rpack, self.rbits, self.r_norm_max, self.y_sq, self.y_norm_max)
+        """The reference arrays of :func:`_search`."""
+        return (self.rpack, self.rbits, self.r_norm_max, self.y_norm_max)
 
 
 def _fused(
@@ -640,6 +622,15 @@ def _fused(
     plan = _Plan(reference, query, expanded, y_sq)
     q_side = plan.query_side(query, x_sq)
     r_side = plan.reference_side()
+    settings = (plan.c32, plan.c64, plan.packs_per_block)
+    no_norms = np.zeros(0)
+    checks = (
+        query,
+        reference,
+        expanded,
+        no_norms if x_sq is None else x_sq,
+        no_norms if y_sq is None else y_sq,
+    )
     # progress steps: enough tiles for every thread, bounded by working memory
     step = rows_per_block(
         8 * (4 * p + k), working_memory=working_memory, n_rows=n_query
@@ -648,10 +639,7 @@ def _fused(
     step = -(-step // _TILE) * _TILE
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
-        _search(
-            query, reference, q_side, r_side, expanded, plan.c32, plan.c64, start, stop,
-            plan.packs_per_block, best, best_i,
-        )  # fmt: skip
+        _search(checks, q_side, r_side, settings, start, stop, best, best_i)
         if progress is not None:
             progress(stop - start)
     return best, best_i
