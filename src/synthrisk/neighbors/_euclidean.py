@@ -139,6 +139,19 @@ def _lowest_bit(typingctx, mask):  # pragma: no cover - compiled
     return sig, codegen
 
 
+@intrinsic
+def _next_task(typingctx, counter):  # pragma: no cover - compiled
+    """Atomically increment ``counter[0]`` (int64) and return its previous value."""
+    sig = types.int64(counter)
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        one = ir.Constant(ir.IntType(64), 1)
+        return builder.atomic_rmw("add", array.data, one, "seq_cst")
+
+    return sig, codegen
+
+
 def _emit_screen(context, builder, signature, args):  # pragma: no cover - compiled
     """LLVM IR of :func:`_screen` (vectors of ``_LANES`` lanes, ``_ROWS`` query rows)."""
     qm2_t, qbits_t, _, rpack_t, rbits_t, _, lim_t, out_t, masks_t = signature.args
@@ -380,11 +393,11 @@ def _take_hits(
                 lim[row] = _round_up32(worst + e)
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _search(
-    checks, q_side, r_side, settings, start, stop, best, best_i
+@numba.njit(nogil=True, cache=True)
+def _tile(
+    q0, q1, checks, q_side, r_side, settings, best, best_i
 ):  # pragma: no cover - compiled
-    """Fused screen and exact check of query rows ``start .. stop`` against every reference row.
+    """Screen and check query rows ``q0 .. q1`` (at most ``_TILE``) against every reference row.
 
     ``checks`` is ``(query, reference, expanded, x_sq, y_sq)``, ``q_side`` and
     ``r_side`` come from :class:`_Plan`, ``settings`` is ``(c32, c64,
@@ -396,59 +409,57 @@ def _search(
     c32, c64, packs_per_block = settings
     k = best.shape[1]
     n_packs = rpack.shape[0]
-    n_blocks = (n_packs + packs_per_block - 1) // packs_per_block
-    n_tiles = (stop - start + _TILE - 1) // _TILE
-    for task in numba.prange(n_tiles):
-        q0 = start + task * _TILE
-        q1 = min(q0 + _TILE, stop)
-        q_end = q0 + (q1 - q0 + _ROWS - 1) // _ROWS * _ROWS  # padded rows never hit
-        screened = (
-            np.empty((_ROWS, _LANES), dtype=np.float32),
-            np.empty(_ROWS, dtype=np.int32),
-            lim,
-            margin,
-        )
-        # upper bounds of the k best exact values (minus |q|^2), and pending candidates
-        candidates = (
-            np.full((_TILE, k), np.inf),
-            np.empty((_TILE, _PENDING), dtype=np.int64),
-            np.empty((_TILE, _PENDING)),
-            np.zeros(_TILE, dtype=np.int64),
-        )
-        bound = candidates[0]
-        for row in range(q1, q_end):
-            lim[row] = -np.inf
-        for block in range(n_blocks):
-            for row in range(q0, q1):
-                reach = q_norm[row] + r_norm_max[block]
-                value = (c32 + c64) * reach * reach
-                if expanded:
-                    reach64 = x_norm[row] + y_norm_max[block]
-                    value += c64 * reach64 * reach64
-                margin[row] = value
-                lim[row] = _round_up32(bound[row - q0, k - 1] + value)
-            for t in range(q0, q_end, _ROWS):
-                for pack in range(
-                    block * packs_per_block, min((block + 1) * packs_per_block, n_packs)
-                ):
-                    hits = _screen(
-                        qm2, qbits, t, rpack, rbits, pack, lim, screened[0], screened[1]
-                    )  # type: ignore[call-arg,var-annotated]
-                    if hits != 0:
-                        _take_hits(
-                            hits,
-                            t,
-                            q0,
-                            pack,
-                            screened,
-                            candidates,
-                            checks,
-                            best,
-                            best_i,
-                        )
+    q_end = q0 + (q1 - q0 + _ROWS - 1) // _ROWS * _ROWS  # padded rows never hit
+    out = np.empty((_ROWS, _LANES), dtype=np.float32)
+    masks = np.empty(_ROWS, dtype=np.int32)
+    screened = (out, masks, lim, margin)
+    # upper bounds of the k best exact values (minus |q|^2), and pending candidates
+    bound = np.full((_TILE, k), np.inf)
+    candidates = (
+        bound,
+        np.empty((_TILE, _PENDING), dtype=np.int64),
+        np.empty((_TILE, _PENDING)),
+        np.zeros(_TILE, dtype=np.int64),
+    )
+    for row in range(q1, q_end):
+        lim[row] = -np.inf
+    for p0 in range(0, n_packs, packs_per_block):
+        block = p0 // packs_per_block
         for row in range(q0, q1):
-            _flush(row, row - q0, candidates, checks, best, best_i)
-    return k  # keeps numba from treating the kernel as pure
+            reach = q_norm[row] + r_norm_max[block]
+            value = (c32 + c64) * reach * reach
+            if expanded:
+                reach64 = x_norm[row] + y_norm_max[block]
+                value += c64 * reach64 * reach64
+            margin[row] = value
+            lim[row] = _round_up32(bound[row - q0, k - 1] + value)
+        for t in range(q0, q_end, _ROWS):
+            for pack in range(p0, min(p0 + packs_per_block, n_packs)):
+                hits = _screen(qm2, qbits, t, rpack, rbits, pack, lim, out, masks)  # type: ignore[call-arg,var-annotated]
+                if hits != 0:
+                    _take_hits(
+                        hits, t, q0, pack, screened, candidates, checks, best, best_i
+                    )
+    for row in range(q0, q1):
+        _flush(row, row - q0, candidates, checks, best, best_i)
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _search(
+    checks, q_side, r_side, settings, start, stop, n_threads, best, best_i
+):  # pragma: no cover - compiled
+    """Query rows ``start .. stop`` in tiles of ``_TILE`` rows, on all threads (see :func:`_tile`)."""
+    n_tiles = (stop - start + _TILE - 1) // _TILE
+    # tiles are handed out one at a time, so a core slowed by other work takes fewer
+    counter = np.zeros(1, dtype=np.int64)
+    for _ in numba.prange(min(n_threads, n_tiles)):
+        task = _next_task(counter)  # type: ignore[call-arg,var-annotated]
+        while task < n_tiles:
+            q0 = start + task * _TILE
+            q1 = min(q0 + _TILE, stop)
+            _tile(q0, q1, checks, q_side, r_side, settings, best, best_i)
+            task = _next_task(counter)
+    return n_tiles  # keeps numba from treating the kernel as pure
 
 
 @numba.njit(nogil=True, cache=True)
@@ -639,7 +650,17 @@ def _fused(
     step = -(-step // _TILE) * _TILE
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
-        _search(checks, q_side, r_side, settings, start, stop, best, best_i)
+        _search(
+            checks,
+            q_side,
+            r_side,
+            settings,
+            start,
+            stop,
+            numba.get_num_threads(),
+            best,
+            best_i,
+        )
         if progress is not None:
             progress(stop - start)
     return best, best_i
