@@ -40,7 +40,7 @@ def assert_same(
 def layout(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Cache blocks of one 16-row pack (many block boundaries), or 0/1 columns screened as floats."""
     if request.param == "one pack per block":
-        monkeypatch.setattr(_euclidean, "_SUPERBLOCK_BYTES", 1)
+        monkeypatch.setattr(_euclidean, "_BLOCK_BYTES", 1)
     elif request.param == "bits as numbers":
         monkeypatch.setattr(_euclidean, "_MIN_BITS", 10**9)
     return str(request.param)
@@ -106,10 +106,10 @@ def test_bit_columns_are_screened_as_bits() -> None:
     rng = np.random.default_rng(2)
     reference = one_hot_with_duplicates(rng, 50)
     reference[:, 2] = 1.0  # constant over both tables
-    plan = _euclidean._Plan(reference, reference[:5], False, None)
+    plan = _euclidean._Plan(reference[:5], reference, None, None)
     assert plan.numeric.tolist() == [0, 1]
     assert plan.binary.size == reference.shape[1] - 3 - (reference.max(0) == 0).sum()
-    assert plan.n_words == 1
+    assert plan.rbits.shape == (4, 1, 16)  # 50 rows in 4 packs, one word of bits
 
 
 def test_far_outlier_does_not_break_the_bound(layout: str) -> None:
@@ -121,6 +121,23 @@ def test_far_outlier_does_not_break_the_bound(layout: str) -> None:
     got = euclidean_kneighbors(query, reference, k=3)
     assert_same(got, brute_force(query, reference, 3))
     assert got[1][-1, 0] == 37
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-30, 1e-22, 1e20, 1e30, 1e150])
+def test_extreme_magnitudes(scale: float) -> None:
+    """Values whose squares would underflow or overflow float32 (the screen is rescaled)."""
+    rng = np.random.default_rng(int(np.log10(scale)) % 7)
+    query = rng.normal(size=(60, 5)) * scale
+    reference = np.vstack([rng.normal(size=(200, 5)) * scale, query[:3]])
+    got = euclidean_kneighbors(query, reference, k=3)
+    assert_same(got, brute_force(query, reference, 3))
+    # with one-hot bits next to the tiny or huge numbers
+    bits = np.eye(4)[rng.integers(0, 4, size=reference.shape[0])]
+    reference = np.hstack([reference, bits, bits[::-1]])
+    query = reference[rng.integers(0, reference.shape[0], size=40)] * 1.0
+    query[:, 0] += scale
+    got = euclidean_kneighbors(query, reference, k=3)
+    assert_same(got, brute_force(query, reference, 3))
 
 
 def test_k_equals_n_reference_one_column_one_row() -> None:

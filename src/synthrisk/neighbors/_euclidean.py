@@ -22,8 +22,8 @@ feature loop:
 where ``H`` is the number of differing bit columns (``popcount(q xor r)``, exact) and
 the rest is single precision over the numeric columns. Only then are the 96 values
 compared with the six query rows' current limits; a pack with no candidate costs no
-memory traffic beyond its loads. Packs are visited in cache-sized superblocks for a
-tile of query rows at a time (tiles run in parallel).
+memory traffic beyond its loads. Packs are visited in L1-sized blocks for a tile of 48
+query rows at a time; tiles are handed out to the threads one at a time.
 
 **Error bound.** With ``u = eps32 / 2``, ``m`` numeric columns, ``q``, ``r`` the screen
 vectors (centred numeric values and bits), rounding the inputs to float32 costs at most
@@ -38,19 +38,27 @@ rounding is relative to the centred value), and the float64 check itself is with
 ``(p + 1) eps64 |q - r|^2`` of the real number (``p`` columns). The kernel uses the
 margin
 
-    m(q, superblock) = 2 (m + 9) eps32 (|q| + R)^2 + 4 (p + 4) eps64 (|q| + R)^2,
+    e(q, block) = 2 (m + 9) eps32 (|q| + R)^2 + 4 (p + 4) eps64 (|q| + R)^2,
 
-``R`` the largest ``|r|`` of the superblock: four times the float32 bound plus the
-float64 terms. A pair is skipped only when ``|q|^2 + s_float32 - m`` already exceeds
-the current k-th best exact value, so a skipped pair could never have entered the top
-k.
+``R`` the largest ``|r|`` of the block: four times the float32 bound plus the float64
+terms, so that the exact value (as computed, minus ``|q|^2``) lies within
+``s_float32 ± e``.
 
-**Check.** Every pair that survives the screen is evaluated exactly: the sum of
-squared float64 differences of the *original* (uncentred) values in column order, the
-same arithmetic as the general kernel (:mod:`synthrisk.neighbors.numba_backend`) and
-the numpy oracle. The result is identical to theirs bit for bit — same distances,
-same indices, ties to the lowest reference index (every query row visits the
-reference rows in index order and insertion into the running top k is stable).
+**Candidates.** Each query row keeps the k smallest upper bounds ``s_float32 + e``
+seen so far. A pair whose lower bound ``s_float32 - e`` exceeds the k-th of them is
+strictly farther than k rows already seen, so it can neither enter the top k nor tie
+with it: the row's screen limit is that k-th upper bound plus ``e``. Pairs under the
+limit are remembered (index and lower bound), and at the end of the scan only those
+whose lower bound is still under the final k-th upper bound — about k per row on
+continuous data — are evaluated exactly (earlier, when more than 64 pile up on coarse
+data with many exact ties).
+
+**Check.** The exact value is the sum of squared float64 differences of the
+*original* (uncentred) values in column order, the same arithmetic as the general
+kernel (:mod:`synthrisk.neighbors.numba_backend`) and the numpy oracle. Candidates
+are checked in reference index order and inserted into the running top k only when
+strictly better, so the result is identical to the oracle's bit for bit — same
+distances, same indices, ties to the lowest reference index.
 
 **scikit-learn arithmetic.** ``arithmetic="sklearn"`` replaces the check with what
 scikit-learn's ``NearestNeighbors(algorithm="auto")`` computes, which is what
@@ -69,11 +77,12 @@ reproduces scikit-learn's — and ai-privacy-toolkit's — numbers. The margin g
 ``4 (p + 4) eps64 (|x| + |y|)^2`` (uncentred norms), the error of the expanded form.
 
 Memory: the float32 (and bit-packed) copies of both tables (at most half their
-float64 size), the ``(n_query, k)`` results and a few hundred bytes per thread.
+float64 size), the ``(n_query, k)`` results and about 50 KiB per thread.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -103,7 +112,7 @@ _EPS64 = float(np.finfo(np.float64).eps)
 _LANES = 16  # reference rows per pack: one 512-bit vector of float32 per feature
 _ROWS = 6  # query rows per microkernel call (6 x 16 accumulators in registers)
 _TILE = 48  # query rows per parallel task, a multiple of _ROWS
-_SUPERBLOCK_BYTES = 24 * 1024  # packs visited per tile: about L1-sized
+_BLOCK_BYTES = 24 * 1024  # packs visited per tile: about L1-sized
 _PENDING = 64  # candidates per query row kept before an exact check
 _MIN_BITS = 4  # fewer 0/1 columns than this are screened as numbers
 _SKLEARN_CHUNK = 256  # scikit-learn's default ``pairwise_dist_chunk_size``
@@ -189,14 +198,8 @@ def _emit_screen(context, builder, signature, args):  # pragma: no cover - compi
     n_num = cgutils.unpack_tuple(builder, qm2.shape)[1]
     n_words = cgutils.unpack_tuple(builder, qbits.shape)[1]
     rows = [builder.add(t, ir.Constant(i64, i)) for i in range(_ROWS)]
-    r_base = builder.gep(
-        rpack.data,
-        [
-            builder.mul(
-                pack, builder.mul(builder.add(n_num, ir.Constant(i64, 1)), lanes)
-            )
-        ],
-    )
+    pack_rows = cgutils.unpack_tuple(builder, rpack.shape)[1]  # n_num + 2
+    r_base = builder.gep(rpack.data, [builder.mul(pack, builder.mul(pack_rows, lanes))])
     b_base = builder.gep(rbits.data, [builder.mul(pack, builder.mul(n_words, lanes))])
     q_rows = [builder.gep(qm2.data, [builder.mul(row, n_num)]) for row in rows]
     b_rows = [builder.gep(qbits.data, [builder.mul(row, n_words)]) for row in rows]
@@ -212,11 +215,15 @@ def _emit_screen(context, builder, signature, args):  # pragma: no cover - compi
             ones = builder.call(ctpop, [builder.xor(mine, words)])
             builder.store(builder.add(builder.load(count), ones), count)
 
-    # |r|^2 + H, then the numeric columns with the accumulators in registers
+    # |r|^2 + weight * H, then the numeric columns with the accumulators in registers
     norms = load_vector(r_base, n_num, vf)
+    weight = load_vector(r_base, builder.add(n_num, ir.Constant(i64, 1)), vf)
     accs = [
         cgutils.alloca_once_value(
-            builder, builder.fadd(norms, builder.uitofp(builder.load(count), vf))
+            builder,
+            builder.fadd(
+                norms, builder.fmul(builder.uitofp(builder.load(count), vf), weight)
+            ),
         )
         for count in counts
     ]
@@ -251,8 +258,9 @@ def _screen(
     """Screen query rows ``t .. t + 5`` against reference pack ``pack``.
 
     ``qm2`` (float32, n x m) holds ``-2 q`` of the numeric columns, ``qbits``
-    (uint32, n x words) the bit columns, ``rpack`` (float32, packs x (m + 1) x 16) the
-    reference pack feature-major with the squared norms last, ``rbits`` (uint32,
+    (uint32, n x words) the bit columns, ``rpack`` (float32, packs x (m + 2) x 16) the
+    reference pack feature-major, then the squared norms, then the weight of a
+    differing bit (the screen's scale squared) in every lane, ``rbits`` (uint32,
     packs x words x 16) its bits. Writes the 6 x 16 screen values to ``out``, and to
     ``masks[i]`` (int32) the lanes at or below the limit ``lim[t + i]`` of row
     ``t + i``; returns the rows with such a lane as bits ``0 .. 5``.
@@ -406,7 +414,7 @@ def _tile(
     expanded = checks[2]
     qm2, qbits, q_norm, x_norm, lim, margin = q_side
     rpack, rbits, r_norm_max, y_norm_max = r_side
-    c32, c64, packs_per_block = settings
+    c32, c64, c_abs, packs_per_block = settings
     k = best.shape[1]
     n_packs = rpack.shape[0]
     q_end = q0 + (q1 - q0 + _ROWS - 1) // _ROWS * _ROWS  # padded rows never hit
@@ -427,7 +435,7 @@ def _tile(
         block = p0 // packs_per_block
         for row in range(q0, q1):
             reach = q_norm[row] + r_norm_max[block]
-            value = (c32 + c64) * reach * reach
+            value = (c32 + c64) * reach * reach + c_abs
             if expanded:
                 reach64 = x_norm[row] + y_norm_max[block]
                 value += c64 * reach64 * reach64
@@ -537,13 +545,20 @@ def _bits(rows: np.ndarray, n_words: int) -> np.ndarray:
 
 
 class _Plan:
-    """The reference side of a search: column roles, packs and norms."""
+    """Everything :func:`_search` reads besides the tables: column roles, packs, norms, bounds.
+
+    The screen is computed on the centred numeric values and the bits times ``2^σ``
+    (``σ`` such that the largest screen norm of either table is in [1/2, 1)): a power
+    of two changes no rounding, keeps float32 from overflowing, and keeps the bound's
+    relative terms valid; what underflows is covered by an absolute term of the
+    margin. Screen values, bounds and margins are all in these scaled units.
+    """
 
     def __init__(
         self,
-        reference: FloatArray,
         query: FloatArray,
-        expanded: bool,
+        reference: FloatArray,
+        x_sq: FloatArray | None,
         y_sq: FloatArray | None,
     ) -> None:
         n_ref, p = reference.shape
@@ -558,62 +573,94 @@ class _Plan:
             binary[:] = False
         self.binary = np.flatnonzero(binary)
         self.numeric = np.flatnonzero((lo != hi) & ~binary)
-        self.n_words = -(-self.binary.size // 32)
-        self.centre = reference[:, self.numeric].mean(axis=0)
+        n_words = -(-self.binary.size // 32)
+        centre = reference[:, self.numeric].mean(axis=0)
+        ref_c = reference[:, self.numeric] - centre
+        q_c = query[:, self.numeric] - centre
+        r_ones = reference[:, self.binary].sum(axis=1)
+        q_ones = query[:, self.binary].sum(axis=1)
+        largest = max(
+            float(np.sqrt(np.einsum("ij,ij->i", ref_c, ref_c) + r_ones).max()),
+            float(np.sqrt(np.einsum("ij,ij->i", q_c, q_c) + q_ones).max()),
+        )
+        exponent = math.frexp(largest)[1] if 0 < largest < np.inf else 0
+        scale = math.ldexp(1.0, min(-exponent, 1000))
+        # of one differing bit (with bits, largest >= 1 and scale <= 1)
+        weight = scale * scale if n_words else 0.0
+        ref_c *= scale
+        q_c *= scale
+        r_sq = np.einsum("ij,ij->i", ref_c, ref_c)
+        q_sq = np.einsum("ij,ij->i", q_c, q_c)
+        r_norm = np.sqrt(r_sq + weight * r_ones)
+        q_norm = np.sqrt(q_sq + weight * q_ones)
+
+        # reference packs: 16 rows feature-major, then |r|^2, then the weight of a bit
         m = self.numeric.size
         n_packs = -(-n_ref // _LANES)
-        ref_c = reference[:, self.numeric] - self.centre
-        r_sq = np.einsum("ij,ij->i", ref_c, ref_c)
-        ones = reference[:, self.binary].sum(axis=1)
-
-        padded = np.zeros((n_packs * _LANES, m + 1), dtype=np.float32)
+        padded = np.zeros((n_packs * _LANES, m + 2), dtype=np.float32)
         padded[:n_ref, :m] = ref_c
         padded[:, m] = np.inf  # padding lanes never pass the screen
         padded[:n_ref, m] = r_sq
-        self.rpack = _aligned((n_packs, m + 1, _LANES), np.float32)
-        self.rpack[...] = padded.reshape(n_packs, _LANES, m + 1).transpose(0, 2, 1)
-        words = np.zeros((n_packs * _LANES, self.n_words), dtype=np.uint32)
-        words[:n_ref] = _bits(reference[:, self.binary], self.n_words)
-        self.rbits = _aligned((n_packs, self.n_words, _LANES), np.uint32)
-        self.rbits[...] = words.reshape(n_packs, _LANES, self.n_words).transpose(
-            0, 2, 1
-        )
+        padded[:, m + 1] = weight
+        self.rpack = _aligned((n_packs, m + 2, _LANES), np.float32)
+        self.rpack[...] = padded.reshape(n_packs, _LANES, m + 2).transpose(0, 2, 1)
+        words = np.zeros((n_packs * _LANES, n_words), dtype=np.uint32)
+        words[:n_ref] = _bits(reference[:, self.binary], n_words)
+        self.rbits = _aligned((n_packs, n_words, _LANES), np.uint32)
+        self.rbits[...] = words.reshape(n_packs, _LANES, n_words).transpose(0, 2, 1)
 
-        # packs per cache block; the margin uses the block's largest norm
-        pack_bytes = (m + 1 + self.n_words) * _LANES * 4
-        self.packs_per_block = int(min(16, max(1, _SUPERBLOCK_BYTES // pack_bytes)))
-        block_rows = self.packs_per_block * _LANES
-        self.n_blocks = -(-n_packs // self.packs_per_block)
-        self.r_norm_max = self._block_max(np.sqrt(r_sq + ones), block_rows)
-        if expanded and y_sq is not None:
-            self.y_norm_max = self._block_max(np.sqrt(y_sq), block_rows)
-        else:
-            self.y_norm_max = np.zeros(self.n_blocks)
-        self.c32 = 2.0 * (m + 9) * _EPS32
-        self.c64 = 4.0 * (p + 4) * _EPS64
-
-    def _block_max(self, values: FloatArray, block_rows: int) -> FloatArray:
-        pad = self.n_blocks * block_rows - values.size
-        return np.pad(values, (0, pad)).reshape(self.n_blocks, block_rows).max(axis=1)
-
-    def query_side(self, query: FloatArray, x_sq: FloatArray | None) -> tuple[Any, ...]:
-        """The query arrays of :func:`_search` (rows padded to a multiple of ``_ROWS``)."""
+        # query rows padded to a multiple of _ROWS
         n = query.shape[0]
         n_pad = -(-n // _ROWS) * _ROWS
-        q_c = query[:, self.numeric] - self.centre
-        q_sq = np.einsum("ij,ij->i", q_c, q_c)
-        qm2 = np.zeros((n_pad, self.numeric.size), dtype=np.float32)
-        qm2[:n] = -2.0 * q_c
-        qbits = np.zeros((n_pad, self.n_words), dtype=np.uint32)
-        qbits[:n] = _bits(query[:, self.binary], self.n_words)
-        q_norm = np.sqrt(q_sq + query[:, self.binary].sum(axis=1))
-        x_norm = np.zeros(0) if x_sq is None else np.sqrt(x_sq)
-        lim = np.empty(n_pad, dtype=np.float32)
-        return (qm2, qbits, q_norm, x_norm, lim, np.empty(n_pad))
+        self.qm2 = np.zeros((n_pad, m), dtype=np.float32)
+        self.qm2[:n] = -2.0 * q_c
+        self.qbits = np.zeros((n_pad, n_words), dtype=np.uint32)
+        self.qbits[:n] = _bits(query[:, self.binary], n_words)
 
-    def reference_side(self) -> tuple[Any, ...]:
-        """The reference arrays of :func:`_search`."""
-        return (self.rpack, self.rbits, self.r_norm_max, self.y_norm_max)
+        # packs per cache block; the margin uses the block's largest norm
+        pack_bytes = (m + 2 + n_words) * _LANES * 4
+        self.packs_per_block = int(min(16, max(1, _BLOCK_BYTES // pack_bytes)))
+        block_rows = self.packs_per_block * _LANES
+        n_blocks = -(-n_packs // self.packs_per_block)
+
+        def block_max(values: FloatArray) -> FloatArray:
+            padded = np.pad(values, (0, n_blocks * block_rows - values.size))
+            return padded.reshape(n_blocks, block_rows).max(axis=1)
+
+        def scaled_norms(rows: FloatArray) -> FloatArray:
+            with np.errstate(over="ignore"):  # inf: every pair is checked
+                rows = rows * scale
+                return np.sqrt(np.einsum("ij,ij->i", rows, rows))
+
+        self.r_norm_max = block_max(r_norm)
+        self.q_norm = q_norm
+        # the expanded form's error is relative to the uncentred norms
+        expanded = x_sq is not None and y_sq is not None
+        self.x_norm = scaled_norms(query) if expanded else np.zeros(0)
+        self.y_norm_max = (
+            block_max(scaled_norms(reference)) if expanded else np.zeros(n_blocks)
+        )
+        self.settings = (
+            2.0 * (m + 9) * _EPS32,
+            4.0 * (p + 4) * _EPS64,
+            # what float32 subnormals can lose, in scaled units
+            (p + 4) * 2.0**-100,
+            self.packs_per_block,
+        )
+        self.checks = (
+            query,
+            reference,
+            expanded,
+            np.zeros(0) if x_sq is None else x_sq,
+            np.zeros(0) if y_sq is None else y_sq,
+        )
+
+    def sides(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The query and reference arrays of :func:`_search`."""
+        n_pad = self.qm2.shape[0]
+        lim = np.empty(n_pad, dtype=np.float32)
+        q_side = (self.qm2, self.qbits, self.q_norm, self.x_norm, lim, np.empty(n_pad))
+        return q_side, (self.rpack, self.rbits, self.r_norm_max, self.y_norm_max)
 
 
 def _fused(
@@ -629,35 +676,25 @@ def _fused(
     n_query, p = query.shape
     best = np.full((n_query, k), np.inf)
     best_i = np.full((n_query, k), -1, dtype=np.int64)
-    expanded = x_sq is not None and y_sq is not None
-    plan = _Plan(reference, query, expanded, y_sq)
-    q_side = plan.query_side(query, x_sq)
-    r_side = plan.reference_side()
-    settings = (plan.c32, plan.c64, plan.packs_per_block)
-    no_norms = np.zeros(0)
-    checks = (
-        query,
-        reference,
-        expanded,
-        no_norms if x_sq is None else x_sq,
-        no_norms if y_sq is None else y_sq,
-    )
+    plan = _Plan(query, reference, x_sq, y_sq)
+    q_side, r_side = plan.sides()
     # progress steps: enough tiles for every thread, bounded by working memory
     step = rows_per_block(
         8 * (4 * p + k), working_memory=working_memory, n_rows=n_query
     )
     step = min(step, max(_TILE * numba.get_num_threads() * 8, -(-n_query // 20)))
     step = -(-step // _TILE) * _TILE
+    threads = numba.get_num_threads()
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
         _search(
-            checks,
+            plan.checks,
             q_side,
             r_side,
-            settings,
+            plan.settings,
             start,
             stop,
-            numba.get_num_threads(),
+            threads,
             best,
             best_i,
         )
