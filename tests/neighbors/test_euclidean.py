@@ -293,3 +293,47 @@ def test_sklearn_arithmetic_continuous_data() -> None:
     )
     got, _ = euclidean_kneighbors(query, reference, k=3, arithmetic="sklearn")
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fma_chain", ["every shape", "full chunks only", "no shape"])
+def test_sklearn_arithmetic_where_blas_rounds_otherwise(
+    fma_chain: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunk shapes on which BLAS does not round as the fused kernel go through BLAS."""
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    if fma_chain == "full chunks only":
+        monkeypatch.setattr(
+            _euclidean, "_blas_is_fma_chain", lambda a, b, p: a == b == 256
+        )
+    elif fma_chain == "no shape":
+        monkeypatch.setattr(_euclidean, "_blas_is_fma_chain", lambda a, b, p: False)
+    rng = np.random.default_rng(9)
+    reference = coarse_one_hot(rng, 600, 24)
+    query = np.vstack([reference[:100], coarse_one_hot(rng, 430, 24)])
+    want = (
+        neighbors_module.NearestNeighbors(n_neighbors=4)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(query, reference, k=4, arithmetic="sklearn")
+    np.testing.assert_array_equal(got, want[0])
+
+
+def test_blas_rounding_check_tells_orders_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The per-shape check accepts the fused multiply-add chain and rejects another order."""
+    probe = _euclidean._blas_is_fma_chain
+    chain = _euclidean._fma_chain_middle
+    x = np.random.default_rng(0).normal(size=(7, 5))
+    np.testing.assert_allclose(chain(x, x), -2 * x @ x.T, rtol=1e-12, atol=1e-12)
+    probe.cache_clear()
+    try:
+        monkeypatch.setattr(_euclidean, "_sklearn_middle", chain)
+        assert probe(256, 160, 20)
+        probe.cache_clear()
+        reversed_order = lambda x, y: chain(x[:, ::-1].copy(), y[:, ::-1].copy())  # noqa: E731
+        monkeypatch.setattr(_euclidean, "_sklearn_middle", reversed_order)
+        assert not probe(256, 160, 20)
+    finally:
+        probe.cache_clear()

@@ -68,9 +68,11 @@ or ``k >= n_reference // 2``) its distance is the expanded form
 norms from BLAS ``ddot`` and the dot product from BLAS ``dgemm`` on chunks of 256
 rows; otherwise (a KD tree) it is the sum of squared differences. The dot product is
 reproduced as a chain of fused multiply-adds in feature order, which is how
-OpenBLAS's x86-64 ``dgemm`` kernels accumulate each entry of a full chunk (partial
-chunks are computed with the same ``dgemm`` call on the same chunk); the norms come
-from the same BLAS ``ddot`` that scikit-learn calls. Rounding in the expanded form
+OpenBLAS's x86-64 ``dgemm`` kernels accumulate each entry; this is checked once per
+chunk shape on random values (:func:`_blas_is_fma_chain`), and the chunks of a shape
+that BLAS rounds otherwise (OpenBLAS's small-matrix path for tiny products) are
+computed with the same ``dgemm`` call on the same chunk. The norms come from
+the same BLAS ``ddot`` that scikit-learn calls. Rounding in the expanded form
 decides which of two equally distant rows is nearer (and makes a duplicate row's
 distance a few ulps instead of 0), so on coarse data with ties this is what
 reproduces scikit-learn's — and ai-privacy-toolkit's — numbers. The margin grows by
@@ -82,6 +84,7 @@ float64 size), the ``(n_query, k)`` results and about 50 KiB per thread.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, Literal
@@ -564,11 +567,10 @@ class _Plan:
         n_ref, p = reference.shape
         lo = np.minimum(reference.min(axis=0), query.min(axis=0))
         hi = np.maximum(reference.max(axis=0), query.max(axis=0))
-        binary = (
-            (lo != hi)
-            & (((reference == 0) | (reference == 1)).all(axis=0))
-            & (((query == 0) | (query == 1)).all(axis=0))
-        )
+        binary = (lo == 0) & (hi == 1)  # then check that no value lies in between
+        for table in (reference, query):
+            part = table[:, binary]
+            binary[binary] = ((part == 0) | (part == 1)).all(axis=0)
         if binary.sum() < _MIN_BITS:
             binary[:] = False
         self.binary = np.flatnonzero(binary)
@@ -579,10 +581,13 @@ class _Plan:
         q_c = query[:, self.numeric] - centre
         r_ones = reference[:, self.binary].sum(axis=1)
         q_ones = query[:, self.binary].sum(axis=1)
-        largest = max(
-            float(np.sqrt(np.einsum("ij,ij->i", ref_c, ref_c) + r_ones).max()),
-            float(np.sqrt(np.einsum("ij,ij->i", q_c, q_c) + q_ones).max()),
+        # a bound of the largest screen norm sets the power of two
+        widest = max(
+            max(float(a.max(initial=0.0)), -float(a.min(initial=0.0)))
+            for a in (ref_c, q_c)
         )
+        ones = max(float(r_ones.max()), float(q_ones.max()))
+        largest = widest * math.sqrt(ref_c.shape[1]) + math.sqrt(ones)
         exponent = math.frexp(largest)[1] if 0 < largest < np.inf else 0
         scale = math.ldexp(1.0, min(-exponent, 1000))
         # of one differing bit (with bits, largest >= 1 and scale <= 1)
@@ -613,7 +618,7 @@ class _Plan:
         n = query.shape[0]
         n_pad = -(-n // _ROWS) * _ROWS
         self.qm2 = np.zeros((n_pad, m), dtype=np.float32)
-        self.qm2[:n] = -2.0 * q_c
+        np.multiply(q_c, -2.0, out=self.qm2[:n], casting="same_kind")
         self.qbits = np.zeros((n_pad, n_words), dtype=np.uint32)
         self.qbits[:n] = _bits(query[:, self.binary], n_words)
 
@@ -754,16 +759,43 @@ def euclidean_kneighbors(
     return np.sqrt(best), best_i
 
 
-def _sklearn_block(
-    x: FloatArray, x_sq: FloatArray, y: FloatArray, y_sq: FloatArray
-) -> FloatArray:
-    """scikit-learn's squared distances of one chunk pair, with its very BLAS call."""
+def _sklearn_middle(x: FloatArray, y: FloatArray) -> FloatArray:
+    """``-2 X Y^T`` of one chunk pair with scikit-learn's very BLAS call (one thread)."""
     from scipy.linalg.blas import dgemm
+    from threadpoolctl import threadpool_limits
 
-    # row-major C = -2 X Y^T as scikit-learn's cython_blas wrapper issues it
-    middle = dgemm(-2.0, y.T, x.T, trans_a=1, trans_b=0).T
-    values = (x_sq[:, None] + middle) + y_sq[None, :]
-    return np.maximum(values, 0.0)
+    with threadpool_limits(limits=1, user_api="blas"):
+        # row-major C = -2 X Y^T as scikit-learn's cython_blas wrapper issues it
+        return dgemm(-2.0, y.T, x.T, trans_a=1, trans_b=0).T
+
+
+@numba.njit(nogil=True, cache=True)
+def _fma_chain_middle(x, y):  # pragma: no cover - compiled
+    """``-2 X Y^T``, every entry a chain of fused multiply-adds in feature order."""
+    out = np.empty((x.shape[0], y.shape[0]))
+    for i in range(x.shape[0]):
+        for j in range(y.shape[0]):
+            dot = 0.0
+            for f in range(x.shape[1]):
+                dot = _fma(x[i, f], y[j, f], dot)  # type: ignore[call-arg]
+            out[i, j] = -2.0 * dot
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _blas_is_fma_chain(n_x: int, n_y: int, n_features: int) -> bool:
+    """Whether BLAS ``dgemm`` on an ``n_x`` x ``n_y`` chunk pair rounds as the fused kernel.
+
+    BLAS picks its kernel, and with it the order in which each entry is accumulated,
+    from the shapes alone (OpenBLAS: its small-matrix path for tiny products, blocks
+    of the inner dimension for very wide rows), never from the values; so one
+    product of random values of these shapes, equal entry for entry, shows the
+    order. Random values make a different order visible in about half the entries.
+    """
+    rng = np.random.default_rng(n_x * 1_000_003 + n_y * 1_009 + n_features)
+    x = rng.normal(size=(n_x, n_features))
+    y = rng.normal(size=(n_y, n_features))
+    return bool(np.array_equal(_sklearn_middle(x, y), _fma_chain_middle(x, y)))
 
 
 def _sklearn_brute(
@@ -773,46 +805,45 @@ def _sklearn_brute(
     working_memory: float | None,
     progress: Callable[[int], None] | None,
 ) -> tuple[FloatArray, IntArray]:
-    """scikit-learn's brute-force values: fused kernel on full chunk pairs, BLAS on the rest.
+    """scikit-learn's brute-force values: the fused kernel wherever it rounds as BLAS does.
 
-    scikit-learn multiplies chunks of 256 rows with one BLAS thread. For full
-    256 x 256 chunks OpenBLAS accumulates every entry in feature order with fused
-    multiply-adds, which the fused kernel reproduces; for the last, partial chunks
-    it may take its small-matrix path, whose order differs, so those strips are
-    computed with the same ``dgemm`` call on the same chunk.
+    scikit-learn multiplies chunks of 256 rows with one BLAS thread. OpenBLAS's
+    x86-64 ``dgemm`` kernels accumulate every entry in feature order with fused
+    multiply-adds, which the fused kernel reproduces; a BLAS that rounds otherwise on
+    some chunk shape (:func:`_blas_is_fma_chain`, checked once per shape) gets those
+    chunks computed with the very ``dgemm`` call instead.
     """
-    from threadpoolctl import threadpool_limits
-
-    n_query, n_ref = query.shape[0], reference.shape[0]
+    n_query, n_ref, p = query.shape[0], reference.shape[0], query.shape[1]
     chunk = _SKLEARN_CHUNK
     x_full = n_query - n_query % chunk
     y_full = n_ref - n_ref % chunk
     x_sq = _blas_squared_norms(query)
     y_sq = _blas_squared_norms(reference)
+    # the chunk shapes that occur: (rows of X chunk, rows of Y chunk)
+    x_sizes = {min(chunk, n_query)} | (
+        {n_query - x_full} if x_full < n_query else set()
+    )
+    y_sizes = {min(chunk, n_ref)} | ({n_ref - y_full} if y_full < n_ref else set())
+    if all(_blas_is_fma_chain(a, b, p) for a in x_sizes for b in y_sizes):
+        return _fused(query, reference, k, x_sq, y_sq, working_memory, progress)
     best = np.full((n_query, k), np.inf)
     best_i = np.full((n_query, k), -1, dtype=np.int64)
-    if x_full and y_full:
+    fused_rows = fused_cols = 0
+    if x_full and y_full and _blas_is_fma_chain(chunk, chunk, p):
+        fused_rows, fused_cols = x_full, y_full
         best[:x_full], best_i[:x_full] = _fused(
             query[:x_full], reference[:y_full], k, x_sq[:x_full], y_sq[:y_full],
             working_memory, progress,
         )  # fmt: skip
-    elif x_full and progress is not None:
-        progress(x_full)
-    strips = [
-        (start, y_full, n_ref) for start in range(0, x_full, chunk) if y_full < n_ref
-    ]
-    strips += [
-        (x_full, start, min(start + chunk, n_ref))
-        for start in range(0, n_ref, chunk)
-        if x_full < n_query
-    ]
-    with threadpool_limits(limits=1, user_api="blas"):
-        for x0, y0, y1 in strips:
-            rows = slice(x0, min(x0 + chunk, n_query))
-            values = _sklearn_block(
-                query[rows], x_sq[rows], reference[y0:y1], y_sq[y0:y1]
-            )
+    # every other chunk pair through BLAS, in increasing reference order for each row
+    for x0 in range(0, n_query, chunk):
+        rows = slice(x0, min(x0 + chunk, n_query))
+        y_start = fused_cols if x0 < fused_rows else 0
+        for y0 in range(y_start, n_ref, chunk):
+            y1 = min(y0 + chunk, n_ref)
+            middle = _sklearn_middle(query[rows], reference[y0:y1])
+            values = np.maximum((x_sq[rows, None] + middle) + y_sq[None, y0:y1], 0.0)
             _merge(values, y0, best[rows], best_i[rows])
-    if x_full < n_query and progress is not None:
-        progress(n_query - x_full)
+        if x0 >= fused_rows and progress is not None:
+            progress(rows.stop - rows.start)
     return best, best_i
