@@ -13,6 +13,19 @@ def test_all_is_unique_sorted_and_importable() -> None:
     assert not any(name.startswith("_") for name in names if name != "__version__")
 
 
+def test_metric_classes_are_listed_in_report_order() -> None:
+    exported = [
+        name
+        for name in synthrisk.__all__
+        if isinstance(getattr(synthrisk, name), type)
+        and issubclass(getattr(synthrisk, name), synthrisk.Metric)
+        and name != "Metric"
+    ]
+    registered = [cls.__name__ for cls in synthrisk.METRICS.values()]
+    assert len(exported) > 30
+    assert exported == [name for name in registered if name in exported]
+
+
 def test_subpackages_export_what_they_list() -> None:
     for module in (
         "synthrisk.schema",

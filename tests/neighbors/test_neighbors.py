@@ -250,3 +250,148 @@ def test_dask_backend_equals_numpy(rng: np.random.Generator) -> None:
     b = nearest_neighbors(query, reference, k=3, backend="dask", working_memory=2**-6)
     np.testing.assert_array_equal(a.distances, b.distances)
     np.testing.assert_array_equal(a.indices, b.indices)
+
+
+def _weighted_brute_force(
+    query: EncodedTable,
+    reference: EncodedTable,
+    k: int,
+    distance: str,
+    weights: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pair-by-pair loop of the weighted distance: each column's term times its weight."""
+    q, r = query, reference
+    n_num = q.numeric.shape[1]
+    if distance == "dcr":
+        scale = np.nanmax(r.numeric, axis=0) - np.nanmin(r.numeric, axis=0)
+    else:
+        both = np.vstack([q.numeric, r.numeric])
+        scale = np.nanmax(both, axis=0) - np.nanmin(both, axis=0)
+        scale[scale == 0] = 1.0
+    sums = np.empty((q.n_rows, r.n_rows))
+    for i in range(q.n_rows):
+        for j in range(r.n_rows):
+            acc = 0.0
+            for c in range(q.codes.shape[1]):
+                acc += weights[n_num + c] * float(q.codes[i, c] != r.codes[j, c])
+            for f in range(n_num):
+                x, y = q.numeric[i, f], r.numeric[j, f]
+                if np.isnan(x) and np.isnan(y):
+                    term = 0.0
+                elif np.isnan(x) or np.isnan(y):
+                    term = 1.0
+                elif distance == "dcr" and scale[f] == 0:
+                    term = float(abs(x - y) > 0)
+                elif distance == "dcr":
+                    term = min(abs(x - y) / scale[f], 1.0)
+                else:
+                    term = abs(x / scale[f] - y / scale[f])
+                acc += weights[f] * term
+            sums[i, j] = acc
+    order = np.argsort(sums, axis=1, kind="stable")[:, :k]
+    d = np.take_along_axis(sums, order, axis=1)
+    if distance == "dcr":
+        d = d / (n_num + q.codes.shape[1])
+    return d, order
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("distance", ["dcr", "gower"])
+def test_weighted_distance_equals_brute_force(
+    backend: str, distance: str, rng: np.random.Generator
+) -> None:
+    query, reference = _table(rng, 41), _table(rng, 67)
+    weights = np.array([3.0, 0.25, 7.0, 0.5, 1e-3])  # numeric a, b, c; categorical x, y
+    got = nearest_neighbors(
+        query, reference, k=5, distance=distance, backend=backend, weights=weights
+    )  # type: ignore[arg-type]
+    want_d, want_i = _weighted_brute_force(query, reference, 5, distance, weights)
+    np.testing.assert_allclose(got.distances, want_d, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(got.indices, want_i)
+
+
+def test_weighted_numba_equals_numpy_bit_for_bit(rng: np.random.Generator) -> None:
+    # many categorical columns with unequal weights: the buckets of the weighted bound
+    num = np.round(rng.random((900, 2)), 2)
+    codes = rng.integers(-1, 4, (900, 6))
+    table = EncodedTable(num, codes, ("a", "b"), tuple("uvwxyz"))
+    query, reference = table.take(np.arange(300)), table.take(np.arange(300, 900))
+    weights = np.r_[rng.gamma(1.0, 2.0, 2), rng.gamma(0.5, 1.0, 6)]
+    for k in (1, 2, 7):
+        a = nearest_neighbors(
+            query, reference, k=k, distance="gower", backend="numpy", weights=weights
+        )
+        b = nearest_neighbors(
+            query, reference, k=k, distance="gower", backend="numba", weights=weights
+        )
+        np.testing.assert_array_equal(a.distances, b.distances)
+        np.testing.assert_array_equal(a.indices, b.indices)
+    # unit weights are the unweighted distance, bit for bit
+    ones = nearest_neighbors(query, reference, k=3, weights=np.ones(8))
+    plain = nearest_neighbors(query, reference, k=3)
+    np.testing.assert_array_equal(ones.distances, plain.distances)
+    np.testing.assert_array_equal(ones.indices, plain.indices)
+
+
+def test_queries_sharing_categories_are_answered_in_their_own_order(
+    rng: np.random.Generator,
+) -> None:
+    # the numba backend visits queries sorted by codes; results come back in input order
+    reference = _table(rng, 200)
+    query = reference.take(rng.permutation(200)[:120])
+    a = nearest_neighbors(query, reference, k=3, backend="numpy")
+    b = nearest_neighbors(query, reference, k=3, backend="numba", working_memory=2**-8)
+    np.testing.assert_array_equal(a.distances, b.distances)
+    np.testing.assert_array_equal(a.indices, b.indices)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"weights": np.ones(2)}, r"one finite non-negative number per column \(3"),
+        ({"weights": np.array([1.0, -1.0, 1.0])}, "non-negative"),
+        ({"weights": np.array([1.0, np.nan, 1.0])}, "finite"),
+        ({"weights": np.ones(3), "distance": "euclidean"}, "mixed-type distances"),
+        ({"weights": np.ones(3), "backend": "torch"}, "numpy, numba or dask"),
+    ],
+)
+def test_bad_weights(kwargs: dict, match: str) -> None:
+    with pytest.raises(ParameterError, match=match):
+        nearest_neighbors(np.zeros((2, 3)), np.zeros((3, 3)), **kwargs)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("distance", ["dcr", "gower"])
+def test_max_distance_equals_filtered_search(
+    distance: str, weighted: bool, rng: np.random.Generator
+) -> None:
+    # rows at most max_distance away, nearest first; numba equals numpy bit for bit
+    query, reference = _table(rng, 120, nan=0.05), _table(rng, 300, nan=0.05)
+    weights = np.array([2.0, 0.5, 1.0, 0.3, 1.7]) if weighted else None
+    full = nearest_neighbors(
+        query, reference, k=300, distance=distance, backend="numpy", weights=weights
+    )  # type: ignore[arg-type]
+    radius = full.distances[:, 4].copy()  # ties at the radius are kept
+    radius[::7] = 0.0
+    radius[::11] = -1.0  # nothing
+    for backend in BACKENDS:
+        got = nearest_neighbors(
+            query,
+            reference,
+            k=6,
+            distance=distance,
+            backend=backend,
+            weights=weights,
+            max_distance=radius,
+        )  # type: ignore[arg-type]
+        want_d = full.distances[:, :6].copy()
+        want_i = full.indices[:, :6].copy()
+        outside = ~(want_d <= radius[:, None])
+        want_d[outside], want_i[outside] = np.inf, -1
+        np.testing.assert_array_equal(got.distances, want_d)
+        np.testing.assert_array_equal(got.indices, want_i)
+
+
+def test_bad_max_distance() -> None:
+    with pytest.raises(ParameterError, match="one distance per query row"):
+        nearest_neighbors(np.zeros((2, 1)), np.zeros((3, 1)), max_distance=np.ones(3))

@@ -398,6 +398,17 @@ def test_report_package_exports_what_it_lists() -> None:
     assert synthrisk.render_html is render_html
 
 
+def test_report_verdict_module_is_the_verdict_layer() -> None:
+    import synthrisk.report.verdict
+    import synthrisk.verdict
+
+    assert synthrisk.report.verdict.__all__ == synthrisk.verdict.__all__
+    for name in synthrisk.verdict.__all__:
+        assert getattr(synthrisk.report.verdict, name) is getattr(
+            synthrisk.verdict, name
+        )
+
+
 def test_skipped_and_undefined_metrics_show_their_reason() -> None:
     skipped = MetricResult.skipped(
         "nndr",

@@ -130,13 +130,25 @@ class Metric(abc.ABC):
 
     @classmethod
     def param_names(cls) -> list[str]:
-        """Names of the keyword options this metric accepts."""
-        sig = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
-        ]
+        """Names of the keyword options this metric accepts.
+
+        The keyword-only arguments of ``__init__``. A variant that changes a default or
+        adds options passes the rest on with ``**options`` to the class it extends,
+        whose options then count too.
+        """
+        names: list[str] = []
+        for klass in cls.__mro__:
+            if "__init__" not in vars(klass):
+                continue
+            params = inspect.signature(vars(klass)["__init__"]).parameters.values()
+            names += [
+                p.name
+                for p in params
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in names
+            ]
+            if all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in params):
+                break
+        return names
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None) -> Metric:

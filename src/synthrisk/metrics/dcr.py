@@ -136,6 +136,27 @@ def _check_subsample(
     return n_sub, n_iter
 
 
+def _subsample_plan(
+    metric: Metric, n_synthetic: int, context: Context
+) -> tuple[int | None, int, dict[str, Any]]:
+    """``num_rows_subsample``, ``num_iterations`` and the parameters to report.
+
+    A subsample larger than the synthetic table disables subsampling (one iteration on
+    all rows), with a warning.
+    """
+    n_sub = metric.params["num_rows_subsample"]
+    n_iter = metric.params["num_iterations"]
+    params = dict(metric.params)
+    if n_sub is not None and n_sub > n_synthetic:
+        context.warn(
+            f"num_rows_subsample ({n_sub}) is larger than the synthetic table ({n_synthetic} rows); "
+            "subsampling was disabled and one iteration run on all rows."
+        )
+        n_sub, n_iter = None, 1
+        params.update(num_rows_subsample=None, num_iterations=1)
+    return n_sub, n_iter, params
+
+
 def _sample(n: int, size: int | None, rng: np.random.Generator) -> np.ndarray:
     if size is None or size >= n:
         return np.arange(n)
@@ -192,16 +213,7 @@ class DCRBaselineProtection(Metric):
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         level = float(self.params["confidence_level"])
         real, syn = tables.encoded("real"), tables.encoded("synthetic")
-        n_sub = self.params["num_rows_subsample"]
-        n_iter = self.params["num_iterations"]
-        params = dict(self.params)
-        if n_sub is not None and n_sub > syn.n_rows:
-            context.warn(
-                f"num_rows_subsample ({n_sub}) is larger than the synthetic table ({syn.n_rows} rows); "
-                "subsampling was disabled and one iteration run on all rows."
-            )
-            n_sub, n_iter = None, 1
-            params.update(num_rows_subsample=None, num_iterations=1)
+        n_sub, n_iter, params = _subsample_plan(self, syn.n_rows, context)
         if self.params["subsample_real"] and n_sub is not None and n_sub > real.n_rows:
             msg = (
                 f"`num_rows_subsample` ({n_sub}) is larger than the real table ({real.n_rows} rows) "
@@ -370,21 +382,12 @@ class DCROverfittingProtection(Metric):
             tables.encoded("synthetic"),
             tables.encoded("holdout"),
         )
-        n_sub = self.params["num_rows_subsample"]
-        n_iter = self.params["num_iterations"]
-        params = dict(self.params)
         if hold.n_rows < 0.5 * real.n_rows:
             context.warn(
                 f"the holdout ({hold.n_rows} rows) is less than half the size of the real table "
                 f"({real.n_rows} rows); the comparison favours 'closer to real'."
             )
-        if n_sub is not None and n_sub > syn.n_rows:
-            context.warn(
-                f"num_rows_subsample ({n_sub}) is larger than the synthetic table ({syn.n_rows} rows); "
-                "subsampling was disabled and one iteration run on all rows."
-            )
-            n_sub, n_iter = None, 1
-            params.update(num_rows_subsample=None, num_iterations=1)
+        n_sub, n_iter, params = _subsample_plan(self, syn.n_rows, context)
         if (
             self.params["subsample_real"]
             and n_sub is not None

@@ -196,6 +196,8 @@ def nearest_neighbors(
     missing: MissingRule = "mismatch",
     arithmetic: Arithmetic = "exact",
     progress: Callable[[int], None] | None = None,
+    weights: FloatArray | None = None,
+    max_distance: FloatArray | None = None,
 ) -> Neighbors:
     """Exact k nearest reference rows of every query row.
 
@@ -231,6 +233,14 @@ def nearest_neighbors(
         ai-privacy-toolkit) breaks them. ``"exact"`` sums squared differences.
     progress : callable, default=None
         Called with the number of query rows finished after each block.
+    weights : ndarray of shape (n_numeric + n_categorical,), default=None
+        ``dcr`` and ``gower`` with the numpy, numba or dask backend: each column's
+        term is multiplied by its weight (numeric columns first, then categorical
+        ones, as in :class:`EncodedTable`); the divisor is unchanged.
+    max_distance : ndarray of shape (n_query,), default=None
+        ``dcr`` and ``gower`` with the numpy or numba backend: only reference rows at
+        most this far from each query row (fewer than k: the remaining slots hold
+        distance inf and index -1). The search prunes with it from the start.
 
     Returns
     -------
@@ -239,6 +249,9 @@ def nearest_neighbors(
     """
     if hasattr(query, "partitions") or hasattr(reference, "partitions"):
         # a table partitioned on a Dask cluster (synthrisk.schema.partitioned)
+        if weights is not None or max_distance is not None:
+            msg = "`weights` and `max_distance` need tables in memory, not partitioned ones."
+            raise ParameterError(msg)
         from synthrisk.neighbors.dask_backend import kneighbors_tables
 
         k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
@@ -271,11 +284,29 @@ def nearest_neighbors(
     spec, q_num, r_num = distance_spec(
         distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
     )
+    if weights is not None:
+        spec = spec.weighted(
+            weights, distance, n_numeric=q_num.shape[1], n_categorical=q_cat.shape[1]
+        )
     name = get_config().backend if backend is None else backend
     check_option(name, name="backend", allowed=get_args(Backend))
     check_option(arithmetic, name="arithmetic", allowed=get_args(Arithmetic))
     if name == "auto":
         name = "numba"
+    if weights is not None and name == "torch":
+        msg = "`weights` need the numpy, numba or dask backend; got backend='torch'."
+        raise ParameterError(msg)
+    bounded = {} if max_distance is None else {"radius": max_distance}
+    if max_distance is not None and (
+        distance == "euclidean"
+        or name in ("dask", "torch")
+        or np.shape(max_distance) != (q_num.shape[0],)
+    ):
+        msg = (
+            "`max_distance` needs one distance per query row, distance 'dcr' or 'gower' and "
+            f"the numpy or numba backend; got shape {np.shape(max_distance)}, {distance!r}, {name!r}."
+        )
+        raise ParameterError(msg)
     if arithmetic != "exact" and (distance != "euclidean" or name != "numba"):
         msg = (
             f"`arithmetic={arithmetic!r}` applies to `distance='euclidean'` with the numba "
@@ -301,5 +332,6 @@ def nearest_neighbors(
         k=k,
         working_memory=working_memory,
         progress=progress,
+        **bounded,
     )
     return Neighbors(distances=distances, indices=indices)

@@ -2,12 +2,15 @@
 """Multi-core numba neighbour search with exact pruning.
 
 The reference rows are grouped by their categorical codes. For one query row, the
-number of categorical mismatches with every group is a lower bound of the distance
-to all rows of that group (each mismatch costs exactly 1 and every other term is
-non-negative). Groups are visited in increasing order of that bound, a row's running
-sum is abandoned as soon as it can no longer enter the top k, and the scan stops
-once the bound itself is too large. All of this is exact: the result is identical,
-bit for bit and index for index, to the numpy backend (ties to the lowest index).
+(weighted) number of categorical mismatches with every group is a lower bound of the
+distance to all rows of that group (each mismatch costs exactly its column's weight,
+1 unless weights are given, and every other term is non-negative). Groups are
+visited in increasing order of that bound (buckets of it: exact counts without
+weights), a row's running sum is abandoned as soon as it can no longer enter the top
+k, and the scan stops once the smallest bound left is too large. Query rows are
+visited sorted by their codes, so the bounds and buckets of one code combination are
+computed once for all its rows. All of this is exact: the result is identical, bit
+for bit and index for index, to the numpy backend (ties to the lowest index).
 
 No n × m matrix is ever built: memory is O(n_reference) per thread.
 """
@@ -24,7 +27,7 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["group_reference", "kneighbors"]
+__all__ = ["group_reference", "kneighbors", "query_order"]
 
 
 def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
@@ -54,12 +57,163 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     return np.ascontiguousarray(group_codes, dtype=np.int64), group_start, order
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _find_group(codes, i, group_codes):  # pragma: no cover - compiled
+    """Position of query row ``i``'s codes among the sorted group codes, or -1."""
+    n_cat = codes.shape[1]
+    lo = 0
+    hi = group_codes.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        cmp = 0
+        for c in range(n_cat):
+            a = group_codes[mid, c]
+            b = codes[i, c]
+            if a != b:
+                cmp = -1 if a < b else 1
+                break
+        if cmp == 0:
+            return mid
+        if cmp < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _offer(
+    i,
+    t,
+    j,
+    start_acc,
+    q_num,
+    r_num_sorted,
+    scale,
+    indicator,
+    clip,
+    nan_one,
+    nan_both,
+    power,
+    num_w,
+    k,
+    best,
+    best_i,
+    is_nan,
+    filled,
+    worst,
+    worst_i,
+):  # pragma: no cover - compiled
+    """Offer reference row ``j`` (stored at ``r_num_sorted[t]``) to query ``i``'s top k."""
+    acc = start_acc
+    # until k rows are found, worst is the query's radius (inf without one)
+    if acc > worst or (acc == worst and j > worst_i):
+        return filled, worst, worst_i
+    for f in range(q_num.shape[1]):
+        x = q_num[i, f]
+        y = r_num_sorted[t, f]
+        x_nan = math.isnan(x)
+        y_nan = math.isnan(y)
+        if x_nan or y_nan:
+            term = nan_both if (x_nan and y_nan) else nan_one
+        else:
+            diff = abs(x - y)
+            if indicator[f]:
+                term = 1.0 if diff > 0 else 0.0
+            else:
+                term = diff / scale[f]
+                if clip and term > 1.0:
+                    term = 1.0
+            if power == 2:
+                term = term * term
+        acc += term * num_w[f]
+        if acc > worst or (acc == worst and j > worst_i):
+            return filled, worst, worst_i
+    nan_acc = math.isnan(acc)
+    key = np.inf if nan_acc else acc
+    if filled < k and key > worst:  # a missing distance, beyond a finite radius
+        return filled, worst, worst_i
+    if filled < k:
+        pos = filled
+        filled += 1
+    elif key < worst or (key == worst and j < worst_i):
+        pos = k - 1
+    else:
+        return filled, worst, worst_i
+    while pos > 0 and (
+        best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
+    ):
+        best[pos] = best[pos - 1]
+        best_i[pos] = best_i[pos - 1]
+        is_nan[pos] = is_nan[pos - 1]
+        pos -= 1
+    best[pos] = key
+    best_i[pos] = j
+    is_nan[pos] = nan_acc
+    if filled == k:
+        worst = best[k - 1]
+        worst_i = best_i[k - 1]
+    return filled, worst, worst_i
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _scan_group(
+    i,
+    g,
+    start_acc,
+    q_num,
+    r_num_sorted,
+    order,
+    group_start,
+    scale,
+    indicator,
+    clip,
+    nan_one,
+    nan_both,
+    power,
+    num_w,
+    k,
+    best,
+    best_i,
+    is_nan,
+    filled,
+    worst,
+    worst_i,
+):  # pragma: no cover - compiled
+    """Offer every row of group ``g`` to query ``i``'s top k; returns the new heap state."""
+    for t in range(group_start[g], group_start[g + 1]):
+        filled, worst, worst_i = _offer(
+            i,
+            t,
+            order[t],
+            start_acc,
+            q_num,
+            r_num_sorted,
+            scale,
+            indicator,
+            clip,
+            nan_one,
+            nan_both,
+            power,
+            num_w,
+            k,
+            best,
+            best_i,
+            is_nan,
+            filled,
+            worst,
+            worst_i,
+        )
+    return filled, worst, worst_i
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _knn_kernel(
     q_num,
     q_cat,
     r_num_sorted,
     order,
+    group_codes,
     group_codes_t,
     group_start,
     scale,
@@ -69,111 +223,145 @@ def _knn_kernel(
     nan_both,
     power,
     divisor,
+    num_w,
+    cat_w,
+    min_cat_w,
+    inv_width,
+    n_buckets,
     k,
+    radius,
     out_d,
     out_i,
 ):  # pragma: no cover - compiled
     n_query = q_num.shape[0]
-    n_num = q_num.shape[1]
     n_cat = q_cat.shape[1]
     n_groups = group_start.shape[0] - 1
     n_chunks = min(n_query, 64)
     for chunk in numba.prange(n_chunks):
         lo = chunk * n_query // n_chunks
         hi = (chunk + 1) * n_query // n_chunks
-        mismatches = np.empty(n_groups, dtype=np.int32)
-        bucket_start = np.empty(n_cat + 2, dtype=np.int64)
+        bound = np.empty(n_groups)
+        bucket_of = np.empty(n_groups, dtype=np.int64)
+        bucket_start = np.empty(n_buckets + 1, dtype=np.int64)
+        suffix_min = np.empty(n_buckets + 1)
         by_bucket = np.empty(n_groups, dtype=np.int64)
         best = np.empty(k)
         best_i = np.empty(k, dtype=np.int64)
         is_nan = np.empty(k, dtype=np.bool_)
+        own = -1
+        ready = False
         for i in range(lo, hi):
-            # lower bound of every group: its number of categorical mismatches
-            # column by column over contiguous codes: a loop LLVM vectorises
-            mismatches[:] = 0
-            for c in range(n_cat):
-                code = q_cat[i, c]
-                column = group_codes_t[c]
-                for g in range(n_groups):
-                    mismatches[g] += column[g] != code
-            bucket_start[:] = 0
-            for g in range(n_groups):
-                bucket_start[mismatches[g] + 1] += 1
-            for b in range(n_cat + 1):
-                bucket_start[b + 1] += bucket_start[b]
-            for g in range(n_groups):
-                m = mismatches[g]
-                by_bucket[bucket_start[m]] = g
-                bucket_start[m] += 1
-            # bucket_start[b] is now the end of bucket b
+            same = i > lo
+            if same:
+                for c in range(n_cat):
+                    if q_cat[i, c] != q_cat[i - 1, c]:
+                        same = False
+                        break
+            if not same:
+                # queries arrive sorted by codes: the group of equal codes and the
+                # buckets below are shared by all query rows with these codes
+                own = _find_group(q_cat, i, group_codes)
+                ready = False
             filled = 0
-            worst = np.inf
-            worst_i = -1
-            begin = 0
-            for b in range(n_cat + 1):
-                end = bucket_start[b]
-                if filled == k and b > worst:
-                    break
-                for gi in range(begin, end):
-                    g = by_bucket[gi]
-                    for t in range(group_start[g], group_start[g + 1]):
-                        j = order[t]
-                        acc = float(b)
-                        if filled == k and (
-                            acc > worst or (acc == worst and j > worst_i)
-                        ):
+            worst = radius[i]
+            worst_i = _NO_ROW
+            if own >= 0:
+                # the group with the query's own codes first: every other group is
+                # at least min_cat_w away, which often ends the search right here
+                filled, worst, worst_i = _scan_group(
+                    i,
+                    own,
+                    0.0,
+                    q_num,
+                    r_num_sorted,
+                    order,
+                    group_start,
+                    scale,
+                    indicator,
+                    clip,
+                    nan_one,
+                    nan_both,
+                    power,
+                    num_w,
+                    k,
+                    best,
+                    best_i,
+                    is_nan,
+                    filled,
+                    worst,
+                    worst_i,
+                )
+            if not (worst < min_cat_w) and n_groups > (1 if own >= 0 else 0):
+                if not ready:
+                    # lower bound of every group: its weighted categorical
+                    # mismatches, column by column over contiguous codes (a loop
+                    # LLVM vectorises), then a counting sort into buckets of it
+                    bound[:] = 0.0
+                    for c in range(n_cat):
+                        code = q_cat[i, c]
+                        column = group_codes_t[c]
+                        weight = cat_w[c]
+                        for g in range(n_groups):
+                            if column[g] != code:
+                                bound[g] += weight
+                    bucket_start[:] = 0
+                    suffix_min[:] = np.inf
+                    for g in range(n_groups):
+                        b = min(int(bound[g] * inv_width), n_buckets - 1)
+                        bucket_of[g] = b
+                        bucket_start[b + 1] += 1
+                        if bound[g] < suffix_min[b]:
+                            suffix_min[b] = bound[g]
+                    for b in range(n_buckets):
+                        bucket_start[b + 1] += bucket_start[b]
+                    for b in range(n_buckets - 2, -1, -1):
+                        if suffix_min[b + 1] < suffix_min[b]:
+                            suffix_min[b] = suffix_min[b + 1]
+                    for g in range(n_groups):
+                        b = bucket_of[g]
+                        by_bucket[bucket_start[b]] = g
+                        bucket_start[b] += 1
+                    # bucket_start[b] is now the end of bucket b
+                    ready = True
+                begin = 0
+                for b in range(n_buckets):
+                    end = bucket_start[b]
+                    # every group from bucket b on is at least suffix_min[b] away
+                    if suffix_min[b] > worst:
+                        break
+                    for gi in range(begin, end):
+                        g = by_bucket[gi]
+                        if g == own or bound[g] > worst:
                             continue
-                        pruned = False
-                        for f in range(n_num):
-                            x = q_num[i, f]
-                            y = r_num_sorted[t, f]
-                            x_nan = math.isnan(x)
-                            y_nan = math.isnan(y)
-                            if x_nan or y_nan:
-                                term = nan_both if (x_nan and y_nan) else nan_one
-                            else:
-                                diff = abs(x - y)
-                                if indicator[f]:
-                                    term = 1.0 if diff > 0 else 0.0
-                                else:
-                                    term = diff / scale[f]
-                                    if clip and term > 1.0:
-                                        term = 1.0
-                                if power == 2:
-                                    term = term * term
-                            acc += term
-                            if filled == k and (
-                                acc > worst or (acc == worst and j > worst_i)
-                            ):
-                                pruned = True
-                                break
-                        if pruned:
-                            continue
-                        nan_acc = math.isnan(acc)
-                        key = np.inf if nan_acc else acc
-                        if filled < k:
-                            pos = filled
-                            filled += 1
-                        elif key < worst or (key == worst and j < worst_i):
-                            pos = k - 1
-                        else:
-                            continue
-                        while pos > 0 and (
-                            best[pos - 1] > key
-                            or (best[pos - 1] == key and best_i[pos - 1] > j)
-                        ):
-                            best[pos] = best[pos - 1]
-                            best_i[pos] = best_i[pos - 1]
-                            is_nan[pos] = is_nan[pos - 1]
-                            pos -= 1
-                        best[pos] = key
-                        best_i[pos] = j
-                        is_nan[pos] = nan_acc
-                        if filled == k:
-                            worst = best[k - 1]
-                            worst_i = best_i[k - 1]
-                begin = end
+                        filled, worst, worst_i = _scan_group(
+                            i,
+                            g,
+                            bound[g],
+                            q_num,
+                            r_num_sorted,
+                            order,
+                            group_start,
+                            scale,
+                            indicator,
+                            clip,
+                            nan_one,
+                            nan_both,
+                            power,
+                            num_w,
+                            k,
+                            best,
+                            best_i,
+                            is_nan,
+                            filled,
+                            worst,
+                            worst_i,
+                        )
+                    begin = end
             for t in range(k):
+                if t >= filled:
+                    out_d[i, t] = np.inf
+                    out_i[i, t] = -1
+                    continue
                 if is_nan[t]:
                     out_d[i, t] = np.nan
                 elif power == 2:
@@ -181,6 +369,30 @@ def _knn_kernel(
                 else:
                     out_d[i, t] = best[t] / divisor
                 out_i[i, t] = best_i[t]
+
+
+#: index that loses every tie: rows at exactly the radius are kept
+_NO_ROW = 2**62
+
+#: buckets of the weighted lower bound per categorical column (unweighted: exact counts)
+_BUCKETS_PER_COLUMN = 8
+
+
+def _bucketing(cat_w: FloatArray, weighted: bool) -> tuple[float, int]:
+    """``(1 / bucket width, number of buckets)`` of the categorical lower bound."""
+    n_cat = cat_w.shape[0]
+    if not weighted:
+        return 1.0, n_cat + 1
+    n_buckets = _BUCKETS_PER_COLUMN * n_cat + 1
+    total = float(cat_w.sum())
+    return ((n_buckets - 1) / total if total > 0 else 0.0), n_buckets
+
+
+def query_order(q_cat: IntArray) -> IntArray:
+    """Query row positions sorted by their categorical codes (stable)."""
+    if q_cat.shape[1] == 0 or q_cat.shape[0] < 2:
+        return np.arange(q_cat.shape[0], dtype=np.int64)
+    return np.lexsort(q_cat.T[::-1]).astype(np.int64)
 
 
 def kneighbors(
@@ -193,14 +405,23 @@ def kneighbors(
     k: int,
     working_memory: float | None,
     progress: Callable[[int], None] | None = None,
+    radius: FloatArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, lowest index first among ties."""
+    """k nearest reference rows of every query row, lowest index first among ties.
+
+    With ``radius`` (one distance per query row), only rows at most that far: the
+    slots left over hold distance inf and index -1.
+    """
     n_query = q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
     group_codes, group_start, order = group_reference(r_cat)
+    group_codes32 = np.ascontiguousarray(group_codes, dtype=np.int32)
     group_codes_t = np.ascontiguousarray(group_codes.T, dtype=np.int32)
-    q_cat = q_cat.astype(np.int32)
+    perm = query_order(q_cat)
+    sum_radius = np.ascontiguousarray(spec.sum_radius(radius, n_query)[perm])
+    q_num = np.ascontiguousarray(q_num[perm])
+    q_cat = np.ascontiguousarray(q_cat[perm], dtype=np.int32)
     r_num_sorted = np.ascontiguousarray(r_num[order])
     # blocks bound the progress granularity and the per-block output buffers
     step = rows_per_block(
@@ -211,6 +432,17 @@ def kneighbors(
     step = min(step, max(512, -(-n_query // 40)))
     scale = np.ascontiguousarray(spec.scale, dtype=np.float64)
     indicator = np.ascontiguousarray(spec.indicator, dtype=np.bool_)
+    num_w = np.ascontiguousarray(
+        np.ones(q_num.shape[1]) if spec.weights is None else spec.weights,
+        dtype=np.float64,
+    )
+    cat_w = np.ascontiguousarray(
+        np.ones(q_cat.shape[1]) if spec.cat_weights is None else spec.cat_weights,
+        dtype=np.float64,
+    )
+    inv_width, n_buckets = _bucketing(cat_w, spec.cat_weights is not None)
+    out_d = np.empty((n_query, k), dtype=np.float64)
+    out_i = np.empty((n_query, k), dtype=np.int64)
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
         _knn_kernel(
@@ -218,6 +450,7 @@ def kneighbors(
             q_cat[start:stop],
             r_num_sorted,
             order,
+            group_codes32,
             group_codes_t,
             group_start,
             scale,
@@ -227,10 +460,18 @@ def kneighbors(
             float(spec.nan_both),
             spec.power,
             float(spec.divisor),
+            num_w,
+            cat_w,
+            float(cat_w.min(initial=np.inf)),
+            inv_width,
+            n_buckets,
             k,
-            distances[start:stop],
-            indices[start:stop],
+            sum_radius[start:stop],
+            out_d[start:stop],
+            out_i[start:stop],
         )
         if progress is not None:
             progress(stop - start)
-    return distances, indices
+    distances[perm] = out_d
+    indices[perm] = out_i
+    return spec.within(distances, indices, radius)

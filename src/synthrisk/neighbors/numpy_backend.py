@@ -33,7 +33,10 @@ def block_sums(
     """
     acc = np.zeros((q_num.shape[0], r_num.shape[0]), dtype=np.float64)
     for c in range(q_cat.shape[1]):
-        acc += (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
+        mismatch = (q_cat[:, c][:, None] != r_cat[:, c][None, :]).astype(np.float64)
+        if spec.cat_weights is not None:
+            mismatch *= spec.cat_weights[c]
+        acc += mismatch
     for f in range(q_num.shape[1]):
         x = q_num[:, f][:, None]
         y = r_num[:, f][None, :]
@@ -52,6 +55,8 @@ def block_sums(
         term = np.where(
             x_nan & y_nan, spec.nan_both, np.where(x_nan | y_nan, spec.nan_one, term)
         )
+        if spec.weights is not None:
+            term = term * spec.weights[f]
         acc += term
     return acc
 
@@ -84,9 +89,15 @@ def kneighbors(
     k: int,
     working_memory: float | None,
     progress: Callable[[int], None] | None = None,
+    radius: FloatArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, lowest index first among ties."""
+    """k nearest reference rows of every query row, lowest index first among ties.
+
+    With ``radius`` (one distance per query row), only rows at most that far: the
+    slots left over hold distance inf and index -1.
+    """
     n_query, n_ref = q_num.shape[0], r_num.shape[0]
+    sum_radius = spec.sum_radius(radius, n_query)
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
     # about four float64 temporaries of one block row each
@@ -98,6 +109,11 @@ def kneighbors(
         order = np.argsort(key, axis=1, kind="stable")[:, :k]
         indices[block] = order
         distances[block] = finish(np.take_along_axis(sums, order, axis=1), spec)
+        if radius is not None:
+            found = np.take_along_axis(sums, order, axis=1)
+            outside = ~(found <= sum_radius[block][:, None])
+            distances[block][outside] = np.inf
+            indices[block][outside] = -1
         if progress is not None:
             progress(block.stop - block.start)
-    return distances, indices
+    return spec.within(distances, indices, radius)

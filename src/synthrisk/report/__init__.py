@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from synthrisk.report._extract import rates as attack_rates
 from synthrisk.report.html import render_html, render_result_html, write_html
-from synthrisk.report.verdict import (
+from synthrisk.results import register_html_renderers
+from synthrisk.verdict import (
     DEFAULT_THRESHOLDS,
     LEVELS,
     MetricVerdict,
@@ -28,7 +29,6 @@ from synthrisk.report.verdict import (
     judge,
     judge_result,
 )
-from synthrisk.results import register_html_renderers
 
 register_html_renderers(
     result=render_result_html,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -57,19 +57,17 @@ class Plot:
     alt: str
 
 
-def _figure(width: float = 6.4, height: float = 3.2) -> Any:
-    figure_mod = import_optional("matplotlib.figure", extra="report")
-    return figure_mod.Figure(figsize=(width, height), dpi=100, layout="constrained")
-
-
-def _to_data_uri(fig: Any) -> str:
+def _draw(draw: Callable[[Any], None], width: float = 6.4, height: float = 3.2) -> str:
+    """Call ``draw(ax)`` on a new figure in the report's style; the SVG as a data URI."""
     matplotlib = import_optional("matplotlib", extra="report")
+    figure_mod = import_optional("matplotlib.figure", extra="report")
     buffer = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "synthrisk", "svg.fonttype": "path"}):
+    with matplotlib.rc_context(_RC):
+        fig = figure_mod.Figure(figsize=(width, height), dpi=100, layout="constrained")
+        draw(fig.add_subplot())
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode(
-        "ascii"
-    )
+    svg = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f"data:image/svg+xml;base64,{svg}"
 
 
 def _label(name: str) -> str:
@@ -93,10 +91,8 @@ def distance_plot(result: Mapping[str, Any]) -> Plot | None:
     series = {name: values for name, values in series.items() if values.size}
     if not series:
         return None
-    matplotlib = import_optional("matplotlib", extra="report")
-    with matplotlib.rc_context(_RC):
-        fig = _figure()
-        ax = fig.add_subplot()
+
+    def draw(ax: Any) -> None:
         everything = np.concatenate(list(series.values()))
         high = float(np.quantile(everything, 0.995)) if everything.size else 1.0
         high = high if high > 0 else float(everything.max()) or 1.0
@@ -120,7 +116,8 @@ def distance_plot(result: Mapping[str, Any]) -> Plot | None:
         ax.set_ylabel("share of rows")
         ax.set_title("Distance to closest record")
         ax.legend(frameon=False, fontsize=8)
-        src = _to_data_uri(fig)
+
+    src = _draw(draw)
     names = ", ".join(_label(n) for n in series)
     return Plot(
         "distances", "Distance distributions", src, f"Histograms of distances: {names}."
@@ -146,10 +143,8 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
             errors.append(0.0 if error is None else float(error))
     if not values:
         return None
-    matplotlib = import_optional("matplotlib", extra="report")
-    with matplotlib.rc_context(_RC):
-        fig = _figure(6.4, 0.6 + 0.55 * len(values))
-        ax = fig.add_subplot()
+
+    def draw(ax: Any) -> None:
         ypos = np.arange(len(values))[::-1]
         colors = [_COLORS["real"], _COLORS["random"], _COLORS["holdout"]][: len(values)]
         ax.barh(
@@ -167,7 +162,8 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
         ax.set_xlim(0, 1.15)
         ax.set_xlabel("success rate (Wilson estimate ± error)")
         ax.set_title("Attack success rates")
-        src = _to_data_uri(fig)
+
+    src = _draw(draw, height=0.6 + 0.55 * len(values))
     alt = "; ".join(
         f"{lab}: {v:.3f} ± {e:.3f}"
         for lab, v, e in zip(labels, values, errors, strict=True)
@@ -182,11 +178,9 @@ def roc_plot(result: Mapping[str, Any]) -> Plot | None:
     roc = find_roc(result)
     if roc is None:
         return None
-    matplotlib = import_optional("matplotlib", extra="report")
     auc = roc["auc"]
-    with matplotlib.rc_context(_RC):
-        fig = _figure(4.2, 3.6)
-        ax = fig.add_subplot()
+
+    def draw(ax: Any) -> None:
         label = "attack" if auc is None else f"attack (AUC {auc:.3f})"
         ax.plot(
             roc["fpr"], roc["tpr"], color=_COLORS["real"], linewidth=1.8, label=label
@@ -205,7 +199,8 @@ def roc_plot(result: Mapping[str, Any]) -> Plot | None:
         ax.set_ylabel("true positive rate")
         ax.set_title("ROC of the membership attack")
         ax.legend(frameon=False, loc="lower right", fontsize=8)
-        src = _to_data_uri(fig)
+
+    src = _draw(draw, 4.2, 3.6)
     auc_text = "" if auc is None else f" AUC {auc:.3f}."
     return Plot(
         "roc", "ROC curve", src, f"ROC curve with {len(roc['fpr'])} points.{auc_text}"
@@ -221,10 +216,8 @@ def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
     }
     if not series:
         return None
-    matplotlib = import_optional("matplotlib", extra="report")
-    with matplotlib.rc_context(_RC):
-        fig = _figure()
-        ax = fig.add_subplot()
+
+    def draw(ax: Any) -> None:
         bins = np.linspace(0.0, 1.0, 21)
         for i, (name, values) in enumerate(series.items()):
             color = [_COLORS["real"], _COLORS["other"], _COLORS["holdout"]][i % 3]
@@ -242,7 +235,8 @@ def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
         ax.set_ylabel("real rows")
         ax.set_title("Per-record risk of real rows")
         ax.legend(frameon=False, fontsize=8)
-        src = _to_data_uri(fig)
+
+    src = _draw(draw)
     names = ", ".join(_label(n) for n in series)
     return Plot(
         "record_risk",
@@ -268,10 +262,8 @@ def columns_plot(result: Mapping[str, Any]) -> Plot | None:
         highs.append(float(ci[1]) - float(entry["effect"]))
     if not names:
         return None
-    matplotlib = import_optional("matplotlib", extra="report")
-    with matplotlib.rc_context(_RC):
-        fig = _figure(6.4, 0.6 + 0.3 * len(names))
-        ax = fig.add_subplot()
+
+    def draw(ax: Any) -> None:
         ypos = np.arange(len(names))[::-1]
         ax.barh(
             ypos,
@@ -288,7 +280,8 @@ def columns_plot(result: Mapping[str, Any]) -> Plot | None:
             "success on training people minus on holdout people (95 % interval)"
         )
         ax.set_title("Which columns leak: excess over the holdout per secret column")
-        src = _to_data_uri(fig)
+
+    src = _draw(draw, height=0.6 + 0.3 * len(names))
     alt = "; ".join(f"{n}: {v:+.3f}" for n, v in zip(names, values, strict=True))
     return Plot(
         "columns",

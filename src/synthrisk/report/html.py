@@ -36,8 +36,8 @@ from synthrisk.report._extract import (
     real_records,
 )
 from synthrisk.report._plots import plots_for
-from synthrisk.report.verdict import MetricVerdict, Thresholds, Verdict, judge
 from synthrisk.results import EvaluationReport, MetricResult
+from synthrisk.verdict import MetricVerdict, Thresholds, Verdict, judge
 
 __all__ = ["render_html", "render_result_html", "write_html"]
 
@@ -598,7 +598,7 @@ def render_result_html(
     result: MetricResult, *, thresholds: Thresholds | None = None
 ) -> str:
     """A small HTML card for one result (Jupyter's ``_repr_html_``)."""
-    from synthrisk.report.verdict import judge_result
+    from synthrisk.verdict import judge_result
 
     verdict = judge_result(result, thresholds)
     view = _result_view(

@@ -1,32 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The verdict layer lives in :mod:`synthrisk.verdict`; the report only reads it."""
+"""The verdict layer lives in :mod:`synthrisk.verdict`; the report only reads it.
+
+This module is kept for code that imports the verdict from here: it re-exports every
+public name of :mod:`synthrisk.verdict`.
+"""
 
 from __future__ import annotations
 
-from synthrisk.verdict import (
-    DEFAULT_THRESHOLDS,
-    DEFAULT_TOLERANCES,
-    LEVELS,
-    Level,
-    MetricVerdict,
-    Threshold,
-    Thresholds,
-    Verdict,
-    check_fail_on,
-    judge,
-    judge_result,
-)
-
-__all__ = [
-    "DEFAULT_THRESHOLDS",
-    "DEFAULT_TOLERANCES",
-    "LEVELS",
-    "Level",
-    "MetricVerdict",
-    "Threshold",
-    "Thresholds",
-    "Verdict",
-    "check_fail_on",
-    "judge",
-    "judge_result",
-]
+from synthrisk.verdict import *  # noqa: F403 - the names listed in synthrisk.verdict.__all__
+from synthrisk.verdict import __all__ as __all__

@@ -387,6 +387,8 @@ def wilson_interval(
 ) -> tuple[float, float] | None:
     """Wilson score interval of a proportion, clipped to [0, 1].
 
+    The interval of :func:`success_rate` (Wilson 1927), as bounds: centre ∓ error.
+
     Parameters
     ----------
     successes : int
@@ -400,11 +402,6 @@ def wilson_interval(
     -------
     tuple of (float, float) or None
         Lower and upper bound; None when ``total`` is 0.
-
-    References
-    ----------
-    E. B. Wilson (1927), "Probable inference, the law of succession, and statistical
-    inference", JASA 22, 209-212.
 
     Examples
     --------

@@ -13,14 +13,20 @@ import pytest
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.attacks._common import (
+    attack_neighbors,
+    attack_outcome,
+    attack_sizes,
     cap_attacks,
     check_compat,
+    check_not_excluded,
     datetimes_as_categories,
     gower_neighbors,
     shared_scale,
 )
 from synthrisk.neighbors import nearest_neighbors
+from synthrisk.results import RecordScores
 from synthrisk.schema import prepare_tables
+from synthrisk.stats.intervals import estimate_attack
 
 DATA = Path(__file__).parents[1] / "data"
 GOLDENS = json.loads((DATA / "anonymeter_goldens.json").read_text())
@@ -135,3 +141,92 @@ def test_cap_attacks_records_a_warning() -> None:
     assert warnings == [
         "`n_attacks` (50) is larger than the holdout table (10 rows); 10 holdout rows were attacked instead."
     ]
+
+
+def test_attack_sizes_default_to_the_holdout_and_cap_to_each_table() -> None:
+    real = pd.DataFrame({"x": np.arange(10.0)})
+    tables = prepare_tables(real, real, real.iloc[:4])
+    warnings: list[str] = []
+    assert attack_sizes(tables, None, warnings=warnings) == (4, 4, 4)
+    assert warnings == []
+    assert attack_sizes(tables, 6, warnings=warnings) == (6, 6, 4)
+    assert warnings == [
+        "`n_attacks` (6) is larger than the holdout table (4 rows); 4 holdout rows were attacked instead."
+    ]
+    no_holdout = prepare_tables(real, real)
+    assert attack_sizes(no_holdout, None, warnings=[]) == (10, 10, None)
+    assert attack_sizes(no_holdout, 12, warnings=[]) == (12, 10, None)
+
+
+def test_attack_outcome_breakdown_order_warnings_and_undefined_risk() -> None:
+    records = {"r": RecordScores("real", np.arange(2), np.ones(2), "")}
+    context = Context()
+    estimate = estimate_attack(n_success=30, n_attacks=100, n_baseline=5, n_control=10)
+    outcome = attack_outcome(
+        estimate,
+        context,
+        attack="test attack",
+        details={"mode": "x"},
+        records=records,
+        run_warnings=["from the run"],
+        value_keys=("mode",),
+    )
+    risk = estimate.risk()
+    assert outcome.score == risk.value
+    assert outcome.ci == risk.ci
+    assert list(outcome.breakdown) == [*estimate.to_dict(), "petsard", "mode"]
+    assert outcome.records is records
+    assert outcome.value_keys == ("mode",)
+    assert context.warnings == ["from the run"]
+    # a control attack that always succeeds: the risk is undefined, and said so
+    always = estimate_attack(
+        n_success=3, n_attacks=3, n_baseline=0, n_control=3, confidence_level=0
+    )
+    undefined = attack_outcome(
+        always, context, attack="test attack", details={}, records={}
+    )
+    assert undefined.score is None
+    assert undefined.ci is None
+    assert "the control test attack succeeded every time" in context.warnings[-1]
+
+
+def test_check_not_excluded_names_the_option_and_the_columns() -> None:
+    frame = pd.DataFrame({"person_id": [1, 2, 3], "x": [1.0, 2.0, 3.0]})
+    tables = prepare_tables(
+        frame, frame, metadata={"columns": {"person_id": {"kind": "id"}}}
+    )
+    check_not_excluded(tables, ["x", "unknown"], name="aux_cols")
+    with pytest.raises(
+        ParameterError,
+        match=r"`aux_cols\[1\]` names columns excluded from the metrics \(id, pii or text\): "
+        r"\['person_id'\]\. Leave them out\.$",
+    ):
+        check_not_excluded(
+            tables, ["person_id", "x"], name="aux_cols[1]", remedy="Leave them out."
+        )
+
+
+def test_attack_neighbors_compat_compares_datetimes_as_categories() -> None:
+    days = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-09"])
+    tables = prepare_tables(
+        pd.DataFrame({"day": days[[0]]}), pd.DataFrame({"day": days[[2, 1]]})
+    )
+    query, reference = tables.encoded("real"), tables.encoded("synthetic")
+
+    def nearest(compat: str | None, seed: int) -> tuple[int, ...]:
+        rows = attack_neighbors(
+            tables,
+            query,
+            reference,
+            k=2,
+            compat=compat,
+            rng=np.random.default_rng(seed),
+            context=Context(),
+            description="",
+        )
+        return tuple(rows[0].tolist())
+
+    # synthrisk's distance: the day one day away is nearer than the one eight days away
+    assert {nearest(None, seed) for seed in range(20)} == {(1, 0)}
+    # Anonymeter's: two different days are equally far (categories), ties at random
+    assert {nearest("anonymeter-1.1", seed) for seed in range(20)} == {(0, 1), (1, 0)}

@@ -34,6 +34,7 @@ from synthrisk.metrics.attacks._size_correction import (
 )
 from synthrisk.metrics.attacks.singling_out import (
     SinglingOutAttack,
+    SinglingOutUnivariateRisk,
     singling_out_attack,
 )
 from synthrisk.schema import prepare_tables
@@ -429,6 +430,24 @@ def test_evaluate_runs_singling_out_by_default_with_a_holdout() -> None:
 def test_bad_parameters(kwargs: dict, match: str) -> None:
     with pytest.raises(ParameterError, match=match):
         SinglingOutRisk(**kwargs)
+
+
+def test_univariate_variant_takes_every_option_of_singling_out() -> None:
+    assert SinglingOutUnivariateRisk.param_names() == SinglingOutRisk.param_names()
+    metric = SinglingOutUnivariateRisk.from_params({"n_attacks": 7, "compat": None})
+    assert metric.params == {
+        **SinglingOutRisk(n_attacks=7).params,
+        "mode": "univariate",
+    }
+    assert (
+        SinglingOutUnivariateRisk(mode="multivariate").params["mode"] == "multivariate"
+    )
+    with pytest.raises(ParameterError, match="`n_cols` must be an integer >= 1"):
+        SinglingOutUnivariateRisk(n_cols=0)
+    with pytest.raises(
+        ParameterError, match=r"has no parameter\(s\) \['n_neighbors'\]"
+    ):
+        SinglingOutUnivariateRisk.from_params({"n_neighbors": 2})
 
 
 def test_n_cols_larger_than_the_usable_columns() -> None:

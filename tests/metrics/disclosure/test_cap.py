@@ -599,6 +599,32 @@ def test_estimate_is_seeded_and_averages_cap_before_dividing(
     assert np.all(np.diff(record.index) > 0)
 
 
+def test_estimate_takes_the_options_of_disclosure_protection() -> None:
+    names = DisclosureProtectionEstimate.param_names()
+    assert names == [
+        "num_rows_subsample",
+        "num_iterations",
+        *DisclosureProtection.param_names(),
+    ]
+    metric = DisclosureProtectionEstimate.from_params(
+        {
+            "known_column_names": ["k"],
+            "sensitive_column_names": ["s"],
+            "num_iterations": 3,
+        }
+    )
+    plain = DisclosureProtection(known_column_names=["k"], sensitive_column_names=["s"])
+    assert metric.params == {
+        **plain.params,
+        "num_rows_subsample": 1000,
+        "num_iterations": 3,
+    }
+    with pytest.raises(ParameterError, match="`num_discrete_bins` must be an integer"):
+        DisclosureProtectionEstimate(
+            known_column_names=["k"], sensitive_column_names=["s"], num_discrete_bins=0
+        )
+
+
 def test_estimate_subsample_larger_than_one_table_warns() -> None:
     real = pd.DataFrame({"k": list("abab" * 10), "s": list("xyyx" * 10)})
     syn = real.iloc[:20]

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from synthrisk import (
     DOMIAS,
@@ -13,8 +17,11 @@ from synthrisk import (
     MembershipKnnProbabilities,
     MonteCarloMembership,
 )
-from synthrisk.metrics.membership.density import _KDE
+from synthrisk.metrics.membership.density import _KDE, _prior_logpdf
 from synthrisk.stats.mia import auc_control
+from synthrisk.stats.ranking import ranking_scores
+
+DATA = Path(__file__).parents[1] / "data"
 
 
 def _population(seed: int, n: int) -> pd.DataFrame:
@@ -90,3 +97,81 @@ def test_knn_attack_reports_low_fpr_and_epsilon(splits) -> None:  # type: ignore
     )
     assert result.breakdown["tpr_at_fpr"]["0.01"] > 0.5
     assert result.breakdown["empirical_epsilon"]["epsilon_low"] > 1.0
+
+
+def test_kde_equals_scipy_gaussian_kde() -> None:
+    rng = np.random.default_rng(5)
+    mixing = rng.normal(size=(5, 5))
+    data = rng.normal(size=(700, 5)) @ mixing
+    points = 1.5 * rng.normal(size=(400, 5)) @ mixing
+    want = stats.gaussian_kde(data.T).logpdf(points.T)
+    for memory in (None, 2**-8):  # one block and many
+        got = _KDE(data).logpdf(points, memory)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("density", ["kde", "prior"])
+def test_goldens_from_synthcity_domias(density: str) -> None:
+    # synthcity 0.2.12 DomiasMIAKDE / DomiasMIAPrior: the densities p_G and p_R at the
+    # attacked rows (all members, then the first 300 population rows; the reference
+    # density is fitted on the last 300), and the AUC of p_G / (p_R + 1e-10)
+    goldens = json.loads((DATA / "synthcity_goldens.json").read_text())[
+        f"domias_{density}"
+    ]
+    members, population, syn = (
+        pd.read_csv(DATA / f"synthcity_domias_{name}.csv").to_numpy()
+        for name in ("members", "population", "synthetic")
+    )
+    points = np.vstack([members, population[:300]])
+    log_g = _KDE(syn).logpdf(points)
+    if density == "kde":
+        log_r = _KDE(population[-300:]).logpdf(points)
+    else:  # synthcity fits the prior on all real rows, members included
+        log_r = _prior_logpdf(np.vstack([members, population]), points)
+    np.testing.assert_allclose(np.exp(log_g), goldens["p_G"], rtol=1e-9, atol=0)
+    np.testing.assert_allclose(np.exp(log_r), goldens["p_R"], rtol=1e-9, atol=0)
+    ratio = np.exp(log_g) / (np.exp(log_r) + 1e-10)
+    auc = ranking_scores(ratio[: len(members)], ratio[len(members) :]).roc_auc
+    assert auc == pytest.approx(goldens["aucroc"], abs=1e-12)
+    # synthrisk ranks by the exact log ratio instead
+    exact = ranking_scores(
+        (log_g - log_r)[: len(members)], (log_g - log_r)[len(members) :]
+    )
+    assert abs(exact.roc_auc - goldens["aucroc"]) < 0.01
+
+
+def test_prior_uses_features_with_ten_or_more_values() -> None:
+    rng = np.random.default_rng(0)
+    reference = np.column_stack(
+        [rng.normal(size=200), rng.integers(0, 9, 200), rng.integers(0, 10, 200)]
+    ).astype(float)
+    points = reference[:5]
+    want = stats.norm.logpdf(
+        points[:, [0, 2]], reference[:, [0, 2]].mean(0), reference[:, [0, 2]].std(0)
+    ).sum(axis=1)
+    np.testing.assert_allclose(_prior_logpdf(reference, points), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("density", ["kde", "prior"])
+def test_goldens_from_the_domias_package(density: str) -> None:
+    # domias 0.0.5 evaluate_performance on the same tables: members dataset[:400],
+    # non-members dataset[400:800], reference dataset[-200:], the prior fitted on all
+    # 1,000 real rows; scores p_G / (p_R + 1e-10)
+    goldens = json.loads((DATA / "domias_goldens.json").read_text())[density]
+    members, population, syn = (
+        pd.read_csv(DATA / f"synthcity_domias_{name}.csv").to_numpy()
+        for name in ("members", "population", "synthetic")
+    )
+    dataset = np.vstack([members, population])
+    points = dataset[:800]
+    p_g = np.exp(_KDE(syn).logpdf(points))
+    if density == "kde":
+        p_r = np.exp(_KDE(dataset[-200:]).logpdf(points))
+    else:
+        p_r = np.exp(_prior_logpdf(dataset, points))
+    np.testing.assert_allclose(p_g, goldens["p_G"], rtol=1e-9, atol=0)
+    np.testing.assert_allclose(p_g / (p_r + 1e-10), goldens["p_rel"], rtol=1e-9, atol=0)
+    ratio = p_g / (p_r + 1e-10)
+    assert ranking_scores(ratio[:400], ratio[400:]).roc_auc == pytest.approx(
+        goldens["aucroc"], abs=1e-12
+    )

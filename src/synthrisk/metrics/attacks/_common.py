@@ -3,9 +3,9 @@
 
 * the ``compat`` option (``None`` = synthrisk's fixed behaviour, or the Anonymeter
   version whose behaviour to reproduce);
-* validation of ``n_attacks`` and ``confidence_level`` and capping of ``n_attacks`` to
-  the size of a table;
-* the result breakdown (rates, risk, counts, PETsARD's view);
+* validation of ``n_attacks`` and of the attacked columns, and capping of
+  ``n_attacks`` to the size of a table;
+* the metric's outcome (risk, rates, counts, PETsARD's view, caveats);
 * nearest-neighbour search with Anonymeter's Gower variant and **random tie-breaking**:
   the reference rows are shuffled (seeded) before the search, so that among equally
   near rows the winner is uniformly random. The engine itself gives ties to the lowest
@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -25,26 +25,25 @@ import numpy as np
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._base import Context
+from synthrisk.metrics._base import Context, Outcome
 from synthrisk.neighbors import nearest_neighbors
+from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.intervals import (
-    AttackEstimate,
-    PrivacyRisk,
-    check_confidence_level,
-)
+from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = [
     "Compat",
-    "attack_breakdown",
+    "attack_neighbors",
+    "attack_outcome",
+    "attack_sizes",
     "cap_attacks",
     "check_compat",
-    "check_confidence_level",
     "check_n_attacks",
+    "check_not_excluded",
     "datetimes_as_categories",
+    "default_attacks",
     "gower_neighbors",
-    "score_and_ci",
     "shared_scale",
 ]
 
@@ -70,6 +69,21 @@ def check_n_attacks(value: Any, *, allow_none: bool) -> int | None:
     return check_int(value, name="n_attacks", minimum=1, allow_none=allow_none)
 
 
+def check_not_excluded(
+    tables: Tables,
+    columns: Sequence[str],
+    *,
+    name: str,
+    remedy: str = "Give them another kind in the metadata.",
+) -> None:
+    """Refuse ``columns`` (the option ``name``) that the tables exclude from the metrics."""
+    usable = {c.name for c in tables.schema.modelable}
+    excluded = [c for c in columns if c in tables.schema.names and c not in usable]
+    if excluded:
+        msg = f"`{name}` names columns excluded from the metrics (id, pii or text): {excluded}. {remedy}"
+        raise ParameterError(msg)
+
+
 def cap_attacks(
     n_requested: int, n_available: int, *, table: str, warnings: list[str]
 ) -> int:
@@ -83,21 +97,65 @@ def cap_attacks(
     return n_requested
 
 
-def attack_breakdown(
-    estimate: AttackEstimate, **extra: JSONValue
-) -> dict[str, JSONValue]:
-    """Breakdown of an attack result: risk, rates, counts, PETsARD's view, then ``extra``."""
-    out = estimate.to_dict()
-    out["petsard"] = estimate.petsard()
-    out.update(extra)
-    return out
+def default_attacks(tables: Tables) -> int:
+    """Targets per attack by default: the holdout's size (the real table's without one)."""
+    return len(tables.real) if tables.holdout is None else len(tables.holdout)
 
 
-def score_and_ci(risk: PrivacyRisk) -> tuple[float | None, tuple[float, float] | None]:
-    """The metric's ``score`` and ``ci`` from a risk (None where it is undefined)."""
-    if math.isnan(risk.value):
-        return None, None
-    return risk.value, (risk.ci[0], risk.ci[1])
+def attack_sizes(
+    tables: Tables, n_attacks: int | None, *, warnings: list[str]
+) -> tuple[int, int, int | None]:
+    """Targets requested, and those of the main and the control attack.
+
+    ``n_attacks`` (None: :func:`default_attacks`) is capped, with a warning, to the
+    size of the real table and of the holdout; the control count is None without a
+    holdout.
+    """
+    requested = default_attacks(tables) if n_attacks is None else n_attacks
+    n_main = cap_attacks(requested, len(tables.real), table="real", warnings=warnings)
+    n_control = (
+        None
+        if tables.holdout is None
+        else cap_attacks(
+            requested, len(tables.holdout), table="holdout", warnings=warnings
+        )
+    )
+    return requested, n_main, n_control
+
+
+def attack_outcome(
+    estimate: AttackEstimate,
+    context: Context,
+    *,
+    attack: str,
+    details: Mapping[str, JSONValue],
+    records: dict[str, RecordScores],
+    run_warnings: Sequence[str] = (),
+    params: dict[str, JSONValue] | None = None,
+    value_keys: tuple[str, ...] = (),
+) -> Outcome:
+    """The outcome of an attack metric.
+
+    ``run_warnings`` (the run's caveats) and the estimate's caveats about ``attack``
+    become the result's warnings; ``score`` and ``ci`` are the risk and its interval
+    (None where the risk is undefined); the breakdown holds the risk, rates and counts,
+    PETsARD's view, then ``details``.
+    """
+    for message in (*run_warnings, *estimate.warnings(attack=attack)):
+        context.warn(message)
+    risk = estimate.risk()
+    breakdown = estimate.to_dict()
+    breakdown["petsard"] = estimate.petsard()
+    breakdown.update(details)
+    undefined = math.isnan(risk.value)
+    return Outcome(
+        score=None if undefined else risk.value,
+        breakdown=breakdown,
+        ci=None if undefined else (risk.ci[0], risk.ci[1]),
+        records=records,
+        params=params,
+        value_keys=value_keys,
+    )
 
 
 def shared_scale(tables: Tables, columns: Sequence[str]) -> FloatArray:
@@ -203,3 +261,42 @@ def gower_neighbors(
             progress=advance,
         )
     return perm[nn.indices]
+
+
+def attack_neighbors(
+    tables: Tables,
+    query: EncodedTable,
+    reference: EncodedTable,
+    *,
+    k: int,
+    compat: str | None,
+    rng: np.random.Generator,
+    context: Context,
+    description: str,
+) -> IntArray:
+    """:func:`gower_neighbors` with the distance of an attack.
+
+    Without ``compat``, numeric ranges are those of all the tables
+    (:func:`shared_scale`) and a missing value differs from every value; with it,
+    Anonymeter's distance (datetimes compared as categories, ranges of the rows
+    compared, its rule for missing values).
+    """
+    scale: FloatArray | None = None
+    missing: Literal["mismatch", "anonymeter"] = "anonymeter"
+    if compat is None:
+        scale, missing = shared_scale(tables, query.numeric_names), "mismatch"
+    else:
+        datetime_names = [
+            c.name for c in tables.schema.modelable if c.kind == "datetime"
+        ]
+        query, reference = datetimes_as_categories([query, reference], datetime_names)
+    return gower_neighbors(
+        query,
+        reference,
+        k=k,
+        rng=rng,
+        context=context,
+        scale=scale,
+        missing=missing,
+        description=description,
+    )

@@ -10,7 +10,7 @@ import numpy as np
 
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome
-from synthrisk.metrics.attacks._common import attack_breakdown, score_and_ci
+from synthrisk.metrics.attacks._common import attack_outcome, default_attacks
 from synthrisk.metrics.attacks.inference import (
     ALL_COLUMNS_ATTACKS,
     InferenceAttack,
@@ -39,8 +39,7 @@ def every_column(
     columns = [c.name for c in tables.schema.modelable]
     n_attacks = p["n_attacks"]
     if n_attacks is None:
-        n_side = len(tables.holdout) if tables.holdout is not None else len(tables.real)
-        n_attacks = min(n_side, ALL_COLUMNS_ATTACKS)
+        n_attacks = min(default_attacks(tables), ALL_COLUMNS_ATTACKS)
     level = p["confidence_level"]
     streams = context.rng.spawn(len(columns))
     runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
@@ -111,10 +110,13 @@ def every_column(
     else:
         worst = max(runs, key=lambda c: runs[c][1].risk().value)
     result, estimate = runs[worst]
-    for message in estimate.warnings(attack=f"inference attack on {worst!r}"):
-        context.warn(message)
-    score, ci = score_and_ci(estimate.risk())
-    extra: dict[str, JSONValue] = {}
+    details: dict[str, JSONValue] = {
+        "secret": worst,
+        "aux_cols": [c for c in columns if c != worst],
+        "regression": result.regression,
+        "worst_column": worst,
+        "columns": table,
+    }
     if worst in usable_tests:
         headline = dict(usable_tests[worst])
         headline["p_value"] = adjusted[worst]
@@ -123,16 +125,7 @@ def every_column(
             f"inference success on training minus holdout people, worst of {len(usable_tests)} columns "
             f"({worst!r}; p-value Holm-adjusted across the columns)"
         )
-        extra["holdout_test"] = headline
-    breakdown = attack_breakdown(
-        estimate,
-        secret=worst,
-        aux_cols=[c for c in columns if c != worst],
-        regression=result.regression,
-        worst_column=worst,
-        columns=table,
-        **extra,
-    )
+        details["holdout_test"] = headline
     records = {
         "inferred_real": RecordScores(
             "real",
@@ -145,6 +138,11 @@ def every_column(
     out_params["secret"] = None
     out_params["n_attacks"] = int(n_attacks)
     out_params["columns"] = columns
-    return Outcome(
-        score=score, breakdown=breakdown, ci=ci, records=records, params=out_params
+    return attack_outcome(
+        estimate,
+        context,
+        attack=f"inference attack on {worst!r}",
+        details=details,
+        records=records,
+        params=out_params,
     )

@@ -229,30 +229,6 @@ class QueryBatch:
 
 
 @numba.njit(nogil=True, cache=True)
-def _lower(sorted_col, n_valid, v):  # pragma: no cover - compiled
-    lo, hi = 0, n_valid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if sorted_col[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@numba.njit(nogil=True, cache=True)
-def _upper(sorted_col, n_valid, v):  # pragma: no cover - compiled
-    lo, hi = 0, n_valid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if sorted_col[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@numba.njit(nogil=True, cache=True)
 def _segments(
     sorted_col, n_valid, n_rows, op, v, ne_null
 ):  # pragma: no cover - compiled
@@ -263,18 +239,20 @@ def _segments(
         return 0, n_valid, 0, 0
     if op == 8 or math.isnan(v):
         return 0, 0, 0, 0
+    valid = sorted_col[:n_valid]
+    lower = np.searchsorted(valid, v, side="left")  # first value >= v
+    upper = np.searchsorted(valid, v, side="right")  # first value > v
     if op == 0:
-        return _lower(sorted_col, n_valid, v), _upper(sorted_col, n_valid, v), 0, 0
+        return lower, upper, 0, 0
     if op == 1:
-        end = n_rows if ne_null else n_valid
-        return 0, _lower(sorted_col, n_valid, v), _upper(sorted_col, n_valid, v), end
+        return 0, lower, upper, n_rows if ne_null else n_valid
     if op == 2:
-        return 0, _lower(sorted_col, n_valid, v), 0, 0
+        return 0, lower, 0, 0
     if op == 3:
-        return 0, _upper(sorted_col, n_valid, v), 0, 0
+        return 0, upper, 0, 0
     if op == 4:
-        return _upper(sorted_col, n_valid, v), n_valid, 0, 0
-    return _lower(sorted_col, n_valid, v), n_valid, 0, 0  # op == 5: >=
+        return upper, n_valid, 0, 0
+    return lower, n_valid, 0, 0  # op == 5: >=
 
 
 @numba.njit(nogil=True, cache=True)
@@ -303,10 +281,11 @@ def _holds(x, op, v, ne_null):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _most_selective(
-    qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
-):  # pragma: no cover - compiled
+def _most_selective(table, queries, qi, ne_null):  # pragma: no cover - compiled
     """The term of query ``qi`` matching the fewest rows, with its sorted-value segments."""
+    values, _, sorted_values, n_valid = table
+    q_cols, q_ops, q_vals, q_len = queries
+    n_rows = values.shape[0]
     best_t = -1
     best_size = n_rows + 1
     ba1 = 0
@@ -323,117 +302,88 @@ def _most_selective(
             best_size = size
             best_t = t
             ba1, bb1, ba2, bb2 = a1, b1, a2, b2
-    return best_t, best_size, ba1, bb1, ba2, bb2
+    return best_t, ba1, bb1, ba2, bb2
+
+
+@numba.njit(nogil=True, cache=True)
+def _holds_others(
+    table, queries, qi, skip, row, ne_null
+):  # pragma: no cover - compiled
+    """Whether ``row`` satisfies every predicate of query ``qi`` but term ``skip``."""
+    values = table[0]
+    q_cols, q_ops, q_vals, q_len = queries
+    for t in range(q_len[qi]):
+        if t != skip and not _holds(
+            values[row, q_cols[qi, t]], q_ops[qi, t], q_vals[qi, t], ne_null
+        ):
+            return False
+    return True
+
+
+@numba.njit(nogil=True, cache=True)
+def _match_rows(
+    table, queries, qi, ne_null, cap, out, at, n_keep
+):  # pragma: no cover - compiled
+    """Count the rows matching query ``qi``, up to ``cap``; keep the first ``n_keep``.
+
+    The kept rows are written to ``out[at:at + n_keep]``; returns the count.
+    """
+    n_rows = table[0].shape[0]
+    order = table[1]
+    best_t, a1, b1, a2, b2 = _most_selective(table, queries, qi, ne_null)
+    if best_t < 0:  # an empty conjunction matches every row
+        count = min(n_rows, cap)
+        for row in range(min(count, n_keep)):
+            out[at + row] = row
+        return count
+    column = queries[0][qi, best_t]
+    count = 0
+    for a, b in ((a1, b1), (a2, b2)):
+        for pos in range(a, b):
+            row = order[column, pos]
+            if _holds_others(table, queries, qi, best_t, row, ne_null):
+                if count < n_keep:
+                    out[at + count] = row
+                count += 1
+                if count >= cap:
+                    return count
+    return count
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _count_kernel(
-    values,
-    order,
-    sorted_values,
-    n_valid,
-    q_cols,
-    q_ops,
-    q_vals,
-    q_len,
-    ne_null,
-    cap,
-    out_count,
-    out_first,
+    table, queries, ne_null, cap, out_count, out_first
 ):  # pragma: no cover - compiled
-    n_rows = values.shape[0]
-    for qi in numba.prange(q_cols.shape[0]):
-        best_t, best_size, ba1, bb1, ba2, bb2 = _most_selective(
-            qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
-        )
-        count = 0
-        first = -1
-        if best_t >= 0 and best_size > 0:
-            c0 = q_cols[qi, best_t]
-            for seg in range(2):
-                a = ba1 if seg == 0 else ba2
-                b = bb1 if seg == 0 else bb2
-                for pos in range(a, b):
-                    row = order[c0, pos]
-                    ok = True
-                    for t in range(q_len[qi]):
-                        if t != best_t and not _holds(
-                            values[row, q_cols[qi, t]],
-                            q_ops[qi, t],
-                            q_vals[qi, t],
-                            ne_null,
-                        ):
-                            ok = False
-                            break
-                    if ok:
-                        if count == 0:
-                            first = row
-                        count += 1
-                        if count >= cap:
-                            break
-                if count >= cap:
-                    break
-        elif best_t < 0:  # an empty conjunction matches every row
-            count = min(n_rows, cap)
-            first = 0 if n_rows else -1
-        out_count[qi] = count
-        out_first[qi] = first
+    """``out_count``: matching rows of each query, up to ``cap``; ``out_first``: the first."""
+    for qi in numba.prange(out_count.shape[0]):
+        out_count[qi] = _match_rows(table, queries, qi, ne_null, cap, out_first, qi, 1)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _fill_kernel(
-    values,
-    order,
-    sorted_values,
-    n_valid,
-    q_cols,
-    q_ops,
-    q_vals,
-    q_len,
-    ne_null,
-    offsets,
-    out_rows,
+    table, queries, ne_null, offsets, out_rows
 ):  # pragma: no cover - compiled
-    n_rows = values.shape[0]
-    for qi in numba.prange(q_cols.shape[0]):
-        if offsets[qi + 1] == offsets[qi]:
-            continue
-        best_t, _best_size, ba1, bb1, ba2, bb2 = _most_selective(
-            qi, q_cols, q_ops, q_vals, q_len, sorted_values, n_valid, n_rows, ne_null
-        )
-        at = offsets[qi]
-        if best_t < 0:  # an empty conjunction matches every row
-            for row in range(n_rows):
-                out_rows[at + row] = row
-            continue
-        c0 = q_cols[qi, best_t]
-        for seg in range(2):
-            a = ba1 if seg == 0 else ba2
-            b = bb1 if seg == 0 else bb2
-            for pos in range(a, b):
-                row = order[c0, pos]
-                ok = True
-                for t in range(q_len[qi]):
-                    if t != best_t and not _holds(
-                        values[row, q_cols[qi, t]], q_ops[qi, t], q_vals[qi, t], ne_null
-                    ):
-                        ok = False
-                        break
-                if ok:
-                    out_rows[at] = row
-                    at += 1
+    """The rows matching query ``i`` into ``out_rows[offsets[i]:offsets[i + 1]]``."""
+    for qi in numba.prange(offsets.shape[0] - 1):
+        n_matches = offsets[qi + 1] - offsets[qi]
+        if n_matches:
+            _match_rows(
+                table, queries, qi, ne_null, n_matches, out_rows, offsets[qi], n_matches
+            )
 
 
-def _kernel_args(table: QueryTable, batch: QueryBatch) -> tuple[Any, ...]:
+def _kernel_args(
+    table: QueryTable, batch: QueryBatch
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The table and the queries as the kernels take them (two tuples of arrays)."""
     return (
-        table.values,
-        table.order,
-        table.sorted_values,
-        table.n_valid,
-        np.ascontiguousarray(batch.cols, dtype=np.int64),
-        np.ascontiguousarray(batch.ops, dtype=np.int8),
-        np.ascontiguousarray(batch.vals, dtype=np.float64),
-        np.ascontiguousarray(batch.lengths, dtype=np.int64),
+        (table.values, table.order, table.sorted_values, table.n_valid),
+        (
+            np.ascontiguousarray(batch.cols, dtype=np.int64),
+            np.ascontiguousarray(batch.ops, dtype=np.int8),
+            np.ascontiguousarray(batch.vals, dtype=np.float64),
+            np.ascontiguousarray(batch.lengths, dtype=np.int64),
+        ),
     )
 
 

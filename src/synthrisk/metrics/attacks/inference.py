@@ -24,20 +24,23 @@ from synthrisk._validation import check_columns, check_positive_float
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.attacks._common import (
-    attack_breakdown,
+    attack_neighbors,
+    attack_outcome,
+    attack_sizes,
     cap_attacks,
     check_compat,
-    check_confidence_level,
     check_n_attacks,
-    datetimes_as_categories,
-    gower_neighbors,
-    score_and_ci,
+    check_not_excluded,
     shared_scale,
 )
 from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+from synthrisk.stats.intervals import (
+    AttackEstimate,
+    check_confidence_level,
+    estimate_attack,
+)
 
 __all__ = ["InferenceAttack", "InferenceRisk", "inference_attack", "inference_success"]
 
@@ -267,16 +270,7 @@ def inference_attack(
         else:
             regression = kind in ("numerical", "datetime")
     n_real, n_syn = len(tables.real), len(tables.synthetic)
-    n_hold = None if tables.holdout is None else len(tables.holdout)
-    requested = (
-        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
-    )
-    n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
-    n_ctrl = (
-        None
-        if n_hold is None
-        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
-    )
+    requested, n_main, n_ctrl = attack_sizes(tables, n_attacks, warnings=warnings)
     if compat == "anonymeter-1.0":
         n_base = cap_attacks(requested, n_syn, table="synthetic", warnings=warnings)
         n_base = min(n_base, n_real)
@@ -288,27 +282,19 @@ def inference_attack(
     if rule == "fixed" and kind == "datetime":
         scale = float(shared_scale(tables, [secret])[0]) or 1.0
     syn_secret = _secret_values(tables, "synthetic", secret)
-    datetime_names = [c.name for c in tables.schema.modelable if c.kind == "datetime"]
     reference = tables.encoded("synthetic").select(list(aux_cols))
 
     def attack(name: str, targets: IntArray, stream: np.random.Generator) -> FloatArray:
         if guess is not None:
             return guess(name, targets)
-        query = tables.encoded(name).take(targets).select(list(aux_cols))
-        ref = reference
-        if compat is None:
-            scale_aux, missing = shared_scale(tables, query.numeric_names), "mismatch"
-        else:
-            query, ref = datetimes_as_categories([query, ref], datetime_names)
-            scale_aux, missing = None, "anonymeter"
-        rows = gower_neighbors(
-            query,
-            ref,
+        rows = attack_neighbors(
+            tables,
+            tables.encoded(name).take(targets).select(list(aux_cols)),
+            reference,
             k=1,
+            compat=compat,
             rng=stream,
             context=context,
-            scale=scale_aux,
-            missing=missing,  # type: ignore[arg-type]
             description=f"Inference: {name} targets",
         )[:, 0]
         return syn_secret[rows]
@@ -347,7 +333,7 @@ def inference_attack(
     holdout_sizes: dict[float, int] = {}
     if n_ctrl is not None:
         hold_secret = _secret_values(tables, "holdout", secret)
-        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
+        control_targets = ctrl_rng.choice(hold_secret.size, size=n_ctrl, replace=False)
         control_guesses = attack("holdout", control_targets, ctrl_rng)
         control_secrets = hold_secret[control_targets]
         control_success = judge(control_guesses, control_secrets)
@@ -493,17 +479,8 @@ class InferenceRisk(Metric):
                 )
                 raise ParameterError(msg)
             return
-        for name, cols in (
-            ("secret", [secret]),
-            ("aux_cols", self.params["aux_cols"] or []),
-        ):
-            excluded = [c for c in cols if c in tables.schema.names and c not in usable]
-            if excluded:
-                msg = (
-                    f"`{name}` names columns excluded from the metrics (id, pii or text): {excluded}. "
-                    "Give them another kind in the metadata."
-                )
-                raise ParameterError(msg)
+        check_not_excluded(tables, [secret], name="secret")
+        check_not_excluded(tables, self.params["aux_cols"] or [], name="aux_cols")
         check_columns([secret], name="secret", available=usable)
         if self.params["aux_cols"] is not None:
             check_columns(self.params["aux_cols"], name="aux_cols", available=usable)
@@ -538,12 +515,7 @@ class InferenceRisk(Metric):
             rng=context.rng,
             context=context,
         )
-        for message in result.warnings:
-            context.warn(message)
         level = p["confidence_level"]
-        estimate = result.estimate(confidence_level=level)
-        for message in estimate.warnings(attack="inference attack"):
-            context.warn(message)
         groups: dict[str, JSONValue] | None = None
         if result.group_labels:
             groups = {}
@@ -567,14 +539,6 @@ class InferenceRisk(Metric):
                         "control": est.n_control_attacks,
                     },
                 }
-        score, ci = score_and_ci(estimate.risk())
-        breakdown = attack_breakdown(
-            estimate,
-            secret=p["secret"],
-            aux_cols=aux,
-            regression=result.regression,
-            groups=groups,
-        )
         records = {
             "inferred_real": RecordScores(
                 "real",
@@ -585,10 +549,17 @@ class InferenceRisk(Metric):
         }
         params: dict[str, Any] = dict(p)
         params["aux_cols"] = aux
-        return Outcome(
-            score=score,
-            breakdown=breakdown,
-            ci=ci,
+        return attack_outcome(
+            result.estimate(confidence_level=level),
+            context,
+            attack="inference attack",
+            details={
+                "secret": p["secret"],
+                "aux_cols": aux,
+                "regression": result.regression,
+                "groups": groups,
+            },
             records=records,
+            run_warnings=result.warnings,
             params=params,
         )

@@ -28,20 +28,21 @@ from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.attacks._common import (
-    attack_breakdown,
-    cap_attacks,
+    attack_neighbors,
+    attack_outcome,
+    attack_sizes,
     check_compat,
-    check_confidence_level,
     check_n_attacks,
-    datetimes_as_categories,
-    gower_neighbors,
-    score_and_ci,
-    shared_scale,
+    check_not_excluded,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
-from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+from synthrisk.stats.intervals import (
+    AttackEstimate,
+    check_confidence_level,
+    estimate_attack,
+)
 
 __all__ = ["LinkabilityAttack", "LinkabilityRisk", "count_links", "linkability_attack"]
 
@@ -226,16 +227,7 @@ def linkability_attack(
     warnings: list[str] = []
     n_real = len(tables.real)
     n_syn = len(tables.synthetic)
-    n_hold = None if tables.holdout is None else len(tables.holdout)
-    requested = (
-        (n_hold if n_hold is not None else n_real) if n_attacks is None else n_attacks
-    )
-    n_main = cap_attacks(requested, n_real, table="real", warnings=warnings)
-    n_ctrl = (
-        None
-        if n_hold is None
-        else cap_attacks(requested, n_hold, table="holdout", warnings=warnings)
-    )
+    _, n_main, n_ctrl = attack_sizes(tables, n_attacks, warnings=warnings)
     k = n_neighbors
     if k > n_syn:
         warnings.append(
@@ -244,33 +236,25 @@ def linkability_attack(
         k = n_syn
     halves = (tuple(aux_cols[0]), tuple(aux_cols[1]))
     main_rng, base_rng, ctrl_rng = rng.spawn(3)
-    datetime_names = [c.name for c in tables.schema.modelable if c.kind == "datetime"]
 
     def search(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
         query = _halves(tables, name, targets, halves)
         reference = _halves(tables, "synthetic", np.arange(n_syn), halves)
-        out = []
-        for h in range(2):
-            q, r = query[h], reference[h]
-            if compat is None:
-                scale, missing = shared_scale(tables, q.numeric_names), "mismatch"
-            else:
-                q, r = datetimes_as_categories([q, r], datetime_names)
-                scale, missing = None, "anonymeter"
-            out.append(
-                gower_neighbors(
-                    q,
-                    r,
-                    k=k,
-                    rng=stream,
-                    context=context,
-                    scale=scale,
-                    missing=missing,  # type: ignore[arg-type]
-                    description=f"Linkability: {name} targets, half {'AB'[h]}",
-                )
+        out = [
+            attack_neighbors(
+                tables,
+                query[h],
+                reference[h],
+                k=k,
+                compat=compat,
+                rng=stream,
+                context=context,
+                description=f"Linkability: {name} targets, half {'AB'[h]}",
             )
+            for h in range(2)
+        ]
         return out[0], out[1]
 
     targets = main_rng.choice(n_real, size=n_main, replace=False)
@@ -279,7 +263,8 @@ def linkability_attack(
     base_b = random_subsets(base_rng, n_main, k, n_syn)
     control_targets = control_a = control_b = None
     if n_ctrl is not None:
-        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)  # type: ignore[arg-type]
+        n_hold = len(tables.holdout)  # type: ignore[arg-type]
+        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)
         control_a, control_b = search("holdout", control_targets, ctrl_rng)
     return LinkabilityAttack(
         aux_cols=halves,
@@ -413,13 +398,12 @@ class LinkabilityRisk(Metric):
                 raise ParameterError(msg)
             return
         for h, cols in enumerate(self.params["aux_cols"]):
-            excluded = [c for c in cols if c in tables.schema.names and c not in usable]
-            if excluded:
-                msg = (
-                    f"`aux_cols[{h}]` names columns excluded from the metrics (id, pii or text): {excluded}. "
-                    "Give them another kind in the metadata or leave them out."
-                )
-                raise ParameterError(msg)
+            check_not_excluded(
+                tables,
+                cols,
+                name=f"aux_cols[{h}]",
+                remedy="Give them another kind in the metadata or leave them out.",
+            )
             check_columns(cols, name=f"aux_cols[{h}]", available=usable)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
@@ -435,12 +419,8 @@ class LinkabilityRisk(Metric):
             rng=context.rng,
             context=context,
         )
-        for message in result.warnings:
-            context.warn(message)
         level = p["confidence_level"]
         estimate = result.estimate(confidence_level=level)
-        for message in estimate.warnings(attack="linkability attack"):
-            context.warn(message)
         by_k: dict[str, JSONValue] = {}
         for k in range(1, result.n_neighbors + 1):
             est_k = (
@@ -458,17 +438,16 @@ class LinkabilityRisk(Metric):
                     "control": est_k.n_control,
                 },
             }
-        score, ci = score_and_ci(estimate.risk())
-        extra: dict[str, JSONValue] = {}
+        details: dict[str, JSONValue] = {
+            "n_neighbors": result.n_neighbors,
+            "by_n_neighbors": by_k,
+        }
         if result.control_a is not None:
-            extra["holdout_test"] = mean_difference_test(
+            details["holdout_test"] = mean_difference_test(
                 result.links("main"),
                 result.links("control"),
                 statistic="share of training people whose two records were linked minus the same for holdout people",
             )
-        breakdown = attack_breakdown(
-            estimate, n_neighbors=result.n_neighbors, by_n_neighbors=by_k, **extra
-        )
         linked = result.links("main")
         records = {
             "linked_real": RecordScores(
@@ -478,6 +457,12 @@ class LinkabilityRisk(Metric):
                 "attacked real rows: 1 when their two halves were linked through a synthetic row",
             )
         }
-        return Outcome(
-            score=score, breakdown=breakdown, ci=ci, records=records, params=p
+        return attack_outcome(
+            estimate,
+            context,
+            attack="linkability attack",
+            details=details,
+            records=records,
+            run_warnings=result.warnings,
+            params=p,
         )

@@ -28,7 +28,7 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -38,11 +38,9 @@ from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.attacks._common import (
-    attack_breakdown,
+    attack_outcome,
     check_compat,
-    check_confidence_level,
     check_n_attacks,
-    score_and_ci,
 )
 from synthrisk.metrics.attacks._equal_size import equal_size_successes
 from synthrisk.metrics.attacks._queries import (
@@ -67,7 +65,11 @@ from synthrisk.metrics.attacks._size_correction import (
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import holdout_test
-from synthrisk.stats.intervals import AttackEstimate, estimate_attack
+from synthrisk.stats.intervals import (
+    AttackEstimate,
+    check_confidence_level,
+    estimate_attack,
+)
 
 __all__ = [
     "SinglingOutAttack",
@@ -484,16 +486,10 @@ class SinglingOutRisk(Metric):
             rng=context.rng,
             progress=context.progress,
         )
-        for message in result.warnings:
-            context.warn(message)
-        estimate = result.estimate(confidence_level=p["confidence_level"])
-        for message in estimate.warnings(attack="singling-out attack"):
-            context.warn(message)
-        score, ci = score_and_ci(estimate.risk())
-        extra: dict[str, JSONValue] = {}
+        details: dict[str, JSONValue] = {}
         if result.equal_size is not None:
             main_eq, ctrl_eq, se = result.equal_size
-            extra["holdout_test"] = holdout_test(
+            details["holdout_test"] = holdout_test(
                 statistic="share of queries singling out a training person minus a holdout person (equal sizes)",
                 effect=float(main_eq.mean() - ctrl_eq.mean())
                 if main_eq.size
@@ -503,9 +499,7 @@ class SinglingOutRisk(Metric):
                 estimate=float(main_eq.mean()) if main_eq.size else float("nan"),
                 control=float(ctrl_eq.mean()) if ctrl_eq.size else float("nan"),
             )
-        breakdown: dict[str, JSONValue] = attack_breakdown(
-            estimate,
-            **extra,
+        details.update(
             mode=p["mode"],
             n_queries=result.n_queries,
             n_attempts=result.n_attempts,
@@ -522,11 +516,13 @@ class SinglingOutRisk(Metric):
                 "real rows singled out by a successful query (value: the query's number among the generated ones)",
             )
         }
-        return Outcome(
-            score=score,
-            breakdown=breakdown,
-            ci=ci,
+        return attack_outcome(
+            result.estimate(confidence_level=p["confidence_level"]),
+            context,
+            attack="singling-out attack",
+            details=details,
             records=records,
+            run_warnings=result.warnings,
             value_keys=("successful_queries",),
         )
 
@@ -542,21 +538,5 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
     id = "singling_out_univariate"
     report_order = 125
 
-    def __init__(
-        self,
-        *,
-        mode: Mode = "univariate",
-        n_attacks: int = 2000,
-        n_cols: int = 3,
-        max_attempts: int | None = 10_000_000,
-        confidence_level: float = 0.95,
-        compat: str | None = None,
-    ) -> None:
-        super().__init__(
-            mode=mode,
-            n_attacks=n_attacks,
-            n_cols=n_cols,
-            max_attempts=max_attempts,
-            confidence_level=confidence_level,
-            compat=compat,
-        )
+    def __init__(self, *, mode: Mode = "univariate", **options: Any) -> None:
+        super().__init__(mode=mode, **options)

@@ -336,10 +336,8 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         whole. Larger than both tables is an error (nothing would be subsampled).
     num_iterations : int, default=10
         Number of subsamples.
-    **kwargs
+    **options
         The parameters of :class:`DisclosureProtection`.
-    confidence_level : float, default=0.95
-        Two-sided level of the bootstrap interval.
     """
 
     id = "disclosure_protection_estimate"
@@ -349,29 +347,11 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     def __init__(
         self,
         *,
-        known_column_names: Sequence[str] | None = None,
-        sensitive_column_names: Sequence[str] | None = None,
-        computation_method: CapMethod | str | None = None,
-        computation: CapMethod | str | None = None,
-        continuous_column_names: Sequence[str] | None = None,
-        num_discrete_bins: int = 10,
         num_rows_subsample: int = 1000,
         num_iterations: int = 10,
-        nat_binning: NatBinning = "missing",
-        strict_types: bool = False,
-        confidence_level: float = 0.95,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            known_column_names=known_column_names,
-            sensitive_column_names=sensitive_column_names,
-            computation_method=computation_method,
-            computation=computation,
-            continuous_column_names=continuous_column_names,
-            num_discrete_bins=num_discrete_bins,
-            nat_binning=nat_binning,
-            strict_types=strict_types,
-            confidence_level=confidence_level,
-        )
+        super().__init__(**options)
         n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
         n_iter = check_int(num_iterations, name="num_iterations", minimum=1)
         params = dict(self.params)

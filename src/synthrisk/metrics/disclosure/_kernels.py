@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,30 @@ NearestSearch = Literal["auto", "masks", "scan"]
 _NUMBA_MIN_WORK = 10_000_000
 # a hashed column-mask pass costs about this many key comparisons of the scan, per row
 _MASK_COST = 10
+
+
+class _KeyIndex(NamedTuple):
+    """The distinct synthetic keys, their row counts and the sensitive ids under each.
+
+    The fields are :func:`generalized_cap_counts`' arguments ``synthetic_keys`` to
+    ``csr_count``, in that order.
+
+    Attributes
+    ----------
+    keys : ndarray of shape (u, n_known)
+        Distinct synthetic key tuples (codes).
+    rows : ndarray of shape (u,)
+        Synthetic rows per distinct key.
+    ptr, sens, sens_rows : ndarray
+        Sensitive ids (sorted) and their row counts under each key, in CSR form
+        (``ptr`` of shape (u + 1,)).
+    """
+
+    keys: IntArray
+    rows: IntArray
+    ptr: IntArray
+    sens: IntArray
+    sens_rows: IntArray
 
 
 def cap_probabilities(
@@ -175,13 +199,10 @@ def _generalized_probabilities(
     queries, q_inv = np.unique(inv_r * n_sens + rs, return_inverse=True)
     q_sens = (queries % n_sens).astype(np.int64)
     q_ptr = _offsets(queries // n_sens, ru.shape[0])
+    index = _KeyIndex(su, su_count, csr_ptr, csr_sens, pair_count.astype(np.int64))
     numerator, denominator = _nearest_key_counts(
         ru,
-        su,
-        su_count,
-        csr_ptr,
-        csr_sens,
-        pair_count.astype(np.int64),
+        index,
         q_ptr,
         q_sens,
         n_sens,
@@ -194,11 +215,7 @@ def _generalized_probabilities(
 
 def _nearest_key_counts(
     real_keys: IntArray,
-    synthetic_keys: IntArray,
-    synthetic_count: IntArray,
-    csr_ptr: IntArray,
-    csr_sens: IntArray,
-    csr_count: IntArray,
+    index: _KeyIndex,
     q_ptr: IntArray,
     q_sens: IntArray,
     n_sens: int,
@@ -209,29 +226,20 @@ def _nearest_key_counts(
 ) -> tuple[FloatArray, FloatArray]:
     """:func:`generalized_cap_counts` by column masks where cheap, by a scan for the rest."""
     m, k = real_keys.shape
-    u = synthetic_keys.shape[0]
+    u = index.keys.shape[0]
     numerator, denominator = np.zeros(q_sens.shape[0]), np.zeros(m)
     q_key = np.repeat(np.arange(m), np.diff(q_ptr))
-    pair_key = np.repeat(np.arange(u), np.diff(csr_ptr))
+    pair_key = np.repeat(np.arange(u), np.diff(index.ptr))
     remaining = np.arange(m)
     for d in range(1, k + 1):
         if search == "scan" or remaining.size == 0:
             break
-        work = math.comb(k, d) * (u + csr_sens.shape[0] + remaining.size) * _MASK_COST
+        work = math.comb(k, d) * (u + index.sens.shape[0] + remaining.size) * _MASK_COST
         if search == "auto" and work >= remaining.size * u:
             break
         q_index, q_local = _queries_of(remaining, q_key, m)
         num_d, den_d = _mask_level(
-            real_keys[remaining],
-            synthetic_keys,
-            synthetic_count,
-            pair_key,
-            csr_sens,
-            csr_count,
-            q_local,
-            q_sens[q_index],
-            n_sens,
-            d,
+            real_keys[remaining], index, pair_key, q_local, q_sens[q_index], n_sens, d
         )
         hit = den_d > 0
         denominator[remaining[hit]] = den_d[hit]
@@ -242,11 +250,7 @@ def _nearest_key_counts(
         q_index, q_local = _queries_of(remaining, q_key, m)
         num_r, den_r = generalized_cap_counts(
             np.ascontiguousarray(real_keys[remaining]),
-            synthetic_keys,
-            synthetic_count,
-            csr_ptr,
-            csr_sens,
-            csr_count,
+            *index,
             _offsets(q_local, remaining.size),
             q_sens[q_index],
             n_sens,
@@ -268,11 +272,8 @@ def _queries_of(keys: IntArray, q_key: IntArray, m: int) -> tuple[IntArray, IntA
 
 def _mask_level(
     real_keys: IntArray,
-    synthetic_keys: IntArray,
-    synthetic_count: IntArray,
+    index: _KeyIndex,
     pair_key: IntArray,
-    pair_sens: IntArray,
-    pair_count: IntArray,
     q_key: IntArray,
     q_sens: IntArray,
     n_sens: int,
@@ -284,22 +285,23 @@ def _mask_level(
     exactly the columns ``D`` (``|D| = d``) agrees with the real key on the other
     columns, and on no projection that leaves out another set of ``d`` columns, so the
     sums over all ``C(k, d)`` projections count every key at distance ``d`` once.
+    ``pair_key`` is the key of each entry of ``index.sens``.
     """
     r, k = real_keys.shape
-    u = synthetic_keys.shape[0]
+    u = index.keys.shape[0]
     numerator, denominator = np.zeros(q_key.shape[0]), np.zeros(r)
     weights, pair_weights = (
-        synthetic_count.astype(np.float64),
-        pair_count.astype(np.float64),
+        index.rows.astype(np.float64),
+        index.sens_rows.astype(np.float64),
     )
     for left_out in itertools.combinations(range(k), d):
         kept = [c for c in range(k) if c not in left_out]
         if kept:
-            r_ids, s_ids, n_ids = tuple_ids(real_keys[:, kept], synthetic_keys[:, kept])
+            r_ids, s_ids, n_ids = tuple_ids(real_keys[:, kept], index.keys[:, kept])
         else:  # every column left out: every synthetic key is at distance k
             r_ids, s_ids, n_ids = np.zeros(r, np.int64), np.zeros(u, np.int64), 1
         denominator += np.bincount(s_ids, weights=weights, minlength=n_ids)[r_ids]
-        syn_pairs = s_ids[pair_key] * n_sens + pair_sens
+        syn_pairs = s_ids[pair_key] * n_sens + index.sens
         codes, uniques = pd.factorize(
             np.concatenate([syn_pairs, r_ids[q_key] * n_sens + q_sens])
         )
@@ -369,45 +371,22 @@ def generalized_cap_counts(
             if m * synthetic_keys.shape[0] * max(k, 1) >= _NUMBA_MIN_WORK
             else "numpy"
         )
+    index = _KeyIndex(synthetic_keys, synthetic_count, csr_ptr, csr_sens, csr_count)
     if name == "numba":
         from synthrisk.metrics.disclosure._numba import generalized_cap_kernel
 
         numerator = np.zeros(q_sens.shape[0], dtype=np.int64)
         denominator = np.zeros(m, dtype=np.int64)
-        generalized_cap_kernel(
-            real_keys,
-            synthetic_keys,
-            synthetic_count,
-            csr_ptr,
-            csr_sens,
-            csr_count,
-            q_ptr,
-            q_sens,
-            numerator,
-            denominator,
-        )
+        generalized_cap_kernel(real_keys, *index, q_ptr, q_sens, numerator, denominator)
         return numerator.astype(np.float64), denominator.astype(np.float64)
     return _generalized_counts_numpy(
-        real_keys,
-        synthetic_keys,
-        synthetic_count,
-        csr_ptr,
-        csr_sens,
-        csr_count,
-        q_ptr,
-        q_sens,
-        n_sens,
-        working_memory=working_memory,
+        real_keys, index, q_ptr, q_sens, n_sens, working_memory=working_memory
     )
 
 
 def _generalized_counts_numpy(
     real_keys: IntArray,
-    synthetic_keys: IntArray,
-    synthetic_count: IntArray,
-    csr_ptr: IntArray,
-    csr_sens: IntArray,
-    csr_count: IntArray,
+    index: _KeyIndex,
     q_ptr: IntArray,
     q_sens: IntArray,
     n_sens: int,
@@ -416,16 +395,18 @@ def _generalized_counts_numpy(
 ) -> tuple[FloatArray, FloatArray]:
     """Blocked numpy version of :func:`generalized_cap_counts` (the test oracle)."""
     m, k = real_keys.shape
+    synthetic_keys = index.keys
     u = synthetic_keys.shape[0]
     # (synthetic key, sensitive id, count) triples grouped by sensitive id
-    pair_key = np.repeat(np.arange(u), np.diff(csr_ptr))
-    order = np.argsort(csr_sens, kind="stable")
-    sens_sorted = csr_sens[order]
-    key_sorted, count_sorted = pair_key[order], csr_count[order].astype(np.float64)
+    pair_key = np.repeat(np.arange(u), np.diff(index.ptr))
+    order = np.argsort(index.sens, kind="stable")
+    sens_sorted = index.sens[order]
+    key_sorted = pair_key[order]
+    count_sorted = index.sens_rows[order].astype(np.float64)
     starts = np.flatnonzero(np.r_[True, sens_sorted[1:] != sens_sorted[:-1]])
     column_of = np.full(n_sens, -1, dtype=np.int64)
     column_of[sens_sorted[starts]] = np.arange(starts.shape[0])
-    counts = synthetic_count.astype(np.float64)
+    counts = index.rows.astype(np.float64)
     numerator = np.zeros(q_sens.shape[0])
     denominator = np.zeros(m)
     row_bytes = 13 * u + 16 * sens_sorted.shape[0]

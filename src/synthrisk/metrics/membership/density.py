@@ -11,10 +11,11 @@ p-value): a generator that memorised nothing gives the attack no edge over a coi
   synthetic data through overfitting detection" (AISTATS): the score is the density
   ratio ``p_synthetic(x) / p_reference(x)``. The reference density is fitted on half of
   the holdout (seeded); the other half are the non-members, and as many real rows are
-  sampled as members. ``density="kde"``: Gaussian KDEs for both densities (scipy's
-  ``gaussian_kde``, as the DOMIAS code); ``density="prior"``: the reference density is
-  the product of normal densities of the continuous features (10 or more distinct
-  values), as DOMIAS' ``normal_func_feat``.
+  sampled as members. ``density="kde"``: Gaussian KDEs for both densities (the
+  density of scipy's ``gaussian_kde``, which the DOMIAS code uses, computed with BLAS:
+  :class:`_KDE`); ``density="prior"``: the reference density is the product of normal
+  densities of the continuous features (10 or more distinct values), as DOMIAS'
+  ``normal_func_feat``.
 * :class:`MonteCarloMembership` — Hilprecht, Härterich & Bernau (2019), "Monte Carlo and
   reconstruction membership inference attacks against generative models": the score is
   the number of synthetic rows within distance ``ε`` of the row, ``ε`` the median
@@ -25,6 +26,9 @@ p-value): a generator that memorised nothing gives the attack no edge over a coi
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
 from scipy import linalg, stats
 
@@ -33,7 +37,8 @@ from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics.disclosure._classes import combination_codes
-from synthrisk.metrics.membership._space import DISTANCES, Space, n_rows
+from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
+from synthrisk.neighbors import rows_per_block
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import attack_summary, auc_control
@@ -44,27 +49,50 @@ __all__ = ["DOMIAS", "CollisionMembership", "MonteCarloMembership", "numeric_emb
 
 def numeric_embedding(tables: Tables, names: list[str]) -> dict[str, FloatArray]:
     """Numbers min-max scaled over the real and holdout rows (missing → the column's mean),
-    categories one-hot (missing is a category of its own)."""
+    categories one-hot (missing is a category of its own); columns constant over all
+    the tables together are left out."""
     encoded = {name: tables.encoded(name) for name in names}
     ref = np.vstack([encoded[n].numeric for n in names if n != "synthetic"])
     lo = np.nanmin(ref, axis=0) if ref.shape[1] else np.zeros(0)
     span = (np.nanmax(ref, axis=0) - lo) if ref.shape[1] else np.zeros(0)
     span = np.where((span == 0) | np.isnan(span), 1.0, span)
     mean = np.nanmean((ref - lo) / span, axis=0) if ref.shape[1] else np.zeros(0)
-    levels = max((int(encoded[n].codes.max(initial=-1)) for n in names), default=-1) + 2
+    numbers = {
+        name: np.where(np.isnan(scaled), mean, scaled)
+        for name in names
+        for scaled in [(encoded[name].numeric - lo) / span]
+    }
+    stacked = np.vstack([numbers[n] for n in names])
+    keep_num = (
+        stacked.max(axis=0, initial=-np.inf) > stacked.min(axis=0, initial=np.inf)
+        if stacked.shape[0]
+        else np.zeros(stacked.shape[1], dtype=bool)
+    )
+    n_total = stacked.shape[0]
+    n_cat = encoded[names[0]].codes.shape[1]
+    levels: list[np.ndarray] = []
+    for c in range(n_cat):
+        width = max(int(encoded[n].codes[:, c].max(initial=-1)) for n in names) + 2
+        counts = sum(
+            np.bincount(encoded[n].codes[:, c] + 1, minlength=width) for n in names
+        )
+        # a level present in some rows but not all: not a constant column
+        levels.append(np.flatnonzero((counts > 0) & (counts < n_total)))
     out = {}
     for name in names:
         table = encoded[name]
-        num = (table.numeric - lo) / span
-        num = np.where(np.isnan(num), mean, num)
-        n_rows_, n_cat = table.codes.shape
-        onehot = np.zeros((n_rows_, n_cat * levels))
+        rows = np.arange(table.n_rows)
+        blocks = [numbers[name][:, keep_num]]
         for c in range(n_cat):
-            onehot[np.arange(n_rows_), c * levels + table.codes[:, c] + 1] = 1.0
-        block = np.hstack([num, onehot])
-        out[name] = block
-    keep = np.concatenate([out[n] for n in names]).std(axis=0) > 0
-    return {name: np.ascontiguousarray(block[:, keep]) for name, block in out.items()}
+            position = np.full(int(levels[c].max(initial=-1)) + 2, -1)
+            position[levels[c]] = np.arange(levels[c].size)
+            onehot = np.zeros((table.n_rows, levels[c].size))
+            column = position[table.codes[:, c] + 1]
+            hit = column >= 0
+            onehot[rows[hit], column[hit]] = 1.0
+            blocks.append(onehot)
+        out[name] = np.ascontiguousarray(np.hstack(blocks))
+    return out
 
 
 def _summarise(
@@ -115,12 +143,43 @@ def _summarise(
     )
 
 
-class _KDE:
-    """``scipy.stats.gaussian_kde`` with a guard against singular covariance.
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _log_sum_exp_rows(
+    cross: FloatArray, q_norms: FloatArray, p_norms: FloatArray, out: FloatArray
+) -> None:  # pragma: no cover - compiled
+    """``out[i] = log Σ_j exp(-|z_i - p_j|² / 2)`` from ``cross = Z P^T`` and the norms."""
+    n, m = cross.shape
+    for i in numba.prange(n):
+        # one pass, rescaling the running sum whenever a larger exponent appears
+        top = -np.inf
+        acc = 0.0
+        for j in range(m):
+            e = -0.5 * max(q_norms[i] + p_norms[j] - 2.0 * cross[i, j], 0.0)
+            if e > top:
+                acc = acc * math.exp(top - e) + 1.0
+                top = e
+            else:
+                acc += math.exp(e - top)
+        out[i] = top + math.log(acc)
 
-    The data are projected on the principal directions of non-negligible variance
-    (eigenvalues above ``1e-10`` of the largest) of the fitted points, so one-hot
-    columns, constant or collinear columns never make the covariance singular.
+
+class _KDE:
+    """Gaussian KDE with Scott's bandwidth (``scipy.stats.gaussian_kde``), fast and guarded.
+
+    **Singular covariance guard.** The data are projected on the principal directions
+    of non-negligible variance (eigenvalues above ``1e-10`` of the largest) of the
+    fitted points, so one-hot, constant or collinear columns never make the covariance
+    singular; ``dropped`` counts the directions left out.
+
+    **The same density as scipy, faster.** On the kept directions the covariance is
+    diagonal, so the kernel whitens each direction by ``sqrt(eigenvalue) * factor``
+    (Scott's ``factor = n ** (-1 / (d + 4))``) and the log density of a point ``x`` is
+    ``log Σ_j exp(-|z - p_j|² / 2) - log n - d/2 log 2π - Σ log(scale)``. The squared
+    distances come from one BLAS product per block (``|z|² + |p|² - 2 z·p``, float64:
+    the absolute error of an exponent is about ``1e-16 (|z|² + |p|²)``, 1e-13 on
+    typical points), and the log-sum-exp runs on all cores. scipy's ``logpdf`` loops
+    over fitted × evaluated points × dimensions without BLAS; this is the same number
+    (to about 1e-12 relative, checked in the tests) at a fraction of the cost.
     """
 
     def __init__(self, data: FloatArray) -> None:
@@ -131,19 +190,41 @@ class _KDE:
         keep = values > 1e-10 * max(float(values.max(initial=0.0)), 1e-300)
         self.basis = vectors[:, keep]
         self.dropped = int((~keep).sum())
-        projected = centred @ self.basis
-        if projected.shape[1] == 0 or projected.shape[0] <= projected.shape[1]:
+        n, d = data.shape[0], int(keep.sum())
+        if d == 0 or n <= d:
             msg = "too few distinct rows to fit a density (fewer rows than independent directions)."
             raise InputError(msg)
-        self.kde = stats.gaussian_kde(projected.T)
+        factor = n ** (-1.0 / (d + 4))
+        self.scale = np.sqrt(values[keep]) * factor
+        self.points = np.ascontiguousarray((centred @ self.basis) / self.scale)
+        self.norms = np.einsum("ij,ij->i", self.points, self.points)
+        self.log_norm = (
+            -math.log(n)
+            - 0.5 * d * math.log(2 * math.pi)
+            - float(np.log(self.scale).sum())
+        )
 
-    def logpdf(self, points: FloatArray) -> FloatArray:
-        return np.asarray(self.kde.logpdf(((points - self.mean) @ self.basis).T))
+    def logpdf(
+        self, points: FloatArray, working_memory: float | None = None
+    ) -> FloatArray:
+        """Log density at each row of ``points``."""
+        z = np.ascontiguousarray(((points - self.mean) @ self.basis) / self.scale)
+        q_norms = np.einsum("ij,ij->i", z, z)
+        out = np.empty(z.shape[0])
+        step = rows_per_block(
+            8 * self.points.shape[0], working_memory=working_memory, n_rows=z.shape[0]
+        )
+        for start in range(0, z.shape[0], step):
+            block = slice(start, min(start + step, z.shape[0]))
+            cross = z[block] @ self.points.T
+            _log_sum_exp_rows(cross, q_norms[block], self.norms, out[block])
+        return out + self.log_norm
 
 
 def _prior_logpdf(reference: FloatArray, points: FloatArray) -> FloatArray:
+    """DOMIAS' prior: independent normals of the continuous features (10 or more values)."""
     continuous = np.array(
-        [np.unique(reference[:, j]).size >= 3 for j in range(reference.shape[1])],
+        [np.unique(reference[:, j]).size >= 10 for j in range(reference.shape[1])],
         dtype=bool,
     )
     if not continuous.any():
@@ -162,9 +243,10 @@ class DOMIAS(Metric):
     density : {"kde", "prior"}, default="kde"
         Reference density: a Gaussian KDE, or DOMIAS' "prior" (independent normals of the
         continuous features). The synthetic density is always a Gaussian KDE.
-    max_fit_rows : int, default=2000
+    max_fit_rows : int, default=10000
         At most this many rows (seeded samples) fit each KDE (synthetic and reference):
-        the cost of a KDE grows with fitted × evaluated rows × dimensions.
+        the cost of a KDE grows with fitted × evaluated rows × dimensions (about 1 s
+        on 2 cores for 10,000 fitted and 10,000 evaluated rows of 111 dimensions).
     """
 
     id = "domias"
@@ -177,7 +259,7 @@ class DOMIAS(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    def __init__(self, *, density: str = "kde", max_fit_rows: int = 2000) -> None:
+    def __init__(self, *, density: str = "kde", max_fit_rows: int = 10_000) -> None:
         density = check_option(density, name="density", allowed=("kde", "prior"))
         rows = check_int(max_fit_rows, name="max_fit_rows", minimum=10)
         self._set_params(density=density, max_fit_rows=rows)
@@ -206,14 +288,14 @@ class DOMIAS(Metric):
         points = np.vstack([data["real"][member_rows], hold[non_rows]])
         with context.progress.task("DOMIAS densities", 2) as advance:
             kde_syn = _KDE(syn)
-            log_g = kde_syn.logpdf(points)
+            log_g = kde_syn.logpdf(points, context.working_memory)
             advance(1)
             if self.params["density"] == "kde":
                 fit_rows = ref_rows
                 if fit_rows.size > limit:
                     fit_rows = np.sort(rng.choice(fit_rows, size=limit, replace=False))
                 kde_ref = _KDE(hold[fit_rows])
-                log_r = kde_ref.logpdf(points)
+                log_r = kde_ref.logpdf(points, context.working_memory)
                 dropped = max(kde_syn.dropped, kde_ref.dropped)
             else:
                 log_r = _prior_logpdf(hold[ref_rows], points)
@@ -276,12 +358,15 @@ class MonteCarloMembership(Metric):
             space.data(tables, n) for n in ("real", "holdout", "synthetic")
         )
         k = min(int(self.params["max_neighbors"]), n_rows(syn))
-        d_real = space.search(
-            real, syn, k=k, context=context, description="MC real → synthetic"
+        # one search: real and holdout rows share most category combinations
+        both = space.search(
+            concat_rows(real, hold),
+            syn,
+            k=k,
+            context=context,
+            description="MC real and holdout → synthetic",
         ).distances
-        d_hold = space.search(
-            hold, syn, k=k, context=context, description="MC holdout → synthetic"
-        ).distances
+        d_real, d_hold = both[: n_rows(real)], both[n_rows(real) :]
         eps = float(np.median(np.r_[d_real[:, 0], d_hold[:, 0]]))
         member = (d_real <= eps).sum(axis=1).astype(np.float64)
         non_member = (d_hold <= eps).sum(axis=1).astype(np.float64)
