@@ -506,3 +506,53 @@ def test_batching_keeps_every_row() -> None:
     ).assess_privacy()
     assert score.result.member_probabilities.shape == (103,)
     assert score.result.non_member_probabilities.shape == (57,)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "binary", "coarse"])
+def test_ks_decision_from_sorted_columns_equals_scipy(kind: str) -> None:
+    """The validation's KS decision (columns sorted once, Massart's bound far from
+    alpha) is SciPy's ks_2samp p-value compared with alpha, on both sides of it."""
+    from scipy import stats
+
+    from synthrisk.compat import apt
+
+    rng = np.random.default_rng(len(kind))
+    outcomes = set()
+    for (n1, n2), shift in zip(
+        [(12_000, 15_000), (10_001, 4_000), (900, 700), (20_000, 11_000)] * 2,
+        [0.0, 0.01, 0.03, 0.2, 0.02, 0.0, 0.05, 0.015],
+        strict=True,
+    ):
+        if kind == "continuous":
+            x, y = rng.normal(size=n1), rng.normal(shift, 1.0, size=n2)
+        elif kind == "binary":
+            x, y = (rng.random(n1) < 0.5) * 1.0, (rng.random(n2) < 0.5 + shift) * 1.0
+        else:
+            x, y = (
+                rng.integers(0, 7, n1) / 3,
+                (rng.integers(0, 7, n2) + shift * 9) // 1 / 3,
+            )
+        p = stats.ks_2samp(x, y).pvalue
+        for alpha in (0.5, 0.05, 1e-3, 1e-12):
+            got = apt._ks_differs(np.sort(x), np.sort(y), alpha)
+            assert got == (p < alpha)
+            outcomes.add(got)
+    assert outcomes == {True, False}
+
+
+def test_checks_overlapping_the_searches_give_the_sequential_result() -> None:
+    """Above SciPy's exact KS size the distribution checks run beside the kNN searches."""
+    from synthrisk.compat import apt
+
+    rng = np.random.default_rng(7)
+    n = apt._KS_EXACT_ROWS + 50
+    members = rng.normal(size=(n, 3))
+    non_members = rng.normal(size=(n, 3))
+    synthetic = rng.normal(size=(n, 3))
+    synthetic[:, 1] += 0.1  # this column differs
+    score = DatasetAttackWholeDatasetKnnDistance(
+        ArrayDataset(members), ArrayDataset(non_members), ArrayDataset(synthetic)
+    ).assess_privacy()
+    sequential = apt._Validator().validate(members, non_members, synthetic, [])
+    assert score.distributions_validation_result == sequential
+    assert sequential.member_column_distribution_diff == [1]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthrisk.exceptions import ParameterError
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import _euclidean, nearest_neighbors
 from synthrisk.neighbors._euclidean import (
     euclidean_kneighbors,
     sklearn_uses_brute_force,
@@ -36,38 +36,108 @@ def assert_same(
     np.testing.assert_array_equal(got[1], want[1])
 
 
-BLOCKS = [(64, 256), (1, 1), (3, 5), (2, 7)]
+@pytest.fixture(params=["default", "one pack per block", "bits as numbers"])
+def layout(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Cache blocks of one 16-row pack (many block boundaries), or 0/1 columns screened as floats."""
+    if request.param == "one pack per block":
+        monkeypatch.setattr(_euclidean, "_BLOCK_BYTES", 1)
+    elif request.param == "bits as numbers":
+        monkeypatch.setattr(_euclidean, "_MIN_BITS", 10**9)
+    return str(request.param)
 
 
-@pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
 @pytest.mark.parametrize("k", [1, 4])
-@pytest.mark.parametrize("p", [20, 60])  # 60: the screen is a BLAS product
-def test_random_data(tile_rows: int, block_rows: int, k: int, p: int) -> None:
-    rng = np.random.default_rng(k + block_rows)
-    query, reference = rng.normal(size=(45, p)), rng.normal(size=(70, p)) * 3 + 1
-    got = euclidean_kneighbors(
-        query, reference, k=k, tile_rows=tile_rows, block_rows=block_rows
-    )
+@pytest.mark.parametrize("p", [20, 60])
+def test_random_data(layout: str, k: int, p: int) -> None:
+    rng = np.random.default_rng(k + p)
+    # 101 query rows: several tiles of 48 and a partial group of 6; 170 rows: a partial pack
+    query, reference = rng.normal(size=(101, p)), rng.normal(size=(170, p)) * 3 + 1
+    got = euclidean_kneighbors(query, reference, k=k)
     assert_same(got, brute_force(query, reference, k))
 
 
-@pytest.mark.parametrize(("tile_rows", "block_rows"), BLOCKS)
 @pytest.mark.parametrize("scale", [1.0, 1e-4, 1e4])
 @pytest.mark.parametrize("p", [6, 50])
-def test_tied_data_far_from_the_origin(
-    tile_rows: int, block_rows: int, scale: float, p: int
-) -> None:
-    rng = np.random.default_rng(int(scale) + block_rows)
+def test_tied_data_far_from_the_origin(layout: str, scale: float, p: int) -> None:
+    rng = np.random.default_rng(int(scale) + p)
     reference = rng.integers(0, 3, size=(97, p)) * scale + 1e3 * scale
     query = np.vstack(
         [reference[:15], rng.integers(0, 3, size=(40, p)) * scale + 1e3 * scale]
     )
-    got = euclidean_kneighbors(
-        query, reference, k=5, tile_rows=tile_rows, block_rows=block_rows
-    )
+    got = euclidean_kneighbors(query, reference, k=5)
     assert_same(got, brute_force(query, reference, 5))
     # ties really happened, and went to the lowest index
     assert (np.diff(got[0], axis=1) == 0).any()
+
+
+def one_hot_with_duplicates(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Two scaled numbers and five one-hot categories; every row repeated many times."""
+    distinct = np.hstack(
+        [
+            rng.integers(0, 3, size=(12, 2)) / 2.0,
+            np.eye(4)[rng.integers(0, 4, size=(12, 5))].reshape(12, -1),
+        ]
+    )
+    return distinct[rng.integers(0, 12, size=n)]
+
+
+@pytest.mark.parametrize("k", [1, 5, 90])
+def test_one_hot_duplicates_more_than_the_pending_candidates(
+    layout: str, k: int
+) -> None:
+    """Hundreds of exact ties per query row: candidates pile up past the pending
+    buffer, are compacted and checked early, and still go to the lowest index."""
+    rng = np.random.default_rng(k)
+    reference = one_hot_with_duplicates(rng, 2000)
+    query = reference[rng.integers(0, 2000, size=60)]
+    assert (
+        np.unique(reference, axis=0, return_counts=True)[1].min()
+        > _euclidean._PENDING * 2
+    )
+    got = euclidean_kneighbors(query, reference, k=k)
+    assert_same(got, brute_force(query, reference, k))
+    assert (got[0][:, 0] == 0).all()  # every query row has exact copies
+    got_sklearn = euclidean_kneighbors(query, reference, k=k, arithmetic="sklearn")
+    assert got_sklearn[0].shape == (60, k)
+
+
+def test_bit_columns_are_screened_as_bits() -> None:
+    """0/1 columns are packed as bits (and constant ones left out), the rest kept numeric."""
+    rng = np.random.default_rng(2)
+    reference = one_hot_with_duplicates(rng, 50)
+    reference[:, 2] = 1.0  # constant over both tables
+    plan = _euclidean._Plan(reference[:5], reference, None, None)
+    assert plan.numeric.tolist() == [0, 1]
+    assert plan.binary.size == reference.shape[1] - 3 - (reference.max(0) == 0).sum()
+    assert plan.rbits.shape == (4, 1, 16)  # 50 rows in 4 packs, one word of bits
+
+
+def test_far_outlier_does_not_break_the_bound(layout: str) -> None:
+    """A row 1e8 away inflates one block's margin; results stay exact."""
+    rng = np.random.default_rng(4)
+    reference = rng.normal(size=(300, 9))
+    reference[37] = 1e8
+    query = np.vstack([rng.normal(size=(50, 9)), reference[[37]] + 1.0])
+    got = euclidean_kneighbors(query, reference, k=3)
+    assert_same(got, brute_force(query, reference, 3))
+    assert got[1][-1, 0] == 37
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-30, 1e-22, 1e20, 1e30, 1e150])
+def test_extreme_magnitudes(scale: float) -> None:
+    """Values whose squares would underflow or overflow float32 (the screen is rescaled)."""
+    rng = np.random.default_rng(int(np.log10(scale)) % 7)
+    query = rng.normal(size=(60, 5)) * scale
+    reference = np.vstack([rng.normal(size=(200, 5)) * scale, query[:3]])
+    got = euclidean_kneighbors(query, reference, k=3)
+    assert_same(got, brute_force(query, reference, 3))
+    # with one-hot bits next to the tiny or huge numbers
+    bits = np.eye(4)[rng.integers(0, 4, size=reference.shape[0])]
+    reference = np.hstack([reference, bits, bits[::-1]])
+    query = reference[rng.integers(0, reference.shape[0], size=40)] * 1.0
+    query[:, 0] += scale
+    got = euclidean_kneighbors(query, reference, k=3)
+    assert_same(got, brute_force(query, reference, 3))
 
 
 def test_k_equals_n_reference_one_column_one_row() -> None:
@@ -75,7 +145,7 @@ def test_k_equals_n_reference_one_column_one_row() -> None:
     reference = rng.integers(0, 4, size=(30, 1)).astype(float)
     query = rng.integers(0, 4, size=(11, 1)).astype(float)
     assert_same(
-        euclidean_kneighbors(query, reference, k=30, block_rows=4),
+        euclidean_kneighbors(query, reference, k=30),
         brute_force(query, reference, 30),
     )
     one = rng.normal(size=(1, 3))
@@ -86,6 +156,11 @@ def test_k_equals_n_reference_one_column_one_row() -> None:
     assert_same(
         euclidean_kneighbors(query[:1], reference, k=7),
         brute_force(query[:1], reference, 7),
+    )
+    # one reference row, k = n_reference = 1
+    assert_same(
+        euclidean_kneighbors(query, reference[:1], k=1),
+        brute_force(query, reference[:1], 1),
     )
 
 
@@ -108,28 +183,27 @@ def test_progress_counts_every_query_row() -> None:
     assert len(seen) > 1
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
-    n_query=st.integers(1, 20),
-    n_ref=st.integers(1, 25),
-    p=st.integers(1, 7),
+    n_query=st.integers(1, 60),
+    n_ref=st.integers(1, 40),
+    p=st.integers(1, 12),
     data=st.data(),
 )
 def test_fuzz_against_brute_force(
     n_query: int, n_ref: int, p: int, data: st.DataObject
 ) -> None:
+    """Coarse values with many ties; some columns only 0/1 (screened as bits when 4 or more)."""
     k = data.draw(st.integers(1, n_ref))
-    values = st.sampled_from([-2.5, -1.0, 0.0, 0.5, 1.0, 3.0, 1e3])
-    query = np.array(
-        data.draw(st.lists(values, min_size=n_query * p, max_size=n_query * p))
-    ).reshape(n_query, p)
-    reference = np.array(
-        data.draw(st.lists(values, min_size=n_ref * p, max_size=n_ref * p))
-    ).reshape(n_ref, p)
-    block_rows = data.draw(st.integers(1, 9))
-    got = euclidean_kneighbors(
-        query, reference, k=k, tile_rows=2, block_rows=block_rows
-    )
+    general = st.sampled_from([-2.5, -1.0, 0.0, 0.5, 1.0, 3.0, 1e3])
+    columns = []
+    for _ in range(p):
+        values = st.sampled_from([0.0, 1.0]) if data.draw(st.booleans()) else general
+        n = n_query + n_ref
+        columns.append(data.draw(st.lists(values, min_size=n, max_size=n)))
+    both = np.array(columns).T.reshape(n_query + n_ref, p)
+    query, reference = both[:n_query], both[n_query:]
+    got = euclidean_kneighbors(query, reference, k=k)
     assert_same(got, brute_force(query, reference, k))
 
 
@@ -183,9 +257,7 @@ def test_sklearn_arithmetic_equals_scikit_learn(n_features: int, k: int) -> None
         .fit(reference)
         .kneighbors(query)
     )
-    got, _ = euclidean_kneighbors(
-        query, reference, k=k, arithmetic="sklearn", block_rows=8
-    )
+    got, _ = euclidean_kneighbors(query, reference, k=k, arithmetic="sklearn")
     np.testing.assert_array_equal(got, want)
     if sklearn_uses_brute_force(n_features, 39, k):
         # the expanded form really rounds differently from the exact differences
@@ -221,3 +293,47 @@ def test_sklearn_arithmetic_continuous_data() -> None:
     )
     got, _ = euclidean_kneighbors(query, reference, k=3, arithmetic="sklearn")
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fma_chain", ["every shape", "full chunks only", "no shape"])
+def test_sklearn_arithmetic_where_blas_rounds_otherwise(
+    fma_chain: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunk shapes on which BLAS does not round as the fused kernel go through BLAS."""
+    neighbors_module = pytest.importorskip("sklearn.neighbors")
+    if fma_chain == "full chunks only":
+        monkeypatch.setattr(
+            _euclidean, "_blas_is_fma_chain", lambda a, b, p: a == b == 256
+        )
+    elif fma_chain == "no shape":
+        monkeypatch.setattr(_euclidean, "_blas_is_fma_chain", lambda a, b, p: False)
+    rng = np.random.default_rng(9)
+    reference = coarse_one_hot(rng, 600, 24)
+    query = np.vstack([reference[:100], coarse_one_hot(rng, 430, 24)])
+    want = (
+        neighbors_module.NearestNeighbors(n_neighbors=4)
+        .fit(reference)
+        .kneighbors(query)
+    )
+    got, _ = euclidean_kneighbors(query, reference, k=4, arithmetic="sklearn")
+    np.testing.assert_array_equal(got, want[0])
+
+
+def test_blas_rounding_check_tells_orders_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The per-shape check accepts the fused multiply-add chain and rejects another order."""
+    probe = _euclidean._blas_is_fma_chain
+    chain = _euclidean._fma_chain_middle
+    x = np.random.default_rng(0).normal(size=(7, 5))
+    np.testing.assert_allclose(chain(x, x), -2 * x @ x.T, rtol=1e-12, atol=1e-12)
+    probe.cache_clear()
+    try:
+        monkeypatch.setattr(_euclidean, "_sklearn_middle", chain)
+        assert probe(256, 160, 20)
+        probe.cache_clear()
+        reversed_order = lambda x, y: chain(x[:, ::-1].copy(), y[:, ::-1].copy())  # noqa: E731
+        monkeypatch.setattr(_euclidean, "_sklearn_middle", reversed_order)
+        assert not probe(256, 160, 20)
+    finally:
+        probe.cache_clear()

@@ -38,15 +38,17 @@ What is different from APT (all deliberate; see ``docs/membership.md``):
 from __future__ import annotations
 
 import abc
+import concurrent.futures
 import dataclasses
 import io
 import logging
+import math
 import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -93,6 +95,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DEFAULT_DATASET_NAME = "dataset"
+_T = TypeVar("_T")
 _DROPPED_CSV_COLUMNS = ("result", "distributions_validation_result")
 
 
@@ -451,6 +454,46 @@ def _check_distance(config: Any) -> None:
         raise ParameterError(msg)
 
 
+_KS_EXACT_ROWS = (
+    10_000  # SciPy's ks_2samp(method="auto") is exact up to this sample size
+)
+
+
+def _ks_differs(x: np.ndarray, y: np.ndarray, alpha: float) -> bool:
+    """Whether SciPy's ``ks_2samp(x, y).pvalue`` (two-sided, ``method="auto"``) is below ``alpha``.
+
+    ``x`` and ``y`` are sorted. Up to SciPy's exact-method size this is SciPy's test.
+    Above it SciPy's p-value is the one-sample Kolmogorov survival function
+    ``kstwo.sf(d, n)`` with ``n = round(n1 n2 / (n1 + n2))``; here the statistic ``d``
+    is evaluated only at each sample's distinct values, with sorted search keys, and
+    when Massart's inequality ``P(D_n >= d) <= 2 exp(-2 n d^2)`` (Massart, *Ann.
+    Probab.* 18, 1990) already puts the p-value below ``alpha / 2`` the slow exact
+    survival function (a matrix power of order ``n d``) is not evaluated.
+    """
+    from scipy import stats
+
+    n1, n2 = x.size, y.size
+    if max(n1, n2) <= _KS_EXACT_ROWS:
+        return bool(two_sample_test("KS", x, y)[1] < alpha)
+    lo, hi = np.inf, -np.inf
+    for values in (x, y):
+        keys = values[np.r_[True, values[1:] != values[:-1]]]
+        diffs = (
+            np.searchsorted(x, keys, side="right") / n1
+            - np.searchsorted(y, keys, side="right") / n2
+        )
+        lo, hi = min(lo, float(diffs.min())), max(hi, float(diffs.max()))
+    below = min(max(-lo, 0.0), 1.0)
+    d = below if below > hi else hi
+    m, n = sorted([float(n1), float(n2)], reverse=True)
+    size = float(np.round(m * n / (m + n)))
+    if 2.0 * math.exp(-2.0 * size * d * d) < alpha / 2:
+        return True
+    with np.errstate(all="ignore"):
+        p = float(stats.kstwo.sf(d, size))
+    return min(max(p, 0.0), 1.0) < alpha
+
+
 class _Validator:
     """APT's ``KNNAttackStrategyUtils.validate_distributions``, fixed (see the module docstring)."""
 
@@ -477,11 +520,20 @@ class _Validator:
         self.categorical_test = distribution_comparison_categorical_test
 
     def _differing(
-        self, synthetic: np.ndarray, original: np.ndarray, categorical: list[int]
+        self,
+        synthetic: np.ndarray,
+        original: np.ndarray,
+        categorical: list[int],
+        sorted_columns: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[list[int], bool]:
         differing, failed = [], False
         for col in range(synthetic.shape[1]):
             test = self.categorical_test if col in categorical else self.numeric_test
+            if test == "KS" and sorted_columns is not None:
+                x, y = sorted_columns[0][col], sorted_columns[1][col]
+                if _ks_differs(x, y, self.alpha):
+                    differing.append(col)
+                continue
             try:
                 _, p_value = two_sample_test(test, synthetic[:, col], original[:, col])
             except (ValueError, np.linalg.LinAlgError) as exc:
@@ -503,8 +555,21 @@ class _Validator:
         synthetic: np.ndarray,
         categorical: list[int],
     ) -> DistributionValidationResult:
-        member_diff, failed_m = self._differing(synthetic, members, categorical)
-        non_member_diff, failed_n = self._differing(synthetic, non_members, categorical)
+        sorted_m: tuple[np.ndarray, np.ndarray] | None = None
+        sorted_n: tuple[np.ndarray, np.ndarray] | None = None
+        if self.numeric_test == "KS":
+            # each column sorted once, the synthetic ones shared by both comparisons
+            syn, mem, non = (
+                np.sort(np.ascontiguousarray(a.T), axis=1)
+                for a in (synthetic, members, non_members)
+            )
+            sorted_m, sorted_n = (syn, mem), (syn, non)
+        member_diff, failed_m = self._differing(
+            synthetic, members, categorical, sorted_m
+        )
+        non_member_diff, failed_n = self._differing(
+            synthetic, non_members, categorical, sorted_n
+        )
         failed = failed_m or failed_n
         return DistributionValidationResult(
             distributions_validated=not failed,
@@ -512,6 +577,36 @@ class _Validator:
             member_column_distribution_diff=member_diff,
             non_member_column_distribution_diff=non_member_diff,
         )
+
+    def validate_alongside(
+        self,
+        known: DistributionValidationResult | None,
+        arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
+        categorical: list[int],
+        work: Callable[[], _T],
+    ) -> tuple[DistributionValidationResult, _T]:
+        """:meth:`validate` (unless ``known``) on a second thread while ``work()`` runs.
+
+        ``work`` is the attack's kNN searches. The two overlap only when every check is the large-sample KS path, which touches no global
+        state (SciPy's other tests are run under ``warnings.catch_warnings``, which is
+        not thread-safe); otherwise one after the other.
+        """
+        if known is not None:
+            return known, work()
+        members, non_members, synthetic = arrays
+        smallest = min(members.shape[0], non_members.shape[0])
+        if (
+            self.numeric_test != "KS"
+            or categorical
+            or max(synthetic.shape[0], smallest) <= _KS_EXACT_ROWS
+        ):
+            return self.validate(members, non_members, synthetic, categorical), work()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(
+                self.validate, members, non_members, synthetic, categorical
+            )
+            result = work()
+            return pending.result(), result
 
 
 class DatasetAttack(abc.ABC):
@@ -701,11 +796,19 @@ class DatasetAttackMembershipKnnProbabilities(DatasetAttackMembership):
         if synthetic.shape[0] < k:
             msg = f"the synthetic data has {synthetic.shape[0]} row(s), fewer than k={k} neighbours; lower `k`."
             raise InputError(msg)
-        validation = self._validation or self._validator.validate(
-            members, non_members, synthetic, self._categorical(members.shape[1])
+
+        def distances() -> tuple[np.ndarray, np.ndarray]:
+            return (
+                _apt_distances(members, synthetic, k=k),
+                _apt_distances(non_members, synthetic, k=k),
+            )
+
+        validation, (d_members, d_non_members) = self._validator.validate_alongside(
+            self._validation,
+            (members, non_members, synthetic),
+            self._categorical(members.shape[1]),
+            distances,
         )
-        d_members = _apt_distances(members, synthetic, k=k)
-        d_non_members = _apt_distances(non_members, synthetic, k=k)
         result = DatasetAttackResultMembership(
             member_probabilities=self.probability_per_sample(d_members),
             non_member_probabilities=self.probability_per_sample(d_non_members),
@@ -793,10 +896,12 @@ class DatasetAttackWholeDatasetKnnDistance(DatasetAttack):
     def assess_privacy(self) -> DatasetAttackScoreWholeDatasetKnnDistance:
         """Validate the distributions and compute the share."""
         members, non_members, synthetic = self._arrays()
-        validation = self._validation or self._validator.validate(
-            members, non_members, synthetic, self._categorical(members.shape[1])
+        validation, (d_members, d_non_members) = self._validator.validate_alongside(
+            self._validation,
+            (members, non_members, synthetic),
+            self._categorical(members.shape[1]),
+            self.calculate_distances,
         )
-        d_members, d_non_members = self.calculate_distances()
         n_m, n_n = members.shape[0], non_members.shape[0]
         share = float(
             np.mean(d_members < d_non_members)

@@ -20,16 +20,8 @@ class NeighborBackend(Protocol):
     """
 
     def kneighbors(
-        self,
-        q_num: FloatArray,
-        q_cat: IntArray,
-        r_num: FloatArray,
-        r_cat: IntArray,
-        spec: DistanceSpec,
-        *,
-        k: int,
-        working_memory: float | None,
-        progress: Callable[[int], None] | None = None,
-    ) -> tuple[FloatArray, IntArray]:
+        self, q_num: FloatArray, q_cat: IntArray, r_num: FloatArray, r_cat: IntArray, spec: DistanceSpec,
+        *, k: int, working_memory: float | None, progress: Callable[[int], None] | None = None,
+    ) -> tuple[FloatArray, IntArray]:  # fmt: skip
         """Distances and indices, each of shape (n_query, k)."""
         ...

@@ -85,16 +85,9 @@ def _block_sums(
 
 
 def kneighbors(
-    q_num: FloatArray,
-    q_cat: IntArray,
-    r_num: FloatArray,
-    r_cat: IntArray,
-    spec: DistanceSpec,
-    *,
-    k: int,
-    working_memory: float | None,
-    progress: Callable[[int], None] | None = None,
-) -> tuple[FloatArray, IntArray]:
+    q_num: FloatArray, q_cat: IntArray, r_num: FloatArray, r_cat: IntArray, spec: DistanceSpec,
+    *, k: int, working_memory: float | None, progress: Callable[[int], None] | None = None,
+) -> tuple[FloatArray, IntArray]:  # fmt: skip
     """k nearest reference rows of every query row, lowest index first among ties."""
     torch = import_optional("torch", extra="gpu")
     dev = device()
