@@ -20,6 +20,7 @@ from synthrisk.metrics.membership.knn import (
     parzen_probabilities,
 )
 from synthrisk.metrics.membership.nndr import NNDR
+from synthrisk.metrics.membership import share as share_module
 from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 from synthrisk.results import EvaluationReport
 
@@ -213,6 +214,60 @@ def test_dcr_share_repeated_synthetic_rows_keep_their_own_outcomes() -> None:
     again = DCRShare(n_permutations=199).compute(real, shuffled, holdout, seed=3)
     assert again.score == result.score
     assert again.breakdown["p_value"] == result.breakdown["p_value"]
+
+
+@pytest.mark.parametrize(("n_real", "n_holdout"), [(600, 600), (900, 300), (200, 700)])
+def test_dcr_share_distinct_pool_search_equals_the_plain_search(
+    monkeypatch: pytest.MonkeyPatch, n_real: int, n_holdout: int
+) -> None:
+    # coarse rows (many exact repeats in the pool): searching distinct pool rows and
+    # expanding each into its copies gives every number of the row-by-row search
+    rng = np.random.default_rng(7)
+
+    def table(n: int) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "a": rng.integers(0, 4, n),
+                "b": rng.choice(["x", "y", "z"], n),
+                "e": rng.integers(0, 25, n).astype(float),
+            }
+        )
+
+    real, holdout, synthetic = table(n_real), table(n_holdout), table(400)
+    synthetic.iloc[:40] = real.iloc[:40].to_numpy()
+
+    def run(share: float) -> dict:
+        monkeypatch.setattr(share_module, "_DISTINCT_POOL_SHARE", share)
+        result = DCRShare(n_permutations=99, n_repeats=3).compute(
+            real, synthetic, holdout, seed=5
+        )
+        return {
+            "score": result.score,
+            "breakdown": result.breakdown,
+            "rows": result.records["closer_to_real"].values.tolist(),
+        }
+
+    plain, distinct = run(0.0), run(1.0)
+    assert distinct == plain
+    assert 0 < plain["breakdown"]["synthetic_data_percentages"]["tied"] < 1
+
+
+def test_dcr_share_tie_sets_beyond_the_list_cap_stay_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 1,500 identical pool rows "a" and 105 "b", lists capped at 64 rows here: the
+    # comparisons a capped list leaves open are searched directly
+    monkeypatch.setattr(share_module, "_MAX_TIE_LIST", 64)
+    real = pd.DataFrame({"c": ["a"] * 900 + ["b"] * 100})
+    holdout = pd.DataFrame({"c": ["a"] * 600 + ["b"] * 5})
+    synthetic = pd.DataFrame({"c": ["a"] * 30 + ["b"] * 10})
+    result = DCRShare(n_permutations=99, n_repeats=4).compute(
+        real, synthetic, holdout, seed=1
+    )
+    # every synthetic row has both sides at distance 0: all tied, whatever the subsample
+    assert result.breakdown["synthetic_data_percentages"]["tied"] == 1.0
+    assert result.score == 0.5
+    assert result.breakdown["p_value"] == 1.0
 
 
 @pytest.mark.parametrize("case", ["mixed", "gaussian"])

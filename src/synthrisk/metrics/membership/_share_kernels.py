@@ -28,6 +28,7 @@ __all__ = [
     "TIE",
     "UNRESOLVED",
     "compare_sides",
+    "expand_lists",
     "permutation_shares",
     "tie_sets",
 ]
@@ -94,6 +95,73 @@ def compare_sides(
         else:
             out[s] = CLOSER_HOLDOUT
     return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _expanded_lengths(offsets, indices, member_offsets, cap):  # pragma: no cover - compiled
+    n = offsets.size - 1
+    lengths = np.zeros(n, dtype=np.int64)
+    for s in range(n):
+        total = 0
+        for e in range(offsets[s], offsets[s + 1]):
+            j = indices[e]
+            total += member_offsets[j + 1] - member_offsets[j]
+            if total >= cap:
+                total = cap
+                break
+        lengths[s] = total
+    return lengths
+
+
+@numba.njit(nogil=True, cache=True)
+def _expand(
+    offsets, distances, indices, member_offsets, members, new_offsets
+):  # pragma: no cover - compiled
+    n = offsets.size - 1
+    out_d = np.empty(new_offsets[n])
+    out_i = np.empty(new_offsets[n], dtype=np.int64)
+    for s in range(n):
+        pos = new_offsets[s]
+        stop = new_offsets[s + 1]
+        for e in range(offsets[s], offsets[s + 1]):
+            j = indices[e]
+            for m in range(member_offsets[j], member_offsets[j + 1]):
+                if pos == stop:
+                    break
+                out_d[pos] = distances[e]
+                out_i[pos] = members[m]
+                pos += 1
+            if pos == stop:
+                break
+    return out_d, out_i
+
+
+def expand_lists(
+    offsets: IntArray,
+    distances: FloatArray,
+    indices: IntArray,
+    inverse: IntArray,
+    *,
+    cap: int,
+) -> tuple[IntArray, FloatArray, IntArray]:
+    """Ranked lists over distinct pool rows → ranked lists over every pool row.
+
+    ``indices`` are distinct pool rows; ``inverse[p]`` is pool row ``p``'s distinct row.
+    Each entry becomes its pool rows (ascending, all at the entry's distance); a list
+    stops after ``cap`` entries. The cut can fall inside a distance level: then the
+    list ends at that level's distance, so :func:`compare_sides` never decides from it
+    (the row reads as unresolved and is searched directly).
+    """
+    inverse = np.asarray(inverse, dtype=np.int64)
+    members = np.argsort(inverse, kind="stable").astype(np.int64)
+    counts = np.bincount(inverse, minlength=int(indices.max(initial=-1)) + 1)
+    member_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    lengths = _expanded_lengths(offsets, indices, member_offsets, cap)
+    new_offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    out_d, out_i = _expand(
+        offsets, distances, indices, member_offsets, members, new_offsets
+    )
+    return new_offsets, out_d, out_i
 
 
 def tie_sets(

@@ -32,6 +32,7 @@ from synthrisk.metrics.membership._share_kernels import (
     TIE,
     UNRESOLVED,
     compare_sides,
+    expand_lists,
     permutation_shares,
     tie_sets,
 )
@@ -59,6 +60,15 @@ __all__ = ["DCRShare", "IdenticalMatchShare"]
 _SIZE_WARNING_RATIO = 0.5
 #: at most this many (distance, index) entries of pooled neighbour lists, to bound memory
 _MAX_LIST_ENTRIES = 20_000_000
+#: a tie set is listed up to this many pool rows. Beyond it nothing changes that matters:
+#: comparisons that the listed rows leave open are searched directly (exact), and a random
+#: relabelling gives all listed rows one label with probability at most
+#: max(w, 1 - w) ** 1024 (w the real share of the pool), below 1e-40 for w <= 0.9
+_MAX_TIE_LIST = 1024
+
+
+#: search distinct pool rows when the pool has at most this share of distinct rows
+_DISTINCT_POOL_SHARE = 0.8
 
 
 def _pool_lists(
@@ -67,7 +77,29 @@ def _pool_lists(
     """Ranked pool neighbours of every synthetic row, long enough to hold its tie set.
 
     Returns CSR ``(offsets, distances, indices)`` and the rows whose tie set could not
-    be completed within the memory cap.
+    be listed (see :func:`_ranked_lists`). A pool with many repeated rows (few
+    columns, coarse values) is searched once per distinct row and each neighbour then
+    stands for all of its copies.
+    """
+    n_syn, n_pool = n_rows(syn), n_rows(pool)
+    first, inverse = _distinct_rows(pool)
+    if first.size > _DISTINCT_POOL_SHARE * n_pool:
+        return _ranked_lists(space, syn, pool, k=k, context=context)
+    offsets, dist, idx, truncated = _ranked_lists(
+        space, syn, take_rows(pool, first), k=min(k, first.size), context=context
+    )
+    cap = max(k, min(_MAX_TIE_LIST, _MAX_LIST_ENTRIES // max(n_syn, 1)))
+    offsets, dist, idx = expand_lists(offsets, dist, idx, inverse, cap=cap)
+    return offsets, dist, idx, truncated
+
+
+def _ranked_lists(
+    space: Space, syn: Data, pool: Data, *, k: int, context: Context
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Ranked pool neighbours of every synthetic row, long enough to hold its tie set.
+
+    Returns CSR ``(offsets, distances, indices)`` and the rows whose tie set could not
+    be listed up to ``_MAX_TIE_LIST`` rows within the memory cap.
     """
     n_syn, n_pool = n_rows(syn), n_rows(pool)
     nn = space.search(
@@ -75,15 +107,16 @@ def _pool_lists(
     )
     lengths = np.full(n_syn, k, dtype=np.int64)
     extended: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    longest = min(n_pool, max(k, _MAX_TIE_LIST))
     rows = (
         np.flatnonzero(nn.distances[:, -1] == nn.distances[:, 0])
-        if k < n_pool
+        if k < longest
         else np.empty(0, np.int64)
     )
     width = k
     entries = n_syn * k
-    while rows.size and width < n_pool:
-        new_width = min(2 * width, n_pool)
+    while rows.size and width < longest:
+        new_width = min(2 * width, longest)
         if entries + rows.size * (new_width - width) > _MAX_LIST_ENTRIES:
             break
         entries += rows.size * (new_width - width)
@@ -98,7 +131,7 @@ def _pool_lists(
         for pos, tied_row in enumerate(rows):
             extended[int(tied_row)] = (more.distances[pos], more.indices[pos])
         lengths[rows] = width
-        still = (more.distances[:, -1] == more.distances[:, 0]) & (width < n_pool)
+        still = (more.distances[:, -1] == more.distances[:, 0]) & (width < longest)
         rows = rows[still]
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     distances = np.empty(offsets[-1])
