@@ -14,13 +14,13 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics.membership import share as share_module
 from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership.knn import (
     MembershipKnnProbabilities,
     parzen_probabilities,
 )
 from synthrisk.metrics.membership.nndr import NNDR
-from synthrisk.metrics.membership import share as share_module
 from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 from synthrisk.results import EvaluationReport
 

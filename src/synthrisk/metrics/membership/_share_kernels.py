@@ -98,7 +98,9 @@ def compare_sides(
 
 
 @numba.njit(nogil=True, cache=True)
-def _expanded_lengths(offsets, indices, member_offsets, cap):  # pragma: no cover - compiled
+def _expanded_lengths(
+    offsets, indices, member_offsets, cap
+):  # pragma: no cover - compiled
     n = offsets.size - 1
     lengths = np.zeros(n, dtype=np.int64)
     for s in range(n):
