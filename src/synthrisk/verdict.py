@@ -95,25 +95,31 @@ class Tolerance:
         same scale (``chance``), the tolerance grows to ``relative * chance`` where
         that is larger than ``value``: the excess is then judged against what new
         people already give away.
+    ceiling : float or None, default=None
+        The relative part never raises the tolerance above this value.
 
     Examples
     --------
-    >>> t = Tolerance(0.005, "share", "why", relative=0.25)
-    >>> t.for_test({"chance": 0.002}), t.for_test({"chance": 0.08})
-    (0.005, 0.02)
+    >>> t = Tolerance(0.005, "share", "why", relative=0.25, ceiling=0.03)
+    >>> t.for_test({"chance": 0.002}), t.for_test({"chance": 0.08}), t.for_test({"chance": 0.4})
+    (0.005, 0.02, 0.03)
     """
 
     value: float
     unit: str
     reasoning: str
     relative: float | None = None
+    ceiling: float | None = None
 
     def for_test(self, test: Mapping[str, Any]) -> float:
-        """The tolerance that applies to ``test`` (see ``relative``)."""
+        """The tolerance that applies to ``test`` (see ``relative`` and ``ceiling``)."""
         chance = test.get("chance")
         if self.relative is None or chance is None or not math.isfinite(chance):
             return self.value
-        return max(self.value, self.relative * float(chance))
+        grown = self.relative * float(chance)
+        if self.ceiling is not None:
+            grown = min(grown, self.ceiling)
+        return max(self.value, grown)
 
 
 _SHARE = (
@@ -167,8 +173,12 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
         "people's records often turn up in the synthetic table by chance (few coarse columns), more than "
         "2/9 of that chance rate: training people then are more than 11/9 times as likely as new people to "
         "be found in it, so an attacker who claims membership for everyone found is right more than 55 % "
-        "of the time where a coin toss is right 50 % (the same odds as the membership AUC's tolerance)",
+        "of the time where a coin toss is right 50 % (the same odds as the membership AUC's tolerance). "
+        "Whatever the chance rate, more than 1 synthetic row in 50 copying a training person beyond chance "
+        "is never within tolerance (0.02 at most): on very coarse tables 5 % copies then still read as a "
+        "leak, not as chance",
         relative=2 / 9,
+        ceiling=0.02,
     ),
     "disclosure_protection": Tolerance(
         0.05,
@@ -700,8 +710,11 @@ def _test_verdict(
     t = tolerance.for_test(test)
     tol = f"{t:.3g}"
     if t > tolerance.value:
+        capped = tolerance.ceiling is not None and t >= tolerance.ceiling
         tol += (
-            f" ({tolerance.relative:.3g} × the chance rate {float(test['chance']):.3g})"
+            f" (the ceiling; {tolerance.relative:.3g} × the chance rate {float(test['chance']):.3g} is larger)"
+            if capped
+            else f" ({tolerance.relative:.3g} × the chance rate {float(test['chance']):.3g})"
         )
     n = int(test.get("n", 0))
     statistic = str(test.get("statistic", tolerance.unit))

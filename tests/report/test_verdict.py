@@ -421,21 +421,29 @@ def test_without_a_holdout_the_overall_verdict_is_review() -> None:
 
 def test_copies_are_judged_against_the_chance_rate_on_coarse_tables() -> None:
     # the same excess of copies: material where new people rarely coincide with real
-    # records, within the tolerance where 20 % of synthetic rows do so by chance
-    rare = holdout_result(
-        "identical_match_share", 0.03, (0.02, 0.04), 1e-8, chance=0.001
-    )
-    coarse = holdout_result(
-        "identical_match_share", 0.03, (0.02, 0.04), 1e-8, chance=0.2
-    )
-    v_rare = judge(report(rare))["identical_match_share"]
-    v_coarse = judge(report(coarse))["identical_match_share"]
+    # records, within the tolerance where 8 % of synthetic rows do so by chance
+    def judged(effect: float, ci: tuple[float, float], chance: float):
+        result = holdout_result(
+            "identical_match_share", effect, ci, 1e-8, chance=chance
+        )
+        return judge(report(result))["identical_match_share"]
+
+    v_rare = judged(0.012, (0.008, 0.016), 0.001)
+    v_coarse = judged(0.012, (0.008, 0.016), 0.08)
     assert (v_rare.level, v_rare.tolerance) == ("fail", 0.005)
     assert v_coarse.level == "pass"
-    assert v_coarse.tolerance == pytest.approx(0.2 * 2 / 9)
-    assert "× the chance rate 0.2" in v_coarse.reason
+    assert v_coarse.tolerance == pytest.approx(0.08 * 2 / 9)
+    assert "(0.222 × the chance rate 0.08)" in v_coarse.reason
+    # however common chance matches are, the tolerance stops at 0.02: 5 % copies on a
+    # very coarse table (an excess of 0.03 where 40 % match by chance) fail
+    v_copies = judged(0.03, (0.024, 0.036), 0.4)
+    assert (v_copies.level, v_copies.tolerance) == ("fail", 0.02)
+    assert "the ceiling; 0.222 × the chance rate 0.4 is larger" in v_copies.reason
     # a user tolerance is absolute
     fixed = Thresholds.from_dict({"tolerances": {"identical_match_share": 0.01}})
+    coarse = holdout_result(
+        "identical_match_share", 0.012, (0.011, 0.013), 1e-8, chance=0.08
+    )
     assert judge(report(coarse), fixed)["identical_match_share"].level == "fail"
 
 
