@@ -23,7 +23,7 @@ from synthrisk.compat._sdmetrics_common import (
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics import Metric
 from synthrisk.metrics import ml_inference as _ml
-from synthrisk.metrics.ml_inference._attackers import PLACEHOLDER
+from synthrisk.metrics.ml_inference import PLACEHOLDER
 
 __all__ = [
     "CategoricalEnsemble",

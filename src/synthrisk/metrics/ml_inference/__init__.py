@@ -10,6 +10,7 @@ row. See ``docs/ml_inference.md``.
 
 from __future__ import annotations
 
+from synthrisk.metrics.ml_inference._attackers import PLACEHOLDER
 from synthrisk.metrics.ml_inference._classes import (
     CategoricalEnsemble,
     CategoricalKNN,
@@ -28,6 +29,7 @@ from synthrisk.metrics.ml_inference.new_row_synthesis import (
 )
 
 __all__ = [
+    "PLACEHOLDER",
     "CategoricalEnsemble",
     "CategoricalKNN",
     "CategoricalNB",
