@@ -21,7 +21,7 @@ from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._euclidean import Arithmetic, euclidean_kneighbors
-from synthrisk.neighbors._protocol import NeighborBackend
+from synthrisk.neighbors._protocol import NeighborBackend, Search
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.settings import get_config
@@ -31,6 +31,7 @@ __all__ = [
     "DistanceSpec",
     "NeighborBackend",
     "Neighbors",
+    "Search",
     "column_ranges",
     "distance_spec",
     "get_backend",
@@ -296,7 +297,6 @@ def nearest_neighbors(
     if weights is not None and name == "torch":
         msg = "`weights` need the numpy, numba or dask backend; got backend='torch'."
         raise ParameterError(msg)
-    bounded = {} if max_distance is None else {"radius": max_distance}
     if max_distance is not None and (
         distance == "euclidean"
         or name in ("dask", "torch")
@@ -323,15 +323,16 @@ def nearest_neighbors(
             progress=progress,
         )
         return Neighbors(distances=distances, indices=indices)
-    distances, indices = get_backend(name).kneighbors(
+    search = Search(
         np.ascontiguousarray(q_num),
         np.ascontiguousarray(q_cat),
         np.ascontiguousarray(r_num),
         np.ascontiguousarray(r_cat),
         spec,
-        k=k,
+        k,
         working_memory=working_memory,
         progress=progress,
-        **bounded,
+        radius=max_distance,
     )
+    distances, indices = get_backend(name).kneighbors(search)
     return Neighbors(distances=distances, indices=indices)

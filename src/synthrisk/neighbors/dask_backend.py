@@ -39,6 +39,7 @@ from synthrisk._optional import import_optional
 from synthrisk._typing import Backend, FloatArray, IntArray
 from synthrisk.exceptions import ParameterError, SynthriskError
 from synthrisk.neighbors import numba_backend
+from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.partitioned import Partitions, split_rows
 
@@ -142,9 +143,8 @@ def _search(
     k_local = min(k, r_num.shape[0])
     if q_num.shape[0] == 0 or k_local == 0:
         return np.empty((q_num.shape[0], 0)), np.empty((q_num.shape[0], 0), np.int64)
-    distances, indices = numba_backend.kneighbors(
-        q_num, q_cat, r_num, r_cat, spec, k=k_local, working_memory=working_memory
-    )
+    search = Search(q_num, q_cat, r_num, r_cat, spec, k_local, working_memory)
+    distances, indices = numba_backend.kneighbors(search)
     if offset:
         indices += offset
     return distances, indices
@@ -182,6 +182,19 @@ def _worker_memory(client: Any) -> float:
     except (KeyError, AttributeError, OSError):  # pragma: no cover - defensive
         return math.inf
     return float(min(limits)) if limits else math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """One partitioned search: the arguments of :func:`kneighbors_partitioned`."""
+
+    query: Partitions
+    reference: Partitions
+    spec: DistanceSpec
+    k: int
+    working_memory: float | None
+    broadcast: bool | None
+    progress: Callable[[int], None] | None
 
 
 def kneighbors_partitioned(
@@ -223,32 +236,29 @@ def kneighbors_partitioned(
     indices : ndarray of shape (n_query, k)
         Global reference positions, ties to the lowest.
     """
-    if k > reference.n_rows:
-        msg = f"`k` must be at most the number of reference rows ({reference.n_rows}); got {k}."
+    job = _Job(query, reference, spec, k, working_memory, broadcast, progress)
+    return _run(job, client)
+
+
+def _run(job: _Job, client: Any | None) -> tuple[FloatArray, IntArray]:
+    """:func:`kneighbors_partitioned` of ``job`` on ``client`` (None: threads)."""
+    if job.k > job.reference.n_rows:
+        msg = f"`k` must be at most the number of reference rows ({job.reference.n_rows}); got {job.k}."
         raise ParameterError(msg)
-    if query.n_rows == 0:
-        return np.empty((0, k)), np.empty((0, k), dtype=np.int64)
+    if job.query.n_rows == 0:
+        return np.empty((0, job.k)), np.empty((0, job.k), dtype=np.int64)
     if client is None:
-        return _threaded(query, reference, spec, k, working_memory, broadcast, progress)
-    return _distributed(
-        client, query, reference, spec, k, working_memory, broadcast, progress
-    )
+        return _threaded(job)
+    return _distributed(client, job)
 
 
-def _threaded(
-    query: Partitions,
-    reference: Partitions,
-    spec: DistanceSpec,
-    k: int,
-    working_memory: float | None,
-    broadcast: bool | None,
-    progress: Callable[[int], None] | None,
-) -> tuple[FloatArray, IntArray]:
+def _threaded(job: _Job) -> tuple[FloatArray, IntArray]:
+    query, reference, k = job.query, job.reference, job.k
     dask = import_optional("dask", extra="dask")
     from dask.delayed import Delayed
 
     delayed = dask.delayed
-    if broadcast or (broadcast is None and len(reference.parts) == 1):
+    if job.broadcast or (job.broadcast is None and len(reference.parts) == 1):
         whole = (
             reference.parts[0]
             if len(reference.parts) == 1
@@ -272,7 +282,7 @@ def _threaded(
             else delayed(part, name=f"synthrisk-query-{token}-{i}")
         )
         partial = [
-            search(q, r, spec, k, working_memory, off)
+            search(q, r, job.spec, k, job.working_memory, off)
             for r, off in zip(ref_nodes, offsets, strict=True)
         ]
         tasks.append(_reduce(partial, lambda group: merge(k, *group)))
@@ -282,22 +292,14 @@ def _threaded(
     for start in range(0, len(tasks), batch):
         chunk = dask.compute(*tasks[start : start + batch], scheduler="threads")
         out.extend(chunk)
-        if progress is not None:
-            progress(int(sum(query.rows[start : start + batch])))
+        if job.progress is not None:
+            job.progress(int(sum(query.rows[start : start + batch])))
     return _stack(out, k)
 
 
-def _distributed(
-    client: Any,
-    query: Partitions,
-    reference: Partitions,
-    spec: DistanceSpec,
-    k: int,
-    working_memory: float | None,
-    broadcast: bool | None,
-    progress: Callable[[int], None] | None,
-) -> tuple[FloatArray, IntArray]:
+def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
     distributed = import_optional("distributed", extra="dask")
+    query, reference, k, broadcast = job.query, job.reference, job.k, job.broadcast
     if broadcast is None:
         broadcast = reference.nbytes <= _BROADCAST_SHARE * _worker_memory(client)
     local_reference = not any(
@@ -330,7 +332,9 @@ def _distributed(
     def submit(i: int) -> Any:
         [part] = _on_cluster(client, [query.parts[i]])
         partial = [
-            client.submit(_search, part, r, spec, k, working_memory, off, pure=False)
+            client.submit(
+                _search, part, r, job.spec, k, job.working_memory, off, pure=False
+            )
             for r, off in zip(ref_state["parts"], ref_state["offsets"], strict=True)
         ]
         final = _reduce(partial, merge)
@@ -358,8 +362,8 @@ def _distributed(
             pending.add(submit(i))
             continue
         future.release()
-        if progress is not None:
-            progress(query.rows[i])
+        if job.progress is not None:
+            job.progress(query.rows[i])
     return _stack(results, k)
 
 
@@ -401,18 +405,13 @@ def _stack(results: list[Any], k: int) -> tuple[FloatArray, IntArray]:
     )
 
 
-def kneighbors(
-    q_num: FloatArray,
-    q_cat: IntArray,
-    r_num: FloatArray,
-    r_cat: IntArray,
-    spec: DistanceSpec,
-    *,
-    k: int,
-    working_memory: float | None,
-    progress: Callable[[int], None] | None = None,
-) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, as Dask tasks.
+def _partition_rows(n_rows: int) -> int:
+    """Rows per query partition: :attr:`DaskSettings.partition_rows`, else about 40 parts."""
+    return get_dask_settings().partition_rows or max(1024, -(-n_rows // 40))
+
+
+def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
+    """:meth:`NeighborBackend.kneighbors` as Dask tasks.
 
     Runs on the configured or default ``dask.distributed`` client when there is one
     (:func:`active_client`), otherwise on Dask's threaded scheduler. Query rows are
@@ -420,12 +419,12 @@ def kneighbors(
     partitions, at least 1024 rows each).
     """
     client = active_client()
-    n_query = q_num.shape[0]
-    settings = get_dask_settings()
-    rows = settings.partition_rows or max(1024, -(-n_query // 40))
-    query = split_rows(q_num, q_cat, rows)
+    r_num, r_cat = search.r_num, search.r_cat
+    query = split_rows(
+        search.q_num, search.q_cat, _partition_rows(search.q_num.shape[0])
+    )
     reference = split_rows(r_num, r_cat, max(r_num.shape[0], 1))
-    ref_rows = settings.reference_rows
+    ref_rows = get_dask_settings().reference_rows
     broadcast = None
     if ref_rows is None and client is not None:
         # too large to broadcast: partitions of at most the broadcast share
@@ -438,12 +437,12 @@ def kneighbors(
     return kneighbors_partitioned(
         query,
         reference,
-        spec,
-        k=k,
-        working_memory=working_memory,
+        search.spec,
+        k=search.k,
+        working_memory=search.working_memory,
         client=client,
         broadcast=broadcast,
-        progress=progress,
+        progress=search.progress,
     )
 
 
@@ -473,8 +472,7 @@ def kneighbors_tables(
     def as_partitions(table: Any) -> Partitions:
         if hasattr(table, "partitions"):
             return table.partitions
-        rows = get_dask_settings().partition_rows or max(1024, -(-table.n_rows // 40))
-        return split_rows(table.numeric, table.codes, rows)
+        return split_rows(table.numeric, table.codes, _partition_rows(table.n_rows))
 
     n_num = len(reference.numeric_names)
     if scale is None:
@@ -488,23 +486,10 @@ def kneighbors_tables(
         "dcr", empty, empty, len(reference.categorical_names), scale=scale
     )
     q_parts, r_parts = as_partitions(query), as_partitions(reference)
-    if k > r_parts.n_rows:
-        msg = f"`k` must be at most the number of reference rows ({r_parts.n_rows}); got {k}."
-        raise ParameterError(msg)
-    broadcast = None
     ref_rows = get_dask_settings().reference_rows
-    if ref_rows is not None and ref_rows < r_parts.n_rows:
-        broadcast = False
-    return kneighbors_partitioned(
-        q_parts,
-        r_parts,
-        spec,
-        k=k,
-        working_memory=working_memory,
-        client=client,
-        broadcast=broadcast,
-        progress=progress,
-    )
+    broadcast = False if ref_rows is not None and ref_rows < r_parts.n_rows else None
+    job = _Job(q_parts, r_parts, spec, k, working_memory, broadcast, progress)
+    return _run(job, client)
 
 
 def _column_ranges(numeric: np.ndarray) -> FloatArray:

@@ -18,14 +18,13 @@ No n × m matrix is ever built: memory is O(n_reference) per thread.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.neighbors._spec import DistanceSpec
+from synthrisk.neighbors._protocol import Search
 
 __all__ = ["group_reference", "kneighbors", "query_order"]
 
@@ -81,161 +80,96 @@ def _find_group(codes, i, group_codes):  # pragma: no cover - compiled
     return -1
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
-def _offer(
-    i,
-    t,
-    j,
-    start_acc,
-    q_num,
-    r_num_sorted,
-    scale,
-    indicator,
-    clip,
-    nan_one,
-    nan_both,
-    power,
-    num_w,
-    k,
-    best,
-    best_i,
-    is_nan,
-    filled,
-    worst,
-    worst_i,
-):  # pragma: no cover - compiled
-    """Offer reference row ``j`` (stored at ``r_num_sorted[t]``) to query ``i``'s top k."""
-    acc = start_acc
-    # until k rows are found, worst is the query's radius (inf without one)
-    if acc > worst or (acc == worst and j > worst_i):
-        return filled, worst, worst_i
-    for f in range(q_num.shape[1]):
-        x = q_num[i, f]
-        y = r_num_sorted[t, f]
-        x_nan = math.isnan(x)
-        y_nan = math.isnan(y)
-        if x_nan or y_nan:
-            term = nan_both if (x_nan and y_nan) else nan_one
-        else:
-            diff = abs(x - y)
-            if indicator[f]:
-                term = 1.0 if diff > 0 else 0.0
-            else:
-                term = diff / scale[f]
-                if clip and term > 1.0:
-                    term = 1.0
-            if power == 2:
-                term = term * term
-        acc += term * num_w[f]
-        if acc > worst or (acc == worst and j > worst_i):
-            return filled, worst, worst_i
-    nan_acc = math.isnan(acc)
-    key = np.inf if nan_acc else acc
-    if filled < k and key > worst:  # a missing distance, beyond a finite radius
-        return filled, worst, worst_i
-    if filled < k:
-        pos = filled
-        filled += 1
-    elif key < worst or (key == worst and j < worst_i):
-        pos = k - 1
-    else:
-        return filled, worst, worst_i
-    while pos > 0 and (
-        best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
-    ):
-        best[pos] = best[pos - 1]
-        best_i[pos] = best_i[pos - 1]
-        is_nan[pos] = is_nan[pos - 1]
-        pos -= 1
-    best[pos] = key
-    best_i[pos] = j
-    is_nan[pos] = nan_acc
-    if filled == k:
-        worst = best[k - 1]
-        worst_i = best_i[k - 1]
-    return filled, worst, worst_i
+# The kernels take their inputs grouped in tuples, which numba passes by value;
+# _scan_group is inlined and unpacks them once per group, not once per row:
+#   terms = (scale, indicator, clip, nan_one, nan_both, power, num_w)
+#       the numeric terms of the distance (see synthrisk.neighbors._spec);
+#   ref = (r_num_sorted, order, group_start)
+#       reference rows sorted by group, their positions, and the group bounds;
+#   top = (best, best_i, is_nan)
+#       one query row's running top k: summed terms, positions, missing flags;
+#   state = (filled, worst, worst_i)
+#       entries of ``top`` in use and its worst entry (the radius until k are found).
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _scan_group(
-    i,
-    g,
-    start_acc,
-    q_num,
-    r_num_sorted,
-    order,
-    group_start,
-    scale,
-    indicator,
-    clip,
-    nan_one,
-    nan_both,
-    power,
-    num_w,
-    k,
-    best,
-    best_i,
-    is_nan,
-    filled,
-    worst,
-    worst_i,
-):  # pragma: no cover - compiled
-    """Offer every row of group ``g`` to query ``i``'s top k; returns the new heap state."""
+def _scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state."""
+    r_num_sorted, order, group_start = ref
+    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
+    best, best_i, is_nan = top
+    filled, worst, worst_i = state
+    k = best.shape[0]
     for t in range(group_start[g], group_start[g + 1]):
-        filled, worst, worst_i = _offer(
-            i,
-            t,
-            order[t],
-            start_acc,
-            q_num,
-            r_num_sorted,
-            scale,
-            indicator,
-            clip,
-            nan_one,
-            nan_both,
-            power,
-            num_w,
-            k,
-            best,
-            best_i,
-            is_nan,
-            filled,
-            worst,
-            worst_i,
-        )
+        j = order[t]
+        acc = start_acc
+        # until k rows are found, worst is the query's radius (inf without one)
+        if acc > worst or (acc == worst and j > worst_i):
+            continue
+        for f in range(q_num.shape[1]):
+            x = q_num[i, f]
+            y = r_num_sorted[t, f]
+            x_nan = math.isnan(x)
+            y_nan = math.isnan(y)
+            if x_nan or y_nan:
+                term = nan_both if (x_nan and y_nan) else nan_one
+            else:
+                diff = abs(x - y)
+                if indicator[f]:
+                    term = 1.0 if diff > 0 else 0.0
+                else:
+                    term = diff / scale[f]
+                    if clip and term > 1.0:
+                        term = 1.0
+                if power == 2:
+                    term = term * term
+            acc += term * num_w[f]
+            if acc > worst or (acc == worst and j > worst_i):
+                break
+        else:  # every term summed: row j enters the top k if it ranks
+            nan_acc = math.isnan(acc)
+            key = np.inf if nan_acc else acc
+            if filled < k and key > worst:  # a missing distance, beyond a finite radius
+                continue
+            if filled < k:
+                pos = filled
+                filled += 1
+            elif key < worst or (key == worst and j < worst_i):
+                pos = k - 1
+            else:
+                continue
+            while pos > 0 and (
+                best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
+            ):
+                best[pos] = best[pos - 1]
+                best_i[pos] = best_i[pos - 1]
+                is_nan[pos] = is_nan[pos - 1]
+                pos -= 1
+            best[pos] = key
+            best_i[pos] = j
+            is_nan[pos] = nan_acc
+            if filled == k:
+                worst = best[k - 1]
+                worst_i = best_i[k - 1]
     return filled, worst, worst_i
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _knn_kernel(
-    q_num,
-    q_cat,
-    r_num_sorted,
-    order,
-    group_codes,
-    group_codes_t,
-    group_start,
-    scale,
-    indicator,
-    clip,
-    nan_one,
-    nan_both,
-    power,
-    divisor,
-    num_w,
-    cat_w,
-    min_cat_w,
-    inv_width,
-    n_buckets,
-    k,
-    radius,
-    out_d,
-    out_i,
+    q_num, q_cat, ref, groups, terms, bounds, radius, out_d, out_i
 ):  # pragma: no cover - compiled
+    """Top k of every query row (sorted by codes) into ``out_d``, ``out_i``.
+
+    ``groups = (group_codes, group_codes_t)`` and ``bounds = (cat_w, min_cat_w,
+    inv_width, n_buckets, divisor)``: the categorical lower bound and its buckets.
+    """
+    group_codes, group_codes_t = groups
+    cat_w, min_cat_w, inv_width, n_buckets, divisor = bounds
+    power = terms[5]
+    k = out_d.shape[1]
     n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
-    n_groups = group_start.shape[0] - 1
+    n_groups = ref[2].shape[0] - 1
     n_chunks = min(n_query, 64)
     for chunk in numba.prange(n_chunks):
         lo = chunk * n_query // n_chunks
@@ -248,6 +182,7 @@ def _knn_kernel(
         best = np.empty(k)
         best_i = np.empty(k, dtype=np.int64)
         is_nan = np.empty(k, dtype=np.bool_)
+        top = (best, best_i, is_nan)
         own = -1
         ready = False
         for i in range(lo, hi):
@@ -262,36 +197,12 @@ def _knn_kernel(
                 # buckets below are shared by all query rows with these codes
                 own = _find_group(q_cat, i, group_codes)
                 ready = False
-            filled = 0
-            worst = radius[i]
-            worst_i = _NO_ROW
+            state = (0, radius[i], _NO_ROW)
             if own >= 0:
                 # the group with the query's own codes first: every other group is
                 # at least min_cat_w away, which often ends the search right here
-                filled, worst, worst_i = _scan_group(
-                    i,
-                    own,
-                    0.0,
-                    q_num,
-                    r_num_sorted,
-                    order,
-                    group_start,
-                    scale,
-                    indicator,
-                    clip,
-                    nan_one,
-                    nan_both,
-                    power,
-                    num_w,
-                    k,
-                    best,
-                    best_i,
-                    is_nan,
-                    filled,
-                    worst,
-                    worst_i,
-                )
-            if not (worst < min_cat_w) and n_groups > (1 if own >= 0 else 0):
+                state = _scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+            if not (state[1] < min_cat_w) and n_groups > (1 if own >= 0 else 0):
                 if not ready:
                     # lower bound of every group: its weighted categorical
                     # mismatches, column by column over contiguous codes (a loop
@@ -327,36 +238,17 @@ def _knn_kernel(
                 for b in range(n_buckets):
                     end = bucket_start[b]
                     # every group from bucket b on is at least suffix_min[b] away
-                    if suffix_min[b] > worst:
+                    if suffix_min[b] > state[1]:
                         break
                     for gi in range(begin, end):
                         g = by_bucket[gi]
-                        if g == own or bound[g] > worst:
+                        if g == own or bound[g] > state[1]:
                             continue
-                        filled, worst, worst_i = _scan_group(
-                            i,
-                            g,
-                            bound[g],
-                            q_num,
-                            r_num_sorted,
-                            order,
-                            group_start,
-                            scale,
-                            indicator,
-                            clip,
-                            nan_one,
-                            nan_both,
-                            power,
-                            num_w,
-                            k,
-                            best,
-                            best_i,
-                            is_nan,
-                            filled,
-                            worst,
-                            worst_i,
+                        state = _scan_group(
+                            i, g, bound[g], q_num, ref, terms, top, state
                         )
                     begin = end
+            filled = state[0]
             for t in range(k):
                 if t >= filled:
                     out_d[i, t] = np.inf
@@ -395,52 +287,51 @@ def query_order(q_cat: IntArray) -> IntArray:
     return np.lexsort(q_cat.T[::-1]).astype(np.int64)
 
 
-def kneighbors(
-    q_num: FloatArray,
-    q_cat: IntArray,
-    r_num: FloatArray,
-    r_cat: IntArray,
-    spec: DistanceSpec,
-    *,
-    k: int,
-    working_memory: float | None,
-    progress: Callable[[int], None] | None = None,
-    radius: FloatArray | None = None,
-) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, lowest index first among ties.
-
-    With ``radius`` (one distance per query row), only rows at most that far: the
-    slots left over hold distance inf and index -1.
-    """
-    n_query = q_num.shape[0]
+def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
+    """:meth:`NeighborBackend.kneighbors` by the pruned scan of the module docstring."""
+    spec, k, r_num, r_cat = search.spec, search.k, search.r_num, search.r_cat
+    n_query = search.q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
     group_codes, group_start, order = group_reference(r_cat)
-    group_codes32 = np.ascontiguousarray(group_codes, dtype=np.int32)
-    group_codes_t = np.ascontiguousarray(group_codes.T, dtype=np.int32)
-    perm = query_order(q_cat)
-    sum_radius = np.ascontiguousarray(spec.sum_radius(radius, n_query)[perm])
-    q_num = np.ascontiguousarray(q_num[perm])
-    q_cat = np.ascontiguousarray(q_cat[perm], dtype=np.int32)
-    r_num_sorted = np.ascontiguousarray(r_num[order])
+    perm = query_order(search.q_cat)
+    sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
+    q_num = np.ascontiguousarray(search.q_num[perm])
+    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=np.int32)
     # blocks bound the progress granularity and the per-block output buffers
     step = rows_per_block(
         8 * (r_num.shape[0] + group_codes.shape[0]),
-        working_memory=working_memory,
+        working_memory=search.working_memory,
         n_rows=n_query,
     )
     step = min(step, max(512, -(-n_query // 40)))
-    scale = np.ascontiguousarray(spec.scale, dtype=np.float64)
-    indicator = np.ascontiguousarray(spec.indicator, dtype=np.bool_)
-    num_w = np.ascontiguousarray(
-        np.ones(q_num.shape[1]) if spec.weights is None else spec.weights,
-        dtype=np.float64,
+    num_w = np.ones(q_num.shape[1]) if spec.weights is None else spec.weights
+    terms = (
+        np.ascontiguousarray(spec.scale, dtype=np.float64),
+        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
+        spec.clip,
+        float(spec.nan_one),
+        float(spec.nan_both),
+        spec.power,
+        np.ascontiguousarray(num_w, dtype=np.float64),
     )
     cat_w = np.ascontiguousarray(
         np.ones(q_cat.shape[1]) if spec.cat_weights is None else spec.cat_weights,
         dtype=np.float64,
     )
     inv_width, n_buckets = _bucketing(cat_w, spec.cat_weights is not None)
+    bounds = (
+        cat_w,
+        float(cat_w.min(initial=np.inf)),
+        inv_width,
+        n_buckets,
+        float(spec.divisor),
+    )
+    ref = (np.ascontiguousarray(r_num[order]), order, group_start)
+    groups = (
+        np.ascontiguousarray(group_codes, dtype=np.int32),
+        np.ascontiguousarray(group_codes.T, dtype=np.int32),
+    )
     out_d = np.empty((n_query, k), dtype=np.float64)
     out_i = np.empty((n_query, k), dtype=np.int64)
     for start in range(0, n_query, step):
@@ -448,30 +339,16 @@ def kneighbors(
         _knn_kernel(
             q_num[start:stop],
             q_cat[start:stop],
-            r_num_sorted,
-            order,
-            group_codes32,
-            group_codes_t,
-            group_start,
-            scale,
-            indicator,
-            spec.clip,
-            float(spec.nan_one),
-            float(spec.nan_both),
-            spec.power,
-            float(spec.divisor),
-            num_w,
-            cat_w,
-            float(cat_w.min(initial=np.inf)),
-            inv_width,
-            n_buckets,
-            k,
+            ref,
+            groups,
+            terms,
+            bounds,
             sum_radius[start:stop],
             out_d[start:stop],
             out_i[start:stop],
         )
-        if progress is not None:
-            progress(stop - start)
+        if search.progress is not None:
+            search.progress(stop - start)
     distances[perm] = out_d
     indices[perm] = out_i
-    return spec.within(distances, indices, radius)
+    return spec.within(distances, indices, search.radius)

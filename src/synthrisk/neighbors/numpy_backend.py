@@ -8,15 +8,14 @@ tie rule (lowest reference index first).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["block_distances", "block_sums", "finish", "kneighbors"]
+__all__ = ["block_sums", "finish", "kneighbors"]
 
 
 def block_sums(
@@ -68,43 +67,22 @@ def finish(sums: FloatArray, spec: DistanceSpec) -> FloatArray:
     return sums / spec.divisor
 
 
-def block_distances(
-    q_num: FloatArray,
-    q_cat: IntArray,
-    r_num: FloatArray,
-    r_cat: IntArray,
-    spec: DistanceSpec,
-) -> FloatArray:
-    """Full distance matrix of shape (n_query, n_reference) for one block."""
-    return finish(block_sums(q_num, q_cat, r_num, r_cat, spec), spec)
-
-
-def kneighbors(
-    q_num: FloatArray,
-    q_cat: IntArray,
-    r_num: FloatArray,
-    r_cat: IntArray,
-    spec: DistanceSpec,
-    *,
-    k: int,
-    working_memory: float | None,
-    progress: Callable[[int], None] | None = None,
-    radius: FloatArray | None = None,
-) -> tuple[FloatArray, IntArray]:
-    """k nearest reference rows of every query row, lowest index first among ties.
-
-    With ``radius`` (one distance per query row), only rows at most that far: the
-    slots left over hold distance inf and index -1.
-    """
-    n_query, n_ref = q_num.shape[0], r_num.shape[0]
+def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
+    """:meth:`NeighborBackend.kneighbors` over blocks of full distance matrices."""
+    spec, k, radius = search.spec, search.k, search.radius
+    n_query, n_ref = search.q_num.shape[0], search.r_num.shape[0]
     sum_radius = spec.sum_radius(radius, n_query)
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
     # about four float64 temporaries of one block row each
-    step = rows_per_block(32 * n_ref, working_memory=working_memory, n_rows=n_query)
+    step = rows_per_block(
+        32 * n_ref, working_memory=search.working_memory, n_rows=n_query
+    )
     for start in range(0, n_query, step):
         block = slice(start, min(start + step, n_query))
-        sums = block_sums(q_num[block], q_cat[block], r_num, r_cat, spec)
+        sums = block_sums(
+            search.q_num[block], search.q_cat[block], search.r_num, search.r_cat, spec
+        )
         key = np.where(np.isnan(sums), np.inf, sums)
         order = np.argsort(key, axis=1, kind="stable")[:, :k]
         indices[block] = order
@@ -114,6 +92,6 @@ def kneighbors(
             outside = ~(found <= sum_radius[block][:, None])
             distances[block][outside] = np.inf
             indices[block][outside] = -1
-        if progress is not None:
-            progress(block.stop - block.start)
+        if search.progress is not None:
+            search.progress(block.stop - block.start)
     return spec.within(distances, indices, radius)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ import numpy as np
 from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 
 __all__ = ["device", "kneighbors"]
@@ -84,11 +84,10 @@ def _block_sums(
     return acc
 
 
-def kneighbors(
-    q_num: FloatArray, q_cat: IntArray, r_num: FloatArray, r_cat: IntArray, spec: DistanceSpec,
-    *, k: int, working_memory: float | None, progress: Callable[[int], None] | None = None,
-) -> tuple[FloatArray, IntArray]:  # fmt: skip
-    """k nearest reference rows of every query row, lowest index first among ties."""
+def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
+    """:meth:`NeighborBackend.kneighbors` on torch tensors (see the module docstring)."""
+    q_num, q_cat, r_num, r_cat = search.q_num, search.q_cat, search.r_num, search.r_cat
+    spec, k, progress = search.spec, search.k, search.progress
     torch = import_optional("torch", extra="gpu")
     dev = device()
     n_query, n_ref = q_num.shape[0], r_num.shape[0]
@@ -96,7 +95,9 @@ def kneighbors(
     indices = np.empty((n_query, k), dtype=np.int64)
     ref_block = min(n_ref, _REFERENCE_BLOCK)
     # about six float64 temporaries of one (query row x reference block) each
-    step = rows_per_block(48 * ref_block, working_memory=working_memory, n_rows=n_query)
+    step = rows_per_block(
+        48 * ref_block, working_memory=search.working_memory, n_rows=n_query
+    )
     scale = [float(s) for s in spec.scale]
     r_num_t = torch.from_numpy(np.ascontiguousarray(r_num)).to(dev)
     r_cat_t = torch.from_numpy(np.ascontiguousarray(r_cat)).to(dev)

@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from synthrisk._typing import JSONValue
+from synthrisk.stats.ranking import delong_auc
 
 __all__ = [
     "auc_test",
@@ -38,6 +39,20 @@ __all__ = [
 
 def _z(confidence_level: float) -> float:
     return float(stats.norm.ppf(0.5 * (1.0 + confidence_level)))
+
+
+def _undefined(statistic: str, n: int, null: float = 0.0) -> dict[str, JSONValue]:
+    """The test mapping where the data cannot support a test (too few units)."""
+    return {
+        "statistic": statistic,
+        "effect": None,
+        "ci": None,
+        "p_value": None,
+        "n": int(n),
+        "null": null,
+        "estimate": None,
+        "control": None,
+    }
 
 
 def holdout_test(
@@ -60,16 +75,7 @@ def holdout_test(
     effect = float(effect)
     se = float(se) if math.isfinite(se) else float("nan")
     if not math.isfinite(effect):
-        return {
-            "statistic": statistic,
-            "effect": None,
-            "ci": None,
-            "p_value": None,
-            "n": int(n),
-            "null": null,
-            "estimate": None,
-            "control": None,
-        }
+        return _undefined(statistic, n, null)
     z = _z(confidence_level)
     if p_value is None:
         if se > 0:
@@ -87,6 +93,50 @@ def holdout_test(
         "control": float(control),
         "confidence_level": confidence_level,
     }
+
+
+def _difference(
+    a: np.ndarray,
+    b: np.ndarray,
+    effect: float,
+    se: float,
+    n: int,
+    statistic: str,
+    confidence_level: float,
+) -> dict[str, JSONValue]:
+    """The test of a training-minus-holdout ``effect``: the two means and the difference."""
+    return holdout_test(
+        statistic=statistic,
+        effect=effect,
+        se=se,
+        n=n,
+        estimate=float(a.mean()),
+        control=float(b.mean()),
+        confidence_level=confidence_level,
+    )
+
+
+def _against(
+    null: float,
+    estimate: float,
+    se: float,
+    n: int,
+    statistic: str,
+    confidence_level: float,
+    p_value: float | None = None,
+) -> dict[str, JSONValue]:
+    """The test of ``estimate`` against its value without memorisation, ``null``."""
+    return holdout_test(
+        statistic=statistic,
+        effect=estimate - null,
+        se=se,
+        n=n,
+        estimate=estimate,
+        control=null,
+        null=null,
+        confidence_level=confidence_level,
+        p_value=p_value,
+    )
 
 
 def paired_difference_test(
@@ -109,25 +159,9 @@ def paired_difference_test(
     d = a - b
     n = d.size
     if n == 0:
-        return holdout_test(
-            statistic=statistic,
-            effect=float("nan"),
-            se=float("nan"),
-            n=0,
-            estimate=float("nan"),
-            control=float("nan"),
-            confidence_level=confidence_level,
-        )
+        return _undefined(statistic, 0)
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return holdout_test(
-        statistic=statistic,
-        effect=float(d.mean()),
-        se=se,
-        n=n,
-        estimate=float(a.mean()),
-        control=float(b.mean()),
-        confidence_level=confidence_level,
-    )
+    return _difference(a, b, float(d.mean()), se, n, statistic, confidence_level)
 
 
 def mean_difference_test(
@@ -143,25 +177,10 @@ def mean_difference_test(
     a, b = a[~np.isnan(a)], b[~np.isnan(b)]
     n = min(a.size, b.size)
     if a.size < 2 or b.size < 2:
-        return holdout_test(
-            statistic=statistic,
-            effect=float("nan"),
-            se=float("nan"),
-            n=n,
-            estimate=float("nan"),
-            control=float("nan"),
-            confidence_level=confidence_level,
-        )
+        return _undefined(statistic, n)
     se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-    return holdout_test(
-        statistic=statistic,
-        effect=float(a.mean() - b.mean()),
-        se=se,
-        n=n,
-        estimate=float(a.mean()),
-        control=float(b.mean()),
-        confidence_level=confidence_level,
-    )
+    effect = float(a.mean() - b.mean())
+    return _difference(a, b, effect, se, n, statistic, confidence_level)
 
 
 def share_test(
@@ -180,28 +199,10 @@ def share_test(
     v = np.asarray(values, dtype=np.float64)
     n = v.size
     if n < 2:
-        return holdout_test(
-            statistic=statistic,
-            effect=float("nan"),
-            se=float("nan"),
-            n=n,
-            estimate=float("nan"),
-            control=null,
-            null=null,
-            confidence_level=confidence_level,
-        )
+        return _undefined(statistic, n, null)
     se = float(v.std(ddof=1) / math.sqrt(n))
-    return holdout_test(
-        statistic=statistic,
-        effect=float(v.mean() - null),
-        se=se,
-        n=n,
-        estimate=float(v.mean()),
-        control=null,
-        null=null,
-        confidence_level=confidence_level,
-        p_value=p_value,
-    )
+    mean = float(v.mean())
+    return _against(null, mean, se, n, statistic, confidence_level, p_value)
 
 
 def auc_test(
@@ -221,32 +222,9 @@ def auc_test(
     y = np.asarray(negatives, dtype=np.float64)
     m, n = x.size, y.size
     if m < 2 or n < 2:
-        return holdout_test(
-            statistic=statistic,
-            effect=float("nan"),
-            se=float("nan"),
-            n=min(m, n),
-            estimate=float("nan"),
-            control=0.5,
-            null=0.5,
-            confidence_level=confidence_level,
-        )
-    both = np.r_[x, y]
-    ranks = stats.rankdata(both)
-    v10 = (ranks[:m] - stats.rankdata(x)) / n
-    v01 = 1.0 - (ranks[m:] - stats.rankdata(y)) / m
-    auc = float(v10.mean())
-    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
-    return holdout_test(
-        statistic=statistic,
-        effect=auc - 0.5,
-        se=math.sqrt(max(var, 0.0)),
-        n=min(m, n),
-        estimate=auc,
-        control=0.5,
-        null=0.5,
-        confidence_level=confidence_level,
-    )
+        return _undefined(statistic, min(m, n), 0.5)
+    auc, se = delong_auc(x, y)
+    return _against(0.5, auc, se, min(m, n), statistic, confidence_level)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -24,6 +24,7 @@ __all__ = [
     "RankingScores",
     "auc_delong_interval",
     "average_precision",
+    "delong_auc",
     "ranking_scores",
     "roc_auc",
     "roc_curve",
@@ -174,14 +175,22 @@ def auc_delong_interval(
     two or more correlated receiver operating characteristic curves: a nonparametric
     approach", Biometrics 44, 837-845.
     """
-    m, n = member_scores.size, non_member_scores.size
-    if m < 2 or n < 2:
+    if member_scores.size < 2 or non_member_scores.size < 2:
         return None
-    both = np.r_[member_scores, non_member_scores]
-    ranks = stats.rankdata(both)
-    v10 = (ranks[:m] - stats.rankdata(member_scores)) / n
-    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member_scores)) / m
-    auc = float(v10.mean())
-    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
-    half = probit(confidence_level) * math.sqrt(max(var, 0.0))
+    auc, se = delong_auc(member_scores, non_member_scores)
+    half = probit(confidence_level) * se
     return max(0.0, auc - half), min(1.0, auc + half)
+
+
+def delong_auc(positives: FloatArray, negatives: FloatArray) -> tuple[float, float]:
+    """ROC AUC of ``positives`` over ``negatives`` and its DeLong standard error.
+
+    Ties count one half. Both sides need at least 2 scores (see
+    :func:`auc_delong_interval` for the reference).
+    """
+    m, n = positives.size, negatives.size
+    ranks = stats.rankdata(np.r_[positives, negatives])
+    v10 = (ranks[:m] - stats.rankdata(positives)) / n
+    v01 = 1.0 - (ranks[m:] - stats.rankdata(negatives)) / m
+    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
+    return float(v10.mean()), math.sqrt(max(var, 0.0))
