@@ -170,7 +170,6 @@ class _DisclosureBase(Metric):
         ]
 
 
-
 def _no_match_warning(context: Context, p: FloatArray, method: str) -> None:
     n_scored = int((~np.isnan(p)).sum())
     if method != "cap":
