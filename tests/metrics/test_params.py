@@ -289,6 +289,7 @@ def test_values_are_fixed_once_built() -> None:
     assert isinstance(_Toy.size, Param)
     assert _Toy.size.name == "size"
     assert _Toy.size.default == 3
+    assert _Toy.size.__doc__ == "How many. (an integer >= 1; default 3)"  # for help()
     with pytest.raises(
         AttributeError, match=r"parameter `size` is fixed when the metric is built"
     ):

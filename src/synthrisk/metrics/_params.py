@@ -102,6 +102,7 @@ class Param(Generic[T]):
         self.doc = doc
         self.reported = reported
         self.name = ""
+        self.__doc__ = f"{doc} ({constraint.rule}; default {default!r})"
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
