@@ -7,6 +7,7 @@ add an example to ``EXAMPLE_PARAMS`` (the test below fails until it does).
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from typing import Any
@@ -17,7 +18,8 @@ import pytest
 
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import METRICS, Metric
-from synthrisk.results import MetricResult
+from synthrisk.metrics._params import NOT_A_PARAM, Param
+from synthrisk.results import MetricResult, to_jsonable
 
 #: parameters that make each metric runnable on ``_tables()``; metrics that run by
 #: default are tested with their defaults (plus the speed-ups listed here)
@@ -177,3 +179,72 @@ def test_tiny_tables_without_holdout(metric_id: str) -> None:
 def test_registry_follows_each_class_report_order() -> None:
     orders = [cls.report_order for cls in METRICS.values()]
     assert orders == sorted(orders)
+
+
+# ------------------------------------------------------------ declared parameters
+
+
+def _declared(cls: type[Metric]) -> dict[str, Param[Any]]:
+    """The ``Param`` class attributes over the MRO, base first (an independent oracle)."""
+    out: dict[str, Param[Any]] = {}
+    for klass in reversed(cls.__mro__):
+        for name, value in vars(klass).items():
+            if isinstance(value, Param):
+                out[name] = value
+            elif value is NOT_A_PARAM:
+                out.pop(name)
+    return out
+
+
+#: every (metric, declared parameter) pair
+PAIRS = [
+    (metric_id, name) for metric_id in IDS for name in _declared(METRICS[metric_id])
+]
+
+
+class _Odd:
+    """A value of no type any parameter accepts."""
+
+    def __repr__(self) -> str:
+        return "<odd>"
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_param_names_are_the_declarations_and_the_signature(metric_id: str) -> None:
+    cls = METRICS[metric_id]
+    declared = _declared(cls)
+    assert cls.param_names() == list(declared)
+    signature = inspect.signature(cls)
+    assert list(signature.parameters) == list(declared)
+    for name, parameter in signature.parameters.items():
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameter.default == declared[name].default
+        assert declared[name].doc, f"{metric_id}.{name}: give the parameter a doc line"
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_defaults_build_and_params_follow_the_declarations(metric_id: str) -> None:
+    cls = METRICS[metric_id]
+    if cls.runs_by_default:  # the default run builds it with its defaults
+        assert cls().params == cls.from_params({}).params
+    metric = _metric(metric_id)
+    reported = [n for n, p in _declared(cls).items() if p.reported]
+    assert list(metric.params) == reported
+    for name in reported:  # the typed attribute is what the JSON reports
+        assert to_jsonable(getattr(metric, name)) == metric.params[name]
+
+
+@pytest.mark.parametrize("metric_id", IDS)
+def test_repr_round_trips_through_from_params(metric_id: str) -> None:
+    metric = _metric(metric_id)
+    again = METRICS[metric_id].from_params(metric.params)
+    assert again.params == metric.params
+    assert repr(again) == repr(metric)
+    assert json.loads(json.dumps(again.params, allow_nan=False)) == metric.params
+
+
+@pytest.mark.parametrize(("metric_id", "name"), PAIRS)
+def test_wrong_typed_value_names_the_parameter(metric_id: str, name: str) -> None:
+    params = {**EXAMPLE_PARAMS.get(metric_id, {}), name: _Odd()}
+    with pytest.raises(ParameterError, match=rf"`{name}`[^;]*; got <odd>"):
+        METRICS[metric_id].from_params(params)

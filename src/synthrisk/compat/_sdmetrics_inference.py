@@ -267,7 +267,7 @@ class CategoricalPrivacyMetric(_PrivacyMetric):
                 sensitive_fields=sensitive,
                 model_kwargs=model_kwargs,
                 mode=mode,
-            ),  # type: ignore[call-arg]
+            ),
             seed=seed,
             mode=mode,
         )
@@ -453,7 +453,7 @@ class NumericalPrivacyMetric(_PrivacyMetric):
             model_kwargs=model_kwargs,
             p=p,
             mode=mode,
-        )  # type: ignore[call-arg]
+        )
 
 
 class NumericalLR(NumericalPrivacyMetric):

@@ -584,7 +584,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         metric = cls._cap(
             key_fields=keys,
             sensitive_fields=sens,
-            missing=missing,  # type: ignore[arg-type]
+            missing=missing,
             strict_types=strict_types,
         )
         result = _run(
@@ -798,7 +798,7 @@ class DCROverfittingProtection(_SDMetricsMetric):
             num_rows_subsample=num_rows_subsample,
             num_iterations=num_iterations,
             subsample_real=subsample_real,
-            range_source=range_source,  # type: ignore[arg-type]
+            range_source=range_source,
         )
         result = metric.compute(
             real, synthetic, holdout, metadata=_metadata_for(meta, real), seed=seed

@@ -16,6 +16,7 @@ import inspect
 import logging
 import time
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -24,6 +25,7 @@ from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
 from synthrisk._typing import Backend, JSONValue
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics._params import NOT_A_PARAM, Param
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
 
@@ -99,12 +101,25 @@ class Outcome:
     reason: str | None = None
 
 
+def _unknown_message(metric_id: str, unknown: list[str], allowed: list[str]) -> str:
+    return (
+        f"metric {metric_id!r} has no parameter(s) {unknown}; "
+        f"allowed parameters: {allowed}."
+    )
+
+
 class Metric(abc.ABC):
     """Base class of all metrics.
 
-    Subclasses set the class attributes, take their options as keyword-only
-    ``__init__`` arguments (stored with :meth:`_set_params`) and implement
-    :meth:`_compute`.
+    Subclasses set the class attributes, declare their options as
+    :class:`~synthrisk.metrics._params.Param` class attributes (a subclass redeclares a
+    parent's parameter to change its default or constraint, and may assign
+    :data:`~synthrisk.metrics._params.NOT_A_PARAM` to drop one) and implement
+    :meth:`_compute`. The base class gives every subclass one keyword-only
+    ``__init__`` over the declared parameters, in declaration order: unknown names
+    are refused with the house message, defaults applied, each value checked, the
+    JSON :attr:`params` built, and then :meth:`_check_params` runs the rules that
+    involve several parameters.
     """
 
     id: ClassVar[str] = ""
@@ -118,11 +133,83 @@ class Metric(abc.ABC):
     #: position in the registry, the default run and the report (lower first); the
     #: families leave gaps of 10 so that a new metric can sit beside its relatives
     report_order: ClassVar[int] = 10_000
+    #: the declared parameters by name, in declaration order (set per class)
+    declared_params: ClassVar[Mapping[str, Param[Any]]] = MappingProxyType({})
 
     params: dict[str, JSONValue]
 
+    #: True for a class (or the subclass of one) that writes its own ``__init__``
+    #: and stores its options with :meth:`_set_params` (the style before declared
+    #: parameters; still supported for metrics written outside synthrisk)
+    _hand_written_init: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared: dict[str, Param[Any]] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(value, Param):
+                    declared[name] = value  # a redeclaration keeps its parent's place
+                elif value is NOT_A_PARAM:
+                    declared.pop(name, None)
+        cls.declared_params = MappingProxyType(declared)
+        if "__init__" in vars(cls) or cls._hand_written_init:
+            cls._hand_written_init = True
+            return
+
+        def __init__(self: Metric, **params: Any) -> None:
+            self._init_params(params)
+
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        __init__.__doc__ = (
+            f"Build :class:`{cls.__name__}`; see the class for the parameters."
+        )
+        __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + [
+                inspect.Parameter(
+                    name, inspect.Parameter.KEYWORD_ONLY, default=param.default
+                )
+                for name, param in declared.items()
+            ],
+            return_annotation=None,
+        )
+        cls.__init__ = __init__  # type: ignore[method-assign]
+
+    def __init__(self, **params: Any) -> None:
+        self._init_params(params)
+
+    def _init_params(self, params: Mapping[str, Any]) -> None:
+        cls = type(self)
+        declared = cls.declared_params
+        unknown = sorted(set(params) - set(declared))
+        if unknown:
+            raise ParameterError(_unknown_message(cls.id, unknown, list(declared)))
+        values: dict[str, Any] = {}
+        self.__dict__["_param_values"] = values
+        for name, param in declared.items():
+            values[name] = param.check(params.get(name, param.default))
+        self._check_params()
+        self.params = {
+            name: to_jsonable(values[name])
+            for name, param in declared.items()
+            if param.reported
+        }
+
+    def _check_params(self) -> None:  # noqa: B027 - optional hook, empty by default
+        """Rules across parameters, and derived attributes; override as needed.
+
+        Runs after each parameter is checked and before the JSON :attr:`params` is
+        built; :meth:`_replace_param` changes a checked value (a resolved default).
+        """
+
     def _set_params(self, **params: Any) -> None:
+        """Store the options of a hand-written ``__init__`` (without declared parameters)."""
         self.params = {k: to_jsonable(v) for k, v in params.items()}
+
+    def _replace_param(self, name: str, value: Any) -> None:
+        """Set the checked value of parameter ``name`` (from :meth:`_check_params`)."""
+        self.__dict__["_param_values"][name] = value
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -130,12 +217,13 @@ class Metric(abc.ABC):
 
     @classmethod
     def param_names(cls) -> list[str]:
-        """Names of the keyword options this metric accepts.
+        """Names of the keyword options this metric accepts, in declaration order.
 
-        The keyword-only arguments of ``__init__``. A variant that changes a default or
-        adds options passes the rest on with ``**options`` to the class it extends,
-        whose options then count too.
+        For a hand-written ``__init__``: its keyword-only arguments, and those of the
+        class it passes ``**options`` on to.
         """
+        if not cls._hand_written_init:
+            return list(cls.declared_params)
         names: list[str] = []
         for klass in cls.__mro__:
             if "__init__" not in vars(klass):
@@ -157,8 +245,7 @@ class Metric(abc.ABC):
         allowed = cls.param_names()
         unknown = sorted(set(params) - set(allowed))
         if unknown:
-            msg = f"metric {cls.id!r} has no parameter(s) {unknown}; allowed parameters: {allowed}."
-            raise ParameterError(msg)
+            raise ParameterError(_unknown_message(cls.id, unknown, allowed))
         return cls(**params)
 
     def compute(

@@ -16,14 +16,14 @@ breakdown keys, same DCR distance and range rules), with three improvements:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from synthrisk._typing import IntArray
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, boolean, confidence, integer, option
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
@@ -31,7 +31,6 @@ from synthrisk.schema.partitioned import Domain
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import auc_test
-from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "DCRBaselineProtection",
@@ -120,33 +119,40 @@ def _domain(table: Any) -> Domain:
     )
 
 
-def _check_subsample(
-    metric: Metric, num_rows_subsample: Any, num_iterations: Any
-) -> tuple[int | None, int]:
-    n_sub = check_int(
-        num_rows_subsample, name="num_rows_subsample", minimum=1, allow_none=True
+class _DCRMetric(Metric):
+    """The subsampling parameters of the two DCR metrics."""
+
+    num_rows_subsample = Param(
+        integer(minimum=1, allow_none=True),
+        None,
+        "Synthetic (and random) rows per iteration; None uses all rows.",
     )
-    n_iter = int(check_int(num_iterations, name="num_iterations", minimum=1))  # type: ignore[arg-type]
-    if n_sub is None and n_iter > 1:
-        msg = (
-            f"`num_iterations` > 1 needs `num_rows_subsample`; got num_iterations={n_iter} without subsampling "
-            f"(metric {metric.id!r}). Without subsampling every iteration would be identical."
-        )
-        raise ParameterError(msg)
-    return n_sub, n_iter
+    num_iterations = Param(
+        integer(minimum=1), 1, "Iterations to average (needs num_rows_subsample)."
+    )
+    subsample_real = Param(
+        boolean(), False, "Also subsample the real reference, as SDMetrics does."
+    )
+
+    def _check_params(self) -> None:
+        if self.num_rows_subsample is None and self.num_iterations > 1:
+            msg = (
+                f"`num_iterations` > 1 needs `num_rows_subsample`; got num_iterations={self.num_iterations} "
+                f"without subsampling (metric {self.id!r}). Without subsampling every iteration would be identical."
+            )
+            raise ParameterError(msg)
 
 
 def _subsample_plan(
-    metric: Metric, n_synthetic: int, context: Context
+    metric: _DCRMetric, n_synthetic: int, context: Context
 ) -> tuple[int | None, int, dict[str, Any]]:
     """``num_rows_subsample``, ``num_iterations`` and the parameters to report.
 
     A subsample larger than the synthetic table disables subsampling (one iteration on
     all rows), with a warning.
     """
-    n_sub = metric.params["num_rows_subsample"]
-    n_iter = metric.params["num_iterations"]
-    params = dict(metric.params)
+    n_sub, n_iter = metric.num_rows_subsample, metric.num_iterations
+    params: dict[str, Any] = dict(metric.params)
     if n_sub is not None and n_sub > n_synthetic:
         context.warn(
             f"num_rows_subsample ({n_sub}) is larger than the synthetic table ({n_synthetic} rows); "
@@ -168,7 +174,7 @@ def _median(values: np.ndarray) -> float:
 
 
 @register
-class DCRBaselineProtection(Metric):
+class DCRBaselineProtection(_DCRMetric):
     """How far synthetic rows sit from real rows, relative to random rows in the same domain.
 
     ``score = min(median DCR(synthetic → real) / median DCR(random → real), 1)``:
@@ -194,27 +200,15 @@ class DCRBaselineProtection(Metric):
         "if synthetic rows sit much closer to real rows than random rows do, they copy them."
     )
 
-    def __init__(
-        self,
-        *,
-        num_rows_subsample: int | None = None,
-        num_iterations: int = 1,
-        subsample_real: bool = False,
-        confidence_level: float = 0.95,
-    ) -> None:
-        n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
-        self._set_params(
-            num_rows_subsample=n_sub,
-            num_iterations=n_iter,
-            subsample_real=bool(subsample_real),
-            confidence_level=check_confidence_level(confidence_level),
-        )
+    confidence_level = Param(
+        confidence(), 0.95, "Two-sided level of the bootstrap interval."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         real, syn = tables.encoded("real"), tables.encoded("synthetic")
         n_sub, n_iter, params = _subsample_plan(self, syn.n_rows, context)
-        if self.params["subsample_real"] and n_sub is not None and n_sub > real.n_rows:
+        if self.subsample_real and n_sub is not None and n_sub > real.n_rows:
             msg = (
                 f"`num_rows_subsample` ({n_sub}) is larger than the real table ({real.n_rows} rows) "
                 "with `subsample_real=True`; lower it or keep the full real reference."
@@ -230,7 +224,7 @@ class DCRBaselineProtection(Metric):
             rand_rows = _sample(random.n_rows, n_sub, rng)
             ref = (
                 real.take(_sample(real.n_rows, n_sub, rng))
-                if self.params["subsample_real"]
+                if self.subsample_real
                 else real
             )
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
@@ -323,7 +317,7 @@ def _overfitting_protection(closer: np.ndarray) -> float:
 
 
 @register
-class DCROverfittingProtection(Metric):
+class DCROverfittingProtection(_DCRMetric):
     """Are synthetic rows closer to the real rows the generator saw than to a holdout it never saw?
 
     ``p`` = share of synthetic rows strictly closer (DCR) to the real table than to the
@@ -356,27 +350,17 @@ class DCROverfittingProtection(Metric):
     )
     requires_holdout = True
 
-    def __init__(
-        self,
-        *,
-        num_rows_subsample: int | None = None,
-        num_iterations: int = 1,
-        subsample_real: bool = False,
-        range_source: Literal["reference", "real"] = "reference",
-        confidence_level: float = 0.95,
-    ) -> None:
-        n_sub, n_iter = _check_subsample(self, num_rows_subsample, num_iterations)
-        check_option(range_source, name="range_source", allowed=("reference", "real"))
-        self._set_params(
-            num_rows_subsample=n_sub,
-            num_iterations=n_iter,
-            subsample_real=bool(subsample_real),
-            range_source=range_source,
-            confidence_level=check_confidence_level(confidence_level),
-        )
+    range_source = Param(
+        option(("reference", "real")),
+        "reference",
+        "Whose column ranges scale the distances.",
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Two-sided level of the bootstrap interval."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         real, syn, hold = (
             tables.encoded("real"),
             tables.encoded("synthetic"),
@@ -389,7 +373,7 @@ class DCROverfittingProtection(Metric):
             )
         n_sub, n_iter, params = _subsample_plan(self, syn.n_rows, context)
         if (
-            self.params["subsample_real"]
+            self.subsample_real
             and n_sub is not None
             and n_sub > min(real.n_rows, hold.n_rows)
         ):
@@ -404,16 +388,12 @@ class DCROverfittingProtection(Metric):
         ci = None
         for it in range(n_iter):
             syn_rows = _sample(syn.n_rows, n_sub, rng)
-            if self.params["subsample_real"]:
+            if self.subsample_real:
                 ref_real = real.take(_sample(real.n_rows, n_sub, rng))
                 ref_hold = hold.take(_sample(hold.n_rows, n_sub, rng))
             else:
                 ref_real, ref_hold = real, hold
-            scale = (
-                _domain(ref_real).ranges
-                if self.params["range_source"] == "real"
-                else None
-            )
+            scale = _domain(ref_real).ranges if self.range_source == "real" else None
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
             query = syn.take(syn_rows)
             d_real = dcr(

@@ -602,9 +602,9 @@ def test_estimate_is_seeded_and_averages_cap_before_dividing(
 def test_estimate_takes_the_options_of_disclosure_protection() -> None:
     names = DisclosureProtectionEstimate.param_names()
     assert names == [
+        *DisclosureProtection.param_names(),
         "num_rows_subsample",
         "num_iterations",
-        *DisclosureProtection.param_names(),
     ]
     metric = DisclosureProtectionEstimate.from_params(
         {

@@ -26,6 +26,7 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Outcome
+from synthrisk.metrics._params import Param, confidence, custom
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
@@ -33,6 +34,8 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = [
+    "COMPAT",
+    "CONFIDENCE_LEVEL",
     "Compat",
     "attack_neighbors",
     "attack_outcome",
@@ -62,6 +65,16 @@ def check_compat(value: Any) -> str | None:
         )
         raise ParameterError(msg)
     return value
+
+
+#: the ``compat`` parameter of the Anonymeter-family metrics
+COMPAT = Param(
+    custom(lambda value, name: check_compat(value), f"one of {list(COMPAT_OPTIONS)}"),
+    None,
+    "None fixes Anonymeter's known bugs; a version string reproduces that version.",
+)
+#: the ``confidence_level`` parameter of the Anonymeter-family metrics
+CONFIDENCE_LEVEL = Param(confidence(), 0.95, "Confidence level of the intervals.")
 
 
 def check_n_attacks(value: Any, *, allow_none: bool) -> int | None:

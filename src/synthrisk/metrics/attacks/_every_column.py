@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from synthrisk.metrics.attacks._common import attack_outcome, default_attacks
 from synthrisk.metrics.attacks.inference import (
     ALL_COLUMNS_ATTACKS,
     InferenceAttack,
+    InferenceRisk,
     inference_attack,
 )
 from synthrisk.results import RecordScores
@@ -24,9 +24,7 @@ from synthrisk.stats.intervals import AttackEstimate
 __all__ = ["every_column"]
 
 
-def every_column(
-    params: Mapping[str, Any], tables: Tables, context: Context
-) -> Outcome:
+def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Outcome:
     """Inference with every usable column as the secret in turn; the worst column is the headline.
 
     Each column is attacked with all the others known; its holdout test compares the
@@ -35,12 +33,11 @@ def every_column(
     column whose excess has the highest lower bound; ``holdout_test["upper"]`` is the
     highest upper bound of any column, which the verdict needs below the tolerance.
     """
-    p = params
     columns = [c.name for c in tables.schema.modelable]
-    n_attacks = p["n_attacks"]
+    n_attacks = metric.n_attacks
     if n_attacks is None:
         n_attacks = min(default_attacks(tables), ALL_COLUMNS_ATTACKS)
-    level = p["confidence_level"]
+    level = metric.confidence_level
     streams = context.rng.spawn(len(columns))
     runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
     tests: dict[str, dict[str, JSONValue]] = {}
@@ -51,8 +48,8 @@ def every_column(
             aux_cols=[c for c in columns if c != column],
             n_attacks=n_attacks,
             regression=None,
-            tolerance=p["tolerance"],
-            compat=p["compat"],
+            tolerance=metric.tolerance,
+            compat=metric.compat,
             rng=stream,
             context=context,
             max_groups=0,
@@ -134,7 +131,7 @@ def every_column(
             f"attacked real rows: 1 when their {worst!r} was guessed correctly (the worst column)",
         )
     }
-    out_params: dict[str, Any] = dict(p)
+    out_params: dict[str, Any] = dict(metric.params)
     out_params["secret"] = None
     out_params["n_attacks"] = int(n_attacks)
     out_params["columns"] = columns

@@ -20,16 +20,24 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
-from synthrisk._validation import check_columns, check_positive_float
+from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import (
+    Param,
+    boolean,
+    column_list,
+    custom,
+    integer,
+    positive_float,
+)
 from synthrisk.metrics.attacks._common import (
+    COMPAT,
+    CONFIDENCE_LEVEL,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
     cap_attacks,
-    check_compat,
-    check_n_attacks,
     check_not_excluded,
     shared_scale,
 )
@@ -38,7 +46,6 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.intervals import (
     AttackEstimate,
-    check_confidence_level,
     estimate_attack,
 )
 
@@ -365,6 +372,13 @@ def inference_attack(
     )
 
 
+def _secret(value: Any, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        msg = f"`{name}` must be a single column name; got {value!r}."
+        raise ParameterError(msg)
+    return value
+
+
 @register
 class InferenceRisk(Metric):
     """Inference risk: can the synthetic table reveal a secret attribute of real people?
@@ -411,66 +425,50 @@ class InferenceRisk(Metric):
     )
     higher_is_safer = False
 
-    def __init__(
-        self,
-        *,
-        secret: str | None = None,
-        aux_cols: Sequence[str] | None = None,
-        n_attacks: int | None = None,
-        regression: bool | None = None,
-        tolerance: float = 0.05,
-        confidence_level: float = 0.95,
-        compat: str | None = None,
-    ) -> None:
-        if secret is not None and not isinstance(secret, str):
-            msg = f"`secret` must be a single column name; got {secret!r}."
+    secret = Param(
+        custom(_secret, "a column name or None"),
+        None,
+        "The column the attacker guesses; None = every usable column in turn.",
+    )
+    aux_cols = Param(
+        column_list(allow_none=True, strict=True),
+        None,
+        "The columns the attacker knows; None = every other usable column.",
+    )
+    n_attacks = Param(
+        integer(minimum=1, allow_none=True),
+        None,
+        "Targets per attack; None = the holdout's size.",
+    )
+    regression = Param(
+        boolean(allow_none=True),
+        None,
+        "Judge guesses within tolerance (True) or exactly; None: from the secret's kind.",
+    )
+    tolerance = Param(positive_float(), 0.05, "Relative tolerance of numeric guesses.")
+    confidence_level = CONFIDENCE_LEVEL
+    compat = COMPAT
+
+    def _check_params(self) -> None:
+        if self.aux_cols is None:
+            return
+        if self.secret is None:
+            msg = "`aux_cols` needs a `secret`: with every column as the secret, the attacker knows all the others."
             raise ParameterError(msg)
-        cols: list[str] | None = None
-        if aux_cols is not None:
-            if isinstance(aux_cols, str):
-                aux_cols = [aux_cols]
-            if not isinstance(aux_cols, Sequence) or not all(
-                isinstance(c, str) for c in aux_cols
-            ):
-                msg = f"`aux_cols` must be a list of column names; got {aux_cols!r}."
-                raise ParameterError(msg)
-            cols = list(aux_cols)
-            if not cols:
-                msg = "`aux_cols` must name at least one column; got an empty list."
-                raise ParameterError(msg)
-            if secret is None:
-                msg = "`aux_cols` needs a `secret`: with every column as the secret, the attacker knows all the others."
-                raise ParameterError(msg)
-            if secret in cols:
-                msg = f"`secret` ({secret!r}) must not be one of `aux_cols`; the attacker does not know it."
-                raise ParameterError(msg)
-        if regression is not None and not isinstance(regression, (bool, np.bool_)):
-            msg = f"`regression` must be True, False or None; got {regression!r}."
+        if self.secret in self.aux_cols:
+            msg = f"`secret` ({self.secret!r}) must not be one of `aux_cols`; the attacker does not know it."
             raise ParameterError(msg)
-        self._set_params(
-            secret=secret,
-            aux_cols=cols,
-            n_attacks=check_n_attacks(n_attacks, allow_none=True),
-            regression=None if regression is None else bool(regression),
-            tolerance=check_positive_float(tolerance, name="tolerance"),
-            confidence_level=check_confidence_level(confidence_level),
-            compat=check_compat(compat),
-        )
 
     def _aux(self, tables: Tables) -> list[str]:
-        cols = self.params["aux_cols"]
+        cols = self.aux_cols
         if cols is None:
-            return [
-                c.name
-                for c in tables.schema.modelable
-                if c.name != self.params["secret"]
-            ]
+            return [c.name for c in tables.schema.modelable if c.name != self.secret]
         return list(cols)
 
     def check_tables(self, tables: Tables) -> None:
         """``secret`` and ``aux_cols`` must name usable columns; regression needs a numeric secret."""
         usable = [c.name for c in tables.schema.modelable]
-        secret = self.params["secret"]
+        secret = self.secret
         if secret is None:
             if len(usable) < 2:
                 msg = (
@@ -480,14 +478,14 @@ class InferenceRisk(Metric):
                 raise ParameterError(msg)
             return
         check_not_excluded(tables, [secret], name="secret")
-        check_not_excluded(tables, self.params["aux_cols"] or [], name="aux_cols")
+        check_not_excluded(tables, self.aux_cols or [], name="aux_cols")
         check_columns([secret], name="secret", available=usable)
-        if self.params["aux_cols"] is not None:
-            check_columns(self.params["aux_cols"], name="aux_cols", available=usable)
+        if self.aux_cols is not None:
+            check_columns(self.aux_cols, name="aux_cols", available=usable)
         elif not self._aux(tables):
             msg = f"`aux_cols` would be empty: {secret!r} is the only usable column."
             raise ParameterError(msg)
-        if self.params["regression"] and tables.schema[secret].kind not in (
+        if self.regression and tables.schema[secret].kind not in (
             "numerical",
             "datetime",
         ):
@@ -498,24 +496,23 @@ class InferenceRisk(Metric):
             raise ParameterError(msg)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        if self.params["secret"] is None:
+        if self.secret is None:
             from synthrisk.metrics.attacks._every_column import every_column
 
-            return every_column(self.params, tables, context)
-        p = self.params
+            return every_column(self, tables, context)
         aux = self._aux(tables)
         result = inference_attack(
             tables,
-            secret=p["secret"],
+            secret=self.secret,
             aux_cols=aux,
-            n_attacks=p["n_attacks"],
-            regression=p["regression"],
-            tolerance=p["tolerance"],
-            compat=p["compat"],
+            n_attacks=self.n_attacks,
+            regression=self.regression,
+            tolerance=self.tolerance,
+            compat=self.compat,
             rng=context.rng,
             context=context,
         )
-        level = p["confidence_level"]
+        level = self.confidence_level
         groups: dict[str, JSONValue] | None = None
         if result.group_labels:
             groups = {}
@@ -547,14 +544,14 @@ class InferenceRisk(Metric):
                 "attacked real rows: 1 when their secret was guessed correctly",
             )
         }
-        params: dict[str, Any] = dict(p)
+        params: dict[str, Any] = dict(self.params)
         params["aux_cols"] = aux
         return attack_outcome(
             result.estimate(confidence_level=level),
             context,
             attack="inference attack",
             details={
-                "secret": p["secret"],
+                "secret": self.secret,
                 "aux_cols": aux,
                 "regression": result.regression,
                 "groups": groups,

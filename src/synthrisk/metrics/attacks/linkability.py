@@ -27,20 +27,20 @@ from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, custom, integer
 from synthrisk.metrics.attacks._common import (
+    COMPAT,
+    CONFIDENCE_LEVEL,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
-    check_compat,
-    check_n_attacks,
     check_not_excluded,
 )
-from synthrisk.results import RecordScores
+from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
 from synthrisk.stats.intervals import (
     AttackEstimate,
-    check_confidence_level,
     estimate_attack,
 )
 
@@ -331,6 +331,10 @@ def check_aux_pair(aux_cols: Any) -> tuple[list[str], list[str]]:
     return halves[0], halves[1]
 
 
+def _aux_pair(value: Any, name: str) -> list[list[str]] | None:
+    return None if value is None else list(check_aux_pair(value))
+
+
 @register
 class LinkabilityRisk(Metric):
     """Linkability risk: can the synthetic table link two partial records of the same real person?
@@ -368,28 +372,26 @@ class LinkabilityRisk(Metric):
     )
     higher_is_safer = False
 
-    def __init__(
-        self,
-        *,
-        aux_cols: Sequence[Sequence[str]] | None = None,
-        n_attacks: int | None = None,
-        n_neighbors: int = 1,
-        confidence_level: float = 0.95,
-        compat: str | None = None,
-    ) -> None:
-        pair = None if aux_cols is None else list(check_aux_pair(aux_cols))
-        self._set_params(
-            aux_cols=pair,
-            n_attacks=check_n_attacks(n_attacks, allow_none=True),
-            n_neighbors=check_int(n_neighbors, name="n_neighbors", minimum=1),
-            confidence_level=check_confidence_level(confidence_level),
-            compat=check_compat(compat),
-        )
+    aux_cols = Param(
+        custom(_aux_pair, "two lists of column names or None"),
+        None,
+        "The attacker's two datasets; None splits the usable columns at random.",
+    )
+    n_attacks = Param(
+        integer(minimum=1, allow_none=True),
+        None,
+        "Targets per attack; None = the holdout's size.",
+    )
+    n_neighbors = Param(
+        integer(minimum=1), 1, "Nearest synthetic rows the two halves may share."
+    )
+    confidence_level = CONFIDENCE_LEVEL
+    compat = COMPAT
 
     def check_tables(self, tables: Tables) -> None:
         """Both column lists must name usable columns of the tables."""
         usable = [c.name for c in tables.schema.modelable]
-        if self.params["aux_cols"] is None:
+        if self.aux_cols is None:
             if len(usable) < 2:
                 msg = (
                     f"linkability needs at least 2 usable columns to split between the attacker's two "
@@ -397,7 +399,7 @@ class LinkabilityRisk(Metric):
                 )
                 raise ParameterError(msg)
             return
-        for h, cols in enumerate(self.params["aux_cols"]):
+        for h, cols in enumerate(self.aux_cols):
             check_not_excluded(
                 tables,
                 cols,
@@ -407,19 +409,19 @@ class LinkabilityRisk(Metric):
             check_columns(cols, name=f"aux_cols[{h}]", available=usable)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        p = dict(self.params)
-        if p["aux_cols"] is None:
-            p["aux_cols"] = default_split(tables, context.rng.spawn(1)[0])
+        aux_cols = self.aux_cols
+        if aux_cols is None:
+            aux_cols = default_split(tables, context.rng.spawn(1)[0])
         result = linkability_attack(
             tables,
-            aux_cols=p["aux_cols"],
-            n_attacks=p["n_attacks"],
-            n_neighbors=p["n_neighbors"],
-            compat=p["compat"],
+            aux_cols=aux_cols,
+            n_attacks=self.n_attacks,
+            n_neighbors=self.n_neighbors,
+            compat=self.compat,
             rng=context.rng,
             context=context,
         )
-        level = p["confidence_level"]
+        level = self.confidence_level
         estimate = result.estimate(confidence_level=level)
         by_k: dict[str, JSONValue] = {}
         for k in range(1, result.n_neighbors + 1):
@@ -464,5 +466,5 @@ class LinkabilityRisk(Metric):
             details=details,
             records=records,
             run_warnings=result.warnings,
-            params=p,
+            params={**self.params, "aux_cols": to_jsonable(aux_cols)},
         )

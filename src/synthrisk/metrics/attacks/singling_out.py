@@ -28,19 +28,19 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from synthrisk._progress import NullProgress, Progress
 from synthrisk._typing import FloatArray, IntArray, JSONValue
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics.attacks._common import (
+    COMPAT,
+    CONFIDENCE_LEVEL,
     attack_outcome,
-    check_compat,
-    check_n_attacks,
 )
 from synthrisk.metrics.attacks._equal_size import equal_size_successes
 from synthrisk.metrics.attacks._queries import (
@@ -67,7 +67,6 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import holdout_test
 from synthrisk.stats.intervals import (
     AttackEstimate,
-    check_confidence_level,
     estimate_attack,
 )
 
@@ -80,6 +79,7 @@ __all__ = [
 ]
 
 Mode = Literal["univariate", "multivariate"]
+MODES: tuple[Mode, ...] = ("multivariate", "univariate")
 
 
 def column_info(tables: Tables) -> ColumnInfo:
@@ -442,47 +442,39 @@ class SinglingOutRisk(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    def __init__(
-        self,
-        *,
-        mode: Mode = "multivariate",
-        n_attacks: int = 2000,
-        n_cols: int = 3,
-        max_attempts: int | None = 10_000_000,
-        confidence_level: float = 0.95,
-        compat: str | None = None,
-    ) -> None:
-        check_option(mode, name="mode", allowed=("multivariate", "univariate"))
-        self._set_params(
-            mode=mode,
-            n_attacks=check_n_attacks(n_attacks, allow_none=False),
-            n_cols=check_int(n_cols, name="n_cols", minimum=1),
-            max_attempts=check_int(
-                max_attempts, name="max_attempts", minimum=1, allow_none=True
-            ),
-            confidence_level=check_confidence_level(confidence_level),
-            compat=check_compat(compat),
-        )
+    mode = Param(
+        option(MODES),
+        "multivariate",
+        "multivariate: n_cols columns of a synthetic row; univariate: rare values.",
+    )
+    n_attacks = Param(integer(minimum=1), 2000, "Singling-out queries to generate.")
+    n_cols = Param(integer(minimum=1), 3, "Columns per multivariate query.")
+    max_attempts = Param(
+        integer(minimum=1, allow_none=True),
+        10_000_000,
+        "Cap on candidate queries in multivariate mode; None for no cap.",
+    )
+    confidence_level = CONFIDENCE_LEVEL
+    compat = COMPAT
 
     def check_tables(self, tables: Tables) -> None:
         """``n_cols`` must not exceed the number of usable columns."""
         n_usable = len(tables.schema.modelable)
-        if self.params["mode"] == "multivariate" and self.params["n_cols"] > n_usable:
+        if self.mode == "multivariate" and self.n_cols > n_usable:
             msg = (
                 f"`n_cols` must be at most the number of usable columns ({n_usable}); "
-                f"got {self.params['n_cols']}. Lower `n_cols` or use mode='univariate'."
+                f"got {self.n_cols}. Lower `n_cols` or use mode='univariate'."
             )
             raise ParameterError(msg)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        p = self.params
         result = singling_out_attack(
             tables,
-            mode=p["mode"],
-            n_attacks=p["n_attacks"],
-            n_cols=p["n_cols"],
-            max_attempts=p["max_attempts"],
-            compat=p["compat"],
+            mode=self.mode,
+            n_attacks=self.n_attacks,
+            n_cols=self.n_cols,
+            max_attempts=self.max_attempts,
+            compat=self.compat,
             rng=context.rng,
             progress=context.progress,
         )
@@ -500,7 +492,7 @@ class SinglingOutRisk(Metric):
                 control=float(ctrl_eq.mean()) if ctrl_eq.size else float("nan"),
             )
         details.update(
-            mode=p["mode"],
+            mode=self.mode,
             n_queries=result.n_queries,
             n_attempts=result.n_attempts,
             n_control_uncorrected=result.n_control_raw,
@@ -517,7 +509,7 @@ class SinglingOutRisk(Metric):
             )
         }
         return attack_outcome(
-            result.estimate(confidence_level=p["confidence_level"]),
+            result.estimate(confidence_level=self.confidence_level),
             context,
             attack="singling-out attack",
             details=details,
@@ -538,5 +530,8 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
     id = "singling_out_univariate"
     report_order = 125
 
-    def __init__(self, *, mode: Mode = "univariate", **options: Any) -> None:
-        super().__init__(mode=mode, **options)
+    mode = Param(
+        option(MODES),
+        "univariate",
+        "univariate: rare values and extremes; multivariate: n_cols columns of a row.",
+    )

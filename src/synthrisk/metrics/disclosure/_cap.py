@@ -32,9 +32,18 @@ from typing import Any, get_args
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk._validation import check_columns, check_int, check_option
+from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import (
+    Param,
+    boolean,
+    column_list,
+    confidence,
+    custom,
+    integer,
+    option,
+)
 from synthrisk.metrics.disclosure._codes import (
     AttackCodes,
     MissingRule,
@@ -42,7 +51,6 @@ from synthrisk.metrics.disclosure._codes import (
     attack_codes,
     cap_method,
     check_binnable,
-    column_list,
 )
 from synthrisk.metrics.disclosure._defaults import (
     cap_holdout_test,
@@ -53,7 +61,6 @@ from synthrisk.metrics.disclosure._kernels import CapMethod, cap_protection
 from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
-from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = [
     "CategoricalCAP",
@@ -119,6 +126,20 @@ _RECORD_DESCRIPTION = (
 )
 
 
+def _cap_method_name(value: Any, name: str) -> str | None:
+    """A CAP method in any case, or None (:func:`cap_method` normalises it)."""
+    if value is not None:
+        cap_method(*((value, None) if name == "computation_method" else (None, value)))
+    return value
+
+
+def _required(value: list[str] | None, name: str) -> list[str]:
+    if value is None:
+        msg = f"`{name}` must name at least one column; got None."
+        raise ParameterError(msg)
+    return value
+
+
 class _DisclosureBase(Metric):
     """Shared parameters and preprocessing of the disclosure metrics."""
 
@@ -147,24 +168,6 @@ class _DisclosureBase(Metric):
             ("sensitive_column_names", self.sensitive),
             ("continuous_column_names", self.continuous),
         ]
-
-    def _codes(self, tables: Tables, context: Context) -> AttackCodes:
-        codes = attack_codes(
-            tables,
-            self.known,
-            self.sensitive,
-            context,
-            continuous=self.continuous,
-            n_bins=self.params["num_discrete_bins"],
-            nat_binning=self.params["nat_binning"],
-            strict_types=self.params["strict_types"],
-        )
-        if codes.baseline == 0:
-            context.warn(
-                "every sensitive column is constant in the real data, so random guessing is always right "
-                "(baseline protection 0) and the score is undefined."
-            )
-        return codes
 
 
 def _no_match_warning(context: Context, p: FloatArray, method: str) -> None:
@@ -229,47 +232,82 @@ class DisclosureProtection(_DisclosureBase):
     report_order = 30
     runs_by_default = True
 
-    def __init__(
-        self,
-        *,
-        known_column_names: Sequence[str] | None = None,
-        sensitive_column_names: Sequence[str] | None = None,
-        computation_method: CapMethod | str | None = None,
-        computation: CapMethod | str | None = None,
-        continuous_column_names: Sequence[str] | None = None,
-        num_discrete_bins: int = 10,
-        nat_binning: NatBinning = "missing",
-        strict_types: bool = False,
-        confidence_level: float = 0.95,
-    ) -> None:
-        given = (known_column_names, sensitive_column_names, continuous_column_names)
+    known_column_names = Param(
+        column_list(allow_none=True),
+        None,
+        "Columns the attacker knows; None (with the other lists): synthrisk's choice.",
+    )
+    sensitive_column_names = Param(
+        column_list(allow_none=True), None, "Columns the attacker guesses."
+    )
+    computation_method = Param(
+        custom(_cap_method_name, f"one of {list(get_args(CapMethod))} or None"),
+        None,
+        "What to do with real rows whose known values no synthetic row has.",
+    )
+    computation = Param(
+        custom(_cap_method_name, f"one of {list(get_args(CapMethod))} or None"),
+        None,
+        "Alias of computation_method.",
+        reported=False,
+    )
+    continuous_column_names = Param(
+        column_list(allow_none=True, allow_empty=True),
+        None,
+        "Numerical or datetime columns to bin before matching.",
+    )
+    num_discrete_bins = Param(
+        integer(minimum=1), 10, "Equal-width bins of each continuous column."
+    )
+    nat_binning = Param(
+        option(get_args(NatBinning)), "missing", "Missing dates in a binned column."
+    )
+    strict_types = Param(
+        boolean(), False, "Raise where SDMetrics 0.32 raises instead of handling it."
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Two-sided level of the bootstrap interval."
+    )
+
+    #: the CAP method used (``computation_method`` or its alias, lower-case)
+    method: CapMethod
+
+    def _check_params(self) -> None:
+        given = (
+            self.known_column_names,
+            self.sensitive_column_names,
+            self.continuous_column_names,
+        )
         self.auto_columns = type(self) is DisclosureProtection and given == (None,) * 3
         if self.auto_columns:
             self.known, self.sensitive, self.continuous = [], [], []
         else:
-            self.known = column_list(known_column_names, name="known_column_names")
-            self.sensitive = column_list(
-                sensitive_column_names, name="sensitive_column_names"
+            self.known = _required(self.known_column_names, "known_column_names")
+            self.sensitive = _required(
+                self.sensitive_column_names, "sensitive_column_names"
             )
-            self.continuous = column_list(
-                continuous_column_names,
-                name="continuous_column_names",
-                allow_empty=True,
-            )
-        method = cap_method(computation_method, computation)
-        bins = check_int(num_discrete_bins, name="num_discrete_bins", minimum=1)
-        check_option(nat_binning, name="nat_binning", allowed=get_args(NatBinning))
-        auto = self.auto_columns
-        self._set_params(
-            known_column_names=None if auto else self.known,
-            sensitive_column_names=None if auto else self.sensitive,
-            computation_method=method,
-            continuous_column_names=None if auto else self.continuous,
-            num_discrete_bins=bins,
-            nat_binning=nat_binning,
-            strict_types=bool(strict_types),
-            confidence_level=check_confidence_level(confidence_level),
+            self.continuous = self.continuous_column_names or []
+            self._replace_param("continuous_column_names", self.continuous)
+        self.method = cap_method(self.computation_method, self.computation)
+        self._replace_param("computation_method", self.method)
+
+    def _codes(self, tables: Tables, context: Context) -> AttackCodes:
+        codes = attack_codes(
+            tables,
+            self.known,
+            self.sensitive,
+            context,
+            continuous=self.continuous,
+            n_bins=self.num_discrete_bins,
+            nat_binning=self.nat_binning,
+            strict_types=self.strict_types,
         )
+        if codes.baseline == 0:
+            context.warn(
+                "every sensitive column is constant in the real data, so random guessing is always right "
+                "(baseline protection 0) and the score is undefined."
+            )
+        return codes
 
     def run(self, tables: Tables, context: Context) -> MetricResult:
         """Resolve the default columns for these tables (when asked to), then compute."""
@@ -281,9 +319,8 @@ class DisclosureProtection(_DisclosureBase):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = self._codes(tables, context)
-        method = self.params["computation_method"]
-        p = codes.probabilities(method, context)
-        _no_match_warning(context, p, method)
+        p = codes.probabilities(self.method, context)
+        _no_match_warning(context, p, self.method)
         cap = cap_protection(p)
         score = _ratio_score(cap, codes.baseline)
         ci = None
@@ -291,7 +328,7 @@ class DisclosureProtection(_DisclosureBase):
             boot = bootstrap_cap(p, context.rng)
             ci = percentile_interval(
                 np.minimum(boot / codes.baseline, 1.0),
-                confidence_level=float(self.params["confidence_level"]),
+                confidence_level=self.confidence_level,
             )
         why = "no synthetic row has the row's known values (plain CAP skips it)"
         records = {
@@ -306,14 +343,7 @@ class DisclosureProtection(_DisclosureBase):
             "real_rows": _row_summary(p),
         }
         if tables.holdout is not None:
-            breakdown["holdout_test"] = cap_holdout_test(
-                tables,
-                self.known,
-                self.sensitive,
-                self.continuous,
-                self.params,
-                context,
-            )
+            breakdown["holdout_test"] = cap_holdout_test(tables, self, context)
         return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
 
 
@@ -344,24 +374,15 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     report_order = 40
     runs_by_default = False
 
-    def __init__(
-        self,
-        *,
-        num_rows_subsample: int = 1000,
-        num_iterations: int = 10,
-        **options: Any,
-    ) -> None:
-        super().__init__(**options)
-        n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
-        n_iter = check_int(num_iterations, name="num_iterations", minimum=1)
-        params = dict(self.params)
-        params.update(num_rows_subsample=n_sub, num_iterations=n_iter)
-        self._set_params(**params)
+    num_rows_subsample = Param(
+        integer(minimum=1), 1000, "Rows drawn from each table per iteration."
+    )
+    num_iterations = Param(integer(minimum=1), 10, "Number of subsamples.")
 
     def check_tables(self, tables: Tables) -> None:
         """Also check ``num_rows_subsample`` against the table sizes."""
         super().check_tables(tables)
-        n_sub = self.params["num_rows_subsample"]
+        n_sub = self.num_rows_subsample
         n_real, n_syn = len(tables.real), len(tables.synthetic)
         if n_sub > n_real and n_sub > n_syn:
             msg = (
@@ -372,8 +393,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             raise ParameterError(msg)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        n_sub = self.params["num_rows_subsample"]
-        n_iter = self.params["num_iterations"]
+        n_sub, n_iter = self.num_rows_subsample, self.num_iterations
         n_real, n_syn = len(tables.real), len(tables.synthetic)
         if n_sub > min(n_real, n_syn):
             smaller = "real" if n_real < n_syn else "synthetic"
@@ -387,7 +407,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             (_sample(n_real, n_sub, rng), _sample(n_syn, n_sub, rng))
             for _ in range(n_iter)
         ]
-        method = self.params["computation_method"]
+        method = self.method
         with context.progress.task(
             "Estimating disclosure protection", n_iter
         ) as advance:
@@ -428,7 +448,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
                 boot = bootstrap_cap(p_iter[0], rng)
             ci = percentile_interval(
                 np.minimum(boot / codes.baseline, 1.0),
-                confidence_level=float(self.params["confidence_level"]),
+                confidence_level=self.confidence_level,
             )
         summary = _row_summary(p_mean)
         summary["total"] = n_real
@@ -474,25 +494,23 @@ class CategoricalCAPBase(_DisclosureBase):
 
     method: CapMethod = "cap"
 
-    def __init__(
-        self,
-        *,
-        key_fields: Sequence[str] | None = None,
-        sensitive_fields: Sequence[str] | None = None,
-        missing: MissingRule = "category",
-        strict_types: bool = False,
-        confidence_level: float = 0.95,
-    ) -> None:
-        self.known = column_list(key_fields, name="key_fields")
-        self.sensitive = column_list(sensitive_fields, name="sensitive_fields")
-        self.continuous = []
-        check_option(missing, name="missing", allowed=get_args(MissingRule))
-        self._set_params(
-            key_fields=self.known,
-            sensitive_fields=self.sensitive,
-            missing=missing,
-            strict_types=bool(strict_types),
-            confidence_level=check_confidence_level(confidence_level),
+    key_fields = Param(column_list(), None, "Columns the attacker knows.")
+    sensitive_fields = Param(column_list(), None, "Columns the attacker guesses.")
+    missing = Param(
+        option(get_args(MissingRule)), "category", "How missing values are matched."
+    )
+    strict_types = Param(
+        boolean(), False, "Raise where SDMetrics 0.32 raises instead of handling it."
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Two-sided level of the bootstrap interval."
+    )
+
+    def _check_params(self) -> None:
+        self.known, self.sensitive, self.continuous = (
+            self.key_fields,
+            self.sensitive_fields,
+            [],
         )
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
@@ -504,8 +522,8 @@ class CategoricalCAPBase(_DisclosureBase):
             self.known,
             self.sensitive,
             context,
-            missing=self.params["missing"],
-            strict_types=self.params["strict_types"],
+            missing=self.missing,
+            strict_types=self.strict_types,
             numeric_hint="bin it first, or use 'disclosure_protection' with `continuous_column_names`",
         )
         p = codes.probabilities(self.method, context)
@@ -519,7 +537,7 @@ class CategoricalCAPBase(_DisclosureBase):
         }
         ci = percentile_interval(
             bootstrap_cap(p, context.rng),
-            confidence_level=float(self.params["confidence_level"]),
+            confidence_level=self.confidence_level,
         )
         breakdown = {"score": cap, "real_rows": _row_summary(p)}
         return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)

@@ -9,7 +9,7 @@ never equal), the random-guess baseline ``1 - 1 / prod(n_unique_real(sensitive))
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, cast, get_args
 
 import numpy as np
@@ -17,6 +17,7 @@ import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError
+from synthrisk.metrics import _params
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.disclosure._kernels import CapMethod, cap_probabilities
 from synthrisk.schema.keys import discretize
@@ -87,21 +88,8 @@ class AttackCodes:
 
 
 def column_list(value: Any, *, name: str, allow_empty: bool = False) -> list[str]:
-    if value is None:
-        if allow_empty:
-            return []
-        msg = f"`{name}` must name at least one column; got None."
-        raise ParameterError(msg)
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, Iterable) or isinstance(value, (bytes, dict)):
-        msg = f"`{name}` must be a list of column names; got {value!r}."
-        raise ParameterError(msg)
-    names = [str(v) for v in value]
-    if not names and not allow_empty:
-        msg = f"`{name}` must name at least one column; got an empty list."
-        raise ParameterError(msg)
-    return names
+    """``value`` as a list of column names (one name is a one-item list), else raise."""
+    return _params.column_list(allow_empty=allow_empty)(value, name)
 
 
 def cap_method(computation_method: Any, computation: Any) -> CapMethod:

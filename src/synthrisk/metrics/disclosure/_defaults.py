@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -14,6 +14,9 @@ from synthrisk.metrics.disclosure._codes import attack_codes
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
+
+if TYPE_CHECKING:
+    from synthrisk.metrics.disclosure._cap import DisclosureProtection
 
 __all__ = [
     "DEFAULT_KNOWN",
@@ -88,12 +91,7 @@ def run_with_default_columns(
 
 
 def cap_holdout_test(
-    tables: Tables,
-    known: list[str],
-    sensitive: list[str],
-    continuous: list[str],
-    params: Any,
-    context: Context,
+    tables: Tables, metric: DisclosureProtection, context: Context
 ) -> dict[str, Any]:
     """The CAP attack on training rows against the same attack on holdout rows.
 
@@ -110,15 +108,15 @@ def cap_holdout_test(
     )
     codes = attack_codes(
         pooled,
-        known,
-        sensitive,
+        metric.known,
+        metric.sensitive,
         Context(),
-        continuous=continuous,
-        n_bins=params["num_discrete_bins"],
-        nat_binning=params["nat_binning"],
-        strict_types=params["strict_types"],
+        continuous=metric.continuous,
+        n_bins=metric.num_discrete_bins,
+        nat_binning=metric.nat_binning,
+        strict_types=metric.strict_types,
     )
-    p = codes.probabilities(params["computation_method"], context)
+    p = codes.probabilities(metric.method, context)
     return mean_difference_test(
         p[:n_real],
         p[n_real:],

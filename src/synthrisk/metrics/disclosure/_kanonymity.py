@@ -12,18 +12,17 @@ users see non-integer k and equal k and l.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk._validation import check_columns, check_int, check_option
+from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, column_list, integer, number, option
 from synthrisk.metrics.disclosure._classes import combination_codes
-from synthrisk.metrics.disclosure._codes import column_list
 from synthrisk.metrics.disclosure._kanonymity_kernel import class_statistics
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
@@ -82,55 +81,42 @@ class KAnonymity(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    def __init__(
-        self,
-        *,
-        quasi_identifiers: Sequence[str] | None = None,
-        sensitive: Sequence[str] | str | None = None,
-        k: int = 5,
-        c: float = 2.0,
-        t_distance: str | None = None,
-        top_n: int = 20,
-    ) -> None:
-        qi = column_list(quasi_identifiers, name="quasi_identifiers")
-        sens = column_list(sensitive, name="sensitive", allow_empty=True)
-        overlap = sorted(set(qi) & set(sens))
+    quasi_identifiers = Param(column_list(), None, "Columns an attacker can know.")
+    sensitive = Param(
+        column_list(allow_empty=True),
+        None,
+        "Sensitive columns for l-diversity and t-closeness.",
+    )
+    k = Param(integer(minimum=1), 5, "Smallest acceptable number of real records.")
+    c = Param(number(ge=1), 2.0, "The c of recursive (c, l)-diversity.")
+    t_distance = Param(
+        option(("equal", "ordered"), allow_none=True),
+        None,
+        "Ground distance of t-closeness; None: from the sensitive column.",
+    )
+    top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
+
+    def _check_params(self) -> None:
+        overlap = sorted(set(self.quasi_identifiers) & set(self.sensitive))
         if overlap:
             msg = f"`sensitive` columns {overlap} are also quasi-identifiers; a column is one or the other."
             raise ParameterError(msg)
-        k_checked = check_int(k, name="k", minimum=1)
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 1:
-            msg = f"`c` must be a number >= 1; got {c!r}."
-            raise ParameterError(msg)
-        if t_distance is not None:
-            check_option(t_distance, name="t_distance", allowed=("equal", "ordered"))
-        n_top = check_int(top_n, name="top_n", minimum=0)
-        self._set_params(
-            quasi_identifiers=qi,
-            sensitive=sens,
-            k=k_checked,
-            c=float(c),
-            t_distance=t_distance,
-            top_n=n_top,
-        )
 
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""
         names = tables.schema.names
+        check_columns(self.quasi_identifiers, name="quasi_identifiers", available=names)
         check_columns(
-            self.params["quasi_identifiers"], name="quasi_identifiers", available=names
-        )
-        check_columns(
-            self.params["sensitive"],
+            self.sensitive,
             name="sensitive",
             available=names,
             allow_empty=True,
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        qi: list[str] = list(self.params["quasi_identifiers"])
-        sens: list[str] = list(self.params["sensitive"])
-        k = int(self.params["k"])
+        qi: list[str] = list(self.quasi_identifiers)
+        sens: list[str] = list(self.sensitive)
+        k = self.k
         classes, n_classes = combination_codes(tables, qi)
         names = list(classes)
         values: dict[str, Any] = dict.fromkeys(names)
@@ -138,7 +124,7 @@ class KAnonymity(Metric):
         ordered = False
         if sens:
             values, n_values = _sorted_codes(tables, sens)
-            distance = self.params["t_distance"]
+            distance = self.t_distance
             if distance is None:
                 ordered = len(sens) == 1 and tables.schema[sens[0]].kind in (
                     "numerical",
@@ -152,7 +138,7 @@ class KAnonymity(Metric):
                 values[name],
                 n_classes=n_classes,
                 n_values=n_values,
-                c=float(self.params["c"]),
+                c=self.c,
                 ordered=ordered,
             )
             for name in names
@@ -207,7 +193,7 @@ class KAnonymity(Metric):
                 hold_risk.size,
                 statistic=f"released records behind 1 to {k - 1} real records (synthetic vs holdout as the release)",
             )
-        top_n = int(self.params["top_n"])
+        top_n = self.top_n
         risky = np.flatnonzero(with_real)
         order = risky[np.lexsort((-n_syn_of[risky], n_real_of[risky]))][:top_n]
         hold_of = stats["holdout"].size if "holdout" in stats else None

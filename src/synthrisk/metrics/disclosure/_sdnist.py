@@ -19,22 +19,18 @@ NIST Collaborative Research Cycle, SDNist v2 (``sdnist/metrics/unique_exact_matc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
-from synthrisk._validation import check_columns, check_int
-from synthrisk.exceptions import ParameterError
+from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, boolean, column_list, confidence, integer
 from synthrisk.metrics.disclosure._classes import combination_codes
-from synthrisk.metrics.disclosure._codes import column_list
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_means, compare_proportions, wilson_bounds
-from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = ["ApparentMatchDistribution", "UniqueExactMatches"]
 
@@ -114,42 +110,36 @@ class UniqueExactMatches(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    def __init__(
-        self,
-        *,
-        columns: Sequence[str] | None = None,
-        missing_is_value: bool = True,
-        n_repeats: int = 10,
-        confidence_level: float = 0.95,
-    ) -> None:
-        cols = column_list(columns, name="columns", allow_empty=True)
-        if not isinstance(missing_is_value, bool):
-            msg = f"`missing_is_value` must be true or false; got {missing_is_value!r}."
-            raise ParameterError(msg)
-        repeats = check_int(n_repeats, name="n_repeats", minimum=1)
-        level = check_confidence_level(confidence_level)
-        self._set_params(
-            columns=cols,
-            missing_is_value=missing_is_value,
-            n_repeats=repeats,
-            confidence_level=level,
-        )
+    columns = Param(
+        column_list(allow_empty=True),
+        None,
+        "Columns a record consists of; default: all but ids and free text.",
+    )
+    missing_is_value = Param(
+        boolean(), True, "A record with a missing value can be unique."
+    )
+    n_repeats = Param(
+        integer(minimum=1), 10, "Equal-size samples of the larger of real and holdout."
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Level of the Wilson interval and of the control."
+    )
 
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""
         check_columns(
-            self.params["columns"],
+            self.columns,
             name="columns",
             available=tables.schema.names,
             allow_empty=True,
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        columns = list(self.params["columns"] or []) or _modelable(tables)
+        columns = list(self.columns) or _modelable(tables)
         codes, n_codes = combination_codes(tables, columns)
         real, syn = codes["real"], codes["synthetic"]
         eligible = None
-        if not self.params["missing_is_value"]:
+        if not self.missing_is_value:
             eligible = np.ones(n_codes, dtype=bool)
             for name, table_codes in codes.items():
                 has_missing = tables.table(name)[columns].isna().any(axis=1).to_numpy()
@@ -165,7 +155,7 @@ class UniqueExactMatches(Metric):
         n_r = real.size
         n_unique = n_uniques(real)
         n_matched = int(flags.sum())
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         z = float(stats.norm.ppf(0.5 + level / 2))
         score = n_matched / n_unique if n_unique else None
         breakdown: dict[str, JSONValue] = {
@@ -196,7 +186,7 @@ class UniqueExactMatches(Metric):
             hold = codes["holdout"]
             n_h = hold.size
             m = min(n_r, n_h)
-            repeats = int(self.params["n_repeats"])
+            repeats = self.n_repeats
 
             def counts(side: IntArray) -> object:
                 def flags_of(rows: IntArray) -> tuple[float, float]:
@@ -314,35 +304,21 @@ class ApparentMatchDistribution(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    def __init__(
-        self,
-        *,
-        quasi_identifiers: Sequence[str] | None = None,
-        exclude_columns: Sequence[str] | None = None,
-        missing_matches: bool = True,
-        confidence_level: float = 0.95,
-    ) -> None:
-        qi = column_list(quasi_identifiers, name="quasi_identifiers")
-        exclude = column_list(exclude_columns, name="exclude_columns", allow_empty=True)
-        if not isinstance(missing_matches, bool):
-            msg = f"`missing_matches` must be true or false; got {missing_matches!r}."
-            raise ParameterError(msg)
-        level = check_confidence_level(confidence_level)
-        self._set_params(
-            quasi_identifiers=qi,
-            exclude_columns=exclude,
-            missing_matches=missing_matches,
-            confidence_level=level,
-        )
+    quasi_identifiers = Param(column_list(), None, "Columns an attacker knows.")
+    exclude_columns = Param(
+        column_list(allow_empty=True), None, "Columns left out of the comparison."
+    )
+    missing_matches = Param(
+        boolean(), True, "A missing value agrees with a missing value."
+    )
+    confidence_level = Param(confidence(), 0.95, "Level of the control's interval.")
 
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""
         names = tables.schema.names
+        check_columns(self.quasi_identifiers, name="quasi_identifiers", available=names)
         check_columns(
-            self.params["quasi_identifiers"], name="quasi_identifiers", available=names
-        )
-        check_columns(
-            self.params["exclude_columns"],
+            self.exclude_columns,
             name="exclude_columns",
             available=names,
             allow_empty=True,
@@ -359,7 +335,7 @@ class ApparentMatchDistribution(Metric):
             codes, uniques = pd.factorize(stacked, use_na_sentinel=True)
             codes = codes.astype(np.int64)
             missing = codes < 0
-            if self.params["missing_matches"]:
+            if self.missing_matches:
                 codes[missing] = len(uniques)
             else:
                 # every missing value gets its own code: it never equals anything
@@ -376,8 +352,8 @@ class ApparentMatchDistribution(Metric):
         }
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        qi = list(self.params["quasi_identifiers"])
-        excluded = set(self.params["exclude_columns"])
+        qi = list(self.quasi_identifiers)
+        excluded = set(self.exclude_columns)
         others = [c for c in tables.schema.names if c not in qi and c not in excluded]
         qi_codes, n_qi = combination_codes(tables, qi)
         other = self._other_codes(tables, others)
@@ -436,7 +412,7 @@ class ApparentMatchDistribution(Metric):
                 shares,
                 hold,
                 statistic="share of the other columns matching, per apparent match",
-                confidence_level=float(self.params["confidence_level"]),
+                confidence_level=self.confidence_level,
             )
             records["apparent_match_share_holdout"] = RecordScores(
                 "holdout",

@@ -9,7 +9,6 @@ encodes the columns, applies synthpop's exclusion options and adds the holdout c
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +16,18 @@ import pandas as pd
 from scipy import stats
 
 from synthrisk._typing import IntArray, JSONValue
-from synthrisk._validation import check_columns, check_int
+from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import (
+    Param,
+    boolean,
+    column_list,
+    confidence,
+    custom,
+    integer,
+)
 from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
-from synthrisk.metrics.disclosure._codes import column_list
 from synthrisk.metrics.disclosure._synthpop_kernel import (
     SynthpopDisclosure,
     synthpop_disclosure,
@@ -29,7 +35,6 @@ from synthrisk.metrics.disclosure._synthpop_kernel import (
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions, wilson_bounds
-from synthrisk.stats.intervals import check_confidence_level
 
 __all__ = ["DiSCO", "ReplicatedUniques"]
 
@@ -47,14 +52,19 @@ def _flags(value: Any, *, name: str, n: int) -> list[bool]:
     raise ParameterError(msg)
 
 
-def _target_column(value: Any) -> str:
+def _target_column(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value:
         msg = f"`target` must name one column; got {value!r}."
         raise ParameterError(msg)
     return value
 
 
-def _levels(value: Any) -> list[JSONValue]:
+def _any(value: Any, name: str) -> Any:
+    """Any value (checked by ``_check_params``, which knows the other parameters)."""
+    return value
+
+
+def _levels(value: Any, name: str) -> list[JSONValue]:
     if value is None:
         return []
     if isinstance(value, (str, int, float, bool)):
@@ -92,52 +102,71 @@ class _SynthpopBase(Metric):
 
     runs_by_default = False
     higher_is_safer = False
-    keys: list[str]
-    target: str | None = None
+
+    keys = Param(
+        column_list(), None, "Key columns (quasi-identifiers) an intruder could know."
+    )
+
+    def _check_params(self) -> None:
+        flags = _flags(self._key_flags(), name="use_missing_keys", n=len(self.keys))
+        self._replace_param("use_missing_keys", flags)
+
+    # what DiSCO adds to the shared steps (replicated uniques have no target)
+    def _key_flags(self) -> Any:
+        raise NotImplementedError
+
+    def _target(self) -> str | None:
+        return None
+
+    def _not_target_levels(self) -> list[JSONValue]:
+        return []
+
+    def _use_missing_target(self) -> bool:
+        return True
+
+    def _denom_limit(self) -> int | None:
+        return None
 
     def check_tables(self, tables: Tables) -> None:
         """Check the key and target columns against the tables."""
         names = tables.schema.names
         check_columns(self.keys, name="keys", available=names)
-        if self.target is not None:
-            check_columns([self.target], name="target", available=names)
-            if self.target in self.keys:
-                msg = f"`target` {self.target!r} is also one of the `keys`; synthpop needs it outside the keys."
+        target = self._target()
+        if target is not None:
+            check_columns([target], name="target", available=names)
+            if target in self.keys:
+                msg = f"`target` {target!r} is also one of the `keys`; synthpop needs it outside the keys."
                 raise ParameterError(msg)
 
     def _prepare(self, tables: Tables) -> _Prepared:
         key_codes, n_keys = combination_codes(tables, self.keys)
         frames = {name: tables.table(name) for name in present_tables(tables)}
         excluded_keys = None
-        flags = self.params.get("use_missing_keys")
-        if isinstance(flags, list) and not all(flags):
+        flags = self._key_flags()
+        if not all(flags):
             dropped = [k for k, use in zip(self.keys, flags, strict=True) if not use]
             excluded_keys = _matching_ids(
                 frames, key_codes, lambda f: f[dropped].isna().any(axis=1), n_keys
             )
-        if self.target is None:
+        target = self._target()
+        if target is None:
             zeros = {
                 name: np.zeros(codes.size, dtype=np.int64)
                 for name, codes in key_codes.items()
             }
             return _Prepared(key_codes, zeros, 1, excluded_keys, None)
-        target_codes, n_targets = combination_codes(tables, [self.target])
+        target_codes, n_targets = combination_codes(tables, [target])
         excluded_targets = np.zeros(n_targets, dtype=bool)
-        levels = list(self.params.get("not_target_levels") or [])
+        levels = self._not_target_levels()
         if levels:
             as_text = {str(v) for v in levels}
-            target = self.target
             excluded_targets |= _matching_ids(
                 frames,
                 target_codes,
                 lambda f: f[target].isin(levels) | f[target].astype(str).isin(as_text),
                 n_targets,
             )
-        if (
-            not self.params.get("use_missing_target", True)
-            and frames["real"][self.target].isna().any()
-        ):
-            target = self.target
+        if not self._use_missing_target() and frames["real"][target].isna().any():
             excluded_targets |= _matching_ids(
                 frames, target_codes, lambda f: f[target].isna(), n_targets
             )
@@ -146,11 +175,7 @@ class _SynthpopBase(Metric):
         )
 
     def _measures(self, prepared: _Prepared, original: str) -> SynthpopDisclosure:
-        limit = (
-            self.params.get("denom_lim")
-            if self.params.get("exclude_over_denom_lim")
-            else None
-        )
+        limit = self._denom_limit()
         return synthpop_disclosure(
             prepared.keys[original],
             prepared.target[original],
@@ -216,30 +241,26 @@ class ReplicatedUniques(_SynthpopBase):
         "with those values, while the person is the only one with them in the real data."
     )
 
-    def __init__(
-        self,
-        *,
-        keys: Sequence[str] | None = None,
-        use_missing_keys: bool | Sequence[bool] = True,
-        n_repeats: int = 10,
-        confidence_level: float = 0.95,
-    ) -> None:
-        self.keys = column_list(keys, name="keys")
-        flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
-        repeats = check_int(n_repeats, name="n_repeats", minimum=1)
-        level = check_confidence_level(confidence_level)
-        self._set_params(
-            keys=self.keys,
-            use_missing_keys=flags,
-            n_repeats=repeats,
-            confidence_level=level,
-        )
+    use_missing_keys = Param(
+        custom(_any, "true, false or a list of booleans (one per key column)"),
+        True,
+        "synthpop's usekeysNA: False drops records with a missing key value.",
+    )
+    n_repeats = Param(
+        integer(minimum=1), 10, "Equal-size samples of the real table for the control."
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Level of the Wilson interval and of the control."
+    )
+
+    def _key_flags(self) -> Any:
+        return self.use_missing_keys
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         prepared = self._prepare(tables)
         real = self._measures(prepared, "real")
         n_r = real.rep_unique.size
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         z = float(stats.norm.ppf(0.5 + level / 2))
         n_rep = int(real.rep_unique.sum())
         breakdown: dict[str, JSONValue] = {
@@ -262,7 +283,7 @@ class ReplicatedUniques(_SynthpopBase):
             n_h = hold.rep_unique.size
             m = min(n_r, n_h)
             if n_r > n_h:
-                repeats = int(self.params["n_repeats"])
+                repeats = self.n_repeats
                 x_real = _equal_size_rep_unique(
                     self, prepared, n_r, m, repeats, context.rng
                 )
@@ -271,7 +292,7 @@ class ReplicatedUniques(_SynthpopBase):
             x_hold = float(hold.rep_unique.sum())
             if n_h > n_r:
                 x_hold = _equal_size_holdout(
-                    self, prepared, n_h, m, int(self.params["n_repeats"]), context.rng
+                    self, prepared, n_h, m, self.n_repeats, context.rng
                 )
             breakdown["control"] = compare_proportions(
                 x_real,
@@ -362,40 +383,44 @@ class DiSCO(_SynthpopBase):
         "matching synthetic records share one target value, the intruder takes it as the person's."
     )
 
-    def __init__(
-        self,
-        *,
-        keys: Sequence[str] | None = None,
-        target: str | None = None,
-        not_target_levels: Sequence[Any] | None = None,
-        use_missing_target: bool = True,
-        use_missing_keys: bool | Sequence[bool] = True,
-        denom_lim: int = 5,
-        exclude_over_denom_lim: bool = False,
-        confidence_level: float = 0.95,
-    ) -> None:
-        self.keys = column_list(keys, name="keys")
-        self.target = _target_column(target)
-        flags = _flags(use_missing_keys, name="use_missing_keys", n=len(self.keys))
-        limit = check_int(denom_lim, name="denom_lim", minimum=1)
-        level = check_confidence_level(confidence_level)
-        for name, value in (
-            ("use_missing_target", use_missing_target),
-            ("exclude_over_denom_lim", exclude_over_denom_lim),
-        ):
-            if not isinstance(value, bool):
-                msg = f"`{name}` must be true or false; got {value!r}."
-                raise ParameterError(msg)
-        self._set_params(
-            keys=self.keys,
-            target=self.target,
-            not_target_levels=_levels(not_target_levels),
-            use_missing_target=use_missing_target,
-            use_missing_keys=flags,
-            denom_lim=limit,
-            exclude_over_denom_lim=exclude_over_denom_lim,
-            confidence_level=level,
-        )
+    target = Param(
+        custom(_target_column, "one column name"),
+        None,
+        "The column the intruder wants to learn.",
+    )
+    not_target_levels = Param(
+        custom(_levels, "a list of target values"),
+        None,
+        "synthpop's not.targetlev: target values whose disclosure does not count.",
+    )
+    use_missing_target = Param(
+        boolean(), True, "synthpop's usetargetNA: False drops missing targets."
+    )
+    use_missing_keys = Param(
+        custom(_any, "true, false or a list of booleans (one per key column)"),
+        True,
+        "synthpop's usekeysNA, per key or for all keys.",
+    )
+    denom_lim = Param(integer(minimum=1), 5, "synthpop's denom_lim.")
+    exclude_over_denom_lim = Param(boolean(), False, "synthpop's exclude_ov_denom_lim.")
+    confidence_level = Param(
+        confidence(), 0.95, "Level of the Wilson interval and of the control."
+    )
+
+    def _key_flags(self) -> Any:
+        return self.use_missing_keys
+
+    def _target(self) -> str | None:
+        return self.target
+
+    def _not_target_levels(self) -> list[JSONValue]:
+        return self.not_target_levels
+
+    def _use_missing_target(self) -> bool:
+        return self.use_missing_target
+
+    def _denom_limit(self) -> int | None:
+        return self.denom_lim if self.exclude_over_denom_lim else None
 
     @staticmethod
     def _block(m: SynthpopDisclosure) -> dict[str, JSONValue]:
@@ -410,7 +435,7 @@ class DiSCO(_SynthpopBase):
         prepared = self._prepare(tables)
         real = self._measures(prepared, "real")
         n_r = real.disco.size
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         z = float(stats.norm.ppf(0.5 + level / 2))
         n_disco = int(real.disco.sum())
         if n_r == 0:

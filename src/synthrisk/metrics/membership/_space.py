@@ -22,12 +22,11 @@ Two kinds of input are supported:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
 from synthrisk.neighbors import (
@@ -46,9 +45,7 @@ __all__ = [
     "Distance",
     "Mode",
     "Space",
-    "check_mode_distance",
     "concat_rows",
-    "int_param",
     "n_rows",
     "numeric_matrix",
     "resolve_distance",
@@ -203,21 +200,6 @@ class Space:
                 arithmetic=self.arithmetic,
                 progress=advance,
             )
-
-
-def int_param(value: Any, name: str, minimum: int) -> int:
-    """Validated integer parameter (never None)."""
-    checked = check_int(value, name=name, minimum=minimum)
-    assert checked is not None
-    return checked
-
-
-def check_mode_distance(mode: Any, distance: Any) -> tuple[str, str]:
-    """Validated ``mode`` and the distance it implies (None = the mode's default)."""
-    mode = check_option(mode, name="mode", allowed=MODES)
-    if distance is not None:
-        check_option(distance, name="distance", allowed=DISTANCES)
-    return mode, resolve_distance(distance, mode)
 
 
 def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from synthrisk._optional import import_optional
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, integer, number, option
 from synthrisk.metrics.membership._space import MODES, numeric_matrix
 from synthrisk.neighbors import column_ranges
 from synthrisk.schema.tables import Tables
@@ -173,33 +173,21 @@ class MembershipClassification(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    def __init__(
-        self,
-        *,
-        classifier: str = "logistic_regression",
-        threshold: float = 0.9,
-        mode: str = "default",
-        n_repeats: int = 1,
-    ) -> None:
-        check_option(classifier, name="classifier", allowed=CLASSIFIERS)
-        check_option(mode, name="mode", allowed=MODES)
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
-            or not 0 < threshold <= 1
-        ):
-            msg = f"`threshold` must be a number in (0, 1]; got {threshold!r}."
+    classifier = Param(
+        option(CLASSIFIERS), "logistic_regression", "The attacker's classifier."
+    )
+    threshold = Param(
+        number(gt=0, le=1), 0.9, "AUC from which the quality warning is raised."
+    )
+    mode = Param(option(MODES), "default", "'apt' reproduces APT.")
+    n_repeats = Param(
+        integer(minimum=1), 1, "Seeded repetitions whose AUCs are averaged."
+    )
+
+    def _check_params(self) -> None:
+        if self.mode == "apt" and self.n_repeats != 1:
+            msg = f"`n_repeats` must be 1 with `mode='apt'` (APT splits once, with random_state=42); got {self.n_repeats}."
             raise ParameterError(msg)
-        n_repeats = int(check_int(n_repeats, name="n_repeats", minimum=1))  # type: ignore[arg-type]
-        if mode == "apt" and n_repeats != 1:
-            msg = f"`n_repeats` must be 1 with `mode='apt'` (APT splits once, with random_state=42); got {n_repeats}."
-            raise ParameterError(msg)
-        self._set_params(
-            classifier=classifier,
-            threshold=float(threshold),
-            mode=mode,
-            n_repeats=n_repeats,
-        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         import_optional("sklearn", package="scikit-learn")
@@ -216,13 +204,13 @@ class MembershipClassification(Metric):
                 f"needs at least 2 rows in each; got {small}."
             )
             raise InputError(msg)
-        if self.params["mode"] == "apt":
+        if self.mode == "apt":
             member, non_member, acc, sizes = self._apt(tables, context)
         else:
             member, non_member, acc, sizes = self._default(tables, context)
         apt_ratio = normalized_auc_ratio(member, non_member)
         memo_ratio = memorisation_auc_ratio(member, non_member)
-        threshold = float(self.params["threshold"])
+        threshold = self.threshold
         quality_warning = bool(member >= threshold or non_member >= threshold)
         if quality_warning:
             context.warn(
@@ -237,11 +225,11 @@ class MembershipClassification(Metric):
             "non_member_roc_auc_score": non_member,
             "synthetic_data_quality_warning": quality_warning,
             "accuracy": {"member": acc[0], "non_member": acc[1]},
-            "classifier": self.params["classifier"],
+            "classifier": self.classifier,
             "expected_ratio_no_memorisation": 0.0,
             **sizes,
         }
-        score = apt_ratio if self.params["mode"] == "apt" else memo_ratio
+        score = apt_ratio if self.mode == "apt" else memo_ratio
         return Outcome(score=score, breakdown=breakdown, params=dict(self.params))
 
     def _apt(
@@ -267,9 +255,7 @@ class MembershipClassification(Metric):
             y_test = np.r_[
                 np.ones(len(other_test), dtype=int), np.zeros(len(syn_test), dtype=int)
             ]
-            clf = make_classifier(
-                str(self.params["classifier"]), random_state=0, apt=True
-            )
+            clf = make_classifier(self.classifier, random_state=0, apt=True)
             results.append(_fit_score(clf, x_train, y_train, x_test, y_test, context))
         sizes = {
             "n_real": len(real),
@@ -289,7 +275,7 @@ class MembershipClassification(Metric):
             context.warn(
                 f"only {min(m, n_syn)} rows per class; the AUCs are rough estimates."
             )
-        aucs = np.zeros((2, int(self.params["n_repeats"])))
+        aucs = np.zeros((2, self.n_repeats))
         accs = np.zeros_like(aucs)
         for rep in range(aucs.shape[1]):
             syn_rows = rng.permutation(len(syn))[:n_syn]
@@ -308,7 +294,7 @@ class MembershipClassification(Metric):
                     np.zeros(syn_test.size, dtype=int),
                 ]
                 clf = make_classifier(
-                    str(self.params["classifier"]),
+                    self.classifier,
                     random_state=int(rng.integers(0, 2**31 - 1)),
                 )
                 aucs[side, rep], accs[side, rep] = _fit_score(

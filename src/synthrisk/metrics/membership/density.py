@@ -33,9 +33,9 @@ import numpy as np
 from scipy import linalg, stats
 
 from synthrisk._typing import FloatArray, JSONValue
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
 from synthrisk.neighbors import rows_per_block
@@ -259,10 +259,14 @@ class DOMIAS(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    def __init__(self, *, density: str = "kde", max_fit_rows: int = 10_000) -> None:
-        density = check_option(density, name="density", allowed=("kde", "prior"))
-        rows = check_int(max_fit_rows, name="max_fit_rows", minimum=10)
-        self._set_params(density=density, max_fit_rows=rows)
+    density = Param(
+        option(("kde", "prior")),
+        "kde",
+        "Reference density: a Gaussian KDE or DOMIAS' prior.",
+    )
+    max_fit_rows = Param(
+        integer(minimum=10), 10_000, "At most this many rows fit each KDE."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         data = numeric_embedding(tables, ["real", "synthetic", "holdout"])
@@ -282,7 +286,7 @@ class DOMIAS(Metric):
             rng.choice(data["real"].shape[0], size=n_eval, replace=False)
         )
         syn = data["synthetic"]
-        limit = int(self.params["max_fit_rows"])
+        limit = self.max_fit_rows
         if syn.shape[0] > limit:
             syn = syn[np.sort(rng.choice(syn.shape[0], size=limit, replace=False))]
         points = np.vstack([data["real"][member_rows], hold[non_rows]])
@@ -290,7 +294,7 @@ class DOMIAS(Metric):
             kde_syn = _KDE(syn)
             log_g = kde_syn.logpdf(points, context.working_memory)
             advance(1)
-            if self.params["density"] == "kde":
+            if self.density == "kde":
                 fit_rows = ref_rows
                 if fit_rows.size > limit:
                     fit_rows = np.sort(rng.choice(fit_rows, size=limit, replace=False))
@@ -317,7 +321,7 @@ class DOMIAS(Metric):
             non_rows,
         )
         outcome.breakdown.update(
-            density=self.params["density"],
+            density=self.density,
             n_reference=int(ref_rows.size),
             n_synthetic_fit=int(syn.shape[0]),
             dimensions=int(points.shape[1]),
@@ -347,17 +351,17 @@ class MonteCarloMembership(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    def __init__(self, *, max_neighbors: int = 20, distance: str = "dcr") -> None:
-        k = check_int(max_neighbors, name="max_neighbors", minimum=1)
-        check_option(distance, name="distance", allowed=DISTANCES)
-        self._set_params(max_neighbors=k, distance=distance)
+    max_neighbors = Param(
+        integer(minimum=1), 20, "Synthetic neighbours looked at per row."
+    )
+    distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(tables, self.distance)
         real, hold, syn = (
             space.data(tables, n) for n in ("real", "holdout", "synthetic")
         )
-        k = min(int(self.params["max_neighbors"]), n_rows(syn))
+        k = min(self.max_neighbors, n_rows(syn))
         # one search: real and holdout rows share most category combinations
         both = space.search(
             concat_rows(real, hold),
@@ -380,7 +384,7 @@ class MonteCarloMembership(Metric):
             np.arange(non_member.size),
         )
         outcome.breakdown.update(
-            epsilon_distance=eps, max_neighbors=k, distance=self.params["distance"]
+            epsilon_distance=eps, max_neighbors=k, distance=self.distance
         )
         if float(np.mean(np.r_[member, non_member] >= k)) > 0.05:
             context.warn(
@@ -403,9 +407,6 @@ class CollisionMembership(Metric):
     higher_is_safer = False
     requires_holdout = True
     runs_by_default = False
-
-    def __init__(self) -> None:
-        self._set_params()
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         columns = [spec.name for spec in tables.schema.modelable]

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, custom, number, option
 from synthrisk.schema.tables import Tables
 
 __all__ = [
@@ -138,6 +138,21 @@ def _two_sample_test(test: str, x: np.ndarray, y: np.ndarray) -> tuple[float, fl
     return float(res.statistic), float(res.pvalue)
 
 
+def _features(value: Any, name: str) -> list[str | int]:
+    features: list[str | int] = []
+    if value is None:
+        return features
+    if isinstance(value, (str, int)) or not isinstance(value, Sequence):
+        msg = f"`{name}` must be a list of column names or positions; got {value!r}."
+        raise ParameterError(msg)
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, (str, int, np.integer)):
+            msg = f"`{name}` entries must be column names or positions; got {item!r}."
+            raise ParameterError(msg)
+        features.append(item if isinstance(item, str) else int(item))
+    return features
+
+
 @register
 class DistributionValidation(Metric):
     """Per-column two-sample tests of synthetic vs real (and vs holdout): is the synthetic data faithful?
@@ -174,53 +189,26 @@ class DistributionValidation(Metric):
     )
     higher_is_safer = True
 
-    def __init__(
-        self,
-        *,
-        numeric_test: str = "KS",
-        categorical_test: str = "CHI",
-        alpha: float = 0.05,
-        correction: str = "holm",
-        categorical_features: Sequence[str | int] | None = None,
-    ) -> None:
-        check_option(numeric_test, name="numeric_test", allowed=NUMERIC_TESTS)
-        check_option(
-            categorical_test, name="categorical_test", allowed=CATEGORICAL_TESTS
-        )
-        check_option(correction, name="correction", allowed=CORRECTIONS)
-        if (
-            isinstance(alpha, bool)
-            or not isinstance(alpha, (int, float))
-            or not 0 < alpha < 1
-        ):
-            msg = f"`alpha` must be a number in (0, 1); got {alpha!r}."
-            raise ParameterError(msg)
-        features: list[str | int] = []
-        if categorical_features is not None:
-            if isinstance(categorical_features, (str, int)) or not isinstance(
-                categorical_features, Sequence
-            ):
-                msg = f"`categorical_features` must be a list of column names or positions; got {categorical_features!r}."
-                raise ParameterError(msg)
-            for item in categorical_features:
-                if isinstance(item, bool) or not isinstance(
-                    item, (str, int, np.integer)
-                ):
-                    msg = f"`categorical_features` entries must be column names or positions; got {item!r}."
-                    raise ParameterError(msg)
-                features.append(item if isinstance(item, str) else int(item))
-        self._set_params(
-            numeric_test=numeric_test,
-            categorical_test=categorical_test,
-            alpha=float(alpha),
-            correction=correction,
-            categorical_features=features,
-        )
+    numeric_test = Param(
+        option(NUMERIC_TESTS), "KS", "Test of numeric and datetime columns."
+    )
+    categorical_test = Param(
+        option(CATEGORICAL_TESTS), "CHI", "Test of categorical and boolean columns."
+    )
+    alpha = Param(number(gt=0, lt=1), 0.05, "Significance level.")
+    correction = Param(
+        option(CORRECTIONS), "holm", "Multiple-testing correction of the p-values."
+    )
+    categorical_features = Param(
+        custom(_features, "a list of column names or positions"),
+        None,
+        "Columns to test as categorical whatever their kind.",
+    )
 
     def _categorical_names(self, tables: Tables) -> set[str]:
         names = tables.schema.names
         out = set()
-        for item in self.params["categorical_features"]:
+        for item in self.categorical_features:
             if isinstance(item, int):
                 if not -len(names) <= item < len(names):
                     msg = (
@@ -260,17 +248,13 @@ class DistributionValidation(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         categorical = self._categorical_names(tables)
-        alpha = float(self.params["alpha"])
+        alpha = self.alpha
         others = ["real"] + (["holdout"] if tables.holdout is not None else [])
         rows: list[tuple[str, str, str, float, float, str | None]] = []
         kinds: dict[str, tuple[str, str]] = {}
         for spec in tables.schema.modelable:
             is_cat = spec.kind in ("categorical", "boolean") or spec.name in categorical
-            test = str(
-                self.params["categorical_test"]
-                if is_cat
-                else self.params["numeric_test"]
-            )
+            test = str(self.categorical_test if is_cat else self.numeric_test)
             kinds[spec.name] = ("categorical" if is_cat else "numeric", test)
             x = self._column_values(tables, "synthetic", spec.name, is_cat)
             for other in others:
@@ -298,9 +282,7 @@ class DistributionValidation(Metric):
                 if error is None and math.isnan(p_value):
                     error = "the test returned no p-value"
                 rows.append((spec.name, other, test, statistic, p_value, error))
-        p_adj = adjust_p_values(
-            np.array([r[4] for r in rows]), str(self.params["correction"])
-        )
+        p_adj = adjust_p_values(np.array([r[4] for r in rows]), self.correction)
         columns: dict[str, Any] = {
             name: {"kind": kind, "test": test} for name, (kind, test) in kinds.items()
         }
@@ -338,7 +320,7 @@ class DistributionValidation(Metric):
             "non_member_column_distribution_diff": differ.get("holdout"),
             "columns": columns,
             "alpha": alpha,
-            "correction": self.params["correction"],
+            "correction": self.correction,
             "n_tests": len(rows),
         }
         return Outcome(score=score, breakdown=breakdown, params=dict(self.params))

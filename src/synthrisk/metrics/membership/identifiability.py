@@ -28,9 +28,9 @@ from collections.abc import Callable
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
-from synthrisk._validation import check_int, check_option
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics.membership._space import (
     Data,
     Space,
@@ -262,16 +262,20 @@ class EpsilonIdentifiability(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    def __init__(self, *, variant: str = "syntheval", n_repeats: int = 10) -> None:
-        variant = check_option(variant, name="variant", allowed=VARIANTS)
-        repeats = check_int(n_repeats, name="n_repeats", minimum=1)
-        self._set_params(variant=variant, n_repeats=repeats)
+    variant = Param(
+        option(VARIANTS),
+        "syntheval",
+        "Whose distance and weights (a peer's or synthrisk's).",
+    )
+    n_repeats = Param(
+        integer(minimum=1), 10, "Equal-size samples of the larger of real and holdout."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         names = ["real", "synthetic"] + (
             ["holdout"] if tables.holdout is not None else []
         )
-        variant = str(self.params["variant"])
+        variant = self.variant
         searcher = _SEARCHERS[variant](tables, names, context)
         arrays = searcher.arrays
         real, syn = arrays["real"], arrays["synthetic"]
@@ -333,7 +337,7 @@ class EpsilonIdentifiability(Metric):
             hold_flags = (d_hold < searcher.cap) & ~closer_h.mask.any(axis=1)
             # SynthEval divides the holdout's count by the real table's size
             breakdown["priv_loss"] = n_id / n_r - float(hold_flags.sum()) / n_r
-            repeats = int(self.params["n_repeats"])
+            repeats = self.n_repeats
             x_r, x_h = float(n_id), float(hold_flags.sum())
             if n_r > n_h:
                 x_r = self._equal_size(

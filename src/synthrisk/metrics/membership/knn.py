@@ -19,11 +19,13 @@ import numpy as np
 from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, custom, integer, option
 from synthrisk.metrics.membership._space import (
+    DISTANCES,
+    MODES,
     Space,
-    check_mode_distance,
-    int_param,
     n_rows,
+    resolve_distance,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
@@ -53,11 +55,11 @@ def parzen_probabilities(
     return np.asarray(np.average(np.exp(-np.asarray(distances) / bandwidth), axis=1))
 
 
-def _check_bandwidth(bandwidth: Any, mode: str) -> float | str:
+def _check_bandwidth(bandwidth: Any, name: str) -> float | str | None:
     if bandwidth is None:
-        return 1.0 if mode == "apt" else "median"
+        return None
     if isinstance(bandwidth, str):
-        return check_option(bandwidth, name="bandwidth", allowed=("median",))
+        return check_option(bandwidth, name=name, allowed=("median",))
     if (
         isinstance(bandwidth, bool)
         or not isinstance(bandwidth, (int, float))
@@ -105,30 +107,27 @@ class MembershipKnnProbabilities(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    def __init__(
-        self,
-        *,
-        k: int = 5,
-        bandwidth: float | str | None = None,
-        mode: str = "default",
-        distance: str | None = None,
-    ) -> None:
-        k = int_param(k, "k", 1)
-        mode, distance = check_mode_distance(mode, distance)
-        self._set_params(
-            k=k,
-            bandwidth=_check_bandwidth(bandwidth, mode),
-            mode=mode,
-            distance=distance,
-        )
+    k = Param(integer(minimum=1), 5, "Synthetic neighbours per row.")
+    bandwidth = Param(
+        custom(_check_bandwidth, "a positive finite number, 'median' or None"),
+        None,
+        "Width of the kernel; None: 'median', and 1 with mode='apt'.",
+    )
+    mode = Param(
+        option(MODES), "default", "'apt': pre-encoded numbers, Euclidean distance."
+    )
+    distance = Param(
+        option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
+    )
+
+    def _check_params(self) -> None:
+        self._replace_param("distance", resolve_distance(self.distance, self.mode))
+        if self.bandwidth is None:
+            self._replace_param("bandwidth", 1.0 if self.mode == "apt" else "median")
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        k = int(self.params["k"])
-        space = Space.for_tables(
-            tables,
-            str(self.params["distance"]),
-            str(self.params.get("mode", "default")),
-        )
+        k = self.k
+        space = Space.for_tables(tables, str(self.distance), self.mode)
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
@@ -144,21 +143,22 @@ class MembershipKnnProbabilities(Metric):
         d_hold = space.search(
             holdout, syn, k=k, context=context, description="kNN holdout → synthetic"
         ).distances
-        bandwidth = self.params["bandwidth"]
-        if bandwidth == "median":
-            bandwidth = _median_bandwidth(
+        width = self.bandwidth  # a number or "median" (None is resolved when built)
+        if isinstance(width, str) or width is None:
+            width = _median_bandwidth(
                 np.r_[d_real[:, 0], d_hold[:, 0]], np.r_[d_real.ravel(), d_hold.ravel()]
             )
-            if bandwidth is None:
+            if width is None:
                 context.warn(
                     "every real and holdout row has exact copies among its nearest synthetic rows, so the "
                     "median bandwidth is 0; bandwidth 1 was used instead."
                 )
-                bandwidth = 1.0
-        p_real = parzen_probabilities(d_real, bandwidth=float(bandwidth))
-        p_hold = parzen_probabilities(d_hold, bandwidth=float(bandwidth))
+                width = 1.0
+        bandwidth = float(width)
+        p_real = parzen_probabilities(d_real, bandwidth=bandwidth)
+        p_hold = parzen_probabilities(d_hold, bandwidth=bandwidth)
         scores = ranking_scores(p_real, p_hold)
-        if float(bandwidth) == 1.0 and np.mean(np.r_[p_real, p_hold] == 0.0) > 0.01:
+        if bandwidth == 1.0 and np.mean(np.r_[p_real, p_hold] == 0.0) > 0.01:
             context.warn(
                 "more than 1% of the probabilities underflow to exactly 0 (distances are large compared with "
                 "the bandwidth of 1), which ties them; use bandwidth='median' for a scale-free kernel."
@@ -174,9 +174,9 @@ class MembershipKnnProbabilities(Metric):
                 "members": float(p_real.mean()),
                 "non_members": float(p_hold.mean()),
             },
-            "bandwidth": float(bandwidth),
+            "bandwidth": bandwidth,
             "k": k,
-            "distance": self.params["distance"],
+            "distance": self.distance,
             "n_members": n_m,
             "n_non_members": n_n,
             "n_synthetic": n_rows(syn),

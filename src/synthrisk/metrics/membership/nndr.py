@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics.membership._space import (
     DISTANCES,
     Space,
-    int_param,
     n_rows,
     sample_rows,
     take_rows,
@@ -60,13 +59,11 @@ class NNDR(Metric):
     higher_is_safer = True
     requires_holdout = True
 
-    def __init__(self, *, rank: int = 10, distance: str = "dcr") -> None:
-        rank = int_param(rank, "rank", 1)
-        check_option(distance, name="distance", allowed=DISTANCES)
-        self._set_params(rank=rank, distance=distance)
+    rank = Param(integer(minimum=1), 10, "Which smallest ratio summarises each side.")
+    distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(tables, str(self.params["distance"]))
+        space = Space.for_tables(tables, self.distance)
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
@@ -96,7 +93,7 @@ class NNDR(Metric):
         )
         ratio_r = (d_r.distances[:, 0] + _NNDR_EPS) / (d_r.distances[:, 1] + _NNDR_EPS)
         ratio_h = (d_h.distances[:, 0] + _NNDR_EPS) / (d_h.distances[:, 1] + _NNDR_EPS)
-        rank = int(self.params["rank"])
+        rank = self.rank
         if n_s < rank:
             context.warn(
                 f"the synthetic table has {n_s} rows, fewer than rank={rank}; the largest ratio was used instead."
@@ -124,7 +121,7 @@ class NNDR(Metric):
             "rank": rank,
             "sample_size": m,
             "n_synthetic": n_s,
-            "distance": self.params["distance"],
+            "distance": self.distance,
         }
         records = {
             "nndr_training": RecordScores(

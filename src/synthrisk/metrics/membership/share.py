@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from synthrisk._validation import check_option
-from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, confidence, integer, number, option
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._holdout import copy_test, share_holdout_test
 from synthrisk.metrics.membership._share_kernels import (
@@ -38,12 +37,12 @@ from synthrisk.metrics.membership._share_kernels import (
 )
 from synthrisk.metrics.membership._space import (
     DISTANCES,
+    MODES,
     Data,
     Space,
-    check_mode_distance,
     concat_rows,
-    int_param,
     n_rows,
+    resolve_distance,
     sample_rows,
     take_rows,
 )
@@ -52,7 +51,7 @@ from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import paired_difference_test
-from synthrisk.stats.intervals import check_confidence_level, wilson_interval
+from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["DCRShare", "IdenticalMatchShare"]
 
@@ -221,40 +220,35 @@ class DCRShare(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    def __init__(
-        self,
-        *,
-        mode: str = "default",
-        distance: str | None = None,
-        n_repeats: int = 10,
-        n_permutations: int = 999,
-        column_subsets: str = "all",
-        confidence_level: float = 0.95,
-    ) -> None:
-        mode, distance = check_mode_distance(mode, distance)
-        n_repeats = int_param(n_repeats, "n_repeats", 1)
-        n_permutations = int_param(n_permutations, "n_permutations", 0)
-        subsets = check_option(column_subsets, name="column_subsets", allowed=SUBSETS)
-        self._set_params(
-            mode=mode,
-            distance=distance,
-            n_repeats=n_repeats,
-            n_permutations=n_permutations,
-            column_subsets=subsets,
-            confidence_level=check_confidence_level(confidence_level),
-        )
+    mode = Param(
+        option(MODES), "default", "'apt': APT's share on the full tables is the score."
+    )
+    distance = Param(
+        option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
+    )
+    n_repeats = Param(
+        integer(minimum=1), 10, "Subsamples of the larger table for the share."
+    )
+    n_permutations = Param(
+        integer(minimum=0), 999, "Relabellings for the p-value; 0 skips the test."
+    )
+    column_subsets = Param(
+        option(SUBSETS), "all", "'worst': also correlated and random column groups."
+    )
+    confidence_level = Param(
+        confidence(), 0.95, "Two-sided level of the bootstrap interval."
+    )
+
+    def _check_params(self) -> None:
+        self._replace_param("distance", resolve_distance(self.distance, self.mode))
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        if self.params["column_subsets"] == "worst":
+        if self.column_subsets == "worst":
             return worst_share(self._compute_all, tables, context)
         return self._compute_all(tables, context)
 
     def _compute_all(self, tables: Tables, context: Context) -> Outcome:
-        space = Space.for_tables(
-            tables,
-            str(self.params["distance"]),
-            str(self.params.get("mode", "default")),
-        )
+        space = Space.for_tables(tables, str(self.distance), self.mode)
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
         )
@@ -306,7 +300,7 @@ class DCRShare(Metric):
             small_is_real = n_r < n_h
             small = is_real if small_is_real else ~is_real
             large_positions = np.flatnonzero(~small)
-            repeats = int(self.params["n_repeats"])
+            repeats = self.n_repeats
             with context.progress.task("size-corrected share", repeats) as advance:
                 for _ in range(repeats):
                     included = small.copy()
@@ -322,7 +316,7 @@ class DCRShare(Metric):
             corrected_rows /= repeats
         share_corrected = float(corrected_rows.mean())
 
-        n_perm = int(self.params["n_permutations"])
+        n_perm = self.n_permutations
         p_value = None
         expected_apt = None
         null_sd = 0.0
@@ -352,7 +346,7 @@ class DCRShare(Metric):
                     "allows to list; the permutation p-value treats only the listed ones."
                 )
 
-        apt_mode = self.params["mode"] == "apt"
+        apt_mode = self.mode == "apt"
         score = share_apt if apt_mode else share_corrected
         row_values = (
             (full == CLOSER_REAL) + apt_weight * (full == TIE)
@@ -380,7 +374,7 @@ class DCRShare(Metric):
             "sample_size": m,
             "n_repeats": repeats,
             "n_permutations": n_perm,
-            "distance": self.params["distance"],
+            "distance": self.distance,
             "holdout_test": share_holdout_test(
                 corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
             ),
@@ -404,7 +398,7 @@ class DCRShare(Metric):
             np.mean,
             np.asarray(row_values, dtype=np.float64),
             rng=rng,
-            confidence_level=float(self.params["confidence_level"]),
+            confidence_level=self.confidence_level,
         )
         return Outcome(
             score=score,
@@ -478,21 +472,15 @@ class IdenticalMatchShare(Metric):
     attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
     higher_is_safer = False
 
-    def __init__(self, *, tolerance: float = 0.0, distance: str = "dcr") -> None:
-        if (
-            isinstance(tolerance, bool)
-            or not isinstance(tolerance, (int, float))
-            or not tolerance >= 0
-        ):
-            msg = f"`tolerance` must be a number >= 0; got {tolerance!r}."
-            raise ParameterError(msg)
-        check_option(distance, name="distance", allowed=DISTANCES)
-        self._set_params(tolerance=float(tolerance), distance=distance)
+    tolerance = Param(
+        number(ge=0), 0.0, "Largest distance that counts as a match; 0: exact."
+    )
+    distance = Param(option(DISTANCES), "dcr", "Distance used when tolerance > 0.")
 
     def _matches(
         self, space: Space, query: Data, reference: Data, context: Context, what: str
     ) -> np.ndarray:
-        tolerance = float(self.params["tolerance"])
+        tolerance = self.tolerance
         if tolerance == 0.0:
             q_ids, r_ids = _row_keys(query, reference)
             return np.isin(q_ids, r_ids)
@@ -519,7 +507,7 @@ class IdenticalMatchShare(Metric):
         is which real people fell into the training table. With ``tolerance > 0``,
         the paired difference of near matches per synthetic row.
         """
-        if float(self.params["tolerance"]) != 0.0:
+        if self.tolerance != 0.0:
             return paired_difference_test(
                 match_real,
                 match_hold,
@@ -529,9 +517,7 @@ class IdenticalMatchShare(Metric):
         return copy_test(syn_ids, real_ids, hold_ids)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        distance = (
-            "dcr" if self.params["tolerance"] == 0.0 else str(self.params["distance"])
-        )
+        distance = "dcr" if self.tolerance == 0.0 else self.distance
         space = Space.for_tables(tables, distance)
         real, syn = space.data(tables, "real"), space.data(tables, "synthetic")
         n_s = n_rows(syn)
@@ -541,7 +527,7 @@ class IdenticalMatchShare(Metric):
             "identical_match_share": share,
             "n_matches": int(match_real.sum()),
             "n_synthetic": n_s,
-            "tolerance": self.params["tolerance"],
+            "tolerance": self.tolerance,
         }
         records = {
             "matches_real": RecordScores(

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy as np
 from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, register
+from synthrisk.metrics._params import NOT_A_PARAM, Param, custom, number
 from synthrisk.metrics.ml_inference._attackers import (
     CATEGORICAL_MODELS,
     categorical_hits,
@@ -34,6 +35,15 @@ __all__ = [
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
 ]
+
+
+def _attackers(value: Any, name: str) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        msg = f"`{name}` must be a non-empty list of {list(CATEGORICAL_MODELS)}; got {value!r}."
+        raise ParameterError(msg)
+    for item in value:
+        check_option(item, name=name, allowed=CATEGORICAL_MODELS)
+    return list(value)
 
 
 class _Categorical(MLInferenceMetric):
@@ -63,23 +73,6 @@ class _Categorical(MLInferenceMetric):
     success_name = "correct guess of every sensitive value"
     models: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(
-        self,
-        *,
-        key_fields: Sequence[str] | None = None,
-        sensitive_fields: Sequence[str] | None = None,
-        model_kwargs: Mapping[str, Any] | None = None,
-        mode: str = "default",
-        confidence_level: float = 0.95,
-    ) -> None:
-        self._init_common(
-            key_fields=key_fields,
-            sensitive_fields=sensitive_fields,
-            model_kwargs=model_kwargs,
-            mode=mode,
-            confidence_level=confidence_level,
-        )
-
     def _successes(
         self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
     ) -> Successes:
@@ -88,9 +81,9 @@ class _Categorical(MLInferenceMetric):
             keys,
             sensitive,
             models=self.models,
-            mode=str(self.params["mode"]),
+            mode=self.mode,
             seed=context.seed,
-            model_kwargs=self._model_kwargs,
+            model_kwargs=self._estimator_kwargs(),
         )
         extra = {"accuracy": float(hits["real"].mean()) if hits["real"].size else None}
         return {k: v.astype(np.float64) for k, v in hits.items()}, extra
@@ -165,37 +158,15 @@ class CategoricalEnsemble(_Categorical):
     report_order = 260
     attack = "Several models trained on the synthetic table vote on real people's sensitive categories given their key columns."
 
-    def __init__(
-        self,
-        *,
-        key_fields: Sequence[str] | None = None,
-        sensitive_fields: Sequence[str] | None = None,
-        attackers: Sequence[str] = CATEGORICAL_MODELS,
-        model_kwargs: Mapping[str, Any] | None = None,
-        mode: str = "default",
-        confidence_level: float = 0.95,
-    ) -> None:
-        if (
-            isinstance(attackers, str)
-            or not isinstance(attackers, Sequence)
-            or not attackers
-        ):
-            msg = f"`attackers` must be a non-empty list of {list(CATEGORICAL_MODELS)}; got {attackers!r}."
-            raise ParameterError(msg)
-        for name in attackers:
-            check_option(name, name="attackers", allowed=CATEGORICAL_MODELS)
-        self._init_common(
-            key_fields=key_fields,
-            sensitive_fields=sensitive_fields,
-            model_kwargs=model_kwargs,
-            mode=mode,
-            confidence_level=confidence_level,
-            attackers=list(attackers),
-        )
+    attackers = Param(
+        custom(_attackers, f"a non-empty list of {list(CATEGORICAL_MODELS)}"),
+        CATEGORICAL_MODELS,
+        "The attackers whose majority vote is the guess (first wins a tie).",
+    )
 
     @property
     def models(self) -> tuple[str, ...]:  # type: ignore[override]
-        return tuple(self.params["attackers"])
+        return tuple(self.attackers)
 
 
 class _Numerical(MLInferenceMetric):
@@ -226,45 +197,25 @@ class _Numerical(MLInferenceMetric):
     success_name = "minus the inverse-CDF loss of the guess"
     model: ClassVar[str] = ""
 
-    def __init__(
-        self,
-        *,
-        key_fields: Sequence[str] | None = None,
-        sensitive_fields: Sequence[str] | None = None,
-        model_kwargs: Mapping[str, Any] | None = None,
-        p: float = 2.0,
-        mode: str = "default",
-        confidence_level: float = 0.95,
-    ) -> None:
-        self._init_numerical(
-            key_fields=key_fields,
-            sensitive_fields=sensitive_fields,
-            model_kwargs=model_kwargs,
-            p=p,
-            mode=mode,
-            confidence_level=confidence_level,
-        )
+    p = Param(number(gt=0), 2.0, "Exponent of the loss.")
 
-    def _init_numerical(self, *, p: float, **common: Any) -> None:
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p > 0:
-            msg = f"`p` must be a positive number; got {p!r}."
-            raise ParameterError(msg)
-        self._init_common(p=float(p), **common)
+    def _cutoff(self) -> float:
+        """The radius attacker's cutoff (SDMetrics' default for the others)."""
+        return 0.3
 
     def _successes(
         self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
     ) -> Successes:
-        cutoff = float(self.params.get("cutoff", 0.3))
         losses = numerical_losses(
             frames,
             keys,
             sensitive,
             model=self.model,
-            mode=str(self.params["mode"]),
+            mode=self.mode,
             seed=context.seed,
-            model_kwargs=self._model_kwargs,
-            p=float(self.params["p"]),
-            cutoff=cutoff,
+            model_kwargs=self._estimator_kwargs(),
+            p=self.p,
+            cutoff=self._cutoff(),
         )
         skipped = {
             name: len(frames[name]) - rows.size for name, (_, rows) in losses.items()
@@ -329,7 +280,8 @@ class NumericalRadiusNearestNeighbor(_Numerical):
     synthetic mean when none is near. SDMetrics 0.32 divides the sum of *all* synthetic
     sensitive values by the number of near rows and guesses 0 when none is near;
     ``mode="sdmetrics"`` reproduces that. Other parameters as the numerical metrics,
-    plus ``cutoff`` (default 0.3, SDMetrics' ``weight_func_kwargs``).
+    plus ``cutoff`` (default 0.3, SDMetrics' ``weight_func_kwargs``) and without
+    ``model_kwargs`` (the attacker is not a scikit-learn estimator).
     """
 
     id = "numerical_radius_nearest_neighbor"
@@ -337,29 +289,13 @@ class NumericalRadiusNearestNeighbor(_Numerical):
     attack = "Real people's sensitive numbers are guessed as the mean of synthetic rows whose key columns are close to theirs."
     model = "radius_nearest_neighbor"
 
-    def __init__(
-        self,
-        *,
-        key_fields: Sequence[str] | None = None,
-        sensitive_fields: Sequence[str] | None = None,
-        cutoff: float = 0.3,
-        p: float = 2.0,
-        mode: str = "default",
-        confidence_level: float = 0.95,
-    ) -> None:
-        if (
-            isinstance(cutoff, bool)
-            or not isinstance(cutoff, (int, float))
-            or not cutoff > 0
-        ):
-            msg = f"`cutoff` must be a positive number; got {cutoff!r}."
-            raise ParameterError(msg)
-        self._init_numerical(
-            key_fields=key_fields,
-            sensitive_fields=sensitive_fields,
-            model_kwargs=None,
-            p=p,
-            mode=mode,
-            confidence_level=confidence_level,
-            cutoff=float(cutoff),
-        )
+    model_kwargs = NOT_A_PARAM  # the radius attacker is not a scikit-learn estimator
+    cutoff = Param(
+        number(gt=0), 0.3, "Radius in CDF space (SDMetrics' weight_func_kwargs)."
+    )
+
+    def _estimator_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    def _cutoff(self) -> float:
+        return self.cutoff

@@ -10,32 +10,18 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome
+from synthrisk.metrics._params import Param, column_list, custom, option, probability
 from synthrisk.schema.tables import Tables
 
-__all__ = ["Frames", "MLInferenceMetric", "Successes", "check_level"]
+__all__ = ["Frames", "MLInferenceMetric", "Successes"]
 
 MODES = ("default", "sdmetrics")
 #: the synthetic table and the tables scored (``real``, and ``holdout`` when given)
 Frames = dict[str, pd.DataFrame]
 #: per-row successes of the attack on each scored table, and extra breakdown entries
 Successes = tuple[dict[str, np.ndarray], dict[str, Any]]
-
-
-def check_level(confidence_level: Any) -> float:
-    """``confidence_level`` as a float in (0, 1), else :class:`ParameterError`."""
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, (int, float))
-        or not 0 < confidence_level < 1
-    ):
-        msg = (
-            f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
-        )
-        raise ParameterError(msg)
-    return float(confidence_level)
 
 
 def _holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -49,18 +35,11 @@ def _holm(p_values: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-def _fields(value: Any, name: str) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        msg = f"`{name}` must be a list of column names; got {value!r}."
+def _model_kwargs(value: Any, name: str) -> dict[str, Any]:
+    if value is not None and not isinstance(value, Mapping):
+        msg = f"`{name}` must be a dict of scikit-learn estimator arguments; got {value!r}."
         raise ParameterError(msg)
-    if not value:
-        msg = f"`{name}` must name at least one column; got an empty list."
-        raise ParameterError(msg)
-    return list(value)
+    return dict(value or {})
 
 
 class MLInferenceMetric(Metric):
@@ -88,39 +67,46 @@ class MLInferenceMetric(Metric):
         if own and family.__name__.startswith("_") and "\n" not in own:
             cls.__doc__ = f"{own}\n{family.__doc__ or ''}"
 
-    def _init_common(
-        self,
-        *,
-        key_fields: Any,
-        sensitive_fields: Any,
-        model_kwargs: Mapping[str, Any] | None,
-        mode: str,
-        confidence_level: float,
-        **extra: Any,
-    ) -> None:
-        keys = _fields(key_fields, "key_fields")
-        sensitive = _fields(sensitive_fields, "sensitive_fields")
+    key_fields = Param(
+        column_list(allow_none=True, strict=True),
+        None,
+        "The attacker's known columns (SDMetrics' name).",
+    )
+    sensitive_fields = Param(
+        column_list(allow_none=True, strict=True),
+        None,
+        "The columns to guess; None: every eligible column in turn.",
+    )
+    model_kwargs = Param(
+        custom(_model_kwargs, "a dict of estimator arguments or None"),
+        None,
+        "Arguments of the scikit-learn estimator.",
+    )
+    mode = Param(
+        option(MODES), "default", "'sdmetrics' keeps SDMetrics 0.32's behaviour."
+    )
+    confidence_level = Param(
+        probability(), 0.95, "Level of the holdout-control interval."
+    )
+
+    def _check_params(self) -> None:
+        keys, sensitive = self.key_fields, self.sensitive_fields
         if keys and sensitive and set(keys) & set(sensitive):
             msg = f"`key_fields` and `sensitive_fields` overlap in {sorted(set(keys) & set(sensitive))}; a column is either known or secret."
             raise ParameterError(msg)
-        if model_kwargs is not None and not isinstance(model_kwargs, Mapping):
-            msg = f"`model_kwargs` must be a dict of scikit-learn estimator arguments; got {model_kwargs!r}."
-            raise ParameterError(msg)
-        check_option(mode, name="mode", allowed=MODES)
-        self._set_params(
-            key_fields=keys,
-            sensitive_fields=sensitive,
-            model_kwargs=dict(model_kwargs or {}),
-            mode=mode,
-            confidence_level=check_level(confidence_level),
-            **extra,
-        )
-        self._model_kwargs = dict(model_kwargs or {})
+
+    def _estimator_kwargs(self) -> dict[str, Any]:
+        """``model_kwargs`` (a copy), for metrics whose attacker is an estimator."""
+        return dict(self.model_kwargs)
 
     def check_tables(self, tables: Tables) -> None:
         kinds = {spec.name: spec.kind for spec in tables.schema.columns}
-        for name in ("key_fields", "sensitive_fields"):
-            for column in self.params[name] or []:
+        fields = {
+            "key_fields": self.key_fields,
+            "sensitive_fields": self.sensitive_fields,
+        }
+        for name, columns in fields.items():
+            for column in columns or []:
                 if column not in kinds:
                     msg = f"`{name}` names {column!r}, which is not a column; columns: {sorted(kinds)}."
                     raise ParameterError(msg)
@@ -132,8 +118,8 @@ class MLInferenceMetric(Metric):
                     raise ParameterError(msg)
 
     def _tasks(self, tables: Tables) -> list[tuple[list[str], list[str]]]:
-        keys = self.params["key_fields"]
-        sensitive = self.params["sensitive_fields"]
+        keys = self.key_fields
+        sensitive = self.sensitive_fields
         if sensitive is not None:
             if keys is None:
                 keys = [
@@ -183,7 +169,7 @@ class MLInferenceMetric(Metric):
         frames = {"synthetic": tables.synthetic, "real": tables.real}
         if tables.holdout is not None:
             frames["holdout"] = tables.holdout
-        level = float(self.params["confidence_level"])
+        level = self.confidence_level
         rows = []
         for keys, sensitive in tasks:
             successes, extra = self._successes(frames, keys, sensitive, context)
@@ -199,7 +185,7 @@ class MLInferenceMetric(Metric):
                 row["holdout_score"] = self._score(hold) if hold.size else None
                 row["control"] = self._control(real, hold, level)
             rows.append(row)
-        single = self.params["sensitive_fields"] is not None
+        single = self.sensitive_fields is not None
         if single:
             row = rows[0]
             return Outcome(score=row["score"], breakdown=dict(row))

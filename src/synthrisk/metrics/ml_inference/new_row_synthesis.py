@@ -11,15 +11,12 @@ sorted order, and only the candidates found there are checked on the other colum
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from synthrisk._validation import check_int
-from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics.ml_inference._metric import check_level
+from synthrisk.metrics._params import Param, integer, number, probability
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions
 
@@ -129,40 +126,26 @@ class NewRowSynthesis(Metric):
     higher_is_safer = True
     runs_by_default = False
 
-    def __init__(
-        self,
-        *,
-        numerical_match_tolerance: float = 0.01,
-        synthetic_sample_size: int | None = None,
-        confidence_level: float = 0.95,
-    ) -> None:
-        tol = numerical_match_tolerance
-        if (
-            isinstance(tol, bool)
-            or not isinstance(tol, (int, float))
-            or not tol >= 0
-            or math.isinf(tol)
-        ):
-            msg = f"`numerical_match_tolerance` must be a finite number >= 0; got {tol!r}."
-            raise ParameterError(msg)
-        if synthetic_sample_size is not None:
-            synthetic_sample_size = int(
-                check_int(  # type: ignore[arg-type]
-                    synthetic_sample_size, name="synthetic_sample_size", minimum=1
-                )
-            )
-        self._set_params(
-            numerical_match_tolerance=float(tol),
-            synthetic_sample_size=synthetic_sample_size,
-            confidence_level=check_level(confidence_level),
-        )
+    numerical_match_tolerance = Param(
+        number(ge=0, finite=True),
+        0.01,
+        "Relative tolerance of numerical matches (SDMetrics' default).",
+    )
+    synthetic_sample_size = Param(
+        integer(minimum=1, allow_none=True),
+        None,
+        "Score this many synthetic rows, drawn without replacement (seeded).",
+    )
+    confidence_level = Param(
+        probability(), 0.95, "Level of the holdout-control interval."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        tol = float(self.params["numerical_match_tolerance"])
+        tol = self.numerical_match_tolerance
         syn = tables.encoded("synthetic")
         real = tables.encoded("real")
         rows = np.arange(syn.n_rows)
-        size = self.params["synthetic_sample_size"]
+        size = self.synthetic_sample_size
         if size is not None:
             if int(size) > syn.n_rows:
                 context.warn(
@@ -199,6 +182,6 @@ class NewRowSynthesis(Metric):
                 float(to_hold.sum()),
                 to_hold.size,
                 statistic=f"synthetic row matches a row of a {m}-row sample",
-                confidence_level=float(self.params["confidence_level"]),
+                confidence_level=self.confidence_level,
             )
         return Outcome(score=breakdown["score"], breakdown=breakdown)
