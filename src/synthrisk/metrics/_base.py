@@ -311,7 +311,7 @@ class Metric(abc.ABC):
             score=None if score is None else float(score),
             breakdown=outcome.breakdown,
             ci=outcome.ci,
-            params=self.params if outcome.params is None else outcome.params,
+            params=dict(self.params) if outcome.params is None else outcome.params,
             warnings=tuple(context.warnings),
             seconds=seconds,
             records=outcome.records,

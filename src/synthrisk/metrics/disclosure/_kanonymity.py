@@ -224,7 +224,6 @@ class KAnonymity(Metric):
             breakdown=breakdown,
             ci=ci,
             records=records,
-            params=dict(self.params),
             value_keys=("class_values",),
         )
 

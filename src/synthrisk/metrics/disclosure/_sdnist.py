@@ -230,7 +230,6 @@ class UniqueExactMatches(Metric):
             breakdown=breakdown,
             ci=ci,
             records=records,
-            params=dict(self.params),
         )
 
 
@@ -429,5 +428,4 @@ class ApparentMatchDistribution(Metric):
             score=float(found.mean()) if found.size else None,
             breakdown=breakdown,
             records=records,
-            params=dict(self.params),
         )

@@ -191,21 +191,22 @@ class _SynthpopBase(Metric):
 def _equal_size_rep_unique(
     self: _SynthpopBase,
     prepared: _Prepared,
-    n_real: int,
+    side: str,
     m: int,
     n_repeats: int,
     rng: np.random.Generator,
 ) -> float:
-    """Mean number of replicated uniques in ``m``-row samples of the real table."""
+    """Mean number of replicated uniques in ``m``-row samples of ``side`` (real or holdout)."""
+    n = prepared.keys[side].shape[0]
     total = 0.0
     for _ in range(n_repeats):
-        rows = np.sort(rng.choice(n_real, size=m, replace=False))
+        rows = np.sort(rng.choice(n, size=m, replace=False))
         sub = dataclasses.replace(
             prepared,
-            keys={**prepared.keys, "real": prepared.keys["real"][rows]},
-            target={**prepared.target, "real": prepared.target["real"][rows]},
+            keys={**prepared.keys, side: prepared.keys[side][rows]},
+            target={**prepared.target, side: prepared.target[side][rows]},
         )
-        total += float(self._measures(sub, "real").rep_unique.sum())
+        total += float(self._measures(sub, side).rep_unique.sum())
     return total / n_repeats
 
 
@@ -285,14 +286,14 @@ class ReplicatedUniques(_SynthpopBase):
             if n_r > n_h:
                 repeats = self.n_repeats
                 x_real = _equal_size_rep_unique(
-                    self, prepared, n_r, m, repeats, context.rng
+                    self, prepared, "real", m, repeats, context.rng
                 )
             else:
                 x_real = float(n_rep)
             x_hold = float(hold.rep_unique.sum())
             if n_h > n_r:
-                x_hold = _equal_size_holdout(
-                    self, prepared, n_h, m, self.n_repeats, context.rng
+                x_hold = _equal_size_rep_unique(
+                    self, prepared, "holdout", m, self.n_repeats, context.rng
                 )
             breakdown["control"] = compare_proportions(
                 x_real,
@@ -317,29 +318,7 @@ class ReplicatedUniques(_SynthpopBase):
             breakdown=breakdown,
             ci=ci,
             records=records,
-            params=dict(self.params),
         )
-
-
-def _equal_size_holdout(
-    self: _SynthpopBase,
-    prepared: _Prepared,
-    n_hold: int,
-    m: int,
-    n_repeats: int,
-    rng: np.random.Generator,
-) -> float:
-    """Mean number of replicated uniques in ``m``-row samples of the holdout."""
-    total = 0.0
-    for _ in range(n_repeats):
-        rows = np.sort(rng.choice(n_hold, size=m, replace=False))
-        sub = dataclasses.replace(
-            prepared,
-            keys={**prepared.keys, "holdout": prepared.keys["holdout"][rows]},
-            target={**prepared.target, "holdout": prepared.target["holdout"][rows]},
-        )
-        total += float(self._measures(sub, "holdout").rep_unique.sum())
-    return total / n_repeats
 
 
 @register
@@ -497,5 +476,4 @@ class DiSCO(_SynthpopBase):
             breakdown=breakdown,
             ci=wilson_bounds(n_disco, n_r, z),
             records=records,
-            params=dict(self.params),
         )

@@ -230,7 +230,7 @@ class MembershipClassification(Metric):
             **sizes,
         }
         score = apt_ratio if self.mode == "apt" else memo_ratio
-        return Outcome(score=score, breakdown=breakdown, params=dict(self.params))
+        return Outcome(score=score, breakdown=breakdown)
 
     def _apt(
         self, tables: Tables, context: Context

@@ -323,4 +323,4 @@ class DistributionValidation(Metric):
             "correction": self.correction,
             "n_tests": len(rows),
         }
-        return Outcome(score=score, breakdown=breakdown, params=dict(self.params))
+        return Outcome(score=score, breakdown=breakdown)

@@ -362,7 +362,6 @@ class EpsilonIdentifiability(Metric):
             breakdown=breakdown,
             ci=wilson_bounds(n_id, n_r, 1.959963984540054),
             records=records,
-            params=dict(self.params),
         )
 
     @staticmethod

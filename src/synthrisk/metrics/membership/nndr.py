@@ -137,6 +137,4 @@ class NNDR(Metric):
                 "NNDR of each synthetic row to holdout",
             ),
         }
-        return Outcome(
-            score=score, breakdown=breakdown, records=records, params=dict(self.params)
-        )
+        return Outcome(score=score, breakdown=breakdown, records=records)

@@ -405,7 +405,6 @@ class DCRShare(Metric):
             breakdown=breakdown,
             ci=ci,
             records=records,
-            params=dict(self.params),
         )
 
 
@@ -573,5 +572,4 @@ class IdenticalMatchShare(Metric):
             breakdown=breakdown,
             ci=ci,
             records=records,
-            params=dict(self.params),
         )
