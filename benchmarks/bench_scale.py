@@ -187,12 +187,16 @@ def plot(path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [
-        json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()
-    ]
+    latest: dict[tuple[int, str, str], dict] = {}
+    for line in RESULTS.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            # the newest run of each configuration (the file is appended to)
+            latest[(record["rows"], record["mode"], record["metrics"])] = record
+    rows = list(latest.values())
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for metrics, ax, key, label in (
-        ("dcr", axes[0], "seconds", "wall s, DCR metrics (2 cores, load 14-23)"),
+        ("dcr", axes[0], "seconds", "wall s, DCR metrics (2 cores)"),
         ("none", axes[1], "driver_peak_mib", "driver peak MiB (read + encode)"),
     ):
         for mode, style in (

@@ -151,6 +151,44 @@ def test_local_cluster_equals_numba(
         assert sum(seen) == query.n_rows
 
 
+def test_tasks_on_workers_use_one_numba_thread(dask_client) -> None:
+    # a worker's threads are the parallelism: a search task runs its kernel on one core
+    # and leaves the thread's numba setting as it found it
+    def probe() -> tuple[bool, int, int]:
+        import numba
+
+        from synthrisk.neighbors import dask_backend
+
+        seen: list[int] = []
+        original = dask_backend.numba_backend.kneighbors
+
+        def spy(search):
+            seen.append(numba.get_num_threads())
+            return original(search)
+
+        dask_backend.numba_backend.kneighbors = spy
+        try:
+            numeric = np.arange(6.0).reshape(3, 2)
+            part = (numeric, np.zeros((3, 1), np.int64))
+            spec, _, _ = distance_spec("dcr", numeric, numeric, 1)
+            dask_backend._search(part, part, spec, 1, None, 0)
+        finally:
+            dask_backend.numba_backend.kneighbors = original
+        return dask_backend._on_worker(), seen[0], numba.get_num_threads()
+
+    on_worker, during, after = dask_client.submit(probe, pure=False).result()
+    assert on_worker
+    assert during == 1
+    assert after == dask_client.submit(_numba_threads, pure=False).result()
+    assert not dask_backend._on_worker()
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
 def test_killed_worker_leaves_the_result_unchanged(
     dask_client, rng: np.random.Generator
 ) -> None:

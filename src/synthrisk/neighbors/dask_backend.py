@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from synthrisk._optional import import_optional
@@ -129,6 +130,19 @@ def _widen(part: tuple[np.ndarray, np.ndarray]) -> tuple[FloatArray, IntArray]:
     )
 
 
+def _on_worker() -> bool:
+    """True inside a task running on a ``dask.distributed`` worker."""
+    try:
+        from distributed import get_worker
+    except ImportError:  # pragma: no cover - the dask extra brings distributed
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
 def _search(
     query: tuple[np.ndarray, np.ndarray],
     reference: tuple[np.ndarray, np.ndarray],
@@ -144,7 +158,18 @@ def _search(
     if q_num.shape[0] == 0 or k_local == 0:
         return np.empty((q_num.shape[0], 0)), np.empty((q_num.shape[0], 0), np.int64)
     search = Search(q_num, q_cat, r_num, r_cat, spec, k_local, working_memory)
-    distances, indices = numba_backend.kneighbors(search)
+    if _on_worker():
+        # the worker's threads are the parallelism: one core per task, so that workers
+        # sharing a machine do not each start a thread per core (numba's count is per
+        # calling thread)
+        previous = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            distances, indices = numba_backend.kneighbors(search)
+        finally:
+            numba.set_num_threads(previous)
+    else:
+        distances, indices = numba_backend.kneighbors(search)
     if offset:
         indices += offset
     return distances, indices
