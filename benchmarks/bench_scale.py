@@ -181,6 +181,13 @@ def load_average() -> str:
         return "n/a"
 
 
+def _load(record: dict) -> float:
+    try:
+        return float(str(record.get("load_before", "")).split()[0])
+    except (IndexError, ValueError):
+        return float("inf")
+
+
 def plot(path: Path) -> None:
     import matplotlib
 
@@ -207,7 +214,10 @@ def plot(path: Path) -> None:
             pts = sorted(
                 (r["rows"], r[key])
                 for r in rows
-                if r["metrics"] == metrics and r["mode"] == mode
+                if r["metrics"] == metrics
+                and r["mode"] == mode
+                # times only from runs on an otherwise idle machine
+                and (key != "seconds" or _load(r) < 4)
             )
             if pts:
                 ax.plot(*zip(*pts, strict=True), style, label=mode)
