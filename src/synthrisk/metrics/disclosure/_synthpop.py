@@ -111,9 +111,10 @@ class _SynthpopBase(Metric):
         flags = _flags(self._key_flags(), name="use_missing_keys", n=len(self.keys))
         self._replace_param("use_missing_keys", flags)
 
-    # what DiSCO adds to the shared steps (replicated uniques have no target)
+    # what the measures add to the shared steps (replicated uniques have no target)
     def _key_flags(self) -> Any:
-        raise NotImplementedError
+        """synthpop's ``usekeysNA``: by default records with a missing key value are kept."""
+        return True
 
     def _target(self) -> str | None:
         return None
