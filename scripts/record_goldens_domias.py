@@ -18,11 +18,11 @@ a stand-in returning a constant score. It is not recorded and DOMIAS does not us
 
 from __future__ import annotations
 
-import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
+
+from _reference import main as run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "metrics" / "data"
@@ -32,7 +32,6 @@ REFERENCE_SIZE = 200
 
 def record() -> None:
     import importlib.metadata
-    import sys
     import types
 
     import numpy as np
@@ -89,18 +88,7 @@ def record() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref-venv", type=Path, required=False)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        record()
-        return
-    if args.ref_venv is None:
-        sys.exit("pass --ref-venv PATH (a venv with `pip install domias`)")
-    subprocess.run(
-        [str(args.ref_venv / "bin" / "python"), __file__, "--child"], check=True
-    )
+    run_reference(__file__, record, package="domias")
 
 
 if __name__ == "__main__":

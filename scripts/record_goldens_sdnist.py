@@ -14,15 +14,12 @@ records, on the tables read back from those files, SDNist's
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _reference import main as run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "metrics" / "data"
@@ -85,22 +82,20 @@ def record() -> None:
     print(json.dumps(goldens["unique_exact_matches"]))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref-venv", type=Path, required=False)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        record()
-        return
+def _write_inputs() -> None:
     real, syn = _tables()
     real.to_csv(OUT / "sdnist_real.csv", index=False)
     syn.to_csv(OUT / "sdnist_synthetic.csv", index=False)
-    if args.ref_venv is None:
-        sys.exit("pass --ref-venv PATH (a venv with `pip install sdnist==2.4`)")
-    python = args.ref_venv / "bin" / "python"
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    subprocess.run([str(python), __file__, "--child"], check=True, env=env)
+
+
+def main() -> None:
+    run_reference(
+        __file__,
+        record,
+        package="sdnist==2.4",
+        write_inputs=_write_inputs,
+        env={"PYTHONHASHSEED": "0"},
+    )
 
 
 if __name__ == "__main__":

@@ -17,14 +17,12 @@ records into ``tests/metrics/data/synthcity_goldens.json``:
 
 from __future__ import annotations
 
-import argparse
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _reference import main as run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "metrics" / "data"
@@ -112,21 +110,13 @@ def record() -> None:
     print(json.dumps({k: v for k, v in goldens.items() if "domias" not in k}))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref-venv", type=Path, required=False)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        record()
-        return
+def _write_inputs() -> None:
     for name, frame in _tables().items():
         frame.to_csv(OUT / f"synthcity_{name}.csv", index=False)
-    if args.ref_venv is None:
-        sys.exit("pass --ref-venv PATH (a venv with `pip install synthcity`)")
-    subprocess.run(
-        [str(args.ref_venv / "bin" / "python"), __file__, "--child"], check=True
-    )
+
+
+def main() -> None:
+    run_reference(__file__, record, package="synthcity", write_inputs=_write_inputs)
 
 
 if __name__ == "__main__":
