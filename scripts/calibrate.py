@@ -38,59 +38,9 @@ import numpy as np
 import pandas as pd
 
 from synthrisk import evaluate
+from synthrisk.datasets.calibration import coarse_data, continuous_data
 
 SCENARIOS = ("null", "copies_1", "copies_5", "noisy_30")
-
-
-def coarse_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """Census-like coarse table: categorical and small-integer columns, many duplicate rows."""
-    age_band = rng.choice(8, n, p=[0.08, 0.14, 0.16, 0.16, 0.15, 0.13, 0.10, 0.08])
-    sex = rng.choice(["f", "m"], n)
-    region = rng.choice(list("ABCDEFGHIJ"), n, p=np.r_[0.3, np.full(9, 0.7 / 9)])
-    edu = np.clip(np.round(rng.normal(2 + 0.2 * (age_band < 4), 1.1, n)), 0, 5).astype(
-        int
-    )
-    children = np.minimum(rng.poisson(0.4 + 0.25 * age_band.clip(0, 4)), 5)
-    employed = np.where(rng.random(n) < 0.25 + 0.1 * edu, "yes", "no")
-    income_band = np.clip(edu + (employed == "yes") * 2 + rng.integers(-1, 2, n), 0, 8)
-    marital = rng.choice(
-        ["single", "married", "divorced", "widowed"], n, p=[0.35, 0.45, 0.12, 0.08]
-    )
-    household = np.clip(
-        1 + children + (marital == "married") + rng.poisson(0.3, n), 1, 8
-    )
-    return pd.DataFrame(
-        {
-            "marital": marital,
-            "household_size": household,
-            "age_band": age_band,
-            "sex": sex,
-            "region": region,
-            "education": edu.astype(str),
-            "children": children,
-            "employed": employed,
-            "income_band": income_band,
-        }
-    )
-
-
-def continuous_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """Correlated continuous columns (lab-like measurements) with 5 % missing values."""
-    cov = 0.5 * np.ones((5, 5)) + 0.5 * np.eye(5)
-    z = rng.multivariate_normal(np.zeros(5), cov, n)
-    frame = pd.DataFrame(
-        {
-            "weight": np.round(75 + 14 * z[:, 0], 1),
-            "height": np.round(172 + 9 * z[:, 1], 1),
-            "glucose": np.round(np.exp(4.6 + 0.2 * z[:, 2]), 2),
-            "pressure": np.round(125 + 15 * z[:, 3], 0),
-            "cholesterol": np.round(5.2 + 1.0 * z[:, 4], 2),
-            "group": rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2]),
-        }
-    )
-    for column in ("weight", "glucose", "pressure", "cholesterol"):
-        frame.loc[rng.random(n) < 0.05, column] = np.nan
-    return frame
 
 
 def adult_data(folder: Path) -> pd.DataFrame:

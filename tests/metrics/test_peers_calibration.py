@@ -2,9 +2,9 @@
 """The peers' measures on the verdict's calibration cases: new people read as no excess
 risk, copies of the training rows as high risk.
 
-The two generated datasets and the scenarios are adapted from ``scripts/calibrate.py``: a
-coarse census-like table (many duplicate rows) and correlated continuous measurements
-with missing values, cut into thirds (real, holdout, and new people from the same
+The two generated datasets are those of ``scripts/calibrate.py``
+(``synthrisk.datasets.calibration``): a coarse census-like table (many duplicate rows)
+and correlated continuous measurements with missing values, cut into thirds (real, holdout, and new people from the same
 population playing the synthetic table).
 """
 
@@ -14,59 +14,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from synthrisk.datasets import calibration
 from synthrisk.metrics import get_metric
 
 
-def coarse_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    age_band = rng.choice(8, n, p=[0.08, 0.14, 0.16, 0.16, 0.15, 0.13, 0.10, 0.08])
-    sex = rng.choice(["f", "m"], n)
-    region = rng.choice(list("ABCDEFGHIJ"), n, p=np.r_[0.3, np.full(9, 0.7 / 9)])
-    edu = np.clip(np.round(rng.normal(2 + 0.2 * (age_band < 4), 1.1, n)), 0, 5)
-    edu = edu.astype(int)
-    children = np.minimum(rng.poisson(0.4 + 0.25 * age_band.clip(0, 4)), 5)
-    employed = np.where(rng.random(n) < 0.25 + 0.1 * edu, "yes", "no")
-    income_band = np.clip(edu + (employed == "yes") * 2 + rng.integers(-1, 2, n), 0, 8)
-    marital = rng.choice(
-        ["single", "married", "divorced", "widowed"], n, p=[0.35, 0.45, 0.12, 0.08]
-    )
-    household = np.clip(
-        1 + children + (marital == "married") + rng.poisson(0.3, n), 1, 8
-    )
-    return pd.DataFrame(
-        {
-            "marital": marital,
-            "household_size": household,
-            "age_band": age_band,
-            "sex": sex,
-            "region": region,
-            "education": edu.astype(str),
-            "children": children,
-            "employed": employed,
-            "income_band": income_band,
-        }
-    )
-
-
 def continuous_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    cov = 0.5 * np.ones((5, 5)) + 0.5 * np.eye(5)
-    z = rng.multivariate_normal(np.zeros(5), cov, n)
-    frame = pd.DataFrame(
-        {
-            "weight": np.round(75 + 14 * z[:, 0], 1),
-            "height": np.round(172 + 9 * z[:, 1], 1),
-            "glucose": np.round(np.exp(4.6 + 0.2 * z[:, 2]), 2),
-            "pressure": np.round(125 + 15 * z[:, 3], 0),
-            "cholesterol": np.round(5.2 + 1.0 * z[:, 4], 2),
-            "group": rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2]),
-        }
+    return calibration.continuous_data(
+        n, rng, missing=("weight", "glucose", "cholesterol")
     )
-    for column in ("weight", "glucose", "cholesterol"):
-        frame.loc[rng.random(n) < 0.05, column] = np.nan
-    return frame
 
 
 DATASETS = {
-    "coarse": (coarse_data, ["age_band", "sex", "region", "marital"], "employed"),
+    "coarse": (
+        calibration.coarse_data,
+        ["age_band", "sex", "region", "marital"],
+        "employed",
+    ),
     "continuous": (continuous_data, ["group", "pressure"], "cholesterol"),
 }
 
