@@ -23,10 +23,9 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
-from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Outcome
-from synthrisk.metrics._params import Param, confidence, custom
+from synthrisk.metrics._params import Param, confidence, custom, integer
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
@@ -36,13 +35,13 @@ from synthrisk.stats.intervals import AttackEstimate
 __all__ = [
     "COMPAT",
     "CONFIDENCE_LEVEL",
+    "N_ATTACKS",
     "Compat",
     "attack_neighbors",
     "attack_outcome",
     "attack_sizes",
     "cap_attacks",
     "check_compat",
-    "check_n_attacks",
     "check_not_excluded",
     "datetimes_as_categories",
     "default_attacks",
@@ -75,11 +74,12 @@ COMPAT = Param(
 )
 #: the ``confidence_level`` parameter of the Anonymeter-family metrics
 CONFIDENCE_LEVEL = Param(confidence(), 0.95, "Confidence level of the intervals.")
-
-
-def check_n_attacks(value: Any, *, allow_none: bool) -> int | None:
-    """Validate ``n_attacks`` (an integer >= 1, or None where allowed)."""
-    return check_int(value, name="n_attacks", minimum=1, allow_none=allow_none)
+#: the ``n_attacks`` parameter of linkability and inference
+N_ATTACKS = Param(
+    integer(minimum=1, allow_none=True),
+    None,
+    "Targets per attack; None = the holdout's size.",
+)
 
 
 def check_not_excluded(

@@ -28,12 +28,12 @@ from synthrisk.metrics._params import (
     boolean,
     column_list,
     custom,
-    integer,
     positive_float,
 )
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
+    N_ATTACKS,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
@@ -435,11 +435,7 @@ class InferenceRisk(Metric):
         None,
         "The columns the attacker knows; None = every other usable column.",
     )
-    n_attacks = Param(
-        integer(minimum=1, allow_none=True),
-        None,
-        "Targets per attack; None = the holdout's size.",
-    )
+    n_attacks = N_ATTACKS
     regression = Param(
         boolean(allow_none=True),
         None,

@@ -31,6 +31,7 @@ from synthrisk.metrics._params import Param, custom, integer
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
+    N_ATTACKS,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
@@ -377,11 +378,7 @@ class LinkabilityRisk(Metric):
         None,
         "The attacker's two datasets; None splits the usable columns at random.",
     )
-    n_attacks = Param(
-        integer(minimum=1, allow_none=True),
-        None,
-        "Targets per attack; None = the holdout's size.",
-    )
+    n_attacks = N_ATTACKS
     n_neighbors = Param(
         integer(minimum=1), 1, "Nearest synthetic rows the two halves may share."
     )
