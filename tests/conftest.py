@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -58,3 +61,42 @@ def dask_client():
         distributed.Client(cluster, set_as_default=False) as client,
     ):
         yield client
+
+
+def _comparable_report(report: Any) -> dict[str, Any]:
+    data = report.to_dict(include_records=True)
+    for result in data["results"]:
+        result.pop("seconds")
+    return data
+
+
+@pytest.fixture
+def check_partitioned(dask_client: Any) -> Callable[..., Any]:
+    """``check(frames, metrics, seed=3)``: the metrics run on every row of partitioned tables
+    (a partitioned reference, a sample too small to be used) and their report equals the
+    in-memory one, records included. Returns the partitioned report."""
+    dd = pytest.importorskip("dask.dataframe")
+    from synthrisk import evaluate
+    from synthrisk.cluster import evaluate_dataset
+    from synthrisk.neighbors.dask_backend import dask_settings
+
+    def check(
+        frames: tuple, metrics: Any, *, seed: int = 3, npartitions: int = 3
+    ) -> Any:
+        expected = evaluate(*frames, metrics=metrics, seed=seed)
+        parts = [
+            None if f is None else dd.from_pandas(f, npartitions=npartitions)
+            for f in frames
+        ]
+        with dask_settings(reference_rows=40, partition_rows=30):
+            got = evaluate_dataset(
+                *parts, metrics=metrics, seed=seed, client=dask_client, sample_rows=5
+            )
+        for result in got.results:
+            assert not any("seeded random sample" in w for w in result.warnings), (
+                f"{result.metric} ran on a sample, not on every row"
+            )
+        assert _comparable_report(got) == _comparable_report(expected)
+        return got
+
+    return check

@@ -150,3 +150,39 @@ def test_subsampled_dcr_gathers_rows_in_order(
     expected = evaluate(*mixed_tables, metrics=metrics, seed=4)
     got = evaluate_dataset(*frames, metrics=metrics, seed=4, client=dask_client)
     assert _comparable(got) == _comparable(expected)
+
+
+def test_dcr_metrics_run_on_every_row(
+    check_partitioned: Any, mixed_tables: tuple
+) -> None:
+    check_partitioned(
+        mixed_tables, ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    )
+
+
+def _column_sums(numeric: np.ndarray, codes: np.ndarray, weight: np.ndarray) -> Any:
+    return np.nansum(numeric, axis=0) * weight[: numeric.shape[1]], codes.shape[0]
+
+
+def test_select_and_map_partitions(dask_client: Any, mixed_tables: tuple) -> None:
+    frames = [dd.from_pandas(f, npartitions=3) for f in mixed_tables]
+    partitioned = prepare_partitioned(*frames, client=dask_client)
+    expected = prepare_tables(*mixed_tables).encoded("real")
+    table = partitioned.encoded("real")
+    columns = [expected.categorical_names[0], expected.numeric_names[-1]]
+    chosen = table.select(columns)
+    assert chosen.numeric_names == (expected.numeric_names[-1],)
+    assert chosen.categorical_names == (expected.categorical_names[0],)
+    assert chosen.n_rows == expected.n_rows
+    assert chosen.domain.high[0] == np.nanmax(expected.numeric[:, -1])
+    gathered = chosen.take(np.array([5, 0, 119]))
+    want = expected.select(columns).take(np.array([5, 0, 119]))
+    np.testing.assert_array_equal(gathered.numeric, want.numeric)
+    np.testing.assert_array_equal(gathered.codes, want.codes)
+    # array arguments above the scatter threshold travel once, results come in row order
+    weight = np.full(200_000, 2.0)  # 1.6 MB: scattered
+    pieces = table.map_partitions(_column_sums, weight)
+    assert [n for _, n in pieces] == list(table.partitions.rows)
+    np.testing.assert_allclose(
+        sum(s for s, _ in pieces), np.nansum(expected.numeric, axis=0) * 2.0
+    )

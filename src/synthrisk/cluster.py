@@ -38,9 +38,6 @@ __all__ = [
     "local_cluster_size",
 ]
 
-#: metrics that run on every row of partitioned tables (their neighbour searches
-#: are distributed; everything else they compute is O(rows) on the driver)
-PARTITIONED_METRICS = ("dcr_baseline_protection", "dcr_overfitting_protection")
 #: rows per table of the seeded sample the other metrics run on
 DEFAULT_SAMPLE_ROWS = 200_000
 
@@ -73,8 +70,9 @@ def evaluate_dataset(
         The cluster (as :func:`synthrisk.evaluate`); neither starts a local cluster
         sized to this machine.
     sample_rows : int, default=200_000
-        Metrics outside :data:`PARTITIONED_METRICS` need pandas frames of all rows in
-        memory; they run on a sample of at most this many rows per table, drawn
+        Metrics that need every row in memory (those whose
+        :meth:`~synthrisk.metrics.Metric.supports_partitioned` is False, such as
+        ``membership_classification``) run on a sample of at most this many rows per table, drawn
         without replacement with ``seed``, and say so in their warnings. Tables no
         larger than this are taken whole, so the report equals :func:`synthrisk.evaluate`.
 
@@ -101,8 +99,8 @@ def evaluate_dataset(
             metadata=metadata,
         )
         chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
-        on_rows = [m for m in chosen if m.id in PARTITIONED_METRICS]
-        sampled = [m for m in chosen if m.id not in PARTITIONED_METRICS]
+        on_rows = [m for m in chosen if m.supports_partitioned()]
+        sampled = [m for m in chosen if not m.supports_partitioned()]
         common = {
             "seed": seed,
             "working_memory": working_memory,

@@ -133,6 +133,10 @@ class Metric(abc.ABC):
     #: position in the registry, the default run and the report (lower first); the
     #: families leave gaps of 10 so that a new metric can sit beside its relatives
     report_order: ClassVar[int] = 10_000
+    #: True when :meth:`_compute` also works on tables partitioned on a Dask cluster
+    #: (:class:`~synthrisk.schema.partitioned.PartitionedTables`); on such tables the
+    #: other metrics run on a seeded sample (:func:`synthrisk.cluster.evaluate_dataset`)
+    runs_partitioned: ClassVar[bool] = False
     #: the declared parameters by name, in declaration order (set per class)
     declared_params: ClassVar[Mapping[str, Param[Any]]] = MappingProxyType({})
 
@@ -330,6 +334,14 @@ class Metric(abc.ABC):
             attack=self.attack,
             higher_is_safer=self.higher_is_safer,
         )
+
+    def supports_partitioned(self) -> bool:
+        """True when this metric, with its parameters, runs on every row of partitioned tables.
+
+        :attr:`runs_partitioned` by default; a metric overrides this when some of its
+        options (a mode that needs pandas frames, say) need every row in memory.
+        """
+        return self.runs_partitioned
 
     def check_tables(self, tables: Tables) -> None:  # noqa: B027 - optional hook, empty by default
         """Check parameters that depend on the tables (column names); override as needed."""

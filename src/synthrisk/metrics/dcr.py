@@ -122,6 +122,8 @@ def _domain(table: Any) -> Domain:
 class _DCRMetric(Metric):
     """The subsampling parameters of the two DCR metrics."""
 
+    runs_partitioned = True
+
     num_rows_subsample = Param(
         integer(minimum=1, allow_none=True),
         None,

@@ -18,7 +18,10 @@ whole table on the driver:
 5. per-column domains (min, max, integer-valued, missing count, codes present) are
    reduced from the encoded partitions for the metrics that need them.
 
-Only metrics that work from these partitions run on every row (the DCR family);
+Metrics whose :meth:`~synthrisk.metrics.Metric.supports_partitioned` is True work from
+these partitions and run on every row: their neighbour searches take
+:class:`PartitionedTable` arguments, :meth:`PartitionedTable.map_partitions` runs
+per-partition reductions, :meth:`PartitionedTable.take` gathers a few rows.
 :meth:`PartitionedTables.sample` gives an in-memory :class:`~synthrisk.schema.Tables` of
 a seeded row sample for the others.
 """
@@ -58,6 +61,7 @@ __all__ = [
     "PartitionedTable",
     "PartitionedTables",
     "Partitions",
+    "is_partitioned",
     "prepare_partitioned",
     "split_rows",
 ]
@@ -159,6 +163,58 @@ class PartitionedTable:
         """Number of encoded columns."""
         return len(self.numeric_names) + len(self.categorical_names)
 
+    def select(self, columns: Sequence[str]) -> PartitionedTable:
+        """Only ``columns`` (encoded column names), as :meth:`EncodedTable.select`.
+
+        The selection runs as one task per partition; the result stays on the cluster.
+        """
+        num_at = {name: i for i, name in enumerate(self.numeric_names)}
+        cat_at = {name: i for i, name in enumerate(self.categorical_names)}
+        num = [num_at[c] for c in columns if c in num_at]
+        cat = [cat_at[c] for c in columns if c in cat_at]
+        parts = [
+            self.client.submit(_select, part, num, cat, pure=False)
+            for part in self.partitions.parts
+        ]
+        domain = Domain(
+            low=self.domain.low[num],
+            high=self.domain.high[num],
+            integer=self.domain.integer[num],
+            numeric_missing=self.domain.numeric_missing[num],
+            codes=[self.domain.codes[c] for c in cat],
+            codes_missing=self.domain.codes_missing[cat],
+            n_rows=self.domain.n_rows,
+        )
+        width = len(num) * 8 + len(cat) * 4
+        return PartitionedTable(
+            partitions=Partitions(parts, self.partitions.rows, self.n_rows * width),
+            numeric_names=tuple(self.numeric_names[i] for i in num),
+            categorical_names=tuple(self.categorical_names[i] for i in cat),
+            domain=domain,
+            client=self.client,
+        )
+
+    def map_partitions(self, func: Any, *args: Any) -> list[Any]:
+        """``func(numeric, codes, *args)`` on every partition, gathered in row order.
+
+        ``numeric`` is float64 and ``codes`` int64, as in an :class:`EncodedTable`.
+        Array arguments are scattered to the workers once (not shipped with every
+        task); ``func`` must be a module-level function (it is pickled) and should
+        return something small — a per-partition count, a reduction, or per-row
+        values of that partition.
+        """
+        shipped = [
+            self.client.scatter(a, broadcast=True)
+            if isinstance(a, np.ndarray) and a.nbytes > _SCATTER_BYTES
+            else a
+            for a in args
+        ]
+        futures = [
+            self.client.submit(_apply, func, part, *shipped, pure=False)
+            for part in self.partitions.parts
+        ]
+        return list(self.client.gather(futures))
+
     def take(self, rows: IntArray) -> PartitionedTable | EncodedTable:
         """The rows at positions ``rows``: this table when that is every row in order,
         else an in-memory :class:`EncodedTable` gathered from the partitions."""
@@ -198,6 +254,28 @@ def _take(
     part: tuple[np.ndarray, np.ndarray], rows: IntArray
 ) -> tuple[np.ndarray, np.ndarray]:
     return part[0][rows], part[1][rows]
+
+
+def _select(
+    part: tuple[np.ndarray, np.ndarray], num: list[int], cat: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    return np.ascontiguousarray(part[0][:, num]), np.ascontiguousarray(part[1][:, cat])
+
+
+def _apply(func: Any, part: tuple[np.ndarray, np.ndarray], *args: Any) -> Any:
+    numeric = np.ascontiguousarray(part[0], dtype=np.float64)
+    codes = np.ascontiguousarray(part[1], dtype=np.int64)
+    return func(numeric, codes, *args)
+
+
+#: array arguments of :meth:`PartitionedTable.map_partitions` larger than this are
+#: scattered to every worker once instead of travelling with each task
+_SCATTER_BYTES = 1 << 20
+
+
+def is_partitioned(table: Any) -> bool:
+    """True for a :class:`PartitionedTable` (rows on a cluster), False for an in-memory table."""
+    return isinstance(table, PartitionedTable)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
