@@ -186,3 +186,22 @@ def test_select_and_map_partitions(dask_client: Any, mixed_tables: tuple) -> Non
     np.testing.assert_allclose(
         sum(s for s, _ in pieces), np.nansum(expected.numeric, axis=0) * 2.0
     )
+
+
+def test_random_baseline_blocks_are_drawn_on_the_workers(
+    check_partitioned: Any, mixed_tables: tuple, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The random baseline comes in seeded blocks: several blocks drawn on the workers
+    give the in-memory rows, and the baseline is never built on the driver."""
+    import synthrisk.metrics.dcr as dcr_module
+
+    monkeypatch.setattr(dcr_module, "RANDOM_BLOCK_ROWS", 32)
+    report = check_partitioned(mixed_tables, ["dcr_baseline_protection"])
+    records = report.results[0].records["random_to_real"]
+    assert records.index.shape == (90,)
+    tables = prepare_tables(*mixed_tables)
+    random = dcr_module.random_baseline_table(tables, 90, np.random.default_rng(1))
+    first = dcr_module.random_baseline_table(tables, 32, np.random.default_rng(1))
+    # block 0 does not depend on how many rows follow it
+    np.testing.assert_array_equal(random.numeric[:32], first.numeric)
+    np.testing.assert_array_equal(random.codes[:32], first.codes)

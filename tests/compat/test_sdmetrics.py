@@ -365,10 +365,12 @@ def test_legacy_cap_warns_and_raises_sdmetrics_types(method: str) -> None:
 
 
 def test_dcr_scores_a_column_missing_in_every_synthetic_row() -> None:
-    real = pd.DataFrame({"A": [0, 10, 3, 4, 1, np.nan]})
+    # continuous real values: the seeded random baseline row cannot hit one exactly
+    real = pd.DataFrame({"A": [0.5, 10.25, 3.1, 4.2, 1.7, np.nan]})
     syn = pd.DataFrame({"A": [np.nan]})
     metadata = {"columns": {"A": {"sdtype": "numerical"}}}
     out = compat.DCRBaselineProtection.compute_breakdown(real, syn, metadata, "table")
+    assert out["median_DCR_to_real_data"]["random_data_baseline"] > 0
     # the missing synthetic value matches the missing real value: distance 0
     assert out["median_DCR_to_real_data"]["synthetic_data"] == 0.0
     assert out["score"] == 0.0

@@ -16,6 +16,7 @@ breakdown keys, same DCR distance and range rules), with three improvements:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,13 @@ from synthrisk.metrics._params import Param, boolean, confidence, integer, optio
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
-from synthrisk.schema.partitioned import Domain
+from synthrisk.schema.partitioned import (
+    Domain,
+    PartitionedTable,
+    Partitions,
+    combine_domains,
+    domain_of_part,
+)
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import auc_test
@@ -67,6 +74,47 @@ def dcr(
 _INT_LIMIT = 2.0**62
 
 
+#: rows of one block of the random baseline; each block draws from its own stream,
+#: so the same blocks come out in memory and on the workers of a cluster
+RANDOM_BLOCK_ROWS = 1 << 16
+
+
+@dataclasses.dataclass(frozen=True)
+class _RandomPlan:
+    """What one block of the random baseline needs: the real data's domain per column."""
+
+    low: np.ndarray
+    high: np.ndarray
+    as_integer: np.ndarray
+    numeric_missing: np.ndarray
+    codes: list[np.ndarray]
+    codes_missing: np.ndarray
+
+
+def _random_block(
+    plan: _RandomPlan, n_rows: int, seed: int, block: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block ``block`` of the random baseline: ``n_rows`` rows from stream ``(seed, block)``."""
+    rng = np.random.default_rng([seed, block])
+    numeric = np.empty((n_rows, plan.low.shape[0]))
+    for f in range(numeric.shape[1]):
+        lo, hi = plan.low[f], plan.high[f]
+        if plan.as_integer[f]:
+            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
+                np.float64
+            )
+        else:  # prepare_tables guarantees a finite range
+            numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
+        if plan.numeric_missing[f]:
+            numeric[rng.random(n_rows) < plan.numeric_missing[f], f] = np.nan
+    codes: IntArray = np.empty((n_rows, len(plan.codes)), dtype=np.int64)
+    for c in range(codes.shape[1]):
+        codes[:, c] = rng.choice(plan.codes[c], size=n_rows)
+        if plan.codes_missing[c]:
+            codes[rng.random(n_rows) < plan.codes_missing[c], c] = -1
+    return numeric, codes
+
+
 def random_baseline_table(
     tables: Tables, n_rows: int, rng: np.random.Generator
 ) -> EncodedTable:
@@ -76,29 +124,65 @@ def random_baseline_table(
     and datetime columns: uniform on [min, max]; categorical and boolean columns:
     uniform over the distinct real values (not frequency-weighted, as SDMetrics).
     Each cell is then missing with the real column's missing share.
+
+    The rows come in blocks of :data:`RANDOM_BLOCK_ROWS`, each from its own stream
+    seeded by one draw of ``rng`` and the block's number. When the real table is
+    partitioned on a Dask cluster the blocks are drawn on the workers and stay there
+    (a :class:`PartitionedTable`); the values are the same as in memory.
     """
     real = tables.encoded("real")
     domain = _domain(real)
-    numeric = np.empty((n_rows, len(real.numeric_names)))
-    for f in range(numeric.shape[1]):
-        lo, hi = domain.low[f], domain.high[f]
-        is_datetime = tables.schema[real.numeric_names[f]].kind == "datetime"
-        if not is_datetime and domain.integer[f] and max(abs(lo), abs(hi)) < _INT_LIMIT:
-            numeric[:, f] = rng.integers(int(lo), int(hi) + 1, size=n_rows).astype(
-                np.float64
-            )
-        else:  # prepare_tables guarantees a finite range
-            numeric[:, f] = rng.uniform(lo, hi, size=n_rows)
-        missing_share = float(domain.numeric_missing[f] / domain.n_rows)
-        if missing_share:
-            numeric[rng.random(n_rows) < missing_share, f] = np.nan
-    codes: IntArray = np.empty((n_rows, len(real.categorical_names)), dtype=np.int64)
-    for c in range(codes.shape[1]):
-        codes[:, c] = rng.choice(domain.codes[c], size=n_rows)
-        missing_share = float(domain.codes_missing[c] / domain.n_rows)
-        if missing_share:
-            codes[rng.random(n_rows) < missing_share, c] = -1
-    return EncodedTable(numeric, codes, real.numeric_names, real.categorical_names)
+    is_datetime = np.array(
+        [tables.schema[name].kind == "datetime" for name in real.numeric_names],
+        dtype=bool,
+    )
+    magnitude = np.fmax(np.abs(domain.low), np.abs(domain.high))
+    plan = _RandomPlan(
+        low=domain.low,
+        high=domain.high,
+        as_integer=~is_datetime & domain.integer & (magnitude < _INT_LIMIT),
+        numeric_missing=domain.numeric_missing / max(domain.n_rows, 1),
+        codes=domain.codes,
+        codes_missing=domain.codes_missing / max(domain.n_rows, 1),
+    )
+    seed = int(rng.integers(2**63 - 1))
+    sizes = [
+        min(RANDOM_BLOCK_ROWS, n_rows - start)
+        for start in range(0, n_rows, RANDOM_BLOCK_ROWS)
+    ]
+    names = (real.numeric_names, real.categorical_names)
+    if not isinstance(real, PartitionedTable):
+        blocks = [_random_block(plan, size, seed, b) for b, size in enumerate(sizes)]
+        numeric = (
+            np.vstack([b[0] for b in blocks])
+            if blocks
+            else np.empty((0, plan.low.shape[0]))
+        )
+        codes = (
+            np.vstack([b[1] for b in blocks])
+            if blocks
+            else np.empty((0, len(plan.codes)), dtype=np.int64)
+        )
+        return EncodedTable(numeric, codes, *names)
+    client = real.client
+    futures = [
+        client.submit(_random_block, plan, size, seed, b, pure=False)
+        for b, size in enumerate(sizes)
+    ]
+    width = len(names[0]) * 8 + len(names[1]) * 8
+    random_domain = combine_domains(
+        client.gather([client.submit(domain_of_part, f, pure=False) for f in futures]),
+        len(names[0]),
+        len(names[1]),
+    )
+    # the interface of an EncodedTable, as ``tables.encoded`` of partitioned tables
+    return PartitionedTable(
+        partitions=Partitions(futures, tuple(sizes), n_rows * width),
+        numeric_names=names[0],
+        categorical_names=names[1],
+        domain=random_domain,
+        client=client,
+    )
 
 
 def _domain(table: Any) -> Domain:

@@ -61,6 +61,8 @@ __all__ = [
     "PartitionedTable",
     "PartitionedTables",
     "Partitions",
+    "combine_domains",
+    "domain_of_part",
     "is_partitioned",
     "prepare_partitioned",
     "split_rows",
@@ -426,7 +428,8 @@ def _encode(
     return numeric, encoded.codes.astype(np.int32)
 
 
-def _domain_part(part: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+def domain_of_part(part: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+    """Task: the domain of one ``(numeric, codes)`` partition, for :func:`combine_domains`."""
     numeric = np.asarray(part[0], dtype=np.float64)
     codes = np.asarray(part[1], dtype=np.int64)
     nan = np.isnan(numeric)
@@ -459,7 +462,8 @@ def _domain_part(part: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
     }
 
 
-def _combine_domains(parts: list[dict[str, Any]], n_num: int, n_cat: int) -> Domain:
+def combine_domains(parts: list[dict[str, Any]], n_num: int, n_cat: int) -> Domain:
+    """The :class:`Domain` of a table from the :func:`domain_of_part` of its partitions."""
     low = np.full(n_num, np.nan)
     high = np.full(n_num, np.nan)
     for p in parts:
@@ -636,14 +640,14 @@ def prepare_partitioned(
         )
         rows = tuple(s["rows"] for s in summaries[name])
         domains = client.gather(
-            [client.submit(_domain_part, f, pure=False) for f in futures]
+            [client.submit(domain_of_part, f, pure=False) for f in futures]
         )
         nbytes = sum(r * (len(numeric) * 8 + len(categorical) * 4) for r in rows)
         tables[name] = PartitionedTable(
             partitions=Partitions(list(futures), rows, int(nbytes)),
             numeric_names=numeric,
             categorical_names=categorical,
-            domain=_combine_domains(domains, len(numeric), len(categorical)),
+            domain=combine_domains(domains, len(numeric), len(categorical)),
             client=client,
         )
     return PartitionedTables(
