@@ -26,8 +26,9 @@ Each configuration runs in its own child process:
 neighbour searches); ``none`` runs no metric, which measures reading, validation,
 schema and encoder reductions and encoding alone (what decides the driver's memory);
 ``default`` runs the default metric set. Reported per configuration: wall seconds
-(whole child, data reading included), peak RSS of the driver process (the
-``LocalCluster`` scheduler lives in it) and of the largest worker. Results append to
+(whole child, data reading included) and per metric, peak RSS of the driver process
+(the ``LocalCluster`` scheduler lives in it) and of the largest worker, and which
+metrics ran on the seeded sample instead of every row. Results append to
 ``benchmarks/scale_results.jsonl``.
 """
 
@@ -139,12 +140,14 @@ def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
             )
             for name in ("real", "synthetic", "holdout"):
                 tables.encoded(name)
-            scores = {}
+            scores, seconds, sampled = {}, {}, []
         else:
             report = evaluate(
                 frames["real"], frames["synthetic"], frames["holdout"], metrics=chosen
             )
             scores = {r.metric: r.score for r in report.results}
+            seconds = {r.metric: round(r.seconds, 2) for r in report.results}
+            sampled = []
     else:
         from distributed import Client, LocalCluster
 
@@ -165,12 +168,20 @@ def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
                 client=client,
             )
             scores = {r.metric: r.score for r in report.results}
+            seconds = {r.metric: round(r.seconds, 2) for r in report.results}
+            sampled = [
+                r.metric
+                for r in report.results
+                if any("seeded random sample" in w for w in r.warnings)
+            ]
             workers_peak = max(client.run(_peak_mib).values())
     return {
         "seconds": time.perf_counter() - start,
         "driver_peak_mib": _peak_mib(),
         "worker_peak_mib": workers_peak,
         "scores": scores,
+        "metric_seconds": seconds,
+        "sampled": sampled,
     }
 
 

@@ -123,7 +123,8 @@ def evaluate_dataset(
                     )
                     note = (
                         f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
-                        "needs all rows in memory; raise sample_rows to use more."
+                        "needs all rows in memory; raise `sample_rows` (`--sample-rows`, "
+                        "`compute.sample_rows`) to use more."
                     )
                     result = dataclasses.replace(
                         result, warnings=(*result.warnings, note)

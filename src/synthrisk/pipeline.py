@@ -118,6 +118,7 @@ def evaluate_files(
     working_memory: float | None = None,
     backend: Backend | None = None,
     scheduler: str | None = None,
+    sample_rows: int | None = None,
     progress: bool = False,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,
@@ -139,6 +140,10 @@ def evaluate_files(
         Column kinds (SDMetrics' or synthrisk's format, JSON or YAML).
     metrics, seed, working_memory, backend, scheduler, progress
         As for :func:`synthrisk.evaluate`.
+    sample_rows : int, default=None
+        Folder or glob inputs: rows per table of the seeded sample that metrics needing
+        every row in memory run on (None: 200,000; see
+        :func:`synthrisk.cluster.evaluate_dataset`). Ignored for single files.
     thresholds : Thresholds or dict, default=None
         Verdict thresholds; None uses synthrisk's defaults.
     json, html : path, default=None
@@ -173,6 +178,7 @@ def evaluate_files(
             working_memory=working_memory,
             scheduler=scheduler,
             progress=progress,
+            **({} if sample_rows is None else {"sample_rows": sample_rows}),
         )
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
@@ -349,6 +355,7 @@ def run_file(
             working_memory=config.working_memory,
             backend=config.backend,
             scheduler=config.scheduler,
+            sample_rows=config.sample_rows,
             progress=progress,
             thresholds=checked,
             json=config.json,

@@ -55,13 +55,18 @@ def test_parquet_folders_on_a_scheduler(dask_client: Any, tmp_path: Path) -> Non
         "evaluate", "--real", str(tmp_path / "real"), "--synthetic", str(tmp_path / "synthetic"),
         "--holdout", str(tmp_path / "holdout"), "--metadata", str(tmp_path / "meta.json"),
         "--scheduler", dask_client.scheduler.address, "--json", str(out), "--quiet",
-        "--metrics", "dcr_overfitting_protection",
+        "--metrics", "dcr_overfitting_protection,membership_classification",
+        "--sample-rows", "150",
     ])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text())
     assert data["inputs"]["real"]["rows"] == len(demo.real)
-    [result] = data["results"]
-    assert result["score"] < 0.5  # the leaky generator copies real rows
+    every_row, sampled = data["results"]
+    assert every_row["score"] < 0.5  # the leaky generator copies real rows
+    assert not any("sample" in w for w in every_row["warnings"])
+    n_real = len(demo.real)
+    assert f"seeded random sample (150 of {n_real} real rows" in sampled["warnings"][-1]
+    assert "(`--sample-rows`" in sampled["warnings"][-1]
 
 
 def test_run_file_reads_compute_scheduler(tmp_path: Path) -> None:
@@ -102,3 +107,17 @@ def test_backend_dask_starts_a_local_cluster(
     ])  # fmt: skip
     assert code in (0, 1)
     assert json.loads(out.read_text())["results"][0]["score"] < 0.2
+
+
+def test_run_file_reads_compute_sample_rows(tmp_path: Path) -> None:
+    raw = {
+        "data": {"real": "r/", "synthetic": "s/"},
+        "compute": {"backend": "dask", "sample_rows": 50_000},
+    }
+    assert parse_config(raw, base=tmp_path).sample_rows == 50_000
+    for bad in (0, -3, 2.5, True, "many"):
+        raw["compute"]["sample_rows"] = bad
+        with pytest.raises(
+            ConfigError, match=r"`compute.sample_rows` must be a positive whole number"
+        ):
+            parse_config(raw, base=tmp_path)

@@ -99,6 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on the Dask scheduler at ADDRESS (tcp://host:8786); implies --backend dask",
     )
     ev.add_argument(
+        "--sample-rows",
+        type=int,
+        metavar="N",
+        help=(
+            "folder or glob inputs: rows per table of the seeded sample that metrics "
+            "needing every row in memory run on (default: 200000)"
+        ),
+    )
+    ev.add_argument(
         "--quiet", action="store_true", help="no progress bars or summary table"
     )
 

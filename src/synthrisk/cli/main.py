@@ -144,6 +144,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         working_memory=args.working_memory,
         backend=args.backend,
         scheduler=args.scheduler,
+        sample_rows=args.sample_rows,
         progress=not (args.quiet or to_stdout),
         thresholds=_thresholds(args.thresholds),
         json=args.json,

@@ -10,7 +10,7 @@
     metrics:
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
-    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786}
+    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 200000}
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
@@ -47,7 +47,7 @@ __all__ = [
 
 _TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
-_COMPUTE = ("working_memory", "backend", "scheduler")
+_COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
 
 
@@ -65,6 +65,7 @@ class RunConfig:
     working_memory: float | None = None
     backend: Backend | None = None
     scheduler: str | None = None
+    sample_rows: int | None = None
     json: Path | None = None
     include_records: bool = False
     html: Path | None = None
@@ -79,6 +80,15 @@ def _scheduler(value: Any, where: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     msg = f"{where}: `compute.scheduler` must be a Dask scheduler address such as 'tcp://host:8786'; got {value!r}."
+    raise ConfigError(msg)
+
+
+def _sample_rows(value: Any, where: str) -> int | None:
+    if value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ):
+        return value
+    msg = f"{where}: `compute.sample_rows` must be a positive whole number of rows; got {value!r}."
     raise ConfigError(msg)
 
 
@@ -241,6 +251,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         working_memory=compute.get("working_memory"),
         backend=compute.get("backend"),
         scheduler=_scheduler(compute.get("scheduler"), where),
+        sample_rows=_sample_rows(compute.get("sample_rows"), where),
         json=resolve(report.get("json"), "report.json"),
         include_records=flags["include_records"],
         html=resolve(report.get("html"), "report.html"),
