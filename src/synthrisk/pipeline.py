@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from synthrisk._atomic import check_output_paths, write_text_atomic, write_texts_atomic
 from synthrisk._optional import is_available
 from synthrisk._typing import Backend
+from synthrisk._validation import check_int
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import InputError
 from synthrisk.io.dataset import is_dataset
@@ -162,6 +163,8 @@ def evaluate_files(
     -------
     FileEvaluation
     """
+    if sample_rows is not None:
+        check_int(sample_rows, name="sample_rows", minimum=1)
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
     _check_outputs({"json": json, "html": html}, {**files, "metadata": metadata})
     notes: list[str] = []

@@ -121,3 +121,21 @@ def test_run_file_reads_compute_sample_rows(tmp_path: Path) -> None:
             ConfigError, match=r"`compute.sample_rows` must be a positive whole number"
         ):
             parse_config(raw, base=tmp_path)
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_sample_rows_must_be_positive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    demo = load_demo(n_rows=100, seed=1)
+    demo.real.to_csv(tmp_path / "real.csv", index=False)
+    code = main([
+        "evaluate", "--real", str(tmp_path / "real.csv"), "--synthetic", str(tmp_path / "real.csv"),
+        "--sample-rows", value, "--quiet",
+    ])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        err
+        == f"synthrisk: error: `sample_rows` must be an integer >= 1; got {value}.\n"
+    )
