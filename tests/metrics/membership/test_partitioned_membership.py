@@ -111,18 +111,26 @@ def test_non_default_parameters(
         "identical_match_share": {"tolerance": 0.2},
         "membership_knn_probabilities": {"k": 2, "bandwidth": 0.5},
     }
-    check_partitioned(mixed_tables, metrics)
-    # equal real and holdout sizes: no subsampling at all; near matches with the
-    # real table larger than the holdout (subsampled reference on the cluster)
-    real, synthetic, _ = coarse_tables
+    report = check_partitioned(mixed_tables, metrics)
+    # near matches against a real sample of the holdout's size, searched on the cluster
+    (ims,) = (
+        r.breakdown for r in report.results if r.metric == "identical_match_share"
+    )
+    assert ims["identical_match_share_real_at_holdout_size"] > 0
+    assert ims["identical_match_share"] > 0
+    # equal real and holdout sizes: no subsampling at all
+    real, synthetic, holdout = coarse_tables
     check_partitioned(
-        (real.iloc[:70], synthetic, coarse_tables[2]),
+        (real.iloc[:70], synthetic, holdout),
         {"dcr_share": {"n_permutations": 19}, "nndr": {"rank": 1}},
     )
+    # a real table much smaller than the holdout: the real side is the small one
     report = check_partitioned(
-        coarse_tables, {"identical_match_share": {"tolerance": 0.4}}
+        (real.iloc[:30], synthetic, holdout),
+        {"dcr_share": {"n_repeats": 2, "n_permutations": 19}},
     )
-    assert report.results[0].breakdown["identical_match_share_real_at_holdout_size"] > 0
+    assert report.results[0].breakdown["sample_size"] == 30
+    assert any("much smaller" in w for w in report.results[0].warnings)
 
 
 def test_without_holdout(
@@ -246,3 +254,20 @@ def test_unsupported_parameters_run_on_the_sample(
         assert "seeded random sample (60 of 120 real rows" in result.warnings[-1]
     knn = next(r for r in report.results if r.metric == "membership_knn_probabilities")
     assert knn.breakdown["n_members"] == 60
+
+
+def test_dcr_share_with_tie_sets_beyond_the_list_cap(
+    check_partitioned: Callable[..., Any],
+    coarse_tables: tuple[pd.DataFrame, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # lists capped at 8 pool rows: which rows of a large tie set are listed (and so
+    # the permutation null) depends on the order of the distinct pool rows, which is
+    # their order of first appearance on both paths
+    from synthrisk.metrics.membership import share as share_module
+
+    monkeypatch.setattr(share_module, "_MAX_TIE_LIST", 8)
+    report = check_partitioned(
+        coarse_tables, {"dcr_share": {"n_permutations": 199, "n_repeats": 3}}
+    )
+    assert 0 < report.results[0].breakdown["p_value"] < 1
