@@ -17,12 +17,20 @@ Two kinds of input are supported:
   (``arithmetic="sklearn"`` of :func:`synthrisk.neighbors.nearest_neighbors`), so
   ties between equally distant rows fall as in ai-privacy-toolkit; otherwise they
   are exact sums of squared differences.
+
+Tables partitioned on a Dask cluster (:class:`~synthrisk.schema.partitioned.PartitionedTable`)
+take part in the ``dcr`` distance only: their ranges come from the distributed domain
+reductions, row subsets and concatenations stay on the cluster (:func:`take_rows`,
+:func:`concat_rows`), and exact row equality is decided by per-partition row hashes,
+every hash group confirmed row by row (:func:`row_ids`), so that every metric gives
+the in-memory numbers.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal, TypeAlias
+from collections.abc import Sequence
+from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
 
@@ -36,6 +44,14 @@ from synthrisk.neighbors import (
     nearest_neighbors,
 )
 from synthrisk.schema.encoding import EncodedTable
+from synthrisk.schema.partitioned import (
+    Domain,
+    PartitionedTable,
+    Partitions,
+    combine_domains,
+    domain_of_part,
+    is_partitioned,
+)
 from synthrisk.schema.tables import Tables
 
 __all__ = [
@@ -44,11 +60,13 @@ __all__ = [
     "Data",
     "Distance",
     "Mode",
+    "Rows",
     "Space",
     "concat_rows",
     "n_rows",
     "numeric_matrix",
     "resolve_distance",
+    "row_ids",
     "sample_rows",
     "take_rows",
 ]
@@ -59,6 +77,8 @@ MODES: tuple[str, ...] = ("default", "apt")
 DISTANCES: tuple[str, ...] = ("dcr", "gower", "euclidean")
 
 Data: TypeAlias = EncodedTable | FloatArray
+#: what the distance space searches: in-memory arrays or a table on a cluster
+Rows: TypeAlias = EncodedTable | FloatArray | PartitionedTable
 
 
 def resolve_distance(distance: str | None, mode: str) -> str:
@@ -124,20 +144,43 @@ def numeric_matrix(tables: Tables, name: str) -> FloatArray:
     )
 
 
-def n_rows(data: Data) -> int:
-    """Number of rows of an encoded table or array."""
-    return data.n_rows if isinstance(data, EncodedTable) else int(data.shape[0])
+def n_rows(data: Rows) -> int:
+    """Number of rows of an encoded table (in memory or partitioned) or array."""
+    if isinstance(data, (EncodedTable, PartitionedTable)):
+        return data.n_rows
+    return int(data.shape[0])
 
 
-def take_rows(data: Data, rows: IntArray) -> Data:
-    """Rows at positions ``rows``."""
+@overload
+def take_rows(data: PartitionedTable, rows: IntArray) -> PartitionedTable: ...
+@overload
+def take_rows(data: EncodedTable, rows: IntArray) -> EncodedTable: ...
+@overload
+def take_rows(data: FloatArray, rows: IntArray) -> FloatArray: ...
+def take_rows(data: Rows, rows: IntArray) -> Rows:
+    """Rows at positions ``rows``; a partitioned table's stay on its cluster."""
+    if isinstance(data, PartitionedTable):
+        return _take_partitioned(data, np.asarray(rows, dtype=np.int64))
     if isinstance(data, EncodedTable):
         return data.take(rows)
     return np.ascontiguousarray(data[rows])
 
 
-def concat_rows(first: Data, second: Data) -> Data:
+@overload
+def concat_rows(
+    first: PartitionedTable, second: PartitionedTable
+) -> PartitionedTable: ...
+@overload
+def concat_rows(first: EncodedTable, second: EncodedTable) -> EncodedTable: ...
+@overload
+def concat_rows(first: FloatArray, second: FloatArray) -> FloatArray: ...
+@overload
+def concat_rows(first: Data, second: Data) -> Data: ...
+def concat_rows(first: Rows, second: Rows) -> Rows:
     """``first`` followed by ``second``."""
+    if isinstance(first, PartitionedTable):
+        assert isinstance(second, PartitionedTable)
+        return _concat_partitioned(first, second)
     if isinstance(first, EncodedTable):
         assert isinstance(second, EncodedTable)
         return dataclasses.replace(
@@ -145,7 +188,7 @@ def concat_rows(first: Data, second: Data) -> Data:
             numeric=np.ascontiguousarray(np.vstack([first.numeric, second.numeric])),
             codes=np.ascontiguousarray(np.vstack([first.codes, second.codes])),
         )
-    assert not isinstance(second, EncodedTable)
+    assert not isinstance(second, (EncodedTable, PartitionedTable))
     return np.ascontiguousarray(np.vstack([first, second]))
 
 
@@ -162,7 +205,10 @@ class Space:
         """Build the space; ranges come from the real and holdout tables together."""
         if distance == "euclidean":
             return cls(distance, None, "sklearn" if mode == "apt" else "exact")
-        parts = [tables.encoded("real").numeric]
+        real = tables.encoded("real")
+        if is_partitioned(real):
+            return cls(distance, _partitioned_ranges(tables))
+        parts = [real.numeric]
         if tables.holdout is not None:
             parts.append(tables.encoded("holdout").numeric)
         stacked = np.vstack(parts)
@@ -178,8 +224,8 @@ class Space:
 
     def search(
         self,
-        query: Data,
-        reference: Data,
+        query: Rows,
+        reference: Rows,
         *,
         k: int,
         context: Context,
@@ -190,8 +236,8 @@ class Space:
         backend = "numba" if self.arithmetic == "sklearn" else context.backend
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
-                query,
-                reference,
+                query,  # type: ignore[arg-type]
+                reference,  # type: ignore[arg-type]
                 k=k,
                 distance=self.distance,  # type: ignore[arg-type]
                 backend=backend,
@@ -207,3 +253,261 @@ def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:
     if size >= n:
         return np.arange(n)
     return np.sort(rng.choice(n, size=size, replace=False))
+
+
+# --------------------------------------------------------------------------- partitioned tables
+
+
+def _partitioned_ranges(tables: Tables) -> FloatArray:
+    """Ranges of real + holdout from their domains: the in-memory ``column_ranges`` exactly."""
+    domains = [tables.encoded("real").domain]  # type: ignore[attr-defined]
+    if tables.holdout is not None:
+        domains.append(tables.encoded("holdout").domain)  # type: ignore[attr-defined]
+    low = domains[0].low
+    high = domains[0].high
+    for domain in domains[1:]:
+        low, high = np.fmin(low, domain.low), np.fmax(high, domain.high)
+    ranges = np.asarray(high - low, dtype=np.float64)
+    return np.where(np.isnan(ranges), 0.0, ranges)
+
+
+def _concat_domains(first: Domain, second: Domain) -> Domain:
+    return Domain(
+        low=np.fmin(first.low, second.low),
+        high=np.fmax(first.high, second.high),
+        integer=first.integer & second.integer,
+        numeric_missing=first.numeric_missing + second.numeric_missing,
+        codes=[
+            np.union1d(a, b) for a, b in zip(first.codes, second.codes, strict=True)
+        ],
+        codes_missing=first.codes_missing + second.codes_missing,
+        n_rows=first.n_rows + second.n_rows,
+    )
+
+
+def _concat_partitioned(
+    first: PartitionedTable, second: PartitionedTable
+) -> PartitionedTable:
+    """Both tables' partitions one after the other (nothing moves on the cluster)."""
+    return PartitionedTable(
+        partitions=Partitions(
+            [*first.partitions.parts, *second.partitions.parts],
+            first.partitions.rows + second.partitions.rows,
+            first.partitions.nbytes + second.partitions.nbytes,
+        ),
+        numeric_names=first.numeric_names,
+        categorical_names=first.categorical_names,
+        domain=_concat_domains(first.domain, second.domain),
+        client=first.client,
+    )
+
+
+def _local_rows(
+    part: tuple[np.ndarray, np.ndarray], rows: IntArray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Task: some rows of one partition."""
+    return np.ascontiguousarray(part[0][rows]), np.ascontiguousarray(part[1][rows])
+
+
+def _take_partitioned(table: PartitionedTable, rows: IntArray) -> PartitionedTable:
+    """The rows at positions ``rows`` as a new partitioned table, in that order.
+
+    Each run of rows from one partition becomes one task on the cluster (a whole
+    partition taken in order is reused as it is); only the small per-partition
+    domains come back to the driver.
+    """
+    if rows.size == table.n_rows and np.array_equal(rows, np.arange(table.n_rows)):
+        return table
+    sizes = table.partitions.rows
+    starts = np.asarray([*table.partitions.offsets, table.n_rows])
+    owner = np.searchsorted(starts, rows, side="right") - 1
+    # runs of consecutive requested rows that live in one partition
+    cuts = np.flatnonzero(np.diff(owner)) + 1 if rows.size else np.zeros(0, np.int64)
+    client = table.client
+    parts: list[Any] = []
+    counts: list[int] = []
+    for run in np.split(np.arange(rows.size), cuts) if rows.size else []:
+        p = int(owner[run[0]])
+        local = rows[run] - starts[p]
+        source = table.partitions.parts[p]
+        if local.size == sizes[p] and np.array_equal(local, np.arange(sizes[p])):
+            parts.append(source)
+        else:
+            parts.append(client.submit(_local_rows, source, local, pure=False))
+        counts.append(int(local.size))
+    n_num, n_cat = len(table.numeric_names), len(table.categorical_names)
+    domains = client.gather(
+        [client.submit(domain_of_part, f, pure=False) for f in parts]
+    )
+    return PartitionedTable(
+        partitions=Partitions(
+            parts, tuple(counts), int(rows.size) * (8 * n_num + 4 * n_cat)
+        ),
+        numeric_names=table.numeric_names,
+        categorical_names=table.categorical_names,
+        domain=combine_domains(domains, n_num, n_cat),
+        client=client,
+    )
+
+
+#: row hashes are cut to these bits (tests lower it to force collisions)
+_HASH_MASK = 0xFFFF_FFFF_FFFF_FFFF
+#: representative rows gathered on the driver at a time while confirming hash groups
+_CONFIRM_BYTES = 64 * 2**20
+_GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
+_MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+_MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
+
+
+def _canonical(numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Rows as uint64 words: one NaN bit pattern, -0.0 as 0.0 (the in-memory row equality)."""
+    num = np.where(np.isnan(numeric), np.nan, numeric) + 0.0
+    return np.hstack(
+        [
+            np.ascontiguousarray(num, dtype=np.float64).view(np.uint64),
+            np.asarray(codes, dtype=np.int64).view(np.uint64),
+        ]
+    )
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on every element (uint64 arithmetic wraps)."""
+    x = (x ^ (x >> np.uint64(30))) * _MIX_1
+    x = (x ^ (x >> np.uint64(27))) * _MIX_2
+    return np.asarray(x ^ (x >> np.uint64(31)))
+
+
+def _hash_words(words: np.ndarray, mask: np.uint64) -> np.ndarray:
+    h = np.zeros(words.shape[0], dtype=np.uint64)
+    salts = (np.arange(words.shape[1], dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+    for j in range(words.shape[1]):
+        h = _mix(h ^ _mix(words[:, j] + salts[j]))
+    return np.asarray(h & mask)
+
+
+def _row_hashes(numeric: np.ndarray, codes: np.ndarray, mask: np.uint64) -> np.ndarray:
+    """Task: a 64-bit hash of every row of one partition (equal rows, equal hashes)."""
+    return _hash_words(_canonical(numeric, codes), mask)
+
+
+def _in_groups(
+    numeric: np.ndarray, codes: np.ndarray, mask: np.uint64, hashes: np.ndarray
+) -> tuple[IntArray, IntArray, np.ndarray]:
+    """Rows whose hash is one of the sorted ``hashes``: positions, group, words."""
+    words = _canonical(numeric, codes)
+    h = _hash_words(words, mask)
+    at = np.minimum(np.searchsorted(hashes, h), max(hashes.size - 1, 0))
+    inside = np.flatnonzero(hashes[at] == h) if hashes.size else np.zeros(0, np.int64)
+    return inside, at[inside], words[inside]
+
+
+def _unlike_first(
+    numeric: np.ndarray,
+    codes: np.ndarray,
+    mask: np.uint64,
+    hashes: np.ndarray,
+    firsts: np.ndarray,
+) -> np.ndarray:
+    """Task: the hashes whose group holds a row of this partition unlike the group's first row."""
+    _, group, words = _in_groups(numeric, codes, mask, hashes)
+    unlike = ~np.all(words == firsts[group], axis=1)
+    return np.unique(hashes[group[unlike]])
+
+
+def _distinct_in(
+    numeric: np.ndarray, codes: np.ndarray, mask: np.uint64, hashes: np.ndarray
+) -> np.ndarray:
+    """Task: the distinct rows (as words) of this partition whose hash is in ``hashes``."""
+    _, _, words = _in_groups(numeric, codes, mask, hashes)
+    return np.unique(words, axis=0)
+
+
+def _void(words: np.ndarray) -> np.ndarray:
+    words = np.ascontiguousarray(words)
+    return words.view(
+        np.dtype((np.void, words.dtype.itemsize * words.shape[1]))
+    ).ravel()
+
+
+def _which_distinct(
+    numeric: np.ndarray,
+    codes: np.ndarray,
+    mask: np.uint64,
+    hashes: np.ndarray,
+    distinct: np.ndarray,
+) -> tuple[IntArray, IntArray]:
+    """Task: rows of this partition whose hash is in ``hashes``, and which ``distinct`` row each is."""
+    rows, _, words = _in_groups(numeric, codes, mask, hashes)
+    _, inverse = np.unique(_void(np.vstack([distinct, words])), return_inverse=True)
+    inverse = inverse.ravel()
+    lookup = np.empty(int(inverse.max(initial=-1)) + 1, dtype=np.int64)
+    lookup[inverse[: distinct.shape[0]]] = np.arange(distinct.shape[0])
+    return rows, lookup[inverse[distinct.shape[0] :]]
+
+
+def _gather_words(table: PartitionedTable, rows: IntArray) -> np.ndarray:
+    """The rows at positions ``rows`` (a few), as words, on the driver."""
+    got = table.take(rows)
+    if isinstance(got, PartitionedTable):  # every row, in order
+        parts = table.client.gather(table.partitions.parts)
+        return np.vstack(
+            [_canonical(np.asarray(p[0], np.float64), p[1]) for p in parts]
+        )
+    return _canonical(got.numeric, got.codes)
+
+
+def row_ids(tables: Sequence[PartitionedTable]) -> list[IntArray]:
+    """Integer ids of the distinct rows over partitioned tables (equal rows, equal ids).
+
+    The same equality as in memory (missing equals missing, -0.0 equals 0.0), from
+    64-bit hashes computed on the workers: only one hash per row comes back to the
+    driver. Hashes never decide alone: every group of rows sharing a hash is
+    confirmed on the workers against its first row (gathered, a bounded number at a
+    time), and the groups where some row differs are split by their distinct rows,
+    so a hash collision cannot change the ids' equalities.
+    """
+    mask = np.uint64(_HASH_MASK)
+    hashes = [
+        np.concatenate([np.zeros(0, np.uint64), *t.map_partitions(_row_hashes, mask)])
+        for t in tables
+    ]
+    starts = np.cumsum([0, *(h.size for h in hashes)])
+    stacked = np.concatenate(hashes)
+    del hashes
+    uniq, first, inverse, counts = np.unique(
+        stacked, return_index=True, return_inverse=True, return_counts=True
+    )
+    del stacked
+    ids = np.asarray(inverse, dtype=np.int64).ravel()
+    groups = np.flatnonzero(counts > 1)
+    width = len(tables[0].numeric_names) + len(tables[0].categorical_names)
+    step = max(1, _CONFIRM_BYTES // (8 * max(width, 1)))
+    unlike = []
+    for start in range(0, groups.size, step):
+        chunk = groups[start : start + step]
+        positions = first[chunk]
+        owner = np.searchsorted(starts, positions, side="right") - 1
+        firsts = np.empty((chunk.size, width), dtype=np.uint64)
+        for t, table in enumerate(tables):
+            here = owner == t
+            if here.any():
+                firsts[here] = _gather_words(table, positions[here] - starts[t])
+        for table in tables:
+            unlike.extend(
+                table.map_partitions(_unlike_first, mask, uniq[chunk], firsts)
+            )
+    collided = np.unique(np.concatenate([np.zeros(0, np.uint64), *unlike]))
+    if collided.size:
+        pieces = [
+            piece
+            for table in tables
+            for piece in table.map_partitions(_distinct_in, mask, collided)
+        ]
+        distinct = np.unique(np.vstack(pieces), axis=0)
+        for t, table in enumerate(tables):
+            found = table.map_partitions(_which_distinct, mask, collided, distinct)
+            for offset, (rows, which) in zip(
+                table.partitions.offsets, found, strict=True
+            ):
+                ids[starts[t] + offset + rows] = uniq.size + which
+    return [ids[starts[t] : starts[t + 1]] for t in range(len(tables))]

@@ -120,10 +120,16 @@ class MembershipKnnProbabilities(Metric):
         option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
     )
 
+    runs_partitioned = True
+
     def _check_params(self) -> None:
         self._replace_param("distance", resolve_distance(self.distance, self.mode))
         if self.bandwidth is None:
             self._replace_param("bandwidth", 1.0 if self.mode == "apt" else "median")
+
+    def supports_partitioned(self) -> bool:
+        """The default mode with the ``dcr`` distance runs on every row."""
+        return self.mode == "default" and self.distance == "dcr"
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         k = self.k

@@ -62,6 +62,12 @@ class NNDR(Metric):
     rank = Param(integer(minimum=1), 10, "Which smallest ratio summarises each side.")
     distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
+    runs_partitioned = True
+
+    def supports_partitioned(self) -> bool:
+        """The ``dcr`` distance runs on every row of partitioned tables."""
+        return self.distance == "dcr"
+
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(tables, self.distance)
         real, holdout, syn = (

@@ -43,11 +43,13 @@ from synthrisk.metrics.membership._space import (
     concat_rows,
     n_rows,
     resolve_distance,
+    row_ids,
     sample_rows,
     take_rows,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
+from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import paired_difference_test
@@ -239,8 +241,18 @@ class DCRShare(Metric):
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
 
+    runs_partitioned = True
+
     def _check_params(self) -> None:
         self._replace_param("distance", resolve_distance(self.distance, self.mode))
+
+    def supports_partitioned(self) -> bool:
+        """The default mode with the ``dcr`` distance on all columns runs on every row."""
+        return (
+            self.mode == "default"
+            and self.distance == "dcr"
+            and self.column_subsets == "all"
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         if self.column_subsets == "worst":
@@ -410,6 +422,8 @@ class DCRShare(Metric):
 
 def _row_keys(*blocks: Data) -> list[np.ndarray]:
     """Integer ids of the distinct rows over all blocks (equal rows → equal ids)."""
+    if is_partitioned(blocks[0]):
+        return row_ids(blocks)  # type: ignore[arg-type]
     mats = []
     for data in blocks:
         if isinstance(data, EncodedTable):
@@ -436,14 +450,19 @@ def _row_keys(*blocks: Data) -> list[np.ndarray]:
 def _distinct_rows(data: Data) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the first occurrence of each distinct row, and each row's distinct index.
 
-    When every row is distinct, both are ``arange(n)`` (the rows keep their order).
+    Distinct rows are numbered in order of first appearance (whatever the ids), so
+    ties between equally close distinct rows go to the earliest, in memory and on a
+    cluster alike. When every row is distinct, both are ``arange(n)``.
     """
     (ids,) = _row_keys(data)
     _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
     if first.size == ids.size:
         everyone = np.arange(ids.size)
         return everyone, everyone
-    return first, inverse.ravel()
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[inverse.ravel()]
 
 
 @register
@@ -476,23 +495,15 @@ class IdenticalMatchShare(Metric):
     )
     distance = Param(option(DISTANCES), "dcr", "Distance used when tolerance > 0.")
 
-    def _matches(
-        self, space: Space, query: Data, reference: Data, context: Context, what: str
-    ) -> np.ndarray:
-        tolerance = self.tolerance
-        if tolerance == 0.0:
-            q_ids, r_ids = _row_keys(query, reference)
-            return np.isin(q_ids, r_ids)
-        nn = space.search(
-            query, reference, k=1, context=context, description=f"matches {what}"
-        )
-        return nn.distances[:, 0] <= tolerance
+    runs_partitioned = True
+
+    def supports_partitioned(self) -> bool:
+        """Exact matches, or near matches in the ``dcr`` distance, run on every row."""
+        return self.tolerance == 0.0 or self.distance == "dcr"
 
     def _holdout_test(
         self,
-        syn: Data,
-        real: Data,
-        holdout: Data,
+        keys: dict[str, np.ndarray] | None,
         match_real: np.ndarray,
         match_hold: np.ndarray,
     ) -> dict[str, Any]:
@@ -506,21 +517,37 @@ class IdenticalMatchShare(Metric):
         is which real people fell into the training table. With ``tolerance > 0``,
         the paired difference of near matches per synthetic row.
         """
-        if self.tolerance != 0.0:
+        if keys is None:
             return paired_difference_test(
                 match_real,
                 match_hold,
                 statistic="share of synthetic rows matching a training row minus a holdout row",
             )
-        syn_ids, real_ids, hold_ids = _row_keys(syn, real, holdout)
-        return copy_test(syn_ids, real_ids, hold_ids)
+        return copy_test(keys["synthetic"], keys["real"], keys["holdout"])
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        distance = "dcr" if self.tolerance == 0.0 else self.distance
-        space = Space.for_tables(tables, distance)
-        real, syn = space.data(tables, "real"), space.data(tables, "synthetic")
-        n_s = n_rows(syn)
-        match_real = self._matches(space, syn, real, context, "synthetic → real")
+        exact = self.tolerance == 0.0
+        space = Space.for_tables(tables, "dcr" if exact else self.distance)
+        names = ["synthetic", "real"] + ([] if tables.holdout is None else ["holdout"])
+        data = {name: space.data(tables, name) for name in names}
+        # exact matches: ids of the distinct rows over all tables, computed once
+        keys = (
+            dict(zip(names, _row_keys(*data.values()), strict=True)) if exact else None
+        )
+
+        def matches(
+            query: str, reference: str, rows: np.ndarray | None = None
+        ) -> np.ndarray:
+            if keys is not None:
+                ref_keys = keys[reference] if rows is None else keys[reference][rows]
+                return np.isin(keys[query], ref_keys)
+            ref = data[reference] if rows is None else take_rows(data[reference], rows)
+            what = f"matches {query} → {reference}"
+            nn = space.search(data[query], ref, k=1, context=context, description=what)
+            return nn.distances[:, 0] <= self.tolerance
+
+        n_s = n_rows(data["synthetic"])
+        match_real = matches("synthetic", "real")
         share = float(match_real.mean())
         breakdown: dict[str, Any] = {
             "identical_match_share": share,
@@ -537,29 +564,20 @@ class IdenticalMatchShare(Metric):
             )
         }
         if tables.holdout is not None:
-            holdout = space.data(tables, "holdout")
-            n_r, n_h = n_rows(real), n_rows(holdout)
-            match_hold = self._matches(
-                space, syn, holdout, context, "synthetic → holdout"
-            )
-            hold_in_real = self._matches(
-                space, holdout, real, context, "holdout → real"
-            )
+            n_r, n_h = n_rows(data["real"]), n_rows(data["holdout"])
+            match_hold = matches("synthetic", "holdout")
+            hold_in_real = matches("holdout", "real")
             breakdown["identical_match_share_holdout"] = float(match_hold.mean())
             breakdown["holdout_rows_matching_real"] = float(hold_in_real.mean())
             if n_r > n_h:
-                sub = take_rows(real, sample_rows(n_r, n_h, context.rng))
+                rows = sample_rows(n_r, n_h, context.rng)
                 breakdown["identical_match_share_real_at_holdout_size"] = float(
-                    self._matches(
-                        space, syn, sub, context, "synthetic → real sample"
-                    ).mean()
+                    matches("synthetic", "real", rows).mean()
                 )
             else:
                 breakdown["identical_match_share_real_at_holdout_size"] = share
             breakdown["n_holdout"] = n_h
-            breakdown["holdout_test"] = self._holdout_test(
-                syn, real, holdout, match_real, match_hold
-            )
+            breakdown["holdout_test"] = self._holdout_test(keys, match_real, match_hold)
             records["matches_holdout"] = RecordScores(
                 "synthetic",
                 np.arange(n_s),
