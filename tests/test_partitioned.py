@@ -114,7 +114,7 @@ def test_sampled_metrics_say_so(dask_client: Any, mixed_tables: tuple) -> None:
     frames = [dd.from_pandas(f, npartitions=2) for f in mixed_tables]
     report = evaluate_dataset(
         *frames,
-        metrics=["dcr_overfitting_protection", "nndr"],
+        metrics={"dcr_overfitting_protection": {}, "nndr": {"distance": "gower"}},
         client=dask_client,
         sample_rows=50,
     )
