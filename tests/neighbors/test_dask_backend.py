@@ -242,3 +242,107 @@ def test_reference_larger_than_a_worker_share_is_partitioned(
         got = nearest_neighbors(query, reference, k=3, backend="dask")
     _assert_same(expected, got)
     assert seen == [(2, False)]
+
+
+def _partitioned(client, table: EncodedTable, rows_per_part: int):
+    """``table`` as a PartitionedTable: scattered partitions and their reduced domain."""
+    from synthrisk.schema.partitioned import (
+        PartitionedTable,
+        Partitions,
+        combine_domains,
+        domain_of_part,
+    )
+
+    local = split_rows(table.numeric, table.codes, rows_per_part)
+    futures = client.scatter(local.parts, hash=False)
+    domain = combine_domains(
+        [domain_of_part(p) for p in local.parts],
+        len(table.numeric_names),
+        len(table.categorical_names),
+    )
+    return PartitionedTable(
+        partitions=Partitions(futures, local.rows, local.nbytes),
+        numeric_names=table.numeric_names,
+        categorical_names=table.categorical_names,
+        domain=domain,
+        client=client,
+    )
+
+
+@pytest.mark.parametrize("missing", ["mismatch", "anonymeter"])
+@pytest.mark.parametrize("reference_rows", [None, 40])
+def test_partitioned_gower_equals_in_memory(
+    dask_client, rng: np.random.Generator, missing: str, reference_rows: int | None
+) -> None:
+    query, reference = _table(rng, 90, nan=0.2), _table(rng, 130, nan=0.2)
+    # query values outside the reference's range: the ranges span query ∪ reference
+    query.numeric[:5, 0] = 9.0
+    expected = nearest_neighbors(
+        query, reference, k=3, distance="gower", missing=missing, backend="numba"
+    )
+    assert np.isnan(expected.distances).any() == (missing == "anonymeter")
+    partitioned = _partitioned(dask_client, reference, 50)
+    with dask_settings(partition_rows=30, reference_rows=reference_rows):
+        got = nearest_neighbors(
+            query, partitioned, k=3, distance="gower", missing=missing
+        )
+        _assert_same(expected, got)
+        # partitioned on both sides, and with given ranges
+        scale = np.array([2.0, 0.0, 5.0])
+        expected = nearest_neighbors(
+            query, reference, k=2, distance="gower", scale=scale, backend="numba"
+        )
+        got = nearest_neighbors(
+            _partitioned(dask_client, query, 40),
+            partitioned,
+            k=2,
+            distance="gower",
+            scale=scale,
+        )
+    _assert_same(expected, got)
+
+
+@pytest.mark.parametrize("reference_rows", [None, 40])
+def test_partitioned_order_searches_the_permuted_reference(
+    dask_client, rng: np.random.Generator, reference_rows: int | None
+) -> None:
+    # coarse values: many ties, which the order decides
+    query, reference = _table(rng, 60, nan=0.0), _table(rng, 150, nan=0.0)
+    order = rng.permutation(reference.n_rows)
+    expected = nearest_neighbors(
+        query, reference.take(order), k=4, distance="gower", backend="numba"
+    )
+    unordered = nearest_neighbors(query, reference, k=4, distance="gower")
+    assert not np.array_equal(order[expected.indices], unordered.indices)
+    with dask_settings(partition_rows=25, reference_rows=reference_rows):
+        dist, idx = dask_backend.kneighbors_tables(
+            query,
+            _partitioned(dask_client, reference, 45),
+            k=4,
+            distance="gower",
+            scale=None,
+            working_memory=None,
+            progress=None,
+            order=order,
+        )
+    np.testing.assert_array_equal(dist, expected.distances)
+    np.testing.assert_array_equal(idx, expected.indices)
+
+
+def test_partitioned_order_must_be_a_permutation(
+    dask_client, rng: np.random.Generator
+) -> None:
+    reference = _partitioned(dask_client, _table(rng, 20), 10)
+    with pytest.raises(ParameterError, match="permutation of the 20 reference rows"):
+        dask_backend.kneighbors_tables(
+            _table(rng, 3),
+            reference,
+            k=1,
+            distance="gower",
+            scale=None,
+            working_memory=None,
+            progress=None,
+            order=np.zeros(20, dtype=np.int64),
+        )
+    with pytest.raises(ParameterError, match="'dcr' or 'gower'"):
+        nearest_neighbors(_table(rng, 3).numeric, reference, distance="euclidean")

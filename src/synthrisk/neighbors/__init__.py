@@ -256,6 +256,7 @@ def nearest_neighbors(
         from synthrisk.neighbors.dask_backend import kneighbors_tables
 
         k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
+        check_option(missing, name="missing", allowed=get_args(MissingRule))
         distances, indices = kneighbors_tables(
             query,
             reference,
@@ -264,6 +265,7 @@ def nearest_neighbors(
             scale=scale,
             working_memory=working_memory,
             progress=progress,
+            missing=missing,
         )
         return Neighbors(distances=distances, indices=indices)
     q_num, q_cat = _as_blocks(query, "query")

@@ -122,8 +122,8 @@ def active_client() -> Any | None:
         return None
 
 
-def _widen(part: tuple[np.ndarray, np.ndarray]) -> tuple[FloatArray, IntArray]:
-    numeric, codes = part
+def _widen(part: tuple[np.ndarray, ...]) -> tuple[FloatArray, IntArray]:
+    numeric, codes = part[0], part[1]
     return (
         np.ascontiguousarray(numeric, dtype=np.float64),
         np.ascontiguousarray(codes, dtype=np.int64),
@@ -144,16 +144,27 @@ def _on_worker() -> bool:
 
 
 def _search(
-    query: tuple[np.ndarray, np.ndarray],
-    reference: tuple[np.ndarray, np.ndarray],
+    query: tuple[np.ndarray, ...],
+    reference: tuple[np.ndarray, ...],
     spec: DistanceSpec,
     k: int,
     working_memory: float | None,
     offset: int,
+    prescale: FloatArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """Task: top-k of one query partition in one reference partition (global positions)."""
+    """Task: top-k of one query partition in one reference partition (global positions).
+
+    A reference partition of three arrays ``(numeric, codes, labels)`` is sorted by
+    ``labels`` and its neighbours are returned as labels instead of positions (see
+    :func:`kneighbors_tables`'s ``order``). ``prescale`` divides the numeric values of
+    both sides first (the Gower distance's column ranges).
+    """
     q_num, q_cat = _widen(query)
     r_num, r_cat = _widen(reference)
+    labels = reference[2] if len(reference) > 2 else None
+    if prescale is not None:
+        q_num = np.ascontiguousarray(q_num / prescale)
+        r_num = np.ascontiguousarray(r_num / prescale)
     k_local = min(k, r_num.shape[0])
     if q_num.shape[0] == 0 or k_local == 0:
         return np.empty((q_num.shape[0], 0)), np.empty((q_num.shape[0], 0), np.int64)
@@ -170,7 +181,9 @@ def _search(
             numba.set_num_threads(previous)
     else:
         distances, indices = numba_backend.kneighbors(search)
-    if offset:
+    if labels is not None:
+        indices = np.asarray(labels, dtype=np.int64)[indices]
+    elif offset:
         indices += offset
     return distances, indices
 
@@ -220,6 +233,8 @@ class _Job:
     working_memory: float | None
     broadcast: bool | None
     progress: Callable[[int], None] | None
+    #: numeric values of both sides are divided by this inside the tasks (Gower)
+    prescale: FloatArray | None = None
 
 
 def kneighbors_partitioned(
@@ -307,7 +322,7 @@ def _threaded(job: _Job) -> tuple[FloatArray, IntArray]:
             else delayed(part, name=f"synthrisk-query-{token}-{i}")
         )
         partial = [
-            search(q, r, job.spec, k, job.working_memory, off)
+            search(q, r, job.spec, k, job.working_memory, off, job.prescale)
             for r, off in zip(ref_nodes, offsets, strict=True)
         ]
         tasks.append(_reduce(partial, lambda group: merge(k, *group)))
@@ -358,7 +373,15 @@ def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
         [part] = _on_cluster(client, [query.parts[i]])
         partial = [
             client.submit(
-                _search, part, r, job.spec, k, job.working_memory, off, pure=False
+                _search,
+                part,
+                r,
+                job.spec,
+                k,
+                job.working_memory,
+                off,
+                job.prescale,
+                pure=False,
             )
             for r, off in zip(ref_state["parts"], ref_state["offsets"], strict=True)
         ]
@@ -414,11 +437,23 @@ def _reduce(partial: list[Any], merge: Callable[[list[Any]], Any]) -> Any:
     return partial[0]
 
 
-def _concat(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-    )
+def _concat(*parts: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """One partition of several; labelled partitions stay sorted by their labels."""
+    numeric = np.concatenate([p[0] for p in parts])
+    codes = np.concatenate([p[1] for p in parts])
+    if len(parts[0]) < 3:
+        return numeric, codes
+    labels = np.concatenate([p[2] for p in parts])
+    order = np.argsort(labels, kind="stable")
+    return numeric[order], codes[order], labels[order]
+
+
+def _ranked(
+    part: tuple[np.ndarray, np.ndarray], ranks: IntArray
+) -> tuple[np.ndarray, np.ndarray, IntArray]:
+    """Task: one reference partition sorted by the ranks of its rows, with the ranks."""
+    order = np.argsort(ranks, kind="stable")
+    return part[0][order], part[1][order], np.asarray(ranks, dtype=np.int64)[order]
 
 
 def _stack(results: list[Any], k: int) -> tuple[FloatArray, IntArray]:
@@ -480,19 +515,35 @@ def kneighbors_tables(
     scale: FloatArray | None,
     working_memory: float | None,
     progress: Callable[[int], None] | None,
+    missing: str = "mismatch",
+    order: IntArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
     """Search with a partitioned table on either side (``synthrisk.schema.partitioned``).
 
-    The DCR distance is supported: its column ranges come from the reference's
-    distributed domain reduction, exactly the in-memory ranges. An in-memory side is
-    cut into partitions and scattered.
+    The DCR and Gower distances are supported, with the in-memory results. Without
+    ``scale``, the DCR distance takes the reference's ranges and the Gower distance
+    the ranges over query ∪ reference, both from the distributed domain reductions
+    of the partitioned sides (exactly the in-memory ranges); the Gower distance
+    divides every value by its range inside the tasks, as the in-memory search does
+    before it starts. An in-memory side is cut into partitions and scattered.
+
+    Parameters
+    ----------
+    missing : {"mismatch", "anonymeter"}, default="mismatch"
+        Missing-value rule of the Gower distance.
+    order : ndarray of shape (n_reference,), default=None
+        A permutation of the reference rows: the search runs as if on
+        ``reference.take(order)`` — returned indices are positions in ``order`` and
+        ties go to the lowest of them — without moving the rows (each reference
+        partition is sorted by its rows' ranks on its worker). Used for seeded random
+        tie-breaking.
     """
     from synthrisk.neighbors import distance_spec
 
-    if distance != "dcr":
-        msg = f"partitioned tables support distance='dcr' only; got distance={distance!r}."
+    if distance not in ("dcr", "gower"):
+        msg = f"partitioned tables support distance='dcr' or 'gower'; got distance={distance!r}."
         raise ParameterError(msg)
-    client = getattr(reference, "client", None) or getattr(query, "client", None)
+    client: Any = getattr(reference, "client", None) or getattr(query, "client", None)
 
     def as_partitions(table: Any) -> Partitions:
         if hasattr(table, "partitions"):
@@ -500,21 +551,84 @@ def kneighbors_tables(
         return split_rows(table.numeric, table.codes, _partition_rows(table.n_rows))
 
     n_num = len(reference.numeric_names)
-    if scale is None:
-        scale = (
-            reference.domain.ranges
-            if hasattr(reference, "domain")
-            else _column_ranges(reference.numeric)
+    n_ref = int(reference.n_rows)
+    if order is not None:
+        order = np.asarray(order, dtype=np.int64)
+        rank = np.full(n_ref, -1, dtype=np.int64)
+        if order.shape == (n_ref,) and ((order >= 0) & (order < n_ref)).all():
+            rank[order] = np.arange(n_ref)
+        if (rank < 0).any():
+            msg = f"`order` must be a permutation of the {n_ref} reference rows."
+            raise ParameterError(msg)
+        if not hasattr(reference, "partitions"):
+            reference = reference.take(order)
+            order = None
+    prescale = None
+    if distance == "dcr":
+        if scale is None:
+            scale = (
+                reference.domain.ranges
+                if hasattr(reference, "domain")
+                else _column_ranges(reference.numeric)
+            )
+        empty = np.empty((0, n_num))
+        spec, _, _ = distance_spec(
+            "dcr", empty, empty, len(reference.categorical_names), scale=scale
         )
-    empty = np.empty((0, n_num))
-    spec, _, _ = distance_spec(
-        "dcr", empty, empty, len(reference.categorical_names), scale=scale
-    )
+    else:
+        if scale is None:
+            q_lo, q_hi = _bounds(query)
+            r_lo, r_hi = _bounds(reference)
+            scale = np.fmax(q_hi, r_hi) - np.fmin(q_lo, r_lo)
+        empty = np.empty((0, n_num))
+        spec, _, _ = distance_spec(
+            "gower",
+            empty,
+            empty,
+            len(reference.categorical_names),
+            scale=np.ones(n_num),
+            missing=missing,  # type: ignore[arg-type]
+        )
+        scale = np.asarray(scale, dtype=np.float64)
+        # as distance_spec: a constant (or empty) column divides by 1
+        prescale = np.where((scale == 0) | np.isnan(scale), 1.0, scale)
     q_parts, r_parts = as_partitions(query), as_partitions(reference)
+    if order is not None:
+        # every reference partition sorted by its rows' ranks, carrying the ranks:
+        # the kernel's ties (lowest position) become ties to the lowest rank
+        offsets = r_parts.offsets
+        slices = client.scatter(
+            [
+                rank[off : off + rows]
+                for off, rows in zip(offsets, r_parts.rows, strict=True)
+            ],
+            hash=False,
+        )
+        ranked = [
+            client.submit(_ranked, part, ranks, pure=False)
+            for part, ranks in zip(r_parts.parts, slices, strict=True)
+        ]
+        r_parts = Partitions(ranked, r_parts.rows, r_parts.nbytes + 8 * n_ref)
     ref_rows = get_dask_settings().reference_rows
     broadcast = False if ref_rows is not None and ref_rows < r_parts.n_rows else None
-    job = _Job(q_parts, r_parts, spec, k, working_memory, broadcast, progress)
+    job = _Job(q_parts, r_parts, spec, k, working_memory, broadcast, progress, prescale)
     return _run(job, client)
+
+
+def _bounds(table: Any) -> tuple[FloatArray, FloatArray]:
+    """Per numeric column smallest and largest value (NaN: none), from the domain
+    of a partitioned table or from the values of an in-memory one."""
+    if hasattr(table, "domain"):
+        return table.domain.low, table.domain.high
+    numeric = table.numeric
+    lo = np.full(numeric.shape[1], np.nan)
+    hi = np.full(numeric.shape[1], np.nan)
+    for f in range(numeric.shape[1]):
+        col = numeric[:, f]
+        col = col[~np.isnan(col)]
+        if col.size:
+            lo[f], hi[f] = col.min(), col.max()
+    return lo, hi
 
 
 def _column_ranges(numeric: np.ndarray) -> FloatArray:
