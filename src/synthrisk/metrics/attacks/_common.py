@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
@@ -26,10 +27,18 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Outcome
 from synthrisk.metrics._params import Param, confidence, custom, integer
+from synthrisk.metrics.attacks._partitioned import (
+    datetime_codes,
+    move_datetimes,
+    n_rows,
+    numeric_bounds,
+    on_cluster,
+)
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
-from synthrisk.schema.tables import Tables
+from synthrisk.schema.partitioned import PartitionedTable
+from synthrisk.schema.tables import TABLE_NAMES, Tables
 from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = [
@@ -112,7 +121,7 @@ def cap_attacks(
 
 def default_attacks(tables: Tables) -> int:
     """Targets per attack by default: the holdout's size (the real table's without one)."""
-    return len(tables.real) if tables.holdout is None else len(tables.holdout)
+    return n_rows(tables, "real" if tables.holdout is None else "holdout")
 
 
 def attack_sizes(
@@ -125,12 +134,14 @@ def attack_sizes(
     holdout.
     """
     requested = default_attacks(tables) if n_attacks is None else n_attacks
-    n_main = cap_attacks(requested, len(tables.real), table="real", warnings=warnings)
+    n_main = cap_attacks(
+        requested, n_rows(tables, "real"), table="real", warnings=warnings
+    )
     n_control = (
         None
         if tables.holdout is None
         else cap_attacks(
-            requested, len(tables.holdout), table="holdout", warnings=warnings
+            requested, n_rows(tables, "holdout"), table="holdout", warnings=warnings
         )
     )
     return requested, n_main, n_control
@@ -176,8 +187,15 @@ def shared_scale(tables: Tables, columns: Sequence[str]) -> FloatArray:
 
     synthrisk's default scale for the Gower distance: the same for the main and the
     control attack. (Anonymeter uses the range over the synthetic rows and the sampled
-    targets, which differs between the two attacks and between runs.)
+    targets, which differs between the two attacks and between runs.) Partitioned
+    tables give it from their reduced domains.
     """
+    if on_cluster(tables.encoded("real")):
+        names = [name for name in TABLE_NAMES if getattr(tables, name) is not None]
+        bounds = [numeric_bounds(tables.encoded(name), columns) for name in names]
+        lo = functools.reduce(np.fmin, [b[0] for b in bounds])
+        hi = functools.reduce(np.fmax, [b[1] for b in bounds])
+        return hi - lo
     blocks = [
         tables.encoded(name).select(list(columns)).numeric
         for name in ("real", "synthetic", "holdout")
@@ -214,13 +232,7 @@ def datetimes_as_categories(
     for i in moved:
         stacked = np.concatenate([f.numeric[:, i] for f in frames])
         uniques = np.unique(stacked[~np.isnan(stacked)])
-        per_frame = []
-        for f in frames:
-            col = f.numeric[:, i]
-            codes = np.searchsorted(uniques, col).astype(np.int64)
-            codes[np.isnan(col)] = len(uniques)
-            per_frame.append(codes)
-        new_codes.append(per_frame)
+        new_codes.append([datetime_codes(f.numeric[:, i], uniques) for f in frames])
     out = []
     for j, f in enumerate(frames):
         extra = (
@@ -244,7 +256,7 @@ def datetimes_as_categories(
 
 def gower_neighbors(
     query: EncodedTable,
-    reference: EncodedTable,
+    reference: EncodedTable | PartitionedTable,
     *,
     k: int,
     rng: np.random.Generator,
@@ -255,6 +267,8 @@ def gower_neighbors(
 ) -> IntArray:
     """k nearest reference rows (Gower variant of Anonymeter), ties broken uniformly at random.
 
+    A partitioned ``reference`` stays on its cluster (the same neighbours).
+
     Returns
     -------
     ndarray of shape (n_query, k)
@@ -262,6 +276,23 @@ def gower_neighbors(
     """
     perm = rng.permutation(reference.n_rows)
     with context.progress.task(description, query.n_rows) as advance:
+        if on_cluster(reference):
+            # the reference stays on the cluster: searched in the order of perm
+            from synthrisk.neighbors.dask_backend import kneighbors_tables
+
+            _, indices = kneighbors_tables(
+                query,
+                reference,
+                k=k,
+                distance="gower",
+                scale=scale,
+                working_memory=context.working_memory,
+                progress=advance,
+                missing=missing,
+                order=perm,
+            )
+            return perm[indices]
+        assert isinstance(reference, EncodedTable)
         nn = nearest_neighbors(
             query,
             reference.take(perm),
@@ -279,7 +310,7 @@ def gower_neighbors(
 def attack_neighbors(
     tables: Tables,
     query: EncodedTable,
-    reference: EncodedTable,
+    reference: EncodedTable | PartitionedTable,
     *,
     k: int,
     compat: str | None,
@@ -302,7 +333,13 @@ def attack_neighbors(
         datetime_names = [
             c.name for c in tables.schema.modelable if c.kind == "datetime"
         ]
-        query, reference = datetimes_as_categories([query, reference], datetime_names)
+        if on_cluster(reference):
+            query, reference = move_datetimes(query, reference, datetime_names)
+        else:
+            assert isinstance(reference, EncodedTable)
+            query, reference = datetimes_as_categories(
+                [query, reference], datetime_names
+            )
     return gower_neighbors(
         query,
         reference,

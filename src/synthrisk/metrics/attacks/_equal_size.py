@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
@@ -17,8 +19,8 @@ RELABEL_REPEATS = 30
 
 
 def equal_size_successes(
-    real_values: FloatArray,
-    hold_values: FloatArray,
+    real_values: Any,
+    hold_values: Any,
     queries: QueryBatch,
     main_counts: IntArray,
     control_counts: IntArray,
@@ -33,7 +35,20 @@ def equal_size_successes(
     table), the only chance left is which real people fell into the training table
     and which into the holdout; the spread of the difference under
     ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
+
+    ``real_values`` and ``hold_values`` are the de-duplicated rows, or sharded tables
+    on a cluster (the subsamples are then bit masks counted in one pass each).
     """
+    if not isinstance(real_values, np.ndarray):
+        return _sharded(
+            real_values,
+            hold_values,
+            queries,
+            main_counts,
+            control_counts,
+            ne_matches_null=ne_matches_null,
+            rng=rng,
+        )
     n_r, n_h = real_values.shape[0], hold_values.shape[0]
     m = min(n_r, n_h)
     main = (main_counts == 1).astype(np.float64)
@@ -65,5 +80,55 @@ def equal_size_successes(
         order = rng.permutation(pool.shape[0])
         first = successes(pool[np.sort(order[:m])])
         second = successes(pool[np.sort(order[m : 2 * m])])
+        diffs[b] = float(first.mean() - second.mean())
+    return main, ctrl, float(diffs.std(ddof=1))
+
+
+def _sharded(
+    real: Any,
+    hold: Any,
+    queries: QueryBatch,
+    main_counts: IntArray,
+    control_counts: IntArray,
+    *,
+    ne_matches_null: bool,
+    rng: np.random.Generator,
+) -> tuple[FloatArray, FloatArray, float]:
+    """:func:`equal_size_successes` of sharded tables: the same draws, as bit masks."""
+    n_r, n_h = real.n_rows, hold.n_rows
+    m = min(n_r, n_h)
+    main = (main_counts == 1).astype(np.float64)
+    ctrl = (control_counts == 1).astype(np.float64)
+    if len(queries) == 0 or m == 0:
+        return main, ctrl, 0.0
+    if n_r != n_h:
+        big = real if n_r > n_h else hold
+        packer = big.packer(EQUAL_SIZE_REPEATS)
+        for _ in range(EQUAL_SIZE_REPEATS):
+            packer.add(rng.choice(big.n_rows, size=m, replace=False))
+        counts = big.masked_counts(
+            queries, packer.packed, cap=2, ne_matches_null=ne_matches_null
+        )
+        total = np.zeros(len(queries))
+        for r in range(EQUAL_SIZE_REPEATS):
+            total += (counts[:, r] == 1).astype(np.float64)
+        total /= EQUAL_SIZE_REPEATS
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    real_packer = real.packer(2 * RELABEL_REPEATS)
+    hold_packer = hold.packer(2 * RELABEL_REPEATS)
+    for _ in range(RELABEL_REPEATS):
+        order = rng.permutation(n_r + n_h)
+        for subset in (order[:m], order[m : 2 * m]):
+            real_packer.add(subset[subset < n_r])
+            hold_packer.add(subset[subset >= n_r] - n_r)
+    counts = real.masked_counts(
+        queries, real_packer.packed, cap=2, ne_matches_null=ne_matches_null
+    ) + hold.masked_counts(
+        queries, hold_packer.packed, cap=2, ne_matches_null=ne_matches_null
+    )
+    diffs = np.empty(RELABEL_REPEATS)
+    for b in range(RELABEL_REPEATS):
+        first = (counts[:, 2 * b] == 1).astype(np.float64)
+        second = (counts[:, 2 * b + 1] == 1).astype(np.float64)
         diffs[b] = float(first.mean() - second.mean())
     return main, ctrl, float(diffs.std(ddof=1))

@@ -251,8 +251,55 @@ def _keep_unique(
     return kept, last
 
 
+def _count(syn: Any, batch: QueryBatch, rules: Rules) -> IntArray:
+    """Matches of every query in the synthetic table, up to 2 (in memory or sharded)."""
+    if isinstance(syn, QueryTable):
+        counts, _ = count_matches(
+            syn, batch, cap=2, ne_matches_null=rules.ne_matches_null
+        )
+    else:
+        counts, _ = syn.count(batch, cap=2, ne_matches_null=rules.ne_matches_null)
+    return counts
+
+
+def _cells(syn: Any, rows: IntArray, cols: IntArray) -> FloatArray:
+    """``values[rows[:, None], cols]`` of the synthetic table (in memory or sharded)."""
+    if isinstance(syn, QueryTable):
+        return np.ascontiguousarray(syn.values[rows[:, None], cols])
+    return syn.cells(rows, cols)
+
+
+def _medians(syn: Any, rules: Rules) -> FloatArray:
+    """Median of every half-line column's non-missing values (NaN elsewhere)."""
+    m = syn.n_columns
+    medians = np.full(m, np.nan)
+    if isinstance(syn, QueryTable):
+        values = syn.values
+        for j in np.flatnonzero(rules.halfline):
+            col = values[:, j]
+            col = col[~np.isnan(col)]
+            if col.size:
+                medians[j] = float(np.median(col))
+        return medians
+    if rules.halfline.any():
+        summaries = syn.summaries()
+        for j in np.flatnonzero(rules.halfline):
+            if summaries[j].n_distinct:
+                medians[j] = summaries[j].median
+    return medians
+
+
+def _enumerable(n_syn: int, m: int, n_cols: int, budget: int | None) -> bool:
+    """Whether :func:`_enumerate_if_small` may enumerate (see there)."""
+    space = n_syn * math.comb(m, n_cols)
+    return not (
+        space > _ENUMERATE_MAX
+        or (budget is not None and budget < space * (math.log(space) + 10))
+    )
+
+
 def multivariate_queries(
-    syn: QueryTable,
+    syn: Any,
     rules: Rules,
     *,
     n_attacks: int,
@@ -261,22 +308,32 @@ def multivariate_queries(
     rng: np.random.Generator,
     progress: Progress,
 ) -> tuple[QueryBatch, int]:
-    values = syn.values
-    n_syn, m = values.shape
-    rank = rules.info.name_rank()
-    medians = np.full(m, np.nan)
-    for j in np.flatnonzero(rules.halfline):
-        col = values[:, j]
-        col = col[~np.isnan(col)]
-        if col.size:
-            medians[j] = float(np.median(col))
+    """Multivariate queries singling out in ``syn`` (a :class:`QueryTable`, or a
+    sharded table on a cluster, gathered when it is small enough to enumerate)."""
     budget = max_attempts
     if budget is not None and rules.compat == "anonymeter-1.1":
         # Anonymeter 1.1 tries whole batches of min(1000, max_attempts) attempts
         step = min(1000, budget)
         budget = -(-budget // step) * step
-    enumerated = _enumerate_if_small(
-        syn, rules, medians, n_attacks=n_attacks, n_cols=n_cols, budget=budget, rng=rng
+    if not isinstance(syn, QueryTable) and _enumerable(
+        syn.n_rows, syn.n_columns, n_cols, budget
+    ):
+        syn = syn.gather()
+    n_syn, m = syn.n_rows, syn.n_columns
+    rank = rules.info.name_rank()
+    medians = _medians(syn, rules)
+    enumerated = (
+        _enumerate_if_small(
+            syn,
+            rules,
+            medians,
+            n_attacks=n_attacks,
+            n_cols=n_cols,
+            budget=budget,
+            rng=rng,
+        )
+        if isinstance(syn, QueryTable)
+        else None
     )
     if enumerated is not None:
         return enumerated
@@ -289,12 +346,10 @@ def multivariate_queries(
             size = batch_size if budget is None else min(batch_size, budget - attempts)
             rows = rng.integers(0, n_syn, size=size)
             cols = _choose_columns(rng, size, m, n_cols, rank)
-            vals = np.ascontiguousarray(values[rows[:, None], cols])
+            vals = _cells(syn, rows, cols)
             ops = rules.multivariate_ops(cols, vals, medians)
             batch = QueryBatch(cols, ops, vals, np.full(size, n_cols, dtype=np.int64))
-            counts, _ = count_matches(
-                syn, batch, cap=2, ne_matches_null=rules.ne_matches_null
-            )
+            counts = _count(syn, batch, rules)
             hits = np.flatnonzero(counts == 1)
             kept, last = _keep_unique(
                 batch, hits, seen, n_attacks - n_found, rules, univariate=False
@@ -333,9 +388,7 @@ def _enumerate_if_small(
     """
     n_syn, m = syn.values.shape
     space = n_syn * math.comb(m, n_cols)
-    if space > _ENUMERATE_MAX or (
-        budget is not None and budget < space * (math.log(space) + 10)
-    ):
+    if not _enumerable(n_syn, m, n_cols, budget):
         return None
     rank = rules.info.name_rank()
     subsets = np.array(list(itertools.combinations(range(m), n_cols)), dtype=np.int64)
@@ -357,8 +410,11 @@ def _enumerate_if_small(
 
 
 def univariate_queries(
-    syn: QueryTable, rules: Rules, *, n_attacks: int, rng: np.random.Generator
+    syn: Any, rules: Rules, *, n_attacks: int, rng: np.random.Generator
 ) -> tuple[QueryBatch, int]:
+    """Univariate queries singling out in ``syn`` (a :class:`QueryTable` or sharded)."""
+    if not isinstance(syn, QueryTable):
+        return _univariate_sharded(syn, rules, n_attacks=n_attacks, rng=rng)
     values = syn.values
     cols_l: list[int] = []
     ops_l: list[int] = []
@@ -397,32 +453,98 @@ def univariate_queries(
     return batch.take(np.asarray(kept, dtype=np.int64)), n
 
 
+def _univariate_sharded(
+    syn: Any, rules: Rules, *, n_attacks: int, rng: np.random.Generator
+) -> tuple[QueryBatch, int]:
+    """:func:`univariate_queries` on a sharded table: the same candidates in the same
+    order from the column statistics, counted in chunks until enough are kept."""
+    cols_p: list[np.ndarray] = []
+    ops_p: list[np.ndarray] = []
+    vals_p: list[np.ndarray] = []
+    for j, column in enumerate(syn.summaries(rare=True)):
+        if column.n_missing == 1:
+            cols_p.append(np.array([j]))
+            ops_p.append(np.array([OP_ISNULL]))
+            vals_p.append(np.array([np.nan]))
+        if rules.minmax[j] and column.n_distinct:
+            cols_p.append(np.array([j, j]))
+            ops_p.append(np.array([OP_LE, OP_GE]))
+            vals_p.append(np.array([column.low, column.high]))
+        rare = column.rare
+        cols_p.append(np.full(rare.size, j))
+        ops_p.append(np.full(rare.size, OP_EQ))
+        vals_p.append(rare)
+    cols_a = np.concatenate([np.zeros(0, np.int64), *cols_p]).astype(np.int64)
+    n = cols_a.size
+    perm = rng.permutation(n)
+    batch = QueryBatch(
+        cols_a[perm][:, None],
+        np.concatenate([np.zeros(0, np.int8), *ops_p]).astype(np.int8)[perm][:, None],
+        np.concatenate([np.zeros(0), *vals_p]).astype(np.float64)[perm][:, None],
+        np.ones(n, dtype=np.int64),
+    )
+    ops = batch.ops.copy()
+    ops[rules.never[batch.cols]] = OP_NEVER
+    batch = dataclasses.replace(batch, ops=ops)
+    seen: set[Any] = set()
+    kept_all: list[int] = []
+    start, chunk = 0, max(2 * n_attacks, _BATCH_MIN)
+    while start < n and len(kept_all) < n_attacks:
+        stop = min(n, start + chunk)
+        part = batch.take(np.arange(start, stop))
+        hits = np.flatnonzero(_count(syn, part, rules) == 1)
+        kept, _ = _keep_unique(
+            part, hits, seen, n_attacks - len(kept_all), rules, univariate=True
+        )
+        kept_all += [start + i for i in kept]
+        start, chunk = stop, min(2 * chunk, _BATCH_MAX)
+    return batch.take(np.asarray(kept_all, dtype=np.int64)), n
+
+
 def baseline_queries(
-    syn: QueryTable,
+    syn: Any,
     rules: Rules,
     *,
     n_queries: int,
     width: int,
     rng: np.random.Generator,
 ) -> QueryBatch:
-    """Random queries: random columns, a random distinct synthetic value each, a random operator."""
-    values = syn.values
-    m = values.shape[1]
+    """Random queries: random columns, a random distinct synthetic value each, a random operator.
+
+    ``syn`` is a :class:`QueryTable` or a sharded table on a cluster, whose distinct
+    values are fetched once at the end (the random draws do not depend on them).
+    """
+    m = syn.n_columns
     cols = _choose_columns(rng, n_queries, m, width, rules.info.name_rank())
     ops = np.full(cols.shape, OP_NEVER, dtype=np.int8)
     vals = np.zeros(cols.shape)
     compat_10 = rules.compat == "anonymeter-1.0"
+    in_memory = isinstance(syn, QueryTable)
+    summaries = None if in_memory else syn.summaries()
+    deferred: list[tuple[np.ndarray, np.ndarray, int, IntArray]] = []
     for j in range(m):
         sel = cols == j
         k = int(sel.sum())
         if not k:
             continue
-        col = values[:, j]
-        uniques = np.unique(col[~np.isnan(col)])
-        if np.isnan(col).any():
-            uniques = np.append(uniques, np.nan)
-        v = uniques[rng.integers(0, uniques.size, size=k)]
+        if in_memory:
+            col = syn.values[:, j]
+            uniques = np.unique(col[~np.isnan(col)])
+            n_distinct = uniques.size
+            has_missing = bool(np.isnan(col).any())
+        else:
+            assert summaries is not None
+            n_distinct = summaries[j].n_distinct
+            has_missing = summaries[j].n_missing > 0
+        idx = rng.integers(0, n_distinct + int(has_missing), size=k)
+        missing = idx >= n_distinct
+        v: FloatArray | None = None
+        if in_memory:
+            v = np.full(k, np.nan)
+            v[~missing] = uniques[idx[~missing]]
         kind = rules.info.kinds[j]
+        takes_value = False
+        out_v: FloatArray | None
         if kind == "boolean":
             choice = rng.integers(0, 2, size=k)
             true_code = rules.info.code_of(j, True)
@@ -433,22 +555,33 @@ def baseline_queries(
         elif rules.base_numeric[j]:
             choice = rng.integers(0, 6, size=k)
             o = _NUMERIC_OPS[choice].copy()
-            out_v = v
+            out_v, takes_value = v, True
         else:
             choice = rng.integers(0, 2, size=k)
             o = np.where(choice == 0, OP_EQ, OP_NE).astype(np.int8)
-            out_v = v
-        missing = np.isnan(v)
+            out_v, takes_value = v, True
         if missing.any():
             null_first = (
                 (rng.integers(0, 2, size=k) == 0) if compat_10 else (choice == 0)
             )
             o[missing] = np.where(null_first[missing], OP_ISNULL, OP_NOTNULL)
-            out_v = np.where(missing, 0.0, out_v)
+            if out_v is not None:
+                out_v = np.where(missing, 0.0, out_v)
         if rules.never[j]:
             o[:] = OP_NEVER
         ops[sel] = o
-        vals[sel] = out_v
+        if out_v is not None:
+            vals[sel] = out_v
+        elif takes_value:
+            deferred.append((sel, missing, j, idx))
+    if deferred:
+        fetched = syn.distinct_at(
+            [(j, idx[~missing]) for _, missing, j, idx in deferred]
+        )
+        for (sel, missing, _, _), values in zip(deferred, fetched, strict=True):
+            out = np.zeros(missing.shape[0])
+            out[~missing] = values
+            vals[sel] = out
     return QueryBatch(
         cols, ops, np.ascontiguousarray(vals), np.full(n_queries, width, dtype=np.int64)
     )

@@ -110,7 +110,7 @@ def fit_size_correction(
 
 
 def control_correction(
-    control: QueryTable,
+    control: Any,
     queries: QueryBatch,
     *,
     n_real: int,
@@ -128,6 +128,15 @@ def control_correction(
     if rules.compat == "anonymeter-1.1":
         # Anonymeter 1.1 counts every query, singling out or not, in every subsample
         successes = np.full(sizes.size, float(len(queries)))
+    elif not isinstance(control, QueryTable):
+        # a holdout on a cluster: every subsample as a bit mask, counted in one pass
+        packer = control.packer(sizes.size)
+        for size in sizes:
+            packer.add(rng.choice(n_control, size=int(size), replace=False))
+        counts = control.masked_counts(
+            queries, packer.packed, cap=2, ne_matches_null=rules.ne_matches_null
+        )
+        successes = np.sum(counts == 1, axis=0).astype(np.float64)
     else:
         offsets, rows = match_lists(
             control, queries, ne_matches_null=rules.ne_matches_null

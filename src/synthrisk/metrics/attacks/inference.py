@@ -41,6 +41,12 @@ from synthrisk.metrics.attacks._common import (
     check_not_excluded,
     shared_scale,
 )
+from synthrisk.metrics.attacks._partitioned import (
+    encoder_of,
+    n_rows,
+    on_cluster,
+    take_rows,
+)
 from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
@@ -132,7 +138,8 @@ class InferenceAttack:
     group_labels : dict of float to str
         Readable label of each encoded secret value (for the per-value breakdown).
     holdout_group_sizes : dict of float to int
-        Holdout rows per encoded secret value (Anonymeter 1.1's per-group denominator).
+        Holdout rows per encoded secret value (Anonymeter 1.1's per-group denominator);
+        on partitioned tables, for the values of ``group_labels`` only.
     compat : str or None
     warnings : tuple of str
     """
@@ -205,16 +212,117 @@ class InferenceAttack:
         return out
 
 
-def _secret_values(tables: Tables, name: str, secret: str) -> FloatArray:
-    return unified_values(tables.encoded(name).select([secret]))[:, 0]
+class _SecretValues:
+    """Encoded values of the secret column (floats, NaN missing), read per table.
+
+    An in-memory table's column is encoded once; a partitioned table's values are
+    gathered only for the rows asked for, and its distinct values and counts come
+    from per-partition reductions.
+    """
+
+    def __init__(self, tables: Tables, secret: str) -> None:
+        self.tables = tables
+        self.secret = secret
+        self._columns: dict[str, FloatArray] = {}
+
+    def column(self, name: str) -> FloatArray:
+        """Every value of an in-memory table."""
+        if name not in self._columns:
+            table = self.tables.encoded(name).select([self.secret])
+            self._columns[name] = unified_values(table)[:, 0]
+        return self._columns[name]
+
+    def at(self, name: str, rows: IntArray) -> FloatArray:
+        """The values at rows ``rows`` of table ``name``."""
+        table = self.tables.encoded(name)
+        if on_cluster(table):
+            return unified_values(take_rows(table, rows).select([self.secret]))[:, 0]
+        return self.column(name)[rows]
+
+    def _where(self, table: Any) -> tuple[bool, int]:
+        if self.secret in table.numeric_names:
+            return True, table.numeric_names.index(self.secret)
+        return False, table.categorical_names.index(self.secret)
+
+    def distinct(self, name: str, limit: int | None) -> FloatArray | None:
+        """Sorted distinct non-missing values; None when there are more than ``limit``."""
+        table = self.tables.encoded(name)
+        if not on_cluster(table):
+            col = self.column(name)
+            values = np.unique(col[~np.isnan(col)])
+        else:
+            numeric, at = self._where(table)
+            if not numeric:
+                values = table.domain.codes[at].astype(np.float64)
+            elif limit is not None and limit < 1:
+                # one non-missing value is already too many
+                present = table.n_rows - int(table.domain.numeric_missing[at])
+                return None if present else np.zeros(0)
+            else:
+                parts = table.map_partitions(_capped_uniques, at, limit)
+                if any(p is None for p in parts):
+                    return None
+                values = np.unique(np.concatenate([np.zeros(0), *parts]))
+        if limit is not None and values.size > limit:
+            return None
+        return values
+
+    def counts(self, name: str, values: FloatArray) -> dict[float, int]:
+        """Rows of table ``name`` holding each value of ``values``.
+
+        In memory, every distinct value of the table is counted (``values`` is
+        ignored); a partitioned table counts ``values`` only.
+        """
+        table = self.tables.encoded(name)
+        if not on_cluster(table):
+            col = self.column(name)
+            distinct, counts = np.unique(col[~np.isnan(col)], return_counts=True)
+        else:
+            numeric, at = self._where(table)
+            distinct = np.asarray(values, dtype=np.float64)
+            per_part = table.map_partitions(_value_counts, numeric, at, distinct)
+            counts = np.sum([np.zeros(distinct.size, np.int64), *per_part], axis=0)
+        return {float(v): int(c) for v, c in zip(distinct, counts, strict=True)}
+
+
+def _secret_column(
+    numeric: FloatArray, codes: IntArray, is_numeric: bool, at: int
+) -> FloatArray:
+    if is_numeric:
+        return numeric[:, at]
+    col = codes[:, at].astype(np.float64)
+    col[codes[:, at] < 0] = np.nan
+    return col
+
+
+def _capped_uniques(
+    numeric: FloatArray, codes: IntArray, at: int, limit: int | None
+) -> FloatArray | None:
+    """Task: distinct non-missing values of numeric column ``at``; None beyond ``limit``."""
+    col = numeric[:, at]
+    values = np.unique(col[~np.isnan(col)])
+    return None if limit is not None and values.size > limit else values
+
+
+def _value_counts(
+    numeric: FloatArray,
+    codes: IntArray,
+    is_numeric: bool,
+    at: int,
+    values: FloatArray,
+) -> IntArray:
+    """Task: rows of one partition holding each of ``values``."""
+    col = _secret_column(numeric, codes, is_numeric, at)
+    return np.array([int(np.sum(col == v)) for v in values], dtype=np.int64)
 
 
 def _label(tables: Tables, secret: str, value: float) -> str:
     kind = tables.schema[secret].kind
+    encoder = encoder_of(tables)
     if kind in ("categorical", "boolean"):
-        return str(tables.encoder.categories[secret][int(value)])
+        return str(encoder.categories[secret][int(value)])
     if kind == "datetime":
-        return pd.Timestamp(tables.encoder.time_origin + round(value * 1e9)).isoformat()
+        return pd.Timestamp(encoder.time_origin + round(value * 1e9)).isoformat()
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
@@ -276,7 +384,7 @@ def inference_attack(
             regression = kind == "numerical"
         else:
             regression = kind in ("numerical", "datetime")
-    n_real, n_syn = len(tables.real), len(tables.synthetic)
+    n_real, n_syn = n_rows(tables, "real"), n_rows(tables, "synthetic")
     requested, n_main, n_ctrl = attack_sizes(tables, n_attacks, warnings=warnings)
     if compat == "anonymeter-1.0":
         n_base = cap_attacks(requested, n_syn, table="synthetic", warnings=warnings)
@@ -288,7 +396,7 @@ def inference_attack(
     scale = None
     if rule == "fixed" and kind == "datetime":
         scale = float(shared_scale(tables, [secret])[0]) or 1.0
-    syn_secret = _secret_values(tables, "synthetic", secret)
+    secrets = _SecretValues(tables, secret)
     reference = tables.encoded("synthetic").select(list(aux_cols))
 
     def attack(name: str, targets: IntArray, stream: np.random.Generator) -> FloatArray:
@@ -296,7 +404,7 @@ def inference_attack(
             return guess(name, targets)
         rows = attack_neighbors(
             tables,
-            tables.encoded(name).take(targets).select(list(aux_cols)),
+            take_rows(tables.encoded(name), targets).select(list(aux_cols)),
             reference,
             k=1,
             compat=compat,
@@ -304,7 +412,7 @@ def inference_attack(
             context=context,
             description=f"Inference: {name} targets",
         )[:, 0]
-        return syn_secret[rows]
+        return secrets.at("synthetic", rows)
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
         return inference_success(
@@ -316,15 +424,14 @@ def inference_attack(
             scale=scale,
         )
 
-    real_secret = _secret_values(tables, "real", secret)
     targets = main_rng.choice(n_real, size=n_main, replace=False)
     main_guesses = attack("real", targets, main_rng)
-    main_secrets = real_secret[targets]
+    main_secrets = secrets.at("real", targets)
     main_success = judge(main_guesses, main_secrets)
 
     base_targets = base_rng.choice(n_real, size=n_base, replace=False)
     base_rows = base_rng.choice(n_syn, size=n_base, replace=False)
-    base_guesses = syn_secret[base_rows]
+    base_guesses = secrets.at("synthetic", base_rows)
     if compat == "anonymeter-1.1":
         # 1.1 re-aligns the random guesses to the targets by index label: a target gets a
         # guess only when its label is among the sampled synthetic labels
@@ -334,24 +441,22 @@ def inference_attack(
             pd.Index(real_labels[base_targets])
         )
         base_guesses = np.where(where >= 0, base_guesses[np.maximum(where, 0)], np.nan)
-    baseline_success = judge(base_guesses, real_secret[base_targets])
+    baseline_success = judge(base_guesses, secrets.at("real", base_targets))
 
     control_targets = control_secrets = control_guesses = control_success = None
     holdout_sizes: dict[float, int] = {}
-    if n_ctrl is not None:
-        hold_secret = _secret_values(tables, "holdout", secret)
-        control_targets = ctrl_rng.choice(hold_secret.size, size=n_ctrl, replace=False)
-        control_guesses = attack("holdout", control_targets, ctrl_rng)
-        control_secrets = hold_secret[control_targets]
-        control_success = judge(control_guesses, control_secrets)
-        values, counts = np.unique(
-            hold_secret[~np.isnan(hold_secret)], return_counts=True
-        )
-        holdout_sizes = {float(v): int(c) for v, c in zip(values, counts, strict=True)}
-    distinct = np.unique(real_secret[~np.isnan(real_secret)])
+    distinct = secrets.distinct("real", max_groups)
     group_labels: dict[float, str] = {}
-    if max_groups is None or distinct.size <= max_groups:
+    if distinct is not None:
         group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
+    if n_ctrl is not None:
+        n_hold = n_rows(tables, "holdout")
+        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)
+        control_guesses = attack("holdout", control_targets, ctrl_rng)
+        control_secrets = secrets.at("holdout", control_targets)
+        control_success = judge(control_guesses, control_secrets)
+        if group_labels or not on_cluster(tables.encoded("holdout")):
+            holdout_sizes = secrets.counts("holdout", np.array(list(group_labels)))
     return InferenceAttack(
         secret=secret,
         aux_cols=tuple(aux_cols),
@@ -424,6 +529,7 @@ class InferenceRisk(Metric):
         "similar synthetic row, compared with real people the generator never saw."
     )
     higher_is_safer = False
+    runs_partitioned = True
 
     secret = Param(
         custom(_secret, "a column name or None"),

@@ -37,6 +37,7 @@ from synthrisk.metrics.attacks._common import (
     attack_sizes,
     check_not_excluded,
 )
+from synthrisk.metrics.attacks._partitioned import n_rows, take_rows
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
@@ -186,9 +187,16 @@ class LinkabilityAttack:
 
 
 def _halves(
-    tables: Tables, name: str, rows: IntArray, aux_cols: Sequence[Sequence[str]]
+    tables: Tables,
+    name: str,
+    rows: IntArray | None,
+    aux_cols: Sequence[Sequence[str]],
 ) -> list[Any]:
-    table = tables.encoded(name).take(rows)
+    """The two column sets of the rows ``rows`` of a table (None: every row, which
+    stays on the cluster for a partitioned table)."""
+    table = tables.encoded(name)
+    if rows is not None:
+        table = take_rows(table, rows)
     return [table.select(list(cols)) for cols in aux_cols]
 
 
@@ -226,8 +234,8 @@ def linkability_attack(
     """
     context = Context() if context is None else context
     warnings: list[str] = []
-    n_real = len(tables.real)
-    n_syn = len(tables.synthetic)
+    n_real = n_rows(tables, "real")
+    n_syn = n_rows(tables, "synthetic")
     _, n_main, n_ctrl = attack_sizes(tables, n_attacks, warnings=warnings)
     k = n_neighbors
     if k > n_syn:
@@ -242,7 +250,7 @@ def linkability_attack(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
         query = _halves(tables, name, targets, halves)
-        reference = _halves(tables, "synthetic", np.arange(n_syn), halves)
+        reference = _halves(tables, "synthetic", None, halves)
         out = [
             attack_neighbors(
                 tables,
@@ -264,7 +272,7 @@ def linkability_attack(
     base_b = random_subsets(base_rng, n_main, k, n_syn)
     control_targets = control_a = control_b = None
     if n_ctrl is not None:
-        n_hold = len(tables.holdout)  # type: ignore[arg-type]
+        n_hold = n_rows(tables, "holdout")
         control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)
         control_a, control_b = search("holdout", control_targets, ctrl_rng)
     return LinkabilityAttack(
@@ -372,6 +380,7 @@ class LinkabilityRisk(Metric):
         "records through the synthetic rows nearest to each of them."
     )
     higher_is_safer = False
+    runs_partitioned = True
 
     aux_cols = Param(
         custom(_aux_pair, "two lists of column names or None"),

@@ -28,7 +28,7 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from synthrisk.metrics.attacks._common import (
     attack_outcome,
 )
 from synthrisk.metrics.attacks._equal_size import equal_size_successes
+from synthrisk.metrics.attacks._partitioned import encoder_of, on_cluster
 from synthrisk.metrics.attacks._queries import (
     ColumnInfo,
     QueryBatch,
@@ -58,6 +59,7 @@ from synthrisk.metrics.attacks._query_generation import (
     multivariate_queries,
     univariate_queries,
 )
+from synthrisk.metrics.attacks._sharded import ShardedQueryTable
 from synthrisk.metrics.attacks._size_correction import (
     control_correction,
     singling_out_probability_integral,
@@ -85,23 +87,38 @@ MODES: tuple[Mode, ...] = ("multivariate", "univariate")
 def column_info(tables: Tables) -> ColumnInfo:
     """Names, kinds and categories of the encoded columns of ``tables``."""
     real = tables.encoded("real")
+    encoder = encoder_of(tables)
     names = real.numeric_names + real.categorical_names
     kinds = tuple(tables.schema[n].kind for n in names)
     categories = tuple(
-        tables.encoder.categories.get(n) if n in real.categorical_names else None
+        encoder.categories.get(n) if n in real.categorical_names else None
         for n in names
     )
     integral = []
     for i in range(len(names)):
         if i < len(real.numeric_names) and kinds[i] == "numerical":
+            if on_cluster(real):
+                integral.append(bool(real.domain.integer[i]))
+                continue
             col = real.numeric[:, i]
             col = col[~np.isnan(col)]
             integral.append(bool(np.all(col == np.round(col))))
         else:
             integral.append(False)
-    return ColumnInfo(
-        names, kinds, categories, tables.encoder.time_origin, tuple(integral)
-    )
+    return ColumnInfo(names, kinds, categories, encoder.time_origin, tuple(integral))
+
+
+def _count(table: Any, batch: QueryBatch, rules: Rules) -> tuple[IntArray, IntArray]:
+    """:func:`count_matches` (cap 2) of an in-memory or a sharded table."""
+    if isinstance(table, QueryTable):
+        return count_matches(table, batch, cap=2, ne_matches_null=rules.ne_matches_null)
+    return table.count(batch, cap=2, ne_matches_null=rules.ne_matches_null)
+
+
+def _sharded(tables: Tables, name: str) -> ShardedQueryTable:
+    table = tables.encoded(name)
+    assert on_cluster(table)
+    return ShardedQueryTable.build(table)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,15 +304,24 @@ def singling_out_attack(
     rules = Rules(info, compat, mode, warnings)
     gen_rng, base_rng, ctrl_rng = rng.spawn(3)
 
-    real_values = unified_values(tables.encoded("real"))
-    real_keep = dedup(real_values)
-    real = QueryTable.from_values(real_values[real_keep])
-    syn_values = unified_values(tables.encoded("synthetic"))
-    syn = QueryTable.from_values(syn_values[dedup(syn_values)])
-    control = None
-    if tables.holdout is not None:
-        hold_values = unified_values(tables.encoded("holdout"))
-        control = QueryTable.from_values(hold_values[dedup(hold_values)])
+    real: Any
+    syn: Any
+    control: Any = None
+    if on_cluster(tables.encoded("real")):
+        # de-duplicated and indexed on the cluster, one shard per partition
+        real = _sharded(tables, "real")
+        syn = _sharded(tables, "synthetic")
+        if tables.holdout is not None:
+            control = _sharded(tables, "holdout")
+    else:
+        real_values = unified_values(tables.encoded("real"))
+        real_keep = dedup(real_values)
+        real = QueryTable.from_values(real_values[real_keep])
+        syn_values = unified_values(tables.encoded("synthetic"))
+        syn = QueryTable.from_values(syn_values[dedup(syn_values)])
+        if tables.holdout is not None:
+            hold_values = unified_values(tables.encoded("holdout"))
+            control = QueryTable.from_values(hold_values[dedup(hold_values)])
 
     if mode == "multivariate":
         queries, n_attempts = multivariate_queries(
@@ -335,25 +361,22 @@ def singling_out_attack(
             f"({reason}); {denominator}."
         )
 
-    main_counts, main_first = count_matches(
-        real, queries, cap=2, ne_matches_null=rules.ne_matches_null
-    )
-    main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
+    main_counts, main_first = _count(real, queries, rules)
+    if isinstance(real, QueryTable):
+        main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
+    else:  # the sharded count gives the input position of a single match
+        main_rows = np.where(main_counts == 1, main_first, -1)
 
     width = n_cols if mode == "multivariate" else 1
     baseline = baseline_queries(
         syn, rules, n_queries=n_attacks, width=width, rng=base_rng
     )
-    baseline_counts, _ = count_matches(
-        real, baseline, cap=2, ne_matches_null=rules.ne_matches_null
-    )
+    baseline_counts, _ = _count(real, baseline, rules)
 
     control_counts = None
     correction = None
     if control is not None:
-        control_counts, _ = count_matches(
-            control, queries, cap=2, ne_matches_null=rules.ne_matches_null
-        )
+        control_counts, _ = _count(control, queries, rules)
         if control.n_rows != real.n_rows and np.any(control_counts == 1):
             correction = control_correction(
                 control,
@@ -375,9 +398,10 @@ def singling_out_attack(
                 )
     equal_size = None
     if control is not None and control_counts is not None:
+        sharded = not isinstance(real, QueryTable)
         equal_size = equal_size_successes(
-            real_values[real_keep],
-            hold_values[dedup(hold_values)],
+            real if sharded else real_values[real_keep],
+            control if sharded else hold_values[dedup(hold_values)],
             queries,
             main_counts,
             control_counts,
@@ -441,6 +465,7 @@ class SinglingOutRisk(Metric):
     )
     higher_is_safer = False
     requires_holdout = True
+    runs_partitioned = True
 
     mode = Param(
         option(MODES),

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The attacks on tables partitioned on a Dask cluster: small helpers over both kinds of tables.
+
+:class:`~synthrisk.schema.Tables` (pandas frames in memory) and
+:class:`~synthrisk.schema.partitioned.PartitionedTables` (encoded partitions on the
+workers) are read through these, so that the attacks run one code path on both:
+
+* :func:`n_rows` and :func:`take_rows` (a few rows gathered as an in-memory
+  :class:`~synthrisk.schema.EncodedTable`, never the whole partitioned table);
+* :func:`encoder_of`: the category dictionaries and time origin of the encoding;
+* :func:`numeric_bounds`: per-column smallest and largest values (from the reduced
+  domain of a partitioned table);
+* :func:`move_datetimes`: datetime columns turned into category codes on the workers
+  (Anonymeter's typing of datetimes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Sequence
+from typing import Any, TypeGuard
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._optional import import_optional
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.schema.encoding import EncodedTable, Encoder
+from synthrisk.schema.partitioned import (
+    Domain,
+    PartitionedTable,
+    is_partitioned,
+)
+
+__all__ = [
+    "datetime_codes",
+    "encoder_of",
+    "move_datetimes",
+    "n_rows",
+    "numeric_bounds",
+    "on_cluster",
+    "take_rows",
+]
+
+
+def on_cluster(table: object) -> TypeGuard[PartitionedTable]:
+    """:func:`~synthrisk.schema.partitioned.is_partitioned`, for the type checker."""
+    return is_partitioned(table)
+
+
+def n_rows(tables: Any, name: str) -> int:
+    """Rows of the table ``name`` (``real``, ``synthetic`` or ``holdout``)."""
+    table = getattr(tables, name)
+    return int(table.n_rows) if is_partitioned(table) else len(table)
+
+
+def take_rows(table: Any, rows: IntArray) -> EncodedTable:
+    """The rows at positions ``rows`` (any order, repeats allowed), in memory.
+
+    A partitioned table's :meth:`~synthrisk.schema.partitioned.PartitionedTable.take`
+    returns the table itself when ``rows`` is every row in order; this always gathers.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if not is_partitioned(table):
+        return table.take(rows)
+    if rows.shape[0] >= 2 and rows.shape[0] == table.n_rows:
+        # take() would hand back the partitioned table for 0, 1, ..., n - 1
+        head, tail = table.take(rows[:1]), table.take(rows[1:])
+        return EncodedTable(
+            np.concatenate([head.numeric, tail.numeric]),
+            np.concatenate([head.codes, tail.codes]),
+            table.numeric_names,
+            table.categorical_names,
+        )
+    out = table.take(rows)
+    assert isinstance(out, EncodedTable)
+    return out
+
+
+#: encoders refitted for partitioned tables that do not carry theirs
+_ENCODERS: weakref.WeakKeyDictionary[Any, Encoder] = weakref.WeakKeyDictionary()
+
+
+def encoder_of(tables: Any) -> Encoder:
+    """The encoder of ``tables``: category dictionaries and time origin.
+
+    In-memory tables and partitioned tables that keep their encoder give it; for
+    partitioned tables without one it is refitted, once per tables object, by the
+    same distributed reduction that :func:`~synthrisk.schema.partitioned.prepare_partitioned`
+    runs (categories in order of first appearance over real, synthetic, holdout), so
+    the codes are those of the partitions.
+    """
+    encoder = getattr(tables, "encoder", None)
+    if encoder is not None:
+        return encoder
+    if tables in _ENCODERS:
+        return _ENCODERS[tables]
+    from synthrisk.schema import partitioned
+
+    delayed = import_optional("dask", extra="dask").delayed
+
+    real = tables.encoded("real")
+    categorical = tuple(real.categorical_names)
+    datetimes = tuple(c.name for c in tables.schema.modelable if c.kind == "datetime")
+    specs = list(tables.schema.columns)
+    client = real.client
+    tasks = []
+    for name in ("real", "synthetic", "holdout"):
+        frame = tables.frames.get(name)
+        if frame is None or getattr(tables, name) is None:
+            continue
+        # the normalisation and summary of prepare_partitioned, task for task
+        summarise = delayed(partitioned._summarise)
+        tasks.append(
+            [
+                summarise(p, specs, name, categorical, datetimes)
+                for p in frame.to_delayed()
+            ]
+        )
+    gathered = client.gather(client.compute(tasks))
+    categories = {}
+    for c in categorical:
+        seen = [s["categories"][c] for table in gathered for s in table]
+        stacked = np.concatenate(seen) if seen else np.empty(0, dtype=object)
+        categories[c] = pd.Index(pd.unique(stacked), dtype=object)
+    times = [
+        t for table in gathered for s in table for t in s["time_min"] if not pd.isna(t)
+    ]
+    origin = int(min(times).value) if times else 0
+    encoder = Encoder(
+        tuple(real.numeric_names), categorical, datetimes, categories, origin
+    )
+    _ENCODERS[tables] = encoder
+    return encoder
+
+
+def numeric_bounds(table: Any, columns: Sequence[str]) -> tuple[FloatArray, FloatArray]:
+    """Smallest and largest value of each numeric column among ``columns`` (NaN: none).
+
+    A partitioned table's come from its reduced domain, equal to the in-memory ones.
+    """
+    at = {name: i for i, name in enumerate(table.numeric_names)}
+    idx = [at[c] for c in columns if c in at]
+    if is_partitioned(table):
+        return table.domain.low[idx], table.domain.high[idx]
+    numeric = table.numeric[:, idx]
+    lo = np.full(len(idx), np.nan)
+    hi = np.full(len(idx), np.nan)
+    for f in range(len(idx)):
+        col = numeric[:, f]
+        col = col[~np.isnan(col)]
+        if col.size:
+            lo[f], hi[f] = col.min(), col.max()
+    return lo, hi
+
+
+def datetime_codes(values: FloatArray, uniques: FloatArray) -> IntArray:
+    """Code of each datetime value: its position among ``uniques``; missing: ``len(uniques)``."""
+    codes = np.searchsorted(uniques, values).astype(np.int64)
+    codes[np.isnan(values)] = len(uniques)
+    return codes
+
+
+def _moved(
+    numeric: FloatArray,
+    codes: IntArray,
+    keep: list[int],
+    moved: list[int],
+    uniques: list[FloatArray],
+) -> tuple[FloatArray, IntArray]:
+    extra = (
+        np.column_stack(
+            [
+                datetime_codes(numeric[:, i], u)
+                for i, u in zip(moved, uniques, strict=True)
+            ]
+        )
+        if moved
+        else np.empty((numeric.shape[0], 0), dtype=np.int64)
+    )
+    return (
+        np.ascontiguousarray(numeric[:, keep]),
+        np.ascontiguousarray(np.hstack([codes, extra.astype(np.int64)])),
+    )
+
+
+def _move_part(
+    part: tuple[np.ndarray, np.ndarray],
+    keep: list[int],
+    moved: list[int],
+    uniques: list[FloatArray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Task: one partition with its datetime columns moved to codes."""
+    numeric = np.asarray(part[0], dtype=np.float64)
+    codes = np.asarray(part[1], dtype=np.int64)
+    num, cat = _moved(numeric, codes, keep, moved, uniques)
+    return num.astype(part[0].dtype), cat
+
+
+def _column_uniques(
+    numeric: FloatArray, codes: IntArray, columns: list[int]
+) -> list[FloatArray]:
+    out = []
+    for i in columns:
+        col = numeric[:, i]
+        out.append(np.unique(col[~np.isnan(col)]))
+    return out
+
+
+def move_datetimes(
+    query: EncodedTable, reference: PartitionedTable, datetime_names: Sequence[str]
+) -> tuple[EncodedTable, PartitionedTable]:
+    """:func:`~synthrisk.metrics.attacks._common.datetimes_as_categories` of an in-memory
+    query and a partitioned reference: the same codes, the reference's on its workers.
+
+    The distinct datetime values of the reference are reduced per partition; the codes
+    are positions among the distinct values of query ∪ reference, missing its own code.
+    """
+    names = set(datetime_names)
+    moved = [i for i, name in enumerate(reference.numeric_names) if name in names]
+    if not moved:
+        return query, reference
+    keep = [i for i in range(len(reference.numeric_names)) if i not in moved]
+    per_part = reference.map_partitions(_column_uniques, moved)
+    reference_uniques = [
+        np.unique(np.concatenate([p[j] for p in per_part] or [np.zeros(0)]))
+        for j in range(len(moved))
+    ]
+    uniques = []
+    for j, i in enumerate(moved):
+        col = query.numeric[:, i]
+        uniques.append(
+            np.unique(np.concatenate([reference_uniques[j], col[~np.isnan(col)]]))
+        )
+    num, cat = _moved(query.numeric, query.codes, keep, moved, uniques)
+    new_query = EncodedTable(
+        num,
+        cat,
+        tuple(query.numeric_names[i] for i in keep),
+        query.categorical_names + tuple(query.numeric_names[i] for i in moved),
+    )
+    client = reference.client
+    shipped = client.scatter(uniques, broadcast=True, hash=False)
+    parts = [
+        client.submit(_move_part, part, keep, moved, shipped, pure=False)
+        for part in reference.partitions.parts
+    ]
+    domain = reference.domain
+    moved_codes = []
+    for j, i in enumerate(moved):
+        present = np.searchsorted(uniques[j], reference_uniques[j]).astype(np.int64)
+        if domain.numeric_missing[i]:
+            present = np.append(present, len(uniques[j]))
+        moved_codes.append(present)
+    new_domain = Domain(
+        low=domain.low[keep],
+        high=domain.high[keep],
+        integer=domain.integer[keep],
+        numeric_missing=domain.numeric_missing[keep],
+        codes=[*domain.codes, *moved_codes],
+        codes_missing=np.concatenate(
+            [domain.codes_missing, np.zeros(len(moved), dtype=np.int64)]
+        ),
+        n_rows=domain.n_rows,
+    )
+    new_reference = PartitionedTable(
+        partitions=dataclasses.replace(reference.partitions, parts=parts),
+        numeric_names=new_query.numeric_names,
+        categorical_names=new_query.categorical_names,
+        domain=new_domain,
+        client=client,
+    )
+    return new_query, new_reference
