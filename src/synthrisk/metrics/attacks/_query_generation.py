@@ -457,48 +457,61 @@ def _univariate_sharded(
     syn: Any, rules: Rules, *, n_attacks: int, rng: np.random.Generator
 ) -> tuple[QueryBatch, int]:
     """:func:`univariate_queries` on a sharded table: the same candidates in the same
-    order from the column statistics, counted in chunks until enough are kept."""
-    cols_p: list[np.ndarray] = []
-    ops_p: list[np.ndarray] = []
-    vals_p: list[np.ndarray] = []
-    for j, column in enumerate(syn.summaries(rare=True)):
+    order, built chunk by chunk from the column statistics (the rare values stay on
+    the cluster until drawn) and counted until enough are kept."""
+    summaries = syn.summaries()
+    # per column: [IS NULL], [<= min, >= max], then == each rare value, as in memory
+    special: list[list[tuple[int, float]]] = []
+    for j, column in enumerate(summaries):
+        terms = []
         if column.n_missing == 1:
-            cols_p.append(np.array([j]))
-            ops_p.append(np.array([OP_ISNULL]))
-            vals_p.append(np.array([np.nan]))
+            terms.append((OP_ISNULL, np.nan))
         if rules.minmax[j] and column.n_distinct:
-            cols_p.append(np.array([j, j]))
-            ops_p.append(np.array([OP_LE, OP_GE]))
-            vals_p.append(np.array([column.low, column.high]))
-        rare = column.rare
-        cols_p.append(np.full(rare.size, j))
-        ops_p.append(np.full(rare.size, OP_EQ))
-        vals_p.append(rare)
-    cols_a = np.concatenate([np.zeros(0, np.int64), *cols_p]).astype(np.int64)
-    n = cols_a.size
+            terms += [(OP_LE, column.low), (OP_GE, column.high)]
+        special.append(terms)
+    sizes = [len(t) + c.n_rare for t, c in zip(special, summaries, strict=True)]
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(starts[-1])
     perm = rng.permutation(n)
-    batch = QueryBatch(
-        cols_a[perm][:, None],
-        np.concatenate([np.zeros(0, np.int8), *ops_p]).astype(np.int8)[perm][:, None],
-        np.concatenate([np.zeros(0), *vals_p]).astype(np.float64)[perm][:, None],
-        np.ones(n, dtype=np.int64),
-    )
-    ops = batch.ops.copy()
-    ops[rules.never[batch.cols]] = OP_NEVER
-    batch = dataclasses.replace(batch, ops=ops)
     seen: set[Any] = set()
-    kept_all: list[int] = []
-    start, chunk = 0, max(2 * n_attacks, _BATCH_MIN)
-    while start < n and len(kept_all) < n_attacks:
-        stop = min(n, start + chunk)
-        part = batch.take(np.arange(start, stop))
+    found: list[QueryBatch] = []
+    n_found, start, chunk = 0, 0, max(2 * n_attacks, _BATCH_MIN)
+    while start < n and n_found < n_attacks:
+        picked = perm[start : start + chunk]
+        cols = np.searchsorted(starts, picked, side="right") - 1
+        local = picked - starts[cols]
+        ops = np.full(picked.size, OP_EQ, dtype=np.int8)
+        vals = np.empty(picked.size)
+        requests = []
+        for j in np.unique(cols):
+            at = np.flatnonzero(cols == j)
+            n_special = len(special[j])
+            for t, (op, value) in enumerate(special[j]):
+                hit = at[local[at] == t]
+                ops[hit] = op
+                vals[hit] = value
+            rare = at[local[at] >= n_special]
+            if rare.size:
+                requests.append((int(j), rare, local[rare] - n_special))
+        fetched = syn.rare_at([(j, ranks) for j, _, ranks in requests])
+        for (_, rare, _), values in zip(requests, fetched, strict=True):
+            vals[rare] = values
+        ops[rules.never[cols]] = OP_NEVER
+        part = QueryBatch(
+            cols.astype(np.int64)[:, None],
+            ops[:, None],
+            vals[:, None],
+            np.ones(picked.size, dtype=np.int64),
+        )
         hits = np.flatnonzero(_count(syn, part, rules) == 1)
         kept, _ = _keep_unique(
-            part, hits, seen, n_attacks - len(kept_all), rules, univariate=True
+            part, hits, seen, n_attacks - n_found, rules, univariate=True
         )
-        kept_all += [start + i for i in kept]
-        start, chunk = stop, min(2 * chunk, _BATCH_MAX)
-    return batch.take(np.asarray(kept_all, dtype=np.int64)), n
+        if kept:
+            found.append(part.take(np.asarray(kept, dtype=np.int64)))
+        n_found += len(kept)
+        start, chunk = start + picked.size, min(2 * chunk, _BATCH_MAX)
+    return QueryBatch.concat(found, 1), n
 
 
 def baseline_queries(

@@ -24,11 +24,13 @@ reach the driver.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
@@ -132,13 +134,35 @@ def _shard_sizes(shard: _Shard) -> tuple[int, IntArray]:
     return shard.table.n_rows, shard.table.n_valid
 
 
+@contextlib.contextmanager
+def _one_numba_thread() -> Iterator[None]:
+    """On a ``dask.distributed`` worker, run the (parallel) numba kernels on one thread:
+    the worker's threads are the parallelism, as in the neighbour search's tasks."""
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        yield
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 def _count_shard(
     shard: _Shard, batch: QueryBatch, cap: int, ne_matches_null: bool
 ) -> tuple[IntArray, IntArray]:
     """Task: matches per query (up to ``cap``) and the input position of a single match."""
-    counts, first = count_matches(
-        shard.table, batch, cap=cap, ne_matches_null=ne_matches_null
-    )
+    with _one_numba_thread():
+        counts, first = count_matches(
+            shard.table, batch, cap=cap, ne_matches_null=ne_matches_null
+        )
+    if shard.positions.size == 0:  # every row repeats one of an earlier partition
+        return counts, first
     single = np.where(counts == 1, shard.positions[np.maximum(first, 0)], -1)
     return counts, single
 
@@ -166,9 +190,10 @@ def _masked_shard(
     """Task: matches per query and row subset (bit-packed masks of shape (n_masks, bytes))."""
     n = shard.table.n_rows
     masks = np.unpackbits(packed, axis=1, count=n).astype(bool).T
-    return masked_counts(
-        shard.table, batch, masks, cap=cap, ne_matches_null=ne_matches_null
-    )
+    with _one_numba_thread():
+        return masked_counts(
+            shard.table, batch, masks, cap=cap, ne_matches_null=ne_matches_null
+        )
 
 
 def _merge_masked(cap: int, *parts: IntArray) -> IntArray:
@@ -240,8 +265,8 @@ class ColumnSummary:
         Missing values.
     low, high, median : float
         Smallest, largest and median non-missing value (NaN when there is none).
-    rare : ndarray or None
-        The values seen exactly once, sorted (when asked for).
+    n_rare : int
+        Values seen exactly once (:meth:`ShardedQueryTable.rare_at` gives them).
     """
 
     n_distinct: int
@@ -249,16 +274,17 @@ class ColumnSummary:
     low: float
     high: float
     median: float
-    rare: FloatArray | None
+    n_rare: int
 
 
 def _summaries(
-    stats: list[tuple[FloatArray, IntArray]], rare: bool
-) -> list[tuple[int, float, float, float, FloatArray | None]]:
+    stats: list[tuple[FloatArray, IntArray]],
+) -> list[tuple[int, float, float, float, int]]:
+    """Task: distinct count, extremes, median and number of rare values per column."""
     out = []
     for distinct, counts in stats:
         if distinct.size == 0:
-            out.append((0, math.nan, math.nan, math.nan, np.zeros(0) if rare else None))
+            out.append((0, math.nan, math.nan, math.nan, 0))
             continue
         out.append(
             (
@@ -266,9 +292,21 @@ def _summaries(
                 float(distinct[0]),
                 float(distinct[-1]),
                 _median(distinct, counts),
-                distinct[counts == 1] if rare else None,
+                int(np.sum(counts == 1)),
             )
         )
+    return out
+
+
+def _rare_at(
+    stats: list[tuple[FloatArray, IntArray]],
+    requests: Sequence[tuple[int, IntArray]],
+) -> list[FloatArray]:
+    """Task: the ``ranks``-th smallest values seen once in column ``j``."""
+    out = []
+    for j, ranks in requests:
+        distinct, counts = stats[j]
+        out.append(distinct[counts == 1][ranks])
     return out
 
 
@@ -337,6 +375,7 @@ class ShardedQueryTable:
         self.n_valid = n_valid
         self._n_columns = n_columns
         self._stats: Any = None
+        self._summaries: list[ColumnSummary] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -490,16 +529,27 @@ class ShardedQueryTable:
             )
         return self._stats
 
-    def summaries(self, *, rare: bool = False) -> list[ColumnSummary]:
-        """A :class:`ColumnSummary` of every column."""
-        stats = self._column_stats()
-        gathered = self.client.submit(_summaries, stats, rare, pure=False).result()
-        return [
-            ColumnSummary(n, int(missing), low, high, median, values)
-            for (n, low, high, median, values), missing in zip(
-                gathered, self.n_missing, strict=True
-            )
-        ]
+    def summaries(self) -> list[ColumnSummary]:
+        """A :class:`ColumnSummary` of every column (computed once)."""
+        if self._summaries is None:
+            stats = self._column_stats()
+            gathered = self.client.submit(_summaries, stats, pure=False).result()
+            self._summaries = [
+                ColumnSummary(n, int(missing), low, high, median, n_rare)
+                for (n, low, high, median, n_rare), missing in zip(
+                    gathered, self.n_missing, strict=True
+                )
+            ]
+        return self._summaries
+
+    def rare_at(self, requests: Sequence[tuple[int, IntArray]]) -> list[FloatArray]:
+        """For each ``(column, ranks)``: the ``ranks``-th smallest of the values seen
+        exactly once in that column."""
+        if not requests:
+            return []
+        return self.client.submit(
+            _rare_at, self._column_stats(), list(requests), pure=False
+        ).result()
 
     def distinct_at(self, requests: Sequence[tuple[int, IntArray]]) -> list[FloatArray]:
         """For each ``(column, idx)``: the ``idx``-th smallest distinct values of that
