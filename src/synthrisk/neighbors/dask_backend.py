@@ -593,20 +593,26 @@ def kneighbors_tables(
         # as distance_spec: a constant (or empty) column divides by 1
         prescale = np.where((scale == 0) | np.isnan(scale), 1.0, scale)
     q_parts, r_parts = as_partitions(query), as_partitions(reference)
+    # what the driver sends (in-memory partitions, rank slices) goes in one round
+    outgoing: list[Any] = []
+    local_query = client is not None and not hasattr(query, "partitions")
+    if local_query:
+        outgoing += q_parts.parts
+    if order is not None:
+        outgoing += [
+            rank[off : off + rows]
+            for off, rows in zip(r_parts.offsets, r_parts.rows, strict=True)
+        ]
+    sent = list(client.scatter(outgoing, hash=False)) if outgoing else []
+    if local_query:
+        q_parts = Partitions(sent[: len(q_parts.parts)], q_parts.rows, q_parts.nbytes)
+        sent = sent[len(q_parts.parts) :]
     if order is not None:
         # every reference partition sorted by its rows' ranks, carrying the ranks:
         # the kernel's ties (lowest position) become ties to the lowest rank
-        offsets = r_parts.offsets
-        slices = client.scatter(
-            [
-                rank[off : off + rows]
-                for off, rows in zip(offsets, r_parts.rows, strict=True)
-            ],
-            hash=False,
-        )
         ranked = [
             client.submit(_ranked, part, ranks, pure=False)
-            for part, ranks in zip(r_parts.parts, slices, strict=True)
+            for part, ranks in zip(r_parts.parts, sent, strict=True)
         ]
         r_parts = Partitions(ranked, r_parts.rows, r_parts.nbytes + 8 * n_ref)
     ref_rows = get_dask_settings().reference_rows

@@ -101,19 +101,12 @@ def _sharded(
     ctrl = (control_counts == 1).astype(np.float64)
     if len(queries) == 0 or m == 0:
         return main, ctrl, 0.0
+    big_packer = None
     if n_r != n_h:
         big = real if n_r > n_h else hold
-        packer = big.packer(EQUAL_SIZE_REPEATS)
+        big_packer = big.packer(EQUAL_SIZE_REPEATS)
         for _ in range(EQUAL_SIZE_REPEATS):
-            packer.add(rng.choice(big.n_rows, size=m, replace=False))
-        counts = big.masked_counts(
-            queries, packer.packed, cap=2, ne_matches_null=ne_matches_null
-        )
-        total = np.zeros(len(queries))
-        for r in range(EQUAL_SIZE_REPEATS):
-            total += (counts[:, r] == 1).astype(np.float64)
-        total /= EQUAL_SIZE_REPEATS
-        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+            big_packer.add(rng.choice(big.n_rows, size=m, replace=False))
     real_packer = real.packer(2 * RELABEL_REPEATS)
     hold_packer = hold.packer(2 * RELABEL_REPEATS)
     for _ in range(RELABEL_REPEATS):
@@ -121,11 +114,31 @@ def _sharded(
         for subset in (order[:m], order[m : 2 * m]):
             real_packer.add(subset[subset < n_r])
             hold_packer.add(subset[subset >= n_r] - n_r)
-    counts = real.masked_counts(
-        queries, real_packer.packed, cap=2, ne_matches_null=ne_matches_null
-    ) + hold.masked_counts(
-        queries, hold_packer.packed, cap=2, ne_matches_null=ne_matches_null
+    # every subsample counted in one round on the cluster
+    n_real_parts, n_hold_parts = len(real.rows), len(hold.rows)
+    big_masks = [] if big_packer is None else big_packer.packed
+    shipped = real.scatter(
+        [queries, *real_packer.packed, *hold_packer.packed, *big_masks]
     )
+    batch = shipped[0]
+    real_masks = shipped[1 : 1 + n_real_parts]
+    hold_masks = shipped[1 + n_real_parts : 1 + n_real_parts + n_hold_parts]
+    options = {"cap": 2, "ne_matches_null": ne_matches_null}
+    futures = [
+        real.submit_masked_counts(batch, real_masks, **options),
+        hold.submit_masked_counts(batch, hold_masks, **options),
+    ]
+    if big_packer is not None:
+        big_masks = shipped[1 + n_real_parts + n_hold_parts :]
+        futures.append(big.submit_masked_counts(batch, big_masks, **options))
+    gathered = real.client.gather(futures)
+    counts = gathered[0] + gathered[1]
+    if big_packer is not None:
+        total = np.zeros(len(queries))
+        for r in range(EQUAL_SIZE_REPEATS):
+            total += (gathered[2][:, r] == 1).astype(np.float64)
+        total /= EQUAL_SIZE_REPEATS
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
     diffs = np.empty(RELABEL_REPEATS)
     for b in range(RELABEL_REPEATS):
         first = (counts[:, 2 * b] == 1).astype(np.float64)

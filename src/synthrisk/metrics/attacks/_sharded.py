@@ -390,54 +390,102 @@ class ShardedQueryTable:
     @classmethod
     def build(cls, table: PartitionedTable) -> ShardedQueryTable:
         """De-duplicate ``table`` across its partitions and index every partition."""
-        client = table.client
-        parts = table.partitions.parts
-        offsets = table.partitions.offsets
-        n_columns = table.n_columns
-        n_buckets = min(len(parts), _MAX_BUCKETS)
-        if n_buckets <= 1:
-            splits: list[Any] = [None] * len(parts)
-            repeats = np.zeros(0, dtype=np.int64)
-        else:
-            splits = [
+        return cls.build_all([table])[0]
+
+    @classmethod
+    def build_all(cls, tables: Sequence[PartitionedTable]) -> list[ShardedQueryTable]:
+        """:meth:`build` of several tables at once (their tasks run side by side)."""
+        if not tables:
+            return []
+        client = tables[0].client
+        splits: list[list[Any]] = []
+        buckets: list[list[Any]] = []
+        for table in tables:
+            parts = table.partitions.parts
+            n_buckets = min(len(parts), _MAX_BUCKETS)
+            if n_buckets <= 1:
+                splits.append([None] * len(parts))
+                buckets.append([])
+                continue
+            table_splits = [
                 client.submit(_split, part, off, n_buckets, pure=False)
-                for part, off in zip(parts, offsets, strict=True)
+                for part, off in zip(parts, table.partitions.offsets, strict=True)
             ]
-            buckets = [
-                client.submit(
-                    _bucket_repeats,
-                    *[client.submit(_pick, s, b, pure=False) for s in splits],
-                    pure=False,
-                )
-                for b in range(n_buckets)
-            ]
-            repeats = np.sort(
-                np.concatenate([np.zeros(0, np.int64), *client.gather(buckets)])
+            splits.append(table_splits)
+            buckets.append(
+                [
+                    client.submit(
+                        _bucket_repeats,
+                        *[client.submit(_pick, s, b, pure=False) for s in table_splits],
+                        pure=False,
+                    )
+                    for b in range(n_buckets)
+                ]
             )
-        bounds = np.searchsorted(repeats, [*offsets, table.n_rows])
-        shards = [
-            client.submit(
-                _build_shard,
-                part,
-                split,
-                repeats[bounds[i] : bounds[i + 1]] - offsets[i],
-                offsets[i],
-                pure=False,
+        found = client.gather(buckets)
+        all_shards = []
+        for table, table_splits, table_repeats in zip(
+            tables, splits, found, strict=True
+        ):
+            repeats = np.sort(np.concatenate([np.zeros(0, np.int64), *table_repeats]))
+            offsets = table.partitions.offsets
+            bounds = np.searchsorted(repeats, [*offsets, table.n_rows])
+            all_shards.append(
+                [
+                    client.submit(
+                        _build_shard,
+                        part,
+                        split,
+                        repeats[bounds[i] : bounds[i + 1]] - offsets[i],
+                        offsets[i],
+                        pure=False,
+                    )
+                    for i, (part, split) in enumerate(
+                        zip(table.partitions.parts, table_splits, strict=True)
+                    )
+                ]
             )
-            for i, (part, split) in enumerate(zip(parts, splits, strict=True))
-        ]
         sizes = client.gather(
-            [client.submit(_shard_sizes, s, pure=False) for s in shards]
+            [
+                [client.submit(_shard_sizes, s, pure=False) for s in shards]
+                for shards in all_shards
+            ]
         )
-        n_valid = np.sum(
-            [np.zeros(n_columns, np.int64), *[s[1] for s in sizes]], axis=0
-        )
-        return cls(client, shards, [s[0] for s in sizes], n_valid, n_columns)
+        out = []
+        for table, shards, table_sizes in zip(tables, all_shards, sizes, strict=True):
+            n_valid = np.sum(
+                [np.zeros(table.n_columns, np.int64), *[s[1] for s in table_sizes]],
+                axis=0,
+            )
+            out.append(
+                cls(
+                    client,
+                    shards,
+                    [s[0] for s in table_sizes],
+                    n_valid,
+                    table.n_columns,
+                )
+            )
+        return out
 
     @property
     def n_missing(self) -> IntArray:
         """Missing values per column."""
         return self.n_rows - self.n_valid
+
+    def submit_count(
+        self, batch: Any, *, cap: int = 2, ne_matches_null: bool = False
+    ) -> Any:
+        """A future of :meth:`count`'s result; ``batch`` may be a scattered future."""
+        client = self.client
+        partial = [
+            client.submit(_count_shard, s, batch, cap, ne_matches_null, pure=False)
+            for s in self.shards
+        ]
+        return _tree(
+            partial,
+            lambda group: client.submit(_merge_counts, cap, *group, pure=False),
+        )
 
     def count(
         self, batch: QueryBatch, *, cap: int = 2, ne_matches_null: bool = False
@@ -447,18 +495,31 @@ class ShardedQueryTable:
         n = len(batch)
         if n == 0 or self.n_rows == 0:
             return np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
-        client = self.client
-        shipped = client.scatter(batch, hash=False)
-        partial = [
-            client.submit(_count_shard, s, shipped, cap, ne_matches_null, pure=False)
-            for s in self.shards
-        ]
-        total = _tree(
-            partial,
-            lambda group: client.submit(_merge_counts, cap, *group, pure=False),
-        )
-        counts, single = total.result()
+        [shipped] = self.scatter([batch])
+        counts, single = self.submit_count(
+            shipped, cap=cap, ne_matches_null=ne_matches_null
+        ).result()
         return counts, single
+
+    def submit_masked_counts(
+        self,
+        batch: Any,
+        masks: Sequence[np.ndarray],
+        *,
+        cap: int = 2,
+        ne_matches_null: bool = False,
+    ) -> Any:
+        """A future of :meth:`masked_counts`' result; ``batch`` and ``masks`` may be
+        scattered futures (:meth:`scatter`)."""
+        client = self.client
+        partial = [
+            client.submit(_masked_shard, s, batch, m, cap, ne_matches_null, pure=False)
+            for s, m in zip(self.shards, masks, strict=True)
+        ]
+        return _tree(
+            partial,
+            lambda group: client.submit(_merge_masked, cap, *group, pure=False),
+        )
 
     def masked_counts(
         self,
@@ -472,20 +533,14 @@ class ShardedQueryTable:
 
         ``masks[p]`` has shape (n_masks, ceil(rows of shard p / 8)) (:meth:`packer`).
         """
-        client = self.client
-        shipped = client.scatter(batch, hash=False)
-        packed = client.scatter(list(masks), hash=False)
-        partial = [
-            client.submit(
-                _masked_shard, s, shipped, m, cap, ne_matches_null, pure=False
-            )
-            for s, m in zip(self.shards, packed, strict=True)
-        ]
-        total = _tree(
-            partial,
-            lambda group: client.submit(_merge_masked, cap, *group, pure=False),
-        )
-        return total.result()
+        shipped, *packed = self.scatter([batch, *masks])
+        return self.submit_masked_counts(
+            shipped, packed, cap=cap, ne_matches_null=ne_matches_null
+        ).result()
+
+    def scatter(self, objects: Sequence[Any]) -> list[Any]:
+        """``objects`` sent to the cluster in one round (futures, in order)."""
+        return list(self.client.scatter(list(objects), hash=False))
 
     def packer(self, n_masks: int) -> MaskPacker:
         """An empty set of ``n_masks`` row subsets for :meth:`masked_counts`."""

@@ -285,6 +285,19 @@ class _SecretValues:
         return {float(v): int(c) for v, c in zip(distinct, counts, strict=True)}
 
 
+def _split(
+    at: Callable[[str, IntArray], FloatArray],
+    name: str,
+    requests: Sequence[IntArray | None],
+) -> list[Any]:
+    """``at(name, rows)`` of every non-None request, fetched together."""
+    given = [r for r in requests if r is not None]
+    values = at(name, np.concatenate(given)) if given else np.zeros(0)
+    ends = np.cumsum([r.size for r in given])
+    pieces = iter(np.split(values, ends[:-1]))
+    return [None if r is None else next(pieces) for r in requests]
+
+
 def _secret_column(
     numeric: FloatArray, codes: IntArray, is_numeric: bool, at: int
 ) -> FloatArray:
@@ -399,12 +412,17 @@ def inference_attack(
     secrets = _SecretValues(tables, secret)
     reference = tables.encoded("synthetic").select(list(aux_cols))
 
-    def attack(name: str, targets: IntArray, stream: np.random.Generator) -> FloatArray:
+    def search(
+        name: str, targets: IntArray, stream: np.random.Generator
+    ) -> tuple[IntArray | None, FloatArray | None]:
+        """Nearest synthetic row of each target, and the targets' secrets (both None
+        with a ``guess`` function)."""
         if guess is not None:
-            return guess(name, targets)
+            return None, None
+        gathered = take_rows(tables.encoded(name), targets)
         rows = attack_neighbors(
             tables,
-            take_rows(tables.encoded(name), targets).select(list(aux_cols)),
+            gathered.select(list(aux_cols)),
             reference,
             k=1,
             compat=compat,
@@ -412,7 +430,7 @@ def inference_attack(
             context=context,
             description=f"Inference: {name} targets",
         )[:, 0]
-        return secrets.at("synthetic", rows)
+        return rows, unified_values(gathered.select([secret]))[:, 0]
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:
         return inference_success(
@@ -424,14 +442,32 @@ def inference_attack(
             scale=scale,
         )
 
+    # every random draw and neighbour search first (in this order), then the values:
+    # a partitioned table's are gathered in one round per table
     targets = main_rng.choice(n_real, size=n_main, replace=False)
-    main_guesses = attack("real", targets, main_rng)
-    main_secrets = secrets.at("real", targets)
-    main_success = judge(main_guesses, main_secrets)
-
+    main_rows, main_secrets = search("real", targets, main_rng)
+    main_guesses = None if guess is None else guess("real", targets)
     base_targets = base_rng.choice(n_real, size=n_base, replace=False)
     base_rows = base_rng.choice(n_syn, size=n_base, replace=False)
-    base_guesses = secrets.at("synthetic", base_rows)
+    control_targets = control_rows = control_secrets = control_guesses = None
+    if n_ctrl is not None:
+        n_hold = n_rows(tables, "holdout")
+        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)
+        control_rows, control_secrets = search("holdout", control_targets, ctrl_rng)
+        if guess is not None:
+            control_guesses = guess("holdout", control_targets)
+    syn_values = _split(secrets.at, "synthetic", [base_rows, main_rows, control_rows])
+    base_guesses, found_main, found_control = syn_values
+    main_guesses = found_main if main_guesses is None else main_guesses
+    control_guesses = found_control if control_guesses is None else control_guesses
+    base_secrets, found_targets = _split(
+        secrets.at, "real", [base_targets, targets if main_secrets is None else None]
+    )
+    main_secrets = found_targets if main_secrets is None else main_secrets
+    assert main_guesses is not None
+    assert main_secrets is not None
+    main_success = judge(main_guesses, main_secrets)
+
     if compat == "anonymeter-1.1":
         # 1.1 re-aligns the random guesses to the targets by index label: a target gets a
         # guess only when its label is among the sampled synthetic labels
@@ -441,19 +477,18 @@ def inference_attack(
             pd.Index(real_labels[base_targets])
         )
         base_guesses = np.where(where >= 0, base_guesses[np.maximum(where, 0)], np.nan)
-    baseline_success = judge(base_guesses, secrets.at("real", base_targets))
+    baseline_success = judge(base_guesses, base_secrets)
 
-    control_targets = control_secrets = control_guesses = control_success = None
+    control_success = None
     holdout_sizes: dict[float, int] = {}
     distinct = secrets.distinct("real", max_groups)
     group_labels: dict[float, str] = {}
     if distinct is not None:
         group_labels = {float(v): _label(tables, secret, float(v)) for v in distinct}
-    if n_ctrl is not None:
-        n_hold = n_rows(tables, "holdout")
-        control_targets = ctrl_rng.choice(n_hold, size=n_ctrl, replace=False)
-        control_guesses = attack("holdout", control_targets, ctrl_rng)
-        control_secrets = secrets.at("holdout", control_targets)
+    if control_targets is not None:
+        if control_secrets is None:
+            control_secrets = secrets.at("holdout", control_targets)
+        assert control_guesses is not None
         control_success = judge(control_guesses, control_secrets)
         if group_labels or not on_cluster(tables.encoded("holdout")):
             holdout_sizes = secrets.counts("holdout", np.array(list(group_labels)))
