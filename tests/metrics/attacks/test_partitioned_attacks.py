@@ -22,10 +22,10 @@ from synthrisk.metrics.attacks._queries import (
     QueryBatch,
     QueryTable,
     count_matches,
-    masked_counts,
 )
 from synthrisk.metrics.attacks._query_generation import dedup
-from synthrisk.metrics.attacks._sharded import ShardedQueryTable, _median
+from synthrisk.metrics.attacks._shard_tasks import masked_counts, median_of_counts
+from synthrisk.metrics.attacks._sharded import ShardedQueryTable
 
 pytest.importorskip("distributed")
 
@@ -239,7 +239,7 @@ def test_median_from_counts_is_numpys(n: int) -> None:
     g = np.random.default_rng(n)
     values = np.round(g.normal(size=n), 1)
     distinct, counts = np.unique(values, return_counts=True)
-    assert _median(distinct, counts) == np.median(values)
+    assert median_of_counts(distinct, counts) == np.median(values)
 
 
 def test_every_attack_supports_partitioned_tables() -> None:

@@ -47,7 +47,6 @@ __all__ = [
     "QueryBatch",
     "QueryTable",
     "count_matches",
-    "masked_counts",
     "match_lists",
     "polars_term",
     "render_query",
@@ -378,61 +377,6 @@ def _fill_kernel(
             )
 
 
-@numba.njit(nogil=True, cache=True)
-def _offer_row(masks, row, out, qi, cap):  # pragma: no cover - compiled
-    """Count a matching ``row`` in every mask holding it; returns the masks it filled."""
-    filled = 0
-    for m in range(masks.shape[1]):
-        if masks[row, m] and out[qi, m] < cap:
-            out[qi, m] += 1
-            if out[qi, m] == cap:
-                filled += 1
-    return filled
-
-
-@numba.njit(nogil=True, cache=True)
-def _wanted(masks, row, out, qi, cap):  # pragma: no cover - compiled
-    """Whether some mask holds ``row`` and is still below ``cap``."""
-    for m in range(masks.shape[1]):  # noqa: SIM110 - any() of a generator does not compile
-        if masks[row, m] and out[qi, m] < cap:
-            return True
-    return False
-
-
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _masked_count_kernel(
-    table, queries, ne_null, cap, masks, out
-):  # pragma: no cover - compiled
-    """``out[i, m]``: rows in mask ``m`` matching query ``i``, counted up to ``cap``.
-
-    ``masks`` has shape (n_rows, n_masks); ``out`` starts at zero. Each query walks
-    the rows of its most selective predicate once, for every mask, and stops when
-    every mask has reached ``cap``.
-    """
-    n_rows = table[0].shape[0]
-    n_masks = masks.shape[1]
-    order = table[1]
-    for qi in numba.prange(out.shape[0]):
-        best_t, a1, b1, a2, b2 = _most_selective(table, queries, qi, ne_null)
-        full = 0
-        if best_t < 0:  # an empty conjunction matches every row
-            for row in range(n_rows):
-                full += _offer_row(masks, row, out, qi, cap)
-                if full >= n_masks:
-                    break
-            continue
-        column = queries[0][qi, best_t]
-        for a, b in ((a1, b1), (a2, b2)):
-            for pos in range(a, b):
-                if full >= n_masks:
-                    break
-                row = order[column, pos]
-                if _wanted(masks, row, out, qi, cap) and _holds_others(
-                    table, queries, qi, best_t, row, ne_null
-                ):
-                    full += _offer_row(masks, row, out, qi, cap)
-
-
 def _kernel_args(
     table: QueryTable, batch: QueryBatch
 ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
@@ -484,48 +428,6 @@ def count_matches(
             first,
         )
     return counts, first
-
-
-def masked_counts(
-    table: QueryTable,
-    batch: QueryBatch,
-    masks: np.ndarray,
-    *,
-    cap: int = 2,
-    ne_matches_null: bool = False,
-) -> IntArray:
-    """Rows of each of several row subsets of ``table`` matching each query, up to ``cap``.
-
-    Parameters
-    ----------
-    table : QueryTable
-        The indexed table.
-    batch : QueryBatch
-        The queries.
-    masks : ndarray of shape (n_rows, n_masks) of bool
-        Column ``m``: the rows of subset ``m``.
-    cap : int, default=2
-        Counting stops at this number.
-    ne_matches_null : bool, default=False
-        Whether ``!=`` is satisfied by a missing value.
-
-    Returns
-    -------
-    ndarray of shape (n_queries, n_masks)
-        ``min(number of matching rows of the subset, cap)``.
-    """
-    masks = np.ascontiguousarray(masks, dtype=np.bool_)
-    out = np.zeros((len(batch), masks.shape[1]), dtype=np.int64)
-    if len(batch) and table.n_rows and masks.shape[1]:
-        kernel: Any = _masked_count_kernel
-        kernel(
-            *_kernel_args(table, batch),
-            bool(ne_matches_null),
-            int(max(cap, 1)),
-            masks,
-            out,
-        )
-    return out
 
 
 def match_lists(

@@ -24,233 +24,50 @@ reach the driver.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import math
-from collections.abc import Callable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.metrics.attacks._queries import (
-    QueryBatch,
-    QueryTable,
-    count_matches,
-    masked_counts,
+from synthrisk.metrics.attacks._partitioned import on_cluster
+from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable, count_matches
+from synthrisk.metrics.attacks._shard_tasks import (
+    bucket_repeats,
+    build_shard,
+    column_counts,
+    column_summaries,
+    count_shard,
+    distinct_values_task,
+    masked_shard,
+    merge_column_counts,
+    merge_counts,
+    merge_masked,
+    pick_bucket,
+    rare_values_task,
+    shard_rows,
+    shard_sizes,
+    shard_values,
+    split_by_hash,
+    unified_arrays,
 )
 from synthrisk.schema.partitioned import PartitionedTable
 
-__all__ = ["ColumnSummary", "MaskPacker", "ShardedQueryTable", "unified_arrays"]
+__all__ = [
+    "ColumnSummary",
+    "MaskPacker",
+    "ShardedQueryTable",
+    "count_all",
+    "sharded_tables",
+    "unified_arrays",
+]
 
 #: most hash buckets of the cross-partition de-duplication
 _MAX_BUCKETS = 32
 #: partial results merged by one reduction task
 _FAN_IN = 4
-
-
-def unified_arrays(numeric: np.ndarray, codes: np.ndarray) -> FloatArray:
-    """:func:`~synthrisk.metrics.attacks._queries.unified_values` of raw block arrays."""
-    numeric = np.asarray(numeric, dtype=np.float64)
-    as_float = codes.astype(np.float64)
-    as_float[codes < 0] = np.nan
-    return np.ascontiguousarray(np.hstack([numeric, as_float]))
-
-
-def _row_hash(values: FloatArray) -> np.ndarray:
-    """A 64-bit hash of each row; rows equal under pandas' rule hash alike."""
-    canonical = values + 0.0  # -0.0 becomes 0.0
-    bits = canonical.view(np.uint64).copy()
-    bits[np.isnan(canonical)] = np.uint64(0x7FF8000000000000)
-    h = np.full(values.shape[0], np.uint64(0xCBF29CE484222325))
-    with np.errstate(over="ignore"):
-        for j in range(values.shape[1]):
-            h = (h ^ bits[:, j]) * np.uint64(0x100000001B3)
-            h ^= h >> np.uint64(29)
-        h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    return h
-
-
-def _split(
-    part: tuple[np.ndarray, np.ndarray], offset: int, n_buckets: int
-) -> tuple[IntArray, list[tuple[FloatArray, IntArray]]]:
-    """Task: the partition's first occurrences, and those rows by hash bucket."""
-    from synthrisk.metrics.attacks._query_generation import dedup
-
-    values = unified_arrays(part[0], part[1])
-    keep = dedup(values)
-    kept = values[keep]
-    positions = keep + offset
-    bucket = (_row_hash(kept) % np.uint64(n_buckets)).astype(np.int64)
-    pieces = [(kept[bucket == b], positions[bucket == b]) for b in range(n_buckets)]
-    return keep, pieces
-
-
-def _pick(split: tuple[IntArray, list[Any]], bucket: int) -> Any:
-    return split[1][bucket]
-
-
-def _bucket_repeats(*pieces: tuple[FloatArray, IntArray]) -> IntArray:
-    """Task: positions of the rows of one bucket repeating an earlier row."""
-    from synthrisk.metrics.attacks._query_generation import dedup
-
-    values = np.vstack([p[0] for p in pieces])
-    positions = np.concatenate([p[1] for p in pieces])
-    order = np.argsort(positions, kind="stable")
-    values, positions = values[order], positions[order]
-    first = np.zeros(positions.shape[0], dtype=bool)
-    first[dedup(values)] = True
-    return positions[~first]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Shard:
-    """One partition's share of the de-duplicated table, indexed for counting."""
-
-    table: QueryTable
-    #: position in the input table of each row
-    positions: IntArray
-
-
-def _build_shard(
-    part: tuple[np.ndarray, np.ndarray],
-    split: tuple[IntArray, Any] | None,
-    repeats: IntArray,
-    offset: int,
-) -> _Shard:
-    """Task: the partition's rows kept by the de-duplication, indexed."""
-    from synthrisk.metrics.attacks._query_generation import dedup
-
-    values = unified_arrays(part[0], part[1])
-    keep = dedup(values) if split is None else split[0]
-    if repeats.size:
-        keep = keep[~np.isin(keep, repeats)]
-    return _Shard(QueryTable.from_values(values[keep]), keep + offset)
-
-
-def _shard_sizes(shard: _Shard) -> tuple[int, IntArray]:
-    return shard.table.n_rows, shard.table.n_valid
-
-
-@contextlib.contextmanager
-def _one_numba_thread() -> Iterator[None]:
-    """On a ``dask.distributed`` worker, run the (parallel) numba kernels on one thread:
-    the worker's threads are the parallelism, as in the neighbour search's tasks."""
-    try:
-        from distributed import get_worker
-
-        get_worker()
-    except (ImportError, ValueError):
-        yield
-        return
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-
-def _count_shard(
-    shard: _Shard, batch: QueryBatch, cap: int, ne_matches_null: bool
-) -> tuple[IntArray, IntArray]:
-    """Task: matches per query (up to ``cap``) and the input position of a single match."""
-    with _one_numba_thread():
-        counts, first = count_matches(
-            shard.table, batch, cap=cap, ne_matches_null=ne_matches_null
-        )
-    if shard.positions.size == 0:  # every row repeats one of an earlier partition
-        return counts, first
-    single = np.where(counts == 1, shard.positions[np.maximum(first, 0)], -1)
-    return counts, single
-
-
-def _merge_counts(
-    cap: int, *parts: tuple[IntArray, IntArray]
-) -> tuple[IntArray, IntArray]:
-    """Task: counts of disjoint shards summed (capped); the single match kept."""
-    counts = np.zeros_like(parts[0][0])
-    single = np.full_like(parts[0][1], -1)
-    for c, s in parts:
-        alone = (counts == 0) & (c == 1)
-        single = np.where(alone, s, np.where(c == 0, single, -1))
-        counts = np.minimum(counts + c, cap)
-    return counts, single
-
-
-def _masked_shard(
-    shard: _Shard,
-    batch: QueryBatch,
-    packed: np.ndarray,
-    cap: int,
-    ne_matches_null: bool,
-) -> IntArray:
-    """Task: matches per query and row subset (bit-packed masks of shape (n_masks, bytes))."""
-    n = shard.table.n_rows
-    masks = np.unpackbits(packed, axis=1, count=n).astype(bool).T
-    with _one_numba_thread():
-        return masked_counts(
-            shard.table, batch, masks, cap=cap, ne_matches_null=ne_matches_null
-        )
-
-
-def _merge_masked(cap: int, *parts: IntArray) -> IntArray:
-    total = parts[0].copy()
-    for p in parts[1:]:
-        total = np.minimum(total + p, cap)
-    return total
-
-
-def _shard_rows(shard: _Shard, rows: IntArray) -> FloatArray:
-    return shard.table.values[rows]
-
-
-def _shard_values(shard: _Shard) -> FloatArray:
-    return shard.table.values
-
-
-def _column_counts(shard: _Shard) -> list[tuple[FloatArray, IntArray]]:
-    """Task: per column, the distinct non-missing values of the shard and their counts."""
-    table = shard.table
-    out = []
-    for j in range(table.n_columns):
-        values = table.sorted_values[j, : table.n_valid[j]]
-        if values.size == 0:
-            out.append((values.copy(), np.zeros(0, dtype=np.int64)))
-            continue
-        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-        counts = np.diff(np.r_[starts, values.size]).astype(np.int64)
-        out.append((values[starts], counts))
-    return out
-
-
-def _merge_column_counts(
-    *parts: list[tuple[FloatArray, IntArray]],
-) -> list[tuple[FloatArray, IntArray]]:
-    out = []
-    for j in range(len(parts[0])):
-        values = np.concatenate([p[j][0] for p in parts])
-        counts = np.concatenate([p[j][1] for p in parts])
-        distinct, inverse = np.unique(values, return_inverse=True)
-        total = np.bincount(
-            inverse.reshape(-1), weights=counts, minlength=distinct.size
-        )
-        out.append((distinct, np.rint(total).astype(np.int64)))
-    return out
-
-
-def _median(distinct: FloatArray, counts: IntArray) -> float:
-    """``np.median`` of the values ``distinct`` repeated ``counts`` times."""
-    n = int(counts.sum())
-    if n == 0:
-        return math.nan
-    ends = np.cumsum(counts)
-    low = distinct[np.searchsorted(ends, (n - 1) // 2, side="right")]
-    high = distinct[np.searchsorted(ends, n // 2, side="right")]
-    # np.median of an even count is the mean of the two middle values
-    return float(np.median(np.array([low, high]))) if n % 2 == 0 else float(low)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,54 +92,6 @@ class ColumnSummary:
     high: float
     median: float
     n_rare: int
-
-
-def _summaries(
-    stats: list[tuple[FloatArray, IntArray]],
-) -> list[tuple[int, float, float, float, int]]:
-    """Task: distinct count, extremes, median and number of rare values per column."""
-    out = []
-    for distinct, counts in stats:
-        if distinct.size == 0:
-            out.append((0, math.nan, math.nan, math.nan, 0))
-            continue
-        out.append(
-            (
-                int(distinct.size),
-                float(distinct[0]),
-                float(distinct[-1]),
-                _median(distinct, counts),
-                int(np.sum(counts == 1)),
-            )
-        )
-    return out
-
-
-def _rare_at(
-    stats: list[tuple[FloatArray, IntArray]],
-    requests: Sequence[tuple[int, IntArray]],
-) -> list[FloatArray]:
-    """Task: the ``ranks``-th smallest values seen once in column ``j``."""
-    out = []
-    for j, ranks in requests:
-        distinct, counts = stats[j]
-        out.append(distinct[counts == 1][ranks])
-    return out
-
-
-def _distinct_at(
-    stats: list[tuple[FloatArray, IntArray]],
-    requests: Sequence[tuple[int, IntArray]],
-) -> list[FloatArray]:
-    """Task: the ``idx``-th distinct values of column ``j`` (NaN past the last one)."""
-    out = []
-    for j, idx in requests:
-        distinct = stats[j][0]
-        inside = idx < distinct.size
-        values = np.full(idx.shape[0], np.nan)
-        values[inside] = distinct[idx[inside]]
-        out.append(values)
-    return out
 
 
 def _tree(partial: list[Any], merge: Callable[[list[Any]], Any]) -> Any:
@@ -408,15 +177,18 @@ class ShardedQueryTable:
                 buckets.append([])
                 continue
             table_splits = [
-                client.submit(_split, part, off, n_buckets, pure=False)
+                client.submit(split_by_hash, part, off, n_buckets, pure=False)
                 for part, off in zip(parts, table.partitions.offsets, strict=True)
             ]
             splits.append(table_splits)
             buckets.append(
                 [
                     client.submit(
-                        _bucket_repeats,
-                        *[client.submit(_pick, s, b, pure=False) for s in table_splits],
+                        bucket_repeats,
+                        *[
+                            client.submit(pick_bucket, s, b, pure=False)
+                            for s in table_splits
+                        ],
                         pure=False,
                     )
                     for b in range(n_buckets)
@@ -433,7 +205,7 @@ class ShardedQueryTable:
             all_shards.append(
                 [
                     client.submit(
-                        _build_shard,
+                        build_shard,
                         part,
                         split,
                         repeats[bounds[i] : bounds[i + 1]] - offsets[i],
@@ -447,7 +219,7 @@ class ShardedQueryTable:
             )
         sizes = client.gather(
             [
-                [client.submit(_shard_sizes, s, pure=False) for s in shards]
+                [client.submit(shard_sizes, s, pure=False) for s in shards]
                 for shards in all_shards
             ]
         )
@@ -479,12 +251,12 @@ class ShardedQueryTable:
         """A future of :meth:`count`'s result; ``batch`` may be a scattered future."""
         client = self.client
         partial = [
-            client.submit(_count_shard, s, batch, cap, ne_matches_null, pure=False)
+            client.submit(count_shard, s, batch, cap, ne_matches_null, pure=False)
             for s in self.shards
         ]
         return _tree(
             partial,
-            lambda group: client.submit(_merge_counts, cap, *group, pure=False),
+            lambda group: client.submit(merge_counts, cap, *group, pure=False),
         )
 
     def count(
@@ -513,12 +285,12 @@ class ShardedQueryTable:
         scattered futures (:meth:`scatter`)."""
         client = self.client
         partial = [
-            client.submit(_masked_shard, s, batch, m, cap, ne_matches_null, pure=False)
+            client.submit(masked_shard, s, batch, m, cap, ne_matches_null, pure=False)
             for s, m in zip(self.shards, masks, strict=True)
         ]
         return _tree(
             partial,
-            lambda group: client.submit(_merge_masked, cap, *group, pure=False),
+            lambda group: client.submit(merge_masked, cap, *group, pure=False),
         )
 
     def masked_counts(
@@ -554,7 +326,7 @@ class ShardedQueryTable:
         pieces = {}
         for p in np.unique(owner):
             pieces[int(p)] = self.client.submit(
-                _shard_rows,
+                shard_rows,
                 self.shards[p],
                 rows[owner == p] - self.starts[p],
                 pure=False,
@@ -567,7 +339,7 @@ class ShardedQueryTable:
     def gather(self) -> QueryTable:
         """The whole de-duplicated table in memory (for small tables)."""
         blocks = self.client.gather(
-            [self.client.submit(_shard_values, s, pure=False) for s in self.shards]
+            [self.client.submit(shard_values, s, pure=False) for s in self.shards]
         )
         values = np.vstack([np.zeros((0, self.n_columns)), *blocks])
         return QueryTable.from_values(values)
@@ -575,12 +347,10 @@ class ShardedQueryTable:
     def _column_stats(self) -> Any:
         if self._stats is None:
             client = self.client
-            partial = [
-                client.submit(_column_counts, s, pure=False) for s in self.shards
-            ]
+            partial = [client.submit(column_counts, s, pure=False) for s in self.shards]
             self._stats = _tree(
                 partial,
-                lambda group: client.submit(_merge_column_counts, *group, pure=False),
+                lambda group: client.submit(merge_column_counts, *group, pure=False),
             )
         return self._stats
 
@@ -588,7 +358,7 @@ class ShardedQueryTable:
         """A :class:`ColumnSummary` of every column (computed once)."""
         if self._summaries is None:
             stats = self._column_stats()
-            gathered = self.client.submit(_summaries, stats, pure=False).result()
+            gathered = self.client.submit(column_summaries, stats, pure=False).result()
             self._summaries = [
                 ColumnSummary(n, int(missing), low, high, median, n_rare)
                 for (n, low, high, median, n_rare), missing in zip(
@@ -603,7 +373,7 @@ class ShardedQueryTable:
         if not requests:
             return []
         return self.client.submit(
-            _rare_at, self._column_stats(), list(requests), pure=False
+            rare_values_task, self._column_stats(), list(requests), pure=False
         ).result()
 
     def distinct_at(self, requests: Sequence[tuple[int, IntArray]]) -> list[FloatArray]:
@@ -612,5 +382,56 @@ class ShardedQueryTable:
         if not requests:
             return []
         return self.client.submit(
-            _distinct_at, self._column_stats(), list(requests), pure=False
+            distinct_values_task, self._column_stats(), list(requests), pure=False
         ).result()
+
+
+def count_all(
+    jobs: list[tuple[Any, QueryBatch]], *, ne_matches_null: bool
+) -> list[tuple[IntArray, IntArray]]:
+    """:func:`count_matches` (cap 2) of each ``(table, batch)`` (empty for a None table).
+
+    Sharded tables count side by side on the cluster, each batch sent once; their
+    second array is the input position of a single match.
+    """
+    ne = ne_matches_null
+    none = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if not any(isinstance(t, ShardedQueryTable) for t, _ in jobs):
+        return [
+            none if t is None else count_matches(t, b, cap=2, ne_matches_null=ne)
+            for t, b in jobs
+        ]
+    first = next(t for t, _ in jobs if t is not None)
+    batches = list({id(b): b for t, b in jobs if t is not None}.values())
+    shipped = dict(zip([id(b) for b in batches], first.scatter(batches), strict=True))
+    futures = [
+        None if t is None else t.submit_count(shipped[id(b)], cap=2, ne_matches_null=ne)
+        for t, b in jobs
+    ]
+    results = iter(first.client.gather([f for f in futures if f is not None]))
+    return [none if f is None else next(results) for f in futures]
+
+
+def _partitioned(tables: Any, name: str) -> PartitionedTable:
+    table = tables.encoded(name)
+    assert on_cluster(table)
+    return table
+
+
+#: sharded tables of the partitioned tables being evaluated (both singling-out
+#: metrics use them; they go with the tables object)
+_SHARDS: weakref.WeakKeyDictionary[Any, list[ShardedQueryTable]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def sharded_tables(tables: Any) -> list[ShardedQueryTable]:
+    """The real, synthetic (and holdout) tables de-duplicated and indexed on the cluster."""
+    if tables not in _SHARDS:
+        names = ["real", "synthetic"]
+        if tables.holdout is not None:
+            names.append("holdout")
+        _SHARDS[tables] = ShardedQueryTable.build_all(
+            [_partitioned(tables, name) for name in names]
+        )
+    return _SHARDS[tables]

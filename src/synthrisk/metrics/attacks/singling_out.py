@@ -28,7 +28,6 @@ matches, so millions of candidate queries are decided in seconds.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from typing import Any, Literal
 
 import numpy as np
@@ -49,7 +48,6 @@ from synthrisk.metrics.attacks._queries import (
     ColumnInfo,
     QueryBatch,
     QueryTable,
-    count_matches,
     render_query,
     unified_values,
 )
@@ -60,13 +58,12 @@ from synthrisk.metrics.attacks._query_generation import (
     multivariate_queries,
     univariate_queries,
 )
-from synthrisk.metrics.attacks._sharded import ShardedQueryTable
+from synthrisk.metrics.attacks._sharded import count_all, sharded_tables
 from synthrisk.metrics.attacks._size_correction import (
     control_correction,
     singling_out_probability_integral,
 )
 from synthrisk.results import RecordScores
-from synthrisk.schema.partitioned import PartitionedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import holdout_test
 from synthrisk.stats.intervals import (
@@ -108,57 +105,6 @@ def column_info(tables: Tables) -> ColumnInfo:
         else:
             integral.append(False)
     return ColumnInfo(names, kinds, categories, encoder.time_origin, tuple(integral))
-
-
-def _count_all(
-    jobs: list[tuple[Any, QueryBatch]], rules: Rules
-) -> list[tuple[IntArray, IntArray]]:
-    """:func:`count_matches` (cap 2) of each ``(table, batch)`` (empty for a None table).
-
-    Sharded tables count side by side on the cluster, each batch sent once; their
-    second array is the input position of a single match.
-    """
-    ne = rules.ne_matches_null
-    none = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    if not any(isinstance(t, ShardedQueryTable) for t, _ in jobs):
-        return [
-            none if t is None else count_matches(t, b, cap=2, ne_matches_null=ne)
-            for t, b in jobs
-        ]
-    first = next(t for t, _ in jobs if t is not None)
-    batches = list({id(b): b for t, b in jobs if t is not None}.values())
-    shipped = dict(zip([id(b) for b in batches], first.scatter(batches), strict=True))
-    futures = [
-        None if t is None else t.submit_count(shipped[id(b)], cap=2, ne_matches_null=ne)
-        for t, b in jobs
-    ]
-    results = iter(first.client.gather([f for f in futures if f is not None]))
-    return [none if f is None else next(results) for f in futures]
-
-
-def _partitioned(tables: Tables, name: str) -> PartitionedTable:
-    table = tables.encoded(name)
-    assert on_cluster(table)
-    return table
-
-
-#: sharded tables of the partitioned tables being evaluated (both singling-out
-#: metrics use them; they go with the tables object)
-_SHARDS: weakref.WeakKeyDictionary[Any, list[ShardedQueryTable]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _shards(tables: Tables) -> list[ShardedQueryTable]:
-    """The real, synthetic (and holdout) tables de-duplicated and indexed on the cluster."""
-    if tables not in _SHARDS:
-        names = ["real", "synthetic"]
-        if tables.holdout is not None:
-            names.append("holdout")
-        _SHARDS[tables] = ShardedQueryTable.build_all(
-            [_partitioned(tables, name) for name in names]
-        )
-    return _SHARDS[tables]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -349,7 +295,7 @@ def singling_out_attack(
     control: Any = None
     if on_cluster(tables.encoded("real")):
         # de-duplicated and indexed on the cluster, one shard per partition
-        shards = _shards(tables)
+        shards = sharded_tables(tables)
         real, syn = shards[0], shards[1]
         control = shards[2] if len(shards) > 2 else None
     else:
@@ -404,8 +350,9 @@ def singling_out_attack(
     baseline = baseline_queries(
         syn, rules, n_queries=n_attacks, width=width, rng=base_rng
     )
-    (main_counts, main_first), (baseline_counts, _), control_result = _count_all(
-        [(real, queries), (real, baseline), (control, queries)], rules
+    (main_counts, main_first), (baseline_counts, _), control_result = count_all(
+        [(real, queries), (real, baseline), (control, queries)],
+        ne_matches_null=rules.ne_matches_null,
     )
     if isinstance(real, QueryTable):
         main_rows = np.where(main_counts == 1, real_keep[np.maximum(main_first, 0)], -1)
