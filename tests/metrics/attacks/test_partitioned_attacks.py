@@ -245,3 +245,33 @@ def test_median_from_counts_is_numpys(n: int) -> None:
 def test_every_attack_supports_partitioned_tables() -> None:
     for name in ATTACKS:
         assert get_metric(name)().supports_partitioned()
+
+
+def test_encoder_and_rows_of_partitioned_tables(
+    dask_client: Any, mixed_tables: tuple
+) -> None:
+    import dask.dataframe as dd
+
+    from synthrisk.metrics.attacks._partitioned import encoder_of, take_rows
+    from synthrisk.schema import prepare_tables
+    from synthrisk.schema.partitioned import prepare_partitioned
+
+    tables = prepare_tables(*mixed_tables)
+    partitioned = prepare_partitioned(
+        *[dd.from_pandas(f, npartitions=2) for f in mixed_tables], client=dask_client
+    )
+    encoder, expected = encoder_of(partitioned), tables.encoder
+    assert encoder.time_origin == expected.time_origin
+    assert encoder.categories.keys() == expected.categories.keys()
+    for name, categories in expected.categories.items():
+        assert encoder.categories[name].tolist() == categories.tolist()
+    assert encoder_of(partitioned) is encoder  # refitted once
+    # every row in order: gathered all the same
+    real = partitioned.encoded("real")
+    gathered = take_rows(real, np.arange(real.n_rows))
+    np.testing.assert_array_equal(gathered.numeric, tables.encoded("real").numeric)
+    np.testing.assert_array_equal(gathered.codes, tables.encoded("real").codes)
+    rows = np.array([5, 0, 5, 119])
+    np.testing.assert_array_equal(
+        take_rows(real, rows).codes, tables.encoded("real").codes[rows]
+    )

@@ -441,6 +441,11 @@ class InferenceRisk(Metric):
         None fixes Anonymeter's bugs (baseline aligned by position, regression from the
         column kind, tolerance relative to the true value, NaN never poisons distances);
         a version string reproduces that version.
+
+    On tables partitioned on a Dask cluster
+    (:func:`synthrisk.cluster.evaluate_dataset`) it runs on every row, with the
+    in-memory result: the targets are gathered, the synthetic table stays on the
+    cluster.
     """
 
     id = "inference"

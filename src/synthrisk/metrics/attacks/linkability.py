@@ -12,7 +12,8 @@ Neighbours use Anonymeter's Gower variant (numeric differences divided by the co
 range, categorical mismatch 1, summed). Ties among equally near synthetic rows are
 broken uniformly at random (seeded), independently for each half. The neighbours are
 found once for ``n_neighbors`` and :meth:`LinkabilityAttack.estimate` re-counts links
-for any smaller ``k`` without searching again.
+for any smaller ``k`` without searching again. A synthetic table partitioned on a Dask
+cluster is searched in place, in the same seeded order.
 """
 
 from __future__ import annotations
@@ -245,12 +246,13 @@ def linkability_attack(
         k = n_syn
     halves = (tuple(aux_cols[0]), tuple(aux_cols[1]))
     main_rng, base_rng, ctrl_rng = rng.spawn(3)
+    # the synthetic halves (on the cluster for a partitioned table), for both attacks
+    reference = _halves(tables, "synthetic", None, halves)
 
     def search(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
         query = _halves(tables, name, targets, halves)
-        reference = _halves(tables, "synthetic", None, halves)
         out = [
             attack_neighbors(
                 tables,
@@ -371,6 +373,11 @@ class LinkabilityRisk(Metric):
     compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
         None: missing values never poison distances and numeric ranges are shared by
         all tables; a version string reproduces Anonymeter's distance.
+
+    On tables partitioned on a Dask cluster
+    (:func:`synthrisk.cluster.evaluate_dataset`) it runs on every row, with the
+    in-memory result: the targets are gathered, the synthetic table stays on the
+    cluster.
     """
 
     id = "linkability"

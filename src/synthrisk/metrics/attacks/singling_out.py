@@ -22,7 +22,9 @@ Query generation follows Anonymeter 1.1:
 
 All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics.attacks._queries`:
 every query walks only the rows of its most selective predicate and stops at two
-matches, so millions of candidate queries are decided in seconds.
+matches, so millions of candidate queries are decided in seconds. Tables partitioned
+on a Dask cluster are de-duplicated, indexed and counted there, partition by partition
+(:mod:`synthrisk.metrics.attacks._sharded`), with the same queries and counts.
 """
 
 from __future__ import annotations
@@ -440,6 +442,10 @@ class SinglingOutRisk(Metric):
         None fixes Anonymeter's bugs (rates over the queries actually generated, the
         intended holdout-size correction, datetime columns and quoted strings work);
         a version string reproduces that version's behaviour.
+
+    On tables partitioned on a Dask cluster
+    (:func:`synthrisk.cluster.evaluate_dataset`) it runs on every row, with the
+    in-memory result.
     """
 
     id = "singling_out"
