@@ -207,7 +207,10 @@ def nearest_neighbors(
     query : EncodedTable or ndarray of shape (n_query, n_features)
         Rows to find neighbours for.
     reference : EncodedTable or ndarray of shape (n_reference, n_features)
-        Rows to search; same columns as ``query``.
+        Rows to search; same columns as ``query``. Either side may also be a
+        :class:`~synthrisk.schema.partitioned.PartitionedTable` (rows on a Dask
+        cluster) for the ``dcr`` and ``gower`` distances, without ``weights`` or
+        ``max_distance``: the same result, the partitions searched where they are.
     k : int, default=1
         Number of neighbours, ``1 <= k <= n_reference``.
     distance : {"dcr", "gower", "euclidean"}, default="dcr"
