@@ -94,9 +94,10 @@ class _SyntheticCounts:
 
 @dataclasses.dataclass
 class _Scores:
-    """Per-row probabilities of one real-side table and its unmatched rows."""
+    """Per-row probabilities of one real-side table (NaN where the key is unmatched),
+    and per partition the distinct unmatched tuples and each unmatched row's tuple."""
 
-    p: list[FloatArray]
+    p: FloatArray
     unmatched: list[IntArray]
     unmatched_ids: list[IntArray]
 
@@ -116,6 +117,8 @@ class PartitionedAttack:
     key_radix: tuple[int, ...]
     columns: tuple[Column, ...] = ()
     arrays: tuple[np.ndarray, ...] = ()
+    #: the method the unmatched rows were resolved for (None: not yet)
+    resolved: CapMethod | None = None
 
     def probabilities(self, method: CapMethod, context: Context) -> FloatArray:
         """Every row of the (first) real-side table: :func:`cap_probabilities`."""
@@ -124,35 +127,41 @@ class PartitionedAttack:
     def table_probabilities(
         self, method: CapMethod, context: Context
     ) -> list[FloatArray]:
-        """The probabilities of each real-side table (real, then holdout when pooled)."""
-        out = [[p.copy() for p in s.p] for s in self.scores]
-        if method == "cap":
-            return [np.concatenate(parts) for parts in out]
+        """The probabilities of each real-side table (real, then holdout when pooled).
+
+        The unmatched rows are resolved in place, in the attack's own arrays (one
+        O(rows) array per table on the driver, not two), so an attack serves one method.
+        """
+        if self.resolved not in (None, method):
+            msg = (
+                f"this attack's probabilities were resolved for {self.resolved!r}; "
+                f"build another attack for {method!r}."
+            )
+            raise ParameterError(msg)
+        out = [s.p for s in self.scores]
+        if self.resolved is not None or method == "cap":
+            self.resolved = method
+            return out
+        self.resolved = method
         if method == "zero_cap":
-            for parts in out:
-                for p in parts:
-                    p[np.isnan(p)] = 0.0
-            return [np.concatenate(parts) for parts in out]
+            for p in out:
+                p[np.isnan(p)] = 0.0
+            return out
         pieces = [u for s in self.scores for u in s.unmatched]
-        stacked = (
-            np.concatenate(pieces)
-            if pieces
-            else np.empty((0, self.n_key + 1), dtype=np.int64)
-        )
-        if stacked.shape[0]:
-            radix = (*self.key_radix, self.counts.n_sens)
-            _, ids = build_index(stacked, radix)
-            _, first = np.unique(ids, return_index=True)
-            probs = self._generalized(stacked[first], context)
-            at = 0
-            for s, parts in zip(self.scores, out, strict=True):
-                for u, local, p in zip(
-                    s.unmatched, s.unmatched_ids, parts, strict=True
-                ):
-                    global_ids = ids[at : at + u.shape[0]]
-                    at += u.shape[0]
-                    p[np.isnan(p)] = probs[global_ids[local]]
-        return [np.concatenate(parts) for parts in out]
+        if not sum(u.shape[0] for u in pieces):
+            return out
+        stacked = np.concatenate(pieces)
+        _, ids = build_index(stacked, (*self.key_radix, self.counts.n_sens))
+        _, first = np.unique(ids, return_index=True)
+        probs = self._generalized(stacked[first], context)
+        at = 0
+        for s, p in zip(self.scores, out, strict=True):
+            rows = []  # the global tuple of each unmatched row, in row order
+            for u, local in zip(s.unmatched, s.unmatched_ids, strict=True):
+                rows.append(ids[at : at + u.shape[0]][local])
+                at += u.shape[0]
+            p[np.isnan(p)] = probs[np.concatenate(rows)]
+        return out
 
     def _generalized(self, queries: IntArray, context: Context) -> FloatArray:
         """Generalized CAP of distinct unmatched (key codes, sensitive id) tuples."""
@@ -239,6 +248,24 @@ def _read_date(
         spec = dataclasses.replace(spec, source="metadata")
     normalised = prepare_tables(cell, cell, metadata=Schema((spec,)))
     return int(normalised.real[column].iloc[0].value)
+
+
+#: arrays larger than this go to the workers once, before the tasks that read them
+_SCATTER_BYTES = 1 << 20
+
+
+def _scatter(client: Any, arrays: Sequence[np.ndarray]) -> list[Any]:
+    """The large arrays as futures on every worker (the small ones as they are).
+
+    Scattered without content hashing: two attacks may ship equal arrays one after
+    the other, and a hashed key released by the first would be lost to the second.
+    """
+    return [
+        client.scatter(a, broadcast=True, hash=False)
+        if a.nbytes > _SCATTER_BYTES
+        else a
+        for a in arrays
+    ]
 
 
 def _union(parts: Sequence[np.ndarray]) -> FloatArray:
@@ -428,14 +455,17 @@ def partitioned_attack(
     layout = Layout(
         k, counts.n_sens, len(arrays), key_radix, sens_radix, binned_sensitive
     )
-    lookups = [
-        *arrays,
-        *counts.keys.stages,
-        *counts.sens.stages,
-        counts.pair_ids,
-        counts.pair_rows,
-        counts.key_rows,
-    ]
+    lookups = _scatter(
+        tables.real.client,
+        [
+            *arrays,
+            *counts.keys.stages,
+            *counts.sens.stages,
+            counts.pair_ids,
+            counts.pair_rows,
+            counts.key_rows,
+        ],
+    )
     scores = []
     present: list[list[np.ndarray]] = [[] for _ in binned_sensitive]
     for table in queries:
@@ -443,9 +473,11 @@ def partitioned_attack(
         p, unmatched, ids = zip(
             *((q["p"], q["unmatched"], q["unmatched_ids"]) for q in parts), strict=True
         )
-        scores.append(_Scores(list(p), list(unmatched), list(ids)))
         for i, codes in enumerate(present):
             codes.extend(q["present"][i] for q in parts)
+        del parts  # the per-partition arrays: only their concatenation is kept
+        scores.append(_Scores(np.concatenate(p), list(unmatched), list(ids)))
+        del p
     for j, codes in zip(binned_sensitive, present, strict=True):
         plan.real_distinct[sensitive[j]] = _union(codes).shape[0]
 
@@ -473,7 +505,9 @@ def _synthetic_counts(
     sens_radix: tuple[int, ...],
 ) -> _SyntheticCounts:
     """Count the synthetic (key, sensitive) tuples per partition and add them up."""
-    parts = syn.map_partitions(count_part, columns, origin, *arrays)
+    parts = syn.map_partitions(
+        count_part, columns, origin, *_scatter(syn.client, arrays)
+    )
     stacked = np.concatenate([rows for rows, _ in parts])
     rows_of = np.concatenate([n for _, n in parts])
     tuples, ids = build_index(stacked, (*key_radix, *sens_radix))

@@ -316,7 +316,12 @@ def score_part(
     unmatched = np.column_stack([tuples[~matched, :k], sens[~matched]])
     distinct, ids = distinct_rows(unmatched)
     present = [np.unique(tuples[:, k + j]) for j in layout.binned_sensitive]
-    return {"p": p, "unmatched": distinct, "unmatched_ids": ids, "present": present}
+    return {
+        "p": p,
+        "unmatched": distinct,
+        "unmatched_ids": ids.astype(np.int32),
+        "present": present,
+    }
 
 
 def zero_row(numeric: FloatArray, codes: IntArray, j: int) -> int:
