@@ -133,6 +133,55 @@ def test_coarse_categorical_copies(check_partitioned: Callable[..., Any]) -> Non
     assert a.breakdown["baseline_protection"] == pytest.approx(2 / 3)
 
 
+def test_exact_matches_and_their_caveats(
+    check_partitioned: Callable[..., Any], mixed_tables: tuple
+) -> None:
+    # a near-identifier category, a number and a date matched exactly as known
+    # columns; a number matched exactly as the sensitive column
+    g = np.random.default_rng(5)
+    frames = [
+        f.assign(postcode=[f"p{i}" for i in g.integers(0, 200, len(f))])
+        for f in mixed_tables
+    ]
+    metric = {
+        "disclosure_protection": {
+            "known_column_names": ["postcode", "num", "when"],
+            "sensitive_column_names": ["count"],
+            "computation_method": "generalized_cap",
+        }
+    }
+    report = check_partitioned(tuple(frames), metric)
+    (result,) = report.results
+    warnings = " ".join(result.warnings)
+    assert "'postcode' has 91 distinct values in 120 real rows" in warnings
+    assert "'num' is numerical with 102 distinct real values" in warnings
+    assert "datetime column 'when' is matched on exact timestamps" in warnings
+    # 9 counts (0 to 8), none missing
+    assert result.breakdown["baseline_protection"] == pytest.approx(8 / 9)
+
+
+def test_strict_types_raises_as_in_memory(
+    dask_client: Any, mixed_tables: tuple
+) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    from synthrisk import evaluate
+    from synthrisk.cluster import evaluate_dataset
+
+    metric = {
+        "disclosure_protection": {
+            "known_column_names": ["when", "cat"],
+            "sensitive_column_names": ["flag"],
+            "strict_types": True,
+        }
+    }
+    with pytest.raises(ParameterError) as in_memory:
+        evaluate(*mixed_tables, metrics=metric)
+    parts = [dd.from_pandas(f, npartitions=3) for f in mixed_tables]
+    with pytest.raises(ParameterError, match="datetime column 'when' is not in") as got:
+        evaluate_dataset(*parts, metrics=metric, client=dask_client, sample_rows=5)
+    assert str(got.value) == str(in_memory.value)
+
+
 @pytest.mark.parametrize(
     "case",
     ["multi_sensitive", "binned", "exact_float_nan", "nat_collapse", "constant_binned"],
@@ -193,16 +242,21 @@ def test_identifier_column_is_refused(dask_client: Any, mixed_tables: tuple) -> 
 # ------------------------------------------------------------------- helpers
 
 
-def test_recover_ns_is_exact_for_microseconds_and_recent_nanoseconds() -> None:
-    origin = pd.Timestamp("1990-03-04 05:06:07.123456").value
+def test_recover_ns_is_exact_for_usual_precisions() -> None:
+    origin = pd.Timestamp("1900-03-04 05:06:07").value
     g = np.random.default_rng(1)
-    # whole microseconds up to 40 years after the origin
-    micro = origin + g.integers(0, 40 * 365 * 86400 * 10**6, 2000) * 1000
-    # any nanosecond within 40 days of the origin
-    nano = origin + g.integers(0, 40 * 86400 * 10**9, 2000)
-    for ns in (micro, nano):
-        seconds = (ns - origin).astype(np.float64) / 1e9  # the encoder's rule
-        np.testing.assert_array_equal(recover_ns(seconds, origin), ns)
+    year = 365 * 86400
+    cases = {
+        "whole seconds, 140 years": g.integers(0, 140 * year, 2000) * 10**9,
+        "whole milliseconds, 290 years": g.integers(0, 290 * year * 10**3, 2000)
+        * 10**6,
+        "whole microseconds, 40 years": g.integers(0, 40 * year * 10**6, 2000) * 1000,
+        "any nanosecond, 40 days": g.integers(0, 40 * 86400 * 10**9, 2000),
+    }
+    for case, delta in cases.items():
+        seconds = delta.astype(np.float64) / 1e9  # the encoder's rule
+        got = recover_ns(seconds, origin)
+        np.testing.assert_array_equal(got, origin + delta, err_msg=case)
 
 
 def test_tuple_index_finds_exactly_the_indexed_rows() -> None:

@@ -80,25 +80,36 @@ class Column:
 def recover_ns(seconds: FloatArray, origin: int) -> IntArray:
     """Nanosecond timestamps from the encoded seconds since ``origin`` (NaN read as 0).
 
-    The encoding keeps ``float64(ns - origin) / 1e9``. A timestamp in whole
-    microseconds (whatever its distance to the origin within 47 years), or any
-    timestamp within 48 days of the origin, is recovered exactly: the candidate kept is
-    the one that encodes back to the same seconds.
+    The encoding keeps ``float64(ns - origin) / 1e9``. The value kept is the coarsest
+    candidate (whole seconds, then milliseconds, microseconds, nanoseconds) that
+    encodes back to the same seconds, which is the timestamp itself for dates in
+    whole seconds up to 146 years after the origin, in whole milliseconds at any
+    distance, in whole microseconds up to 47 years after it, and for any timestamp up
+    to 48 days after it.
     """
     s = np.where(np.isnan(seconds), 0.0, seconds)
+    delta = np.zeros(s.shape[0], dtype=np.int64)
+    todo = np.arange(s.shape[0])
     with np.errstate(invalid="ignore", over="ignore"):
-        delta = np.round(s * 1e6).astype(np.int64) * 1000
-        bad = delta.astype(np.float64) / 1e9 != s
-        if bad.any():
-            wanted = s[bad]
-            base = np.round(wanted * 1e9).astype(np.int64)
-            fixed, found = base.copy(), np.zeros(base.shape[0], dtype=bool)
-            for offset in (0, -1, 1, -2, 2, -3, 3, -4, 4):
-                candidate = base + offset
-                ok = ~found & (candidate.astype(np.float64) / 1e9 == wanted)
-                fixed[ok] = candidate[ok]
-                found |= ok
-            delta[bad] = fixed
+        for per_second in (1, 10**3, 10**6):
+            wanted = s[todo]
+            candidate = np.round(wanted * per_second).astype(np.int64) * (
+                10**9 // per_second
+            )
+            ok = candidate.astype(np.float64) / 1e9 == wanted
+            delta[todo[ok]] = candidate[ok]
+            todo = todo[~ok]
+            if not todo.size:
+                return delta + np.int64(origin)
+        wanted = s[todo]
+        base = np.round(wanted * 1e9).astype(np.int64)
+        fixed, found = base.copy(), np.zeros(base.shape[0], dtype=bool)
+        for offset in (0, -1, 1, -2, 2, -3, 3, -4, 4):
+            candidate = base + offset
+            ok = ~found & (candidate.astype(np.float64) / 1e9 == wanted)
+            fixed[ok] = candidate[ok]
+            found |= ok
+        delta[todo] = fixed
     return delta + np.int64(origin)
 
 
