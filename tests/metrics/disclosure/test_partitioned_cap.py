@@ -233,9 +233,7 @@ def test_identifier_column_is_refused(dask_client: Any, mixed_tables: tuple) -> 
             "sensitive_column_names": ["flag"],
         }
     }
-    with pytest.raises(
-        ParameterError, match=r"'user_id' is a id column.*'categorical'"
-    ):
+    with pytest.raises(ParameterError, match=r"'user_id' has kind 'id'.*'categorical'"):
         evaluate_dataset(*parts, metrics=metric, client=dask_client, sample_rows=5)
 
 

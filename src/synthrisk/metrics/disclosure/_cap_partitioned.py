@@ -197,7 +197,7 @@ def _check_encoded(tables: PartitionedTables, columns: Sequence[str]) -> None:
         spec = tables.schema[column]
         if spec.excluded:
             msg = (
-                f"column {column!r} is a {spec.kind} column, which tables partitioned on a "
+                f"column {column!r} has kind {spec.kind!r}, which tables partitioned on a "
                 "cluster do not carry (only numerical, datetime, categorical and boolean "
                 "columns are encoded); declare its kind as 'categorical' in the metadata to "
                 "use it as a known or sensitive column."
