@@ -53,11 +53,17 @@ from synthrisk.metrics.disclosure._codes import (
     check_binnable,
 )
 from synthrisk.metrics.disclosure._defaults import (
+    Attack,
     cap_holdout_test,
     default_cap_columns,
+    encode_attack,
     run_with_default_columns,
 )
-from synthrisk.metrics.disclosure._kernels import CapMethod, cap_protection
+from synthrisk.metrics.disclosure._kernels import (
+    CapMethod,
+    bootstrap_cap,
+    cap_protection,
+)
 from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
@@ -85,27 +91,6 @@ def _row_summary(p: FloatArray) -> dict[str, int]:
     for level in _RISK_LEVELS:
         out[f"guessed_p_ge_{level}"] = int((p >= level).sum())
     return out
-
-
-def bootstrap_cap(
-    p: FloatArray, rng: np.random.Generator, n_boot: int = N_RESAMPLES
-) -> FloatArray:
-    """``cap_protection`` of ``n_boot`` bootstrap resamples of the real rows.
-
-    Resampling rows with replacement only changes how often each distinct probability
-    value is drawn, so the resamples are drawn as multinomial counts over those values
-    (the same distribution, in time independent of the number of rows).
-    """
-    n = p.shape[0]
-    if n < 2:
-        return np.full(0, np.nan)
-    values, counts = np.unique(np.where(np.isnan(p), -1.0, p), return_counts=True)
-    draws = rng.multinomial(n, counts / n, size=n_boot).astype(np.float64)
-    scored = values >= 0
-    n_scored = draws[:, scored].sum(axis=1)
-    total = draws[:, scored] @ values[scored]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_scored > 0, 1.0 - total / n_scored, np.nan)
 
 
 def _sample(n: int, size: int, rng: np.random.Generator) -> IntArray:
@@ -199,6 +184,9 @@ class DisclosureProtection(_DisclosureBase):
     With a holdout, ``breakdown["holdout_test"]`` compares the mean guess probability of
     training rows with holdout rows (:func:`cap_holdout_test`).
 
+    On tables partitioned on a Dask cluster it runs on every row, with the in-memory
+    result (:mod:`~synthrisk.metrics.disclosure._cap_partitioned`).
+
     Parameters
     ----------
     known_column_names : list of str or None, default=None
@@ -231,6 +219,7 @@ class DisclosureProtection(_DisclosureBase):
     id = "disclosure_protection"
     report_order = 30
     runs_by_default = True
+    runs_partitioned = True
 
     known_column_names = Param(
         column_list(allow_none=True),
@@ -291,8 +280,8 @@ class DisclosureProtection(_DisclosureBase):
         self.method = cap_method(self.computation_method, self.computation)
         self._replace_param("computation_method", self.method)
 
-    def _codes(self, tables: Tables, context: Context) -> AttackCodes:
-        codes = attack_codes(
+    def _codes(self, tables: Tables, context: Context) -> Attack:
+        codes = encode_attack(
             tables,
             self.known,
             self.sensitive,
@@ -343,7 +332,9 @@ class DisclosureProtection(_DisclosureBase):
             "real_rows": _row_summary(p),
         }
         if tables.holdout is not None:
-            breakdown["holdout_test"] = cap_holdout_test(tables, self, context)
+            breakdown["holdout_test"] = cap_holdout_test(
+                tables, self, context, attack=codes
+            )
         return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
 
 
@@ -373,6 +364,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     id = "disclosure_protection_estimate"
     report_order = 40
     runs_by_default = False
+    runs_partitioned = False  # subsamples of in-memory codes
 
     num_rows_subsample = Param(
         integer(minimum=1), 1000, "Rows drawn from each table per iteration."
@@ -402,6 +394,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
                 "which is used whole in every iteration."
             )
         codes = self._codes(tables, context)
+        assert isinstance(codes, AttackCodes)
         rng = context.rng
         samples = [
             (_sample(n_real, n_sub, rng), _sample(n_syn, n_sub, rng))

@@ -31,6 +31,10 @@ __all__ = [
     "cap_method",
     "check_binnable",
     "column_list",
+    "exact_datetime",
+    "identifier_like",
+    "many_numeric_values",
+    "no_real_value",
 ]
 
 NatBinning = Literal["missing", "sdmetrics"]
@@ -205,6 +209,61 @@ def _fill_missing(
     return real, synthetic
 
 
+# ------------------------------------------------------------- caveats of the codes
+# one home for each caveat, shared by the in-memory and the partitioned encodings
+
+
+def no_real_value(column: str, context: Context, *, strict_types: bool) -> None:
+    """A binned column without any real value: raise (strict) or warn."""
+    if strict_types:
+        msg = (
+            f"continuous column {column!r} has no value in the real table, so it has no bins "
+            "(SDMetrics 0.32 fails here with 'Bin edges must be unique'); strict_types=True."
+        )
+        raise ParameterError(msg)
+    context.warn(
+        f"continuous column {column!r} has no value in the real table: its real rows all fall "
+        "in the missing-value category and its synthetic values in a single bin."
+    )
+
+
+def exact_datetime(column: str, context: Context, *, strict_types: bool) -> None:
+    """A datetime column matched on exact timestamps: raise (strict) or warn."""
+    if strict_types:
+        msg = (
+            f"datetime column {column!r} is not in `continuous_column_names`; SDMetrics 0.32 "
+            "raises a TypeError here (strict_types=True). List it as continuous to bin it."
+        )
+        raise ParameterError(msg)
+    context.warn(
+        f"datetime column {column!r} is matched on exact timestamps; listing it in "
+        "`continuous_column_names` (binned dates) is probably what you meant."
+    )
+
+
+def identifier_like(
+    column: str, n_distinct: int, n_rows: int, context: Context
+) -> None:
+    """Warn when a known column matched exactly has about one value per real row."""
+    if n_distinct > max(_MANY_VALUES, 0.5 * n_rows):
+        context.warn(
+            f"known column {column!r} has {n_distinct} distinct values in {n_rows} real "
+            "rows and behaves like an identifier: real rows match synthetic rows only where "
+            "both tables share a value."
+        )
+
+
+def many_numeric_values(
+    column: str, n_distinct: int, n_bins: int, context: Context, *, numeric_hint: str
+) -> None:
+    """Warn when a numerical known column matched exactly has many distinct values."""
+    if n_distinct > max(_MANY_VALUES, n_bins):
+        context.warn(
+            f"known column {column!r} is numerical with {n_distinct} distinct real values and is "
+            f"matched exactly, which makes it close to an identifier; {numeric_hint}."
+        )
+
+
 def attack_codes(
     tables: Tables,
     known: Sequence[str],
@@ -240,47 +299,22 @@ def attack_codes(
             if (
                 present.dtype.kind == "f" and np.isnan(present).all()
             ) or present.size == 0:
-                if strict_types:
-                    msg = (
-                        f"continuous column {column!r} has no value in the real table, so it has no bins "
-                        "(SDMetrics 0.32 fails here with 'Bin edges must be unique'); strict_types=True."
-                    )
-                    raise ParameterError(msg)
-                context.warn(
-                    f"continuous column {column!r} has no value in the real table: its real rows all fall "
-                    "in the missing-value category and its synthetic values in a single bin."
-                )
+                no_real_value(column, context, strict_types=strict_types)
             r_codes, s_codes = discretize(
                 r_vals, s_vals, n_bins, real_missing=r_miss, synthetic_missing=s_miss
             )
         else:
             if kind == "datetime":
-                if strict_types:
-                    msg = (
-                        f"datetime column {column!r} is not in `continuous_column_names`; SDMetrics 0.32 "
-                        "raises a TypeError here (strict_types=True). List it as continuous to bin it."
-                    )
-                    raise ParameterError(msg)
-                context.warn(
-                    f"datetime column {column!r} is matched on exact timestamps; listing it in "
-                    "`continuous_column_names` (binned dates) is probably what you meant."
-                )
+                exact_datetime(column, context, strict_types=strict_types)
             r_codes, s_codes = _exact_codes(tables, column)
             if kind not in ("numerical", "datetime") and column in known:
                 n_distinct = len(pd.unique(r_codes[r_codes >= 0]))
-                if n_distinct > max(_MANY_VALUES, 0.5 * r_codes.shape[0]):
-                    context.warn(
-                        f"known column {column!r} has {n_distinct} distinct values in {r_codes.shape[0]} real "
-                        "rows and behaves like an identifier: real rows match synthetic rows only where "
-                        "both tables share a value."
-                    )
+                identifier_like(column, n_distinct, r_codes.shape[0], context)
             if kind == "numerical" and column in known:
                 n_distinct = len(pd.unique(r_codes[r_codes >= 0]))
-                if n_distinct > max(_MANY_VALUES, n_bins):
-                    context.warn(
-                        f"known column {column!r} is numerical with {n_distinct} distinct real values and is "
-                        f"matched exactly, which makes it close to an identifier; {numeric_hint}."
-                    )
+                many_numeric_values(
+                    column, n_distinct, n_bins, context, numeric_hint=numeric_hint
+                )
         encoded[column] = _fill_missing(r_codes, s_codes, missing)
     n_distinct_product = 1
     for column in sensitive:

@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CAP attack in the default run: synthrisk's default columns and the holdout test."""
+"""The CAP attack in the default run: synthrisk's default columns, the holdout test, and
+the choice between the in-memory encoding and the one on a cluster."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context
-from synthrisk.metrics.disclosure._codes import attack_codes
+from synthrisk.metrics.disclosure._cap_partitioned import (
+    PartitionedAttack,
+    distinct_real_values,
+    is_partitioned_tables,
+    partitioned_attack,
+)
+from synthrisk.metrics.disclosure._codes import AttackCodes, NatBinning, attack_codes
 from synthrisk.results import MetricResult
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
@@ -20,13 +28,54 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_KNOWN",
+    "Attack",
     "cap_holdout_test",
     "default_cap_columns",
+    "encode_attack",
     "run_with_default_columns",
 ]
 
 #: known columns in the default choice
 DEFAULT_KNOWN = 3
+
+#: the encoded attack: codes in memory, or counts made on a cluster
+Attack: TypeAlias = AttackCodes | PartitionedAttack
+
+
+def encode_attack(
+    tables: Tables,
+    known: Sequence[str],
+    sensitive: Sequence[str],
+    context: Context,
+    *,
+    continuous: Sequence[str],
+    n_bins: int,
+    nat_binning: NatBinning,
+    strict_types: bool,
+) -> Attack:
+    """:func:`attack_codes` in memory; :func:`partitioned_attack` (every row, on the
+    cluster) for tables partitioned on a cluster."""
+    if is_partitioned_tables(tables):
+        return partitioned_attack(
+            tables,  # type: ignore[arg-type]
+            known,
+            sensitive,
+            context,
+            continuous=continuous,
+            n_bins=n_bins,
+            nat_binning=nat_binning,
+            strict_types=strict_types,
+        )
+    return attack_codes(
+        tables,
+        known,
+        sensitive,
+        context,
+        continuous=continuous,
+        n_bins=n_bins,
+        nat_binning=nat_binning,
+        strict_types=strict_types,
+    )
 
 
 def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]]:
@@ -54,8 +103,12 @@ def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]
     categorical = [c for c in usable if c.kind in ("categorical", "boolean")]
     sensitive = (categorical or usable)[-1]
     numeric_kinds = ("numerical", "datetime")
+    # partitioned tables: counted on the cluster (numeric columns capped at 10 there)
+    counted = distinct_real_values(tables) if is_partitioned_tables(tables) else None  # type: ignore[arg-type]
 
     def distinct(column: Any) -> int:
+        if counted is not None:
+            return counted[column.name]
         n = int(tables.real[column.name].nunique(dropna=False))
         return min(n, 10) if column.kind in numeric_kinds else n
 
@@ -91,14 +144,36 @@ def run_with_default_columns(
 
 
 def cap_holdout_test(
-    tables: Tables, metric: DisclosureProtection, context: Context
+    tables: Tables,
+    metric: DisclosureProtection,
+    context: Context,
+    *,
+    attack: Attack | None = None,
 ) -> dict[str, Any]:
     """The CAP attack on training rows against the same attack on holdout rows.
 
     Both are encoded together (bins from training ∪ holdout), so that the two sides are
-    treated alike; the score itself keeps SDMetrics' encoding.
+    treated alike; the score itself keeps SDMetrics' encoding. On partitioned tables the
+    synthetic counts of ``attack`` (the score's attack) are reused when the pooled bins
+    are the same.
     """
     assert tables.holdout is not None
+    statistic = "mean probability of guessing a training person's sensitive values minus a holdout person's"
+    if is_partitioned_tables(tables):
+        pooled_attack = partitioned_attack(
+            tables,  # type: ignore[arg-type]
+            metric.known,
+            metric.sensitive,
+            Context(),
+            continuous=metric.continuous,
+            n_bins=metric.num_discrete_bins,
+            nat_binning=metric.nat_binning,
+            strict_types=metric.strict_types,
+            pooled=True,
+            reuse=attack if isinstance(attack, PartitionedAttack) else None,
+        )
+        p_real, p_holdout = pooled_attack.table_probabilities(metric.method, context)
+        return mean_difference_test(p_real, p_holdout, statistic=statistic)
     n_real = len(tables.real)
     pooled = Tables(
         real=pd.concat([tables.real, tables.holdout], ignore_index=True),
@@ -117,8 +192,4 @@ def cap_holdout_test(
         strict_types=metric.strict_types,
     )
     p = codes.probabilities(metric.method, context)
-    return mean_difference_test(
-        p[:n_real],
-        p[n_real:],
-        statistic="mean probability of guessing a training person's sensitive values minus a holdout person's",
-    )
+    return mean_difference_test(p[:n_real], p[n_real:], statistic=statistic)

@@ -23,10 +23,12 @@ from synthrisk._validation import check_option
 from synthrisk.neighbors import rows_per_block
 from synthrisk.schema.keys import tuple_ids
 from synthrisk.settings import get_config
+from synthrisk.stats.bootstrap import N_RESAMPLES
 
 __all__ = [
     "CapMethod",
     "NearestSearch",
+    "bootstrap_cap",
     "cap_probabilities",
     "cap_protection",
     "generalized_cap_counts",
@@ -157,6 +159,27 @@ def cap_protection(probabilities: FloatArray) -> float:
         return float("nan")
     total = float(np.cumsum(scored)[-1])
     return 1.0 - total / scored.size
+
+
+def bootstrap_cap(
+    p: FloatArray, rng: np.random.Generator, n_boot: int = N_RESAMPLES
+) -> FloatArray:
+    """``cap_protection`` of ``n_boot`` bootstrap resamples of the real rows.
+
+    Resampling rows with replacement only changes how often each distinct probability
+    value is drawn, so the resamples are drawn as multinomial counts over those values
+    (the same distribution, in time independent of the number of rows).
+    """
+    n = p.shape[0]
+    if n < 2:
+        return np.full(0, np.nan)
+    values, counts = np.unique(np.where(np.isnan(p), -1.0, p), return_counts=True)
+    draws = rng.multinomial(n, counts / n, size=n_boot).astype(np.float64)
+    scored = values >= 0
+    n_scored = draws[:, scored].sum(axis=1)
+    total = draws[:, scored] @ values[scored]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_scored > 0, 1.0 - total / n_scored, np.nan)
 
 
 def _pair_counts(
