@@ -206,7 +206,8 @@ class PartitionedTable:
         values of that partition.
         """
         shipped = [
-            self.client.scatter(a, broadcast=True)
+            # hash=False: equal arrays of two calls must not share (and race on) one key
+            self.client.scatter(a, broadcast=True, hash=False)
             if isinstance(a, np.ndarray) and a.nbytes > _SCATTER_BYTES
             else a
             for a in args
@@ -294,6 +295,8 @@ class PartitionedTables:
     schema: Schema
     frames: Mapping[str, Any] = dataclasses.field(repr=False)
     notes: tuple[str, ...] = ()
+    #: the fitted encoder: category dictionaries and time origin of the codes
+    encoder: Encoder | None = dataclasses.field(default=None, repr=False)
 
     def encoded(self, name: str) -> PartitionedTable:
         """The encoded partitions of one table."""
@@ -657,4 +660,5 @@ def prepare_partitioned(
         schema=schema,
         frames=frames,
         notes=tuple(notes),
+        encoder=encoder,
     )

@@ -17,15 +17,13 @@ workers) are read through these, so that the attacks run one code path on both:
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import Sequence
 from typing import Any, TypeGuard
 
 import numpy as np
-import pandas as pd
 
-from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray
+from synthrisk.exceptions import InputError
 from synthrisk.schema.encoding import EncodedTable, Encoder
 from synthrisk.schema.partitioned import (
     Domain,
@@ -78,60 +76,16 @@ def take_rows(table: Any, rows: IntArray) -> EncodedTable:
     return out
 
 
-#: encoders refitted for partitioned tables that do not carry theirs
-_ENCODERS: weakref.WeakKeyDictionary[Any, Encoder] = weakref.WeakKeyDictionary()
-
-
 def encoder_of(tables: Any) -> Encoder:
     """The encoder of ``tables``: category dictionaries and time origin.
 
-    In-memory tables and partitioned tables that keep their encoder give it; for
-    partitioned tables without one it is refitted, once per tables object, by the
-    same distributed reduction that :func:`~synthrisk.schema.partitioned.prepare_partitioned`
-    runs (categories in order of first appearance over real, synthetic, holdout), so
-    the codes are those of the partitions.
+    In-memory tables fit theirs on first use; partitioned tables keep the one that
+    :func:`~synthrisk.schema.partitioned.prepare_partitioned` fitted.
     """
-    encoder = getattr(tables, "encoder", None)
-    if encoder is not None:
-        return encoder
-    if tables in _ENCODERS:
-        return _ENCODERS[tables]
-    from synthrisk.schema import partitioned
-
-    delayed = import_optional("dask", extra="dask").delayed
-
-    real = tables.encoded("real")
-    categorical = tuple(real.categorical_names)
-    datetimes = tuple(c.name for c in tables.schema.modelable if c.kind == "datetime")
-    specs = list(tables.schema.columns)
-    client = real.client
-    tasks = []
-    for name in ("real", "synthetic", "holdout"):
-        frame = tables.frames.get(name)
-        if frame is None or getattr(tables, name) is None:
-            continue
-        # the normalisation and summary of prepare_partitioned, task for task
-        summarise = delayed(partitioned._summarise)
-        tasks.append(
-            [
-                summarise(p, specs, name, categorical, datetimes)
-                for p in frame.to_delayed()
-            ]
-        )
-    gathered = client.gather(client.compute(tasks))
-    categories = {}
-    for c in categorical:
-        seen = [s["categories"][c] for table in gathered for s in table]
-        stacked = np.concatenate(seen) if seen else np.empty(0, dtype=object)
-        categories[c] = pd.Index(pd.unique(stacked), dtype=object)
-    times = [
-        t for table in gathered for s in table for t in s["time_min"] if not pd.isna(t)
-    ]
-    origin = int(min(times).value) if times else 0
-    encoder = Encoder(
-        tuple(real.numeric_names), categorical, datetimes, categories, origin
-    )
-    _ENCODERS[tables] = encoder
+    encoder = tables.encoder
+    if encoder is None:
+        msg = "these partitioned tables carry no encoder; build them with prepare_partitioned."
+        raise InputError(msg)
     return encoder
 
 
