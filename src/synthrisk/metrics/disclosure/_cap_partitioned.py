@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
@@ -53,15 +51,11 @@ from synthrisk.metrics.disclosure._partition_tasks import (
     TupleIndex,
     build_index,
     count_part,
-    one_cell,
     prepare_part,
     score_part,
-    zero_row,
 )
 from synthrisk.schema.keys import bin_edges
 from synthrisk.schema.partitioned import PartitionedTable, PartitionedTables
-from synthrisk.schema.schema import Schema
-from synthrisk.schema.tables import TABLE_NAMES, prepare_tables
 
 __all__ = [
     "PartitionedAttack",
@@ -213,51 +207,15 @@ def _code_at(table: PartitionedTable, column: str) -> int:
     return table.categorical_names.index(column)
 
 
-_ORIGINS: weakref.WeakKeyDictionary[PartitionedTables, int] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def time_origin(tables: PartitionedTables) -> int:
-    """The encoders' time origin (earliest date of all tables) in ns, from its one row.
+    """The encoder's time origin (earliest date of all tables) in nanoseconds.
 
-    The encoded dates are seconds since the origin, which is 0.0 exactly at the
-    earliest date: that one row is read from the input again and normalised by the
-    in-memory rules (with the date format fixed for the partitions).
+    The encoded dates are seconds since this origin.
     """
-    if tables in _ORIGINS:
-        return _ORIGINS[tables]
-    dates = [c for c in tables.schema.modelable if c.kind == "datetime"]
-    for name in TABLE_NAMES:
-        table: PartitionedTable | None = getattr(tables, name)
-        if table is None:
-            continue
-        for spec in dates:
-            j = _numeric_at(table, spec.name)
-            if table.domain.low[j] != 0.0:
-                continue
-            rows = table.map_partitions(zero_row, j)
-            part = next(i for i, r in enumerate(rows) if r >= 0)
-            origin = _read_date(tables, name, part, int(rows[part]), spec.name)
-            _ORIGINS[tables] = origin  # the score and the holdout test ask twice
-            return origin
-    msg = "no encoded date is 0.0 (the earliest date); the partitions are inconsistent."
-    raise InputError(msg)
-
-
-def _read_date(
-    tables: PartitionedTables, name: str, part: int, row: int, column: str
-) -> int:
-    dask = import_optional("dask", extra="dask")
-    client = tables.real.client
-    frame = tables.frames[name]
-    task = dask.delayed(one_cell)(frame.to_delayed()[part], row, column)
-    cell = client.gather(client.compute(task))
-    spec = tables.schema[column]
-    if spec.datetime_format is not None:  # the format fixed for the partitions
-        spec = dataclasses.replace(spec, source="metadata")
-    normalised = prepare_tables(cell, cell, metadata=Schema((spec,)))
-    return int(normalised.real[column].iloc[0].value)
+    if tables.encoder is None:
+        msg = "these partitioned tables carry no encoder; build them with prepare_partitioned."
+        raise InputError(msg)
+    return int(tables.encoder.time_origin)
 
 
 #: arrays larger than this go to the workers once, before the tasks that read them

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.schema.keys import tuple_ids
@@ -28,11 +27,9 @@ __all__ = [
     "count_part",
     "distinct_rows",
     "lookup",
-    "one_cell",
     "prepare_part",
     "recover_ns",
     "score_part",
-    "zero_row",
 ]
 
 #: distinct values of a numeric column counted by the default column choice (it
@@ -333,13 +330,3 @@ def score_part(
         "unmatched_ids": ids.astype(np.int32),
         "present": present,
     }
-
-
-def zero_row(numeric: FloatArray, codes: IntArray, j: int) -> int:
-    hits = np.flatnonzero(numeric[:, j] == 0.0)
-    return int(hits[0]) if hits.size else -1
-
-
-def one_cell(frame: pd.DataFrame, row: int, column: str) -> pd.DataFrame:
-    renamed = frame.rename(columns=str)
-    return renamed[[column]].iloc[[row]].reset_index(drop=True)
