@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: rows per table of the seeded sample the other metrics run on
-DEFAULT_SAMPLE_ROWS = 200_000
+DEFAULT_SAMPLE_ROWS = 50_000
 
 
 def evaluate_dataset(
@@ -69,7 +69,7 @@ def evaluate_dataset(
     client, scheduler
         The cluster (as :func:`synthrisk.evaluate`); neither starts a local cluster
         sized to this machine.
-    sample_rows : int, default=200_000
+    sample_rows : int, default=50_000
         Metrics that need every row in memory (those whose
         :meth:`~synthrisk.metrics.Metric.supports_partitioned` is False, such as
         ``membership_classification``) run on a sample of at most this many rows per table, drawn

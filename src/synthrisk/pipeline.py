@@ -143,7 +143,7 @@ def evaluate_files(
         As for :func:`synthrisk.evaluate`.
     sample_rows : int, default=None
         Folder or glob inputs: rows per table of the seeded sample that metrics needing
-        every row in memory run on (None: 200,000; see
+        every row in memory run on (None: 50,000; see
         :func:`synthrisk.cluster.evaluate_dataset`). Ignored for single files.
     thresholds : Thresholds or dict, default=None
         Verdict thresholds; None uses synthrisk's defaults.

@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=(
             "folder or glob inputs: rows per table of the seeded sample that metrics "
-            "needing every row in memory run on (default: 200000)"
+            "needing every row in memory run on (default: 50000)"
         ),
     )
     ev.add_argument(

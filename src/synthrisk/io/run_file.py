@@ -10,7 +10,7 @@
     metrics:
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
-    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 200000}
+    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 50000}
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
