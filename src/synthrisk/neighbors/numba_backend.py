@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
+from synthrisk.neighbors import _projection
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._protocol import Search
 
@@ -47,8 +48,7 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
             np.array([0, n_ref], dtype=np.int64),
             np.arange(n_ref, dtype=np.int64),
         )
-    group_codes, inverse = np.unique(r_cat, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    group_codes, inverse = _projection.row_groups(r_cat)
     order = np.argsort(inverse, kind="stable").astype(np.int64)
     counts = np.bincount(inverse, minlength=group_codes.shape[0])
     group_start = np.zeros(group_codes.shape[0] + 1, dtype=np.int64)
@@ -290,10 +290,14 @@ def query_order(q_cat: IntArray) -> IntArray:
 def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
     """:meth:`NeighborBackend.kneighbors` by the pruned scan of the module docstring."""
     spec, k, r_num, r_cat = search.spec, search.k, search.r_num, search.r_cat
+    group_codes, group_start, order = group_reference(r_cat)
+    # one numeric column that bounds the distance well: walk groups sorted by it
+    walk = _projection.plan(search, n_groups=group_codes.shape[0])
+    if walk is not None:
+        return _projection.kneighbors(search, walk)
     n_query = search.q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
-    group_codes, group_start, order = group_reference(r_cat)
     perm = query_order(search.q_cat)
     sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
     q_num = np.ascontiguousarray(search.q_num[perm])
