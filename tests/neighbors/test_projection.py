@@ -4,6 +4,7 @@ bit for bit and index for index, whatever its key and projection columns."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -158,6 +159,7 @@ def eager_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_projection, "_ROWS_PER_GROUP", 1)
     monkeypatch.setattr(_projection, "_PILOT_PAIRS", 0)
     monkeypatch.setattr(_projection, "_PILOT_RATIO", np.inf)
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
 
 
 @pytest.mark.filterwarnings("ignore:All-NaN slice encountered:RuntimeWarning")
@@ -189,6 +191,7 @@ def test_weighted_wide_table_matches_numpy(
     reference = _table(rng, 2000, 3, n_cat, cardinality=3, nan=0.05, coarse=False)
     weights = np.r_[100.0, 3.0, 1.0, rng.uniform(0.3, 1.7, n_cat)]
     monkeypatch.setattr(_projection, "_ROWS_PER_GROUP", 64)
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
     for k, radius in ((1, None), (5, rng.random(300) * 3)):
         kw: dict[str, Any] = {
             "k": k,
@@ -206,7 +209,7 @@ def test_weighted_wide_table_matches_numpy(
         _assert_same((got.distances, got.indices), want)
 
 
-def test_plan_declines_weak_projection() -> None:
+def test_plan_declines_weak_projection(monkeypatch: pytest.MonkeyPatch) -> None:
     # unweighted dcr over many distinct code combinations: categorical bounds prune
     # better than any numeric column, the grouped scan keeps the search
     rng = np.random.default_rng(3)
@@ -221,7 +224,19 @@ def test_plan_declines_weak_projection() -> None:
         ],
         1,
     )
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
     assert _projection.plan(search) is None
+    # small searches keep the grouped scan whatever the columns
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 10**9)
+    strong = dataclasses.replace(
+        search,
+        spec=search.spec.weighted(
+            np.r_[100.0, 100.0, 0.1, 0.1, 0.1, 0.1], "dcr", n_numeric=2, n_categorical=4
+        ),
+    )
+    assert _projection.plan(strong) is None
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
+    assert _projection.plan(strong) is not None
 
 
 def test_plan_pilots_the_projection_column(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,6 +249,7 @@ def test_plan_pilots_the_projection_column(monkeypatch: pytest.MonkeyPatch) -> N
     spec = neighbors_module.distance_spec("dcr", num, num, 1, scale=np.ones(2))[0]
     search = Search(num[:1000], codes[:1000], num, codes, spec, 1)
     monkeypatch.setattr(_projection, "_PILOT_PAIRS", 0)
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
     how = _projection.plan(search)
     assert how is not None
     assert how.column == 1

@@ -61,6 +61,9 @@ _SAMPLE_PAIRS = 4096
 #: the key columns split the reference into at most one group per this many rows
 _ROWS_PER_GROUP = 256
 
+#: smaller searches keep the grouped scan (the plan would cost more than it saves)
+_MIN_PAIRS = 10**6
+
 #: projection columns tried on a sample of query rows when the search is this large
 _PILOT_PAIRS = 2 * 10**7
 #: query rows of that sample, and projection columns tried at most
@@ -259,15 +262,25 @@ def _walk_group(
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _walk_kernel(
-    q_num, q_cat, ref, groups, terms, cat_w, mask_sums, divisor, radius, out
+    q_num,
+    q_cat,
+    ref,
+    groups,
+    terms,
+    cat_w,
+    mask_sums,
+    divisor,
+    radius,
+    out_d,
+    out_i,
+    out_work,
 ):  # pragma: no cover - compiled
-    """Top k of every query row into ``out = (distances, indices, work)``.
+    """Top k of every query row into ``out_d``, ``out_i``.
 
     ``groups = (group_codes, group_start, nan_start, key_columns)``: the groups'
     codes in their key columns, their rows, and where their missing values start.
-    ``work`` receives the number of rows each query looked at.
+    ``out_work`` receives the number of rows each query looked at.
     """
-    out_d, out_i, out_work = out
     group_codes, group_start, _, key_columns = groups
     power = terms[5]
     k = out_d.shape[1]
@@ -420,6 +433,8 @@ def plan(search: Search, *, n_groups: int | None = None) -> Plan | None:
     """
     spec, r_num, r_cat = search.spec, search.r_num, search.r_cat
     n_ref, n_cat = r_cat.shape
+    if search.q_num.shape[0] * n_ref < _MIN_PAIRS:
+        return None
     ranked = _ranked_columns(r_num, spec)
     if not ranked or n_ref < 2 * _LINEAR_GROUP:
         return None
@@ -553,7 +568,9 @@ def _search(search: Search, how: Plan) -> tuple[FloatArray, IntArray, IntArray]:
             mask_sums,
             float(spec.divisor),
             sum_radius[start:stop],
-            (out_d[start:stop], out_i[start:stop], out_work[start:stop]),
+            out_d[start:stop],
+            out_i[start:stop],
+            out_work[start:stop],
         )
         if search.progress is not None:
             search.progress(stop - start)
