@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The walk over groups sorted by one numeric column equals the numpy reference backend,
-bit for bit and index for index, whatever its key and projection columns."""
+"""The walk over groups sorted by one numeric column, and the first pass of the grouped
+scan over nearby groups, equal the numpy reference backend, bit for bit and index for
+index, whatever their columns."""
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any
 
 import numpy as np
@@ -13,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import synthrisk.neighbors as neighbors_module
-from synthrisk.neighbors import _projection, nearest_neighbors, numpy_backend
+from synthrisk.neighbors import _nearby, _projection, nearest_neighbors, numpy_backend
 from synthrisk.neighbors._projection import Plan, row_groups
 from synthrisk.neighbors._protocol import Search
 from synthrisk.schema.encoding import EncodedTable
@@ -273,3 +275,76 @@ def test_row_groups_match_numpy_unique(low: int, high: int, n_cat: int) -> None:
     want_codes, want_inverse = np.unique(codes, axis=0, return_inverse=True)
     np.testing.assert_array_equal(group_codes, want_codes)
     np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+
+
+@pytest.fixture(params=["one and two mismatches", "one mismatch"])
+def eager_first_pass(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """Run the first pass of the grouped scan on every search (never the walk)."""
+    monkeypatch.setattr(_nearby, "_MIN_GROUPS", 0)
+    monkeypatch.setattr(_nearby, "_MIN_PAIRS", 0)
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 10**18)
+    if request.param == "one mismatch":
+        monkeypatch.setattr(_nearby, "_MAX_PAIR_ENTRIES", 0)
+    return str(request.param)
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice encountered:RuntimeWarning")
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(params=searches(), extra_codes=st.booleans())
+def test_first_pass_matches_numpy(
+    params: dict[str, Any], extra_codes: bool, eager_first_pass: str
+) -> None:
+    query, reference, kw = _draw_tables(params)
+    if extra_codes and params["n_cat"]:
+        # query codes that no reference row has (and missing, -1, everywhere)
+        codes = query.codes.copy()
+        codes[::3, 0] = params["cardinality"] + 2
+        query = dataclasses.replace(query, codes=codes)
+    want = nearest_neighbors(query, reference, backend="numpy", **kw)
+    got = nearest_neighbors(query, reference, backend="numba", **kw)
+    np.testing.assert_array_equal(got.distances, want.distances)
+    np.testing.assert_array_equal(got.indices, want.indices)
+
+
+@pytest.mark.parametrize("weights", [None, "light", "zero"])
+def test_first_pass_on_many_groups(weights: str | None, eager_first_pass: str) -> None:
+    # 6 categorical columns of 4 codes: hundreds of groups, neighbours one or two
+    # mismatches away; zero weights make mismatches free (the pass declines)
+    rng = np.random.default_rng(11)
+    query = _table(rng, 400, 2, 6, cardinality=4, nan=0.05, coarse=True)
+    reference = _table(rng, 1500, 2, 6, cardinality=4, nan=0.05, coarse=True)
+    kw: dict[str, Any] = {"distance": "dcr"}
+    if weights == "light":
+        kw["weights"] = np.r_[1.0, 1.0, 0.3, 0.7, 0.3, 1.1, 0.2, 0.9]
+    elif weights == "zero":
+        kw["weights"] = np.r_[1.0, 1.0, 0.0, 0.7, 0.3, 1.1, 0.0, 0.9]
+    for k, radius in ((1, None), (8, None), (3, rng.random(400) * 0.4)):
+        want = nearest_neighbors(
+            query, reference, backend="numpy", k=k, max_distance=radius, **kw
+        )
+        got = nearest_neighbors(
+            query, reference, backend="numba", k=k, max_distance=radius, **kw
+        )
+        np.testing.assert_array_equal(got.distances, want.distances)
+        np.testing.assert_array_equal(got.indices, want.indices)
+
+
+def test_least_sum_bounds_every_column_order() -> None:
+    # the kernels sum in column order; the bound must hold for every order
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        weights = rng.choice([0.1, 0.2, 0.3, 0.7, 1 / 3, 1e-17, 1.0], size=5)
+        for count in (1, 2, 3):
+            least = _nearby._least_sum(weights, count)
+            for cols in itertools.combinations(range(5), count):
+                acc = 0.0
+                for c in cols:
+                    acc += float(weights[c])
+                assert least <= acc
+    assert _nearby._least_sum(np.ones(2), 3) == np.inf

@@ -87,14 +87,23 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
     codes = np.asarray(codes, dtype=np.int64)
     low = codes.min(axis=0)
     sizes = codes.max(axis=0) - low + 1
-    if float(np.sum(np.log2(sizes.astype(np.float64)))) < 62:
+    bits = float(np.sum(np.log2(sizes.astype(np.float64))))
+    if bits < 62:
         # mixed-radix key, first column most significant: sorting the keys sorts
         # the rows lexicographically, as np.unique(axis=0) does
         key = np.zeros(n_rows, dtype=np.int64)
         for c in range(n_cat):
             key *= sizes[c]
             key += codes[:, c] - low[c]
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        if 2.0**bits <= max(4 * n_rows, 2**16):
+            # few possible keys: mark them instead of sorting
+            present = np.zeros(int(np.prod(sizes)), dtype=bool)
+            present[key] = True
+            inverse = (np.cumsum(present) - 1)[key].astype(np.int64)
+            first = np.empty(int(inverse.max()) + 1, dtype=np.int64)
+            first[inverse[::-1]] = np.arange(n_rows - 1, -1, -1)
+        else:
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         return np.ascontiguousarray(codes[first]), inverse.reshape(-1).astype(np.int64)
     group_codes, inverse = np.unique(codes, axis=0, return_inverse=True)
     return (

@@ -39,7 +39,7 @@ TIE = 2
 UNRESOLVED = -1
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(parallel=True, nogil=True, cache=True)
 def compare_sides(
     offsets, distances, indices, is_real, included, n_pool
 ):  # pragma: no cover - compiled
@@ -61,7 +61,7 @@ def compare_sides(
     """
     n = offsets.size - 1
     out = np.empty(n, dtype=np.int8)
-    for s in range(n):
+    for s in numba.prange(n):  # rows are independent: any number of threads
         start = offsets[s]
         stop = offsets[s + 1]
         first = np.inf
@@ -390,8 +390,11 @@ def permutation_shares(
     weighted : ndarray of shape (n_permutations,)
         Share with ties weighted by ``n_real / n_pool`` (APT's rule).
     """
-    unique, local = np.unique(tie_indices, return_inverse=True)
-    local = local.reshape(-1).astype(np.int64)
+    # np.unique(tie_indices, return_inverse=True), by marking the pool positions
+    present = np.zeros(n_pool, dtype=bool)
+    present[tie_indices] = True
+    unique = np.flatnonzero(present)
+    local = (np.cumsum(present) - 1)[tie_indices].astype(np.int64)
     n_sets = tie_offsets.size - 1
     w = np.ones(n_sets) if weights is None else np.asarray(weights, dtype=np.float64)
     total = 0.0
