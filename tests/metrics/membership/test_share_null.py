@@ -146,3 +146,19 @@ def test_null_matches_the_sequential_kernel(
         mp.undo()
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**31 - 2])
+def test_generator_continues_the_mersenne_twister_stream(seed: int) -> None:
+    # draws in pieces of odd sizes, across many twists of the state
+    state = (
+        _share_kernels._mt_seed(seed),
+        np.empty(_share_kernels._MT_N // 2),
+        np.array([_share_kernels._MT_N // 2]),
+    )
+    pieces = [np.empty(size) for size in (1, 311, 312, 5, 1000, 3, 20000)]
+    for piece in pieces:
+        _share_kernels._mt_fill(*state, piece)
+    legacy = np.random.RandomState(seed)  # the stream to reproduce
+    want = legacy.random_sample(sum(piece.size for piece in pieces))
+    np.testing.assert_array_equal(np.concatenate(pieces), want)

@@ -192,52 +192,71 @@ def _mt_seed(seed):  # pragma: no cover - compiled
     for i in range(1, _MT_N):
         prev = mt[i - 1]
         mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF
-    return mt
+    return mt.astype(np.uint32)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _mt_step(mt, first, shifted, n):  # pragma: no cover - compiled
+    """Words ``first .. first + n`` of the next state, from word ``shifted`` on."""
+    upper = np.uint32(0x80000000)
+    lower = np.uint32(0x7FFFFFFF)
+    matrix = np.uint32(0x9908B0DF)
+    one = np.uint32(1)
+    for j in range(n):
+        y = (mt[first + j] & upper) | (mt[first + j + 1] & lower)
+        odd = np.uint32(0) - (y & one)  # all ones where y is odd
+        mt[first + j] = mt[shifted + j] ^ (y >> one) ^ (odd & matrix)
 
 
 @numba.njit(nogil=True, cache=True)
 def _mt_twist(mt):  # pragma: no cover - compiled
-    """The next 624 state words, in place."""
+    """The next 624 state words, in place (the recurrence in three stretches without
+    overlap between the words read and written, which vectorise)."""
     n, m = _MT_N, _MT_M
-    for i in range(n - m):
-        y = (mt[i] & 0x80000000) | (mt[i + 1] & 0x7FFFFFFF)
-        mt[i] = mt[i + m] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
-    for i in range(n - m, n - 1):
-        y = (mt[i] & 0x80000000) | (mt[i + 1] & 0x7FFFFFFF)
-        mt[i] = mt[i + m - n] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
-    y = (mt[n - 1] & 0x80000000) | (mt[0] & 0x7FFFFFFF)
-    mt[n - 1] = mt[m - 1] ^ (y >> 1) ^ ((y & 1) * 0x9908B0DF)
+    _mt_step(mt, 0, m, n - m)  # reads words m.. (not yet rewritten)
+    _mt_step(mt, n - m, 0, n - m)  # reads words 0..n-m (rewritten just above)
+    _mt_step(mt, 2 * (n - m), n - m, m - (n - m) - 1)
+    y = (mt[n - 1] & np.uint32(0x80000000)) | (mt[0] & np.uint32(0x7FFFFFFF))
+    odd = np.uint32(0) - (y & np.uint32(1))
+    mt[n - 1] = mt[m - 1] ^ (y >> np.uint32(1)) ^ (odd & np.uint32(0x9908B0DF))
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _mt_temper(y):  # pragma: no cover - compiled
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
 
 
 @numba.njit(nogil=True, cache=True)
-def _mt_fill(mt, words, at, out):  # pragma: no cover - compiled
+def _mt_fill(mt, doubles, at, out):  # pragma: no cover - compiled
     """The generator's next ``out.size`` doubles in [0, 1), 53 bits from two words each.
 
-    ``words`` holds the tempered output of the last twist and ``at[0]`` the next
-    unused one (624: twist first); the same stream as ``np.random.random()`` in
+    ``doubles`` holds the 312 doubles of the last twist and ``at[0]`` the next
+    unused one (312: twist first); the same stream as ``np.random.random()`` in
     numba and ``random_sample`` of numpy's ``RandomState``, seeded alike.
     """
     flat = out.reshape(-1)
     n = flat.size
+    half = _MT_N // 2
     pos = 0
     i = at[0]
     while pos < n:
-        if i == _MT_N:
+        if i == half:
             _mt_twist(mt)
-            for w in range(_MT_N):
-                y = mt[w]
-                y ^= y >> 11
-                y ^= (y << 7) & 0x9D2C5680
-                y ^= (y << 15) & 0xEFC60000
-                y ^= y >> 18
-                words[w] = y
+            for h in range(half):
+                high = _mt_temper(mt[2 * h]) >> np.uint32(5)
+                low = _mt_temper(mt[2 * h + 1]) >> np.uint32(6)
+                # (high * 2**26 + low) / 2**53: multiplying by a power of two is exact
+                doubles[h] = (np.float64(high) * 67108864.0 + np.float64(low)) * (
+                    1.0 / 9007199254740992.0
+                )
             i = 0
-        stop = min(n, pos + (_MT_N - i) // 2)
-        for e in range(pos, stop):
-            high = words[i] >> 5
-            low = words[i + 1] >> 6
-            flat[e] = (high * 67108864.0 + low) / 9007199254740992.0
-            i += 2
+        stop = min(n, pos + half - i)
+        flat[pos:stop] = doubles[i : i + stop - pos]
+        i += stop - pos
         pos = stop
     at[0] = i
 
@@ -414,7 +433,7 @@ def permutation_shares(
     batch = max(64, _MAX_DRAWS // max(unique.size, 1)) // 64 * 64
     batch = min(batch, n_permutations)
     draws = np.empty((batch, unique.size))
-    state = (_mt_seed(seed), np.empty(_MT_N, dtype=np.int64), np.array([_MT_N]))
+    state = (_mt_seed(seed), np.empty(_MT_N // 2), np.array([_MT_N // 2]))
     for start in range(0, n_permutations, batch):
         stop = min(start + batch, n_permutations)
         part = draws[: stop - start]
