@@ -17,12 +17,14 @@ No n × m matrix is ever built: memory is O(n_reference) per thread.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
+from synthrisk.neighbors import _projection
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._protocol import Search
 
@@ -47,8 +49,7 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
             np.array([0, n_ref], dtype=np.int64),
             np.arange(n_ref, dtype=np.int64),
         )
-    group_codes, inverse = np.unique(r_cat, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    group_codes, inverse = _projection.row_groups(r_cat)
     order = np.argsort(inverse, kind="stable").astype(np.int64)
     counts = np.bincount(inverse, minlength=group_codes.shape[0])
     group_start = np.zeros(group_codes.shape[0] + 1, dtype=np.int64)
@@ -289,11 +290,61 @@ def query_order(q_cat: IntArray) -> IntArray:
 
 def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
     """:meth:`NeighborBackend.kneighbors` by the pruned scan of the module docstring."""
-    spec, k, r_num, r_cat = search.spec, search.k, search.r_num, search.r_cat
+    from synthrisk.neighbors import _nearby
+
+    spec, r_cat = search.spec, search.r_cat
+    group_codes, group_start, order = group_reference(r_cat)
+    # one numeric column that bounds the distance well: walk groups sorted by it
+    walk = _projection.plan(search, n_groups=group_codes.shape[0])
+    if walk is not None:
+        return _projection.kneighbors(search, walk)
+    num_w = np.ones(search.q_num.shape[1]) if spec.weights is None else spec.weights
+    terms = (
+        np.ascontiguousarray(spec.scale, dtype=np.float64),
+        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
+        spec.clip,
+        float(spec.nan_one),
+        float(spec.nan_both),
+        spec.power,
+        np.ascontiguousarray(num_w, dtype=np.float64),
+    )
+    cat_w = np.ascontiguousarray(
+        np.ones(r_cat.shape[1]) if spec.cat_weights is None else spec.cat_weights,
+        dtype=np.float64,
+    )
+    reference = (group_codes, group_start, order, terms, cat_w)
+    # many groups: first the groups at most one categorical mismatch away
+    first = _nearby.first_pass(search, *reference)
+    if first is None:
+        distances, indices = _grouped_scan(search, *reference)
+    else:
+        distances, indices, rest = first
+        if rest.size:
+            radius = None if search.radius is None else np.asarray(search.radius)
+            again = dataclasses.replace(
+                search,
+                q_num=search.q_num[rest],
+                q_cat=search.q_cat[rest],
+                radius=None if radius is None else radius[rest],
+                progress=None,
+            )
+            distances[rest], indices[rest] = _grouped_scan(again, *reference)
+    return spec.within(distances, indices, search.radius)
+
+
+def _grouped_scan(
+    search: Search,
+    group_codes: IntArray,
+    group_start: IntArray,
+    order: IntArray,
+    terms: tuple[object, ...],
+    cat_w: FloatArray,
+) -> tuple[FloatArray, IntArray]:
+    """The scan of the module docstring (distances before the radius is applied)."""
+    spec, k, r_num = search.spec, search.k, search.r_num
     n_query = search.q_num.shape[0]
     distances = np.empty((n_query, k), dtype=np.float64)
     indices = np.empty((n_query, k), dtype=np.int64)
-    group_codes, group_start, order = group_reference(r_cat)
     perm = query_order(search.q_cat)
     sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
     q_num = np.ascontiguousarray(search.q_num[perm])
@@ -305,20 +356,6 @@ def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
         n_rows=n_query,
     )
     step = min(step, max(512, -(-n_query // 40)))
-    num_w = np.ones(q_num.shape[1]) if spec.weights is None else spec.weights
-    terms = (
-        np.ascontiguousarray(spec.scale, dtype=np.float64),
-        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
-        spec.clip,
-        float(spec.nan_one),
-        float(spec.nan_both),
-        spec.power,
-        np.ascontiguousarray(num_w, dtype=np.float64),
-    )
-    cat_w = np.ascontiguousarray(
-        np.ones(q_cat.shape[1]) if spec.cat_weights is None else spec.cat_weights,
-        dtype=np.float64,
-    )
     inv_width, n_buckets = _bucketing(cat_w, spec.cat_weights is not None)
     bounds = (
         cat_w,
@@ -351,4 +388,4 @@ def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
             search.progress(stop - start)
     distances[perm] = out_d
     indices[perm] = out_i
-    return spec.within(distances, indices, search.radius)
+    return distances, indices

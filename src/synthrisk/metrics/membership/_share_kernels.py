@@ -39,7 +39,7 @@ TIE = 2
 UNRESOLVED = -1
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(parallel=True, nogil=True, cache=True)
 def compare_sides(
     offsets, distances, indices, is_real, included, n_pool
 ):  # pragma: no cover - compiled
@@ -61,7 +61,7 @@ def compare_sides(
     """
     n = offsets.size - 1
     out = np.empty(n, dtype=np.int8)
-    for s in range(n):
+    for s in numba.prange(n):  # rows are independent: any number of threads
         start = offsets[s]
         stop = offsets[s + 1]
         first = np.inf
@@ -179,43 +179,126 @@ def tie_sets(
     return tie_offsets, np.ascontiguousarray(indices[at_min], dtype=np.int64)
 
 
-@numba.njit(nogil=True, cache=True)
-def _seed(seed):  # pragma: no cover - compiled
-    np.random.seed(seed)  # noqa: NPY002 - numba's generator, seeded per call
+#: the Mersenne Twister (MT19937): state words and the shift of its recurrence
+_MT_N = 624
+_MT_M = 397
 
 
 @numba.njit(nogil=True, cache=True)
-def _permutation_shares(
+def _mt_seed(seed):  # pragma: no cover - compiled
+    """MT19937 state for a 32-bit ``seed`` (``init_genrand``, as numba and numpy seed it)."""
+    mt = np.empty(_MT_N, dtype=np.int64)
+    mt[0] = seed & 0xFFFFFFFF
+    for i in range(1, _MT_N):
+        prev = mt[i - 1]
+        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF
+    return mt.astype(np.uint32)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _mt_step(mt, first, shifted, n):  # pragma: no cover - compiled
+    """Words ``first .. first + n`` of the next state, from word ``shifted`` on."""
+    upper = np.uint32(0x80000000)
+    lower = np.uint32(0x7FFFFFFF)
+    matrix = np.uint32(0x9908B0DF)
+    one = np.uint32(1)
+    for j in range(n):
+        y = (mt[first + j] & upper) | (mt[first + j + 1] & lower)
+        odd = np.uint32(0) - (y & one)  # all ones where y is odd
+        mt[first + j] = mt[shifted + j] ^ (y >> one) ^ (odd & matrix)
+
+
+@numba.njit(nogil=True, cache=True)
+def _mt_twist(mt):  # pragma: no cover - compiled
+    """The next 624 state words, in place (the recurrence in three stretches without
+    overlap between the words read and written, which vectorise)."""
+    n, m = _MT_N, _MT_M
+    _mt_step(mt, 0, m, n - m)  # reads words m.. (not yet rewritten)
+    _mt_step(mt, n - m, 0, n - m)  # reads words 0..n-m (rewritten just above)
+    _mt_step(mt, 2 * (n - m), n - m, m - (n - m) - 1)
+    y = (mt[n - 1] & np.uint32(0x80000000)) | (mt[0] & np.uint32(0x7FFFFFFF))
+    odd = np.uint32(0) - (y & np.uint32(1))
+    mt[n - 1] = mt[m - 1] ^ (y >> np.uint32(1)) ^ (odd & np.uint32(0x9908B0DF))
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _mt_temper(y):  # pragma: no cover - compiled
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+@numba.njit(nogil=True, cache=True)
+def _mt_fill(mt, doubles, at, out):  # pragma: no cover - compiled
+    """The generator's next ``out.size`` doubles in [0, 1), 53 bits from two words each.
+
+    ``doubles`` holds the 312 doubles of the last twist and ``at[0]`` the next
+    unused one (312: twist first); the same stream as ``np.random.random()`` in
+    numba and ``random_sample`` of numpy's ``RandomState``, seeded alike.
+    """
+    flat = out.reshape(-1)
+    n = flat.size
+    half = _MT_N // 2
+    pos = 0
+    i = at[0]
+    while pos < n:
+        if i == half:
+            _mt_twist(mt)
+            for h in range(half):
+                high = _mt_temper(mt[2 * h]) >> np.uint32(5)
+                low = _mt_temper(mt[2 * h + 1]) >> np.uint32(6)
+                # (high * 2**26 + low) / 2**53: multiplying by a power of two is exact
+                doubles[h] = (np.float64(high) * 67108864.0 + np.float64(low)) * (
+                    1.0 / 9007199254740992.0
+                )
+            i = 0
+        stop = min(n, pos + half - i)
+        flat[pos:stop] = doubles[i : i + stop - pos]
+        i += stop - pos
+        pos = stop
+    at[0] = i
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _relabel(
+    draws,
     tie_offsets,
     tie_local,
     weights,
-    n_unique,
+    sets,
+    lone,
     n_real,
     n_pool,
-    n_permutations,
     real_weight,
+    total,
+    half,
+    weighted,
 ):  # pragma: no cover - compiled
-    n = tie_offsets.size - 1
-    total = 0.0
-    for s in range(n):
-        total += weights[s]
-    half = np.empty(n_permutations)
-    weighted = np.empty(n_permutations)
-    labels = np.empty(n_unique, dtype=np.bool_)
-    for b in range(n_permutations):
-        # labels of the pool rows that occur in some tie set, drawn without replacement
-        # from an urn of n_real real and n_pool - n_real holdout labels
+    """Shares under the relabellings whose uniform draws are the rows of ``draws``.
+
+    ``sets`` are the tie sets summed one by one, in order; ``lone[u]`` is the
+    summed (integer) weight of the other sets, each the single pool row ``u``
+    (their outcome is its label).
+    """
+    n_batch, n_unique = draws.shape
+    for b in numba.prange(n_batch):
+        # labels of the pool rows that occur in some tie set, drawn without
+        # replacement from an urn of n_real real and n_pool - n_real holdout labels
+        labels = np.empty(n_unique, dtype=np.bool_)
         left_real = n_real
         left = n_pool
+        lone_real = 0
         for u in range(n_unique):
-            is_real = np.random.random() * left < left_real  # noqa: NPY002
+            is_real = draws[b, u] * left < left_real
             labels[u] = is_real
-            if is_real:
-                left_real -= 1
+            left_real -= is_real
+            lone_real += lone[u] * is_real
             left -= 1
         closer = 0.0
         ties = 0.0
-        for s in range(n):
+        for s in sets:
             any_real = False
             any_holdout = False
             for e in range(tie_offsets[s], tie_offsets[s + 1]):
@@ -229,9 +312,72 @@ def _permutation_shares(
                 ties += weights[s]
             elif any_real:
                 closer += weights[s]
+        # integers below 2**53: exact, so the order of the sum does not matter
+        closer += lone_real
         half[b] = (closer + 0.5 * ties) / total
         weighted[b] = (closer + real_weight * ties) / total
-    return half, weighted
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _relabel_packed(
+    draws, tie_offsets, tie_local, weights, sets, lone, n_real, n_pool, out
+):  # pragma: no cover - compiled
+    """:func:`_relabel` for integer weights, 64 relabellings at a time.
+
+    Bit ``b`` of ``labels[u]`` is pool row ``u``'s label in relabelling ``b`` of a
+    block; a tie set is all real where the AND of its rows' words has bit ``b``,
+    all holdout where their OR lacks it. ``out[:, 0]``, ``out[:, 1]``: the summed
+    weights closer to real and tied, exact integers.
+    """
+    n_batch, n_unique = draws.shape
+    n_blocks = (n_batch + 63) // 64
+    for block in numba.prange(n_blocks):
+        first = block * 64
+        width = min(64, n_batch - first)
+        full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - width)
+        labels = np.empty(n_unique, dtype=np.uint64)
+        left_real = np.full(width, n_real, dtype=np.int64)
+        lone_real = np.zeros(width, dtype=np.int64)
+        left = n_pool
+        for u in range(n_unique):
+            word = np.uint64(0)
+            for b in range(width):
+                is_real = draws[first + b, u] * left < left_real[b]
+                left_real[b] -= is_real
+                lone_real[b] += lone[u] * is_real
+                word |= np.uint64(is_real) << np.uint64(b)
+            labels[u] = word
+            left -= 1
+        closer = lone_real.copy()
+        held = np.zeros(width, dtype=np.int64)
+        multi = 0
+        for s in sets:
+            every = full
+            some = np.uint64(0)
+            for e in range(tie_offsets[s], tie_offsets[s + 1]):
+                word = labels[tie_local[e]]
+                every &= word
+                some |= word
+                if every == 0 and some == full:
+                    break  # mixed in every relabelling of the block: a tie
+            weight = np.int64(weights[s])
+            multi += weight
+            if every != 0:
+                for b in range(width):
+                    if (every >> np.uint64(b)) & np.uint64(1):
+                        closer[b] += weight
+            none = full & ~some
+            if none != 0:
+                for b in range(width):
+                    if (none >> np.uint64(b)) & np.uint64(1):
+                        held[b] += weight
+        for b in range(width):
+            out[first + b, 0] = closer[b]
+            out[first + b, 1] = multi - (closer[b] - lone_real[b]) - held[b]
+
+
+#: uniform draws held at once by the permutation null (64 MiB)
+_MAX_DRAWS = 2**23
 
 
 def permutation_shares(
@@ -248,6 +394,14 @@ def permutation_shares(
 
     ``weights`` (one per tie set, default 1) counts identical synthetic rows once each.
 
+    Each relabelling draws one uniform number per pool row that occurs in a tie set,
+    in order, from the Mersenne Twister seeded with ``seed`` (numba's and numpy's
+    legacy generator: these are the draws of the one-thread loop this replaced).
+    The draws are made in batches by one thread, then the relabellings of a batch
+    are scored on every core, so the numbers do not depend on the number of threads.
+    With integer weights (counts) the tie sets of a single pool row are added with
+    that row's label: integer sums are exact in any order.
+
     Returns
     -------
     half : ndarray of shape (n_permutations,)
@@ -255,17 +409,65 @@ def permutation_shares(
     weighted : ndarray of shape (n_permutations,)
         Share with ties weighted by ``n_real / n_pool`` (APT's rule).
     """
-    unique, local = np.unique(tie_indices, return_inverse=True)
+    # np.unique(tie_indices, return_inverse=True), by marking the pool positions
+    present = np.zeros(n_pool, dtype=bool)
+    present[tie_indices] = True
+    unique = np.flatnonzero(present)
+    local = (np.cumsum(present) - 1)[tie_indices].astype(np.int64)
     n_sets = tie_offsets.size - 1
     w = np.ones(n_sets) if weights is None else np.asarray(weights, dtype=np.float64)
-    _seed(seed)
-    return _permutation_shares(
-        tie_offsets,
-        local.astype(np.int64),
-        w,
-        unique.size,
-        n_real,
-        n_pool,
-        n_permutations,
-        n_real / n_pool,
-    )
+    total = 0.0
+    for value in w.tolist():  # summed in set order, as the shares always were
+        total += value
+    sizes = np.diff(tie_offsets)
+    lone = np.zeros(unique.size, dtype=np.int64)
+    sets = np.arange(n_sets, dtype=np.int64)
+    half = np.empty(n_permutations)
+    weighted = np.empty(n_permutations)
+    packed = bool(np.all(w == np.round(w))) and float(np.abs(w).sum()) < 2.0**52
+    if packed:
+        single = np.flatnonzero(sizes == 1)
+        np.add.at(lone, local[tie_offsets[single]], w[single].astype(np.int64))
+        sets = np.flatnonzero(sizes != 1).astype(np.int64)
+        sums = np.empty((n_permutations, 2), dtype=np.int64)
+    batch = max(64, _MAX_DRAWS // max(unique.size, 1)) // 64 * 64
+    batch = min(batch, n_permutations)
+    draws = np.empty((batch, unique.size))
+    state = (_mt_seed(seed), np.empty(_MT_N // 2), np.array([_MT_N // 2]))
+    for start in range(0, n_permutations, batch):
+        stop = min(start + batch, n_permutations)
+        part = draws[: stop - start]
+        _mt_fill(*state, part)
+        if packed:
+            _relabel_packed(
+                part,
+                tie_offsets,
+                local,
+                w,
+                sets,
+                lone,
+                int(n_real),
+                int(n_pool),
+                sums[start:stop],
+            )
+        else:
+            _relabel(
+                part,
+                tie_offsets,
+                local,
+                w,
+                sets,
+                lone,
+                int(n_real),
+                int(n_pool),
+                n_real / n_pool,
+                total,
+                half[start:stop],
+                weighted[start:stop],
+            )
+    if packed:
+        # integers below 2**53: the same floating-point numbers as summing in order
+        closer, ties = sums[:, 0].astype(np.float64), sums[:, 1].astype(np.float64)
+        half[:] = (closer + 0.5 * ties) / total
+        weighted[:] = (closer + (n_real / n_pool) * ties) / total
+    return half, weighted

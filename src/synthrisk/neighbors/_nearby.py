@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# mypy: disallow-untyped-defs=False
+# (numba kernels: numba infers their types from the arrays they are called with)
+"""First pass of the grouped numba search: the groups at most two categorical mismatches away.
+
+The grouped scan of :mod:`synthrisk.neighbors.numba_backend` computes, for every
+combination of query codes, the lower bound of *every* group of reference rows and
+sorts the groups by it. On a reference with many groups (many categorical columns)
+and more than one neighbour to find, that costs more than the rows it then compares.
+Most neighbours are in the query's own group or in a group that differs from it in
+one column, and those groups can be found directly: for each categorical column
+``c``, the groups sorted by their codes in every *other* column are binary-searched
+for the query's codes.
+
+This pass compares the rows of those groups (the own group first, then by
+increasing weight of the differing column), with the same summation and top-k
+insertion as the grouped scan. Any other group differs in two columns or more, so
+its rows are at least the two smallest categorical weights away (their sum, as the
+kernels sum it). Where the query's k-th best distance, or its radius, is below that
+(strictly: a row at exactly that distance could still win a tie), the result is
+final; the other queries are searched again by the grouped scan. Either way the
+result is identical, bit for bit and index for index, to the numpy backend.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numba
+import numpy as np
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._protocol import Search
+from synthrisk.neighbors.numba_backend import _NO_ROW, _find_group, _scan_group
+
+__all__ = ["first_pass"]
+
+#: the pass runs on references with at least this many groups ...
+_MIN_GROUPS = 256
+#: ... in searches of at least this many (query, reference) pairs
+_MIN_PAIRS = 10**7
+#: groups listed at most by the index of two mismatching columns (all pairs together)
+_MAX_PAIR_ENTRIES = 2 * 10**6
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _wild_range(q_cat, i, w, wild_cols, keys, low, sizes):  # pragma: no cover
+    """Positions in ``keys[w]`` of the groups with query ``i``'s codes outside set ``w``."""
+    key = 0
+    for d in range(q_cat.shape[1]):
+        if d == wild_cols[w, 0] or d == wild_cols[w, 1]:
+            continue
+        code = q_cat[i, d] - low[d]
+        if code < 0 or code >= sizes[d]:
+            return 0, 0  # a code no reference row has: no such group
+        key = key * sizes[d] + code
+    row = keys[w]
+    lo = 0
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    start = lo
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row[mid] <= key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return start, lo
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _first_pass_kernel(
+    q_num,
+    q_cat,
+    ref,
+    group_codes,
+    wild,
+    terms,
+    beyond,
+    divisor,
+    radius,
+    out_d,
+    out_i,
+    final,
+):  # pragma: no cover - compiled
+    """Top k of every query over the groups at most two mismatches away; ``final[i]``: exact.
+
+    ``wild = (wild_cols, wild_bound, level_start, keys, groups, low, sizes)``: the
+    sets of one or two mismatching columns (second column -1 for one), ordered by
+    level and then by their distance sum ``wild_bound``; per set, the groups' keys
+    over the other columns (sorted) and the groups in that order; the codes'
+    offsets and ranges. ``beyond[j]``: the least distance sum of a group with
+    more than ``j`` mismatches.
+    """
+    wild_cols, wild_bound, level_start, keys, wild_groups, low, sizes = wild
+    power = terms[5]
+    k = out_d.shape[1]
+    n_query = q_num.shape[0]
+    n_cat = q_cat.shape[1]
+    n_sets = wild_cols.shape[0]
+    n_levels = level_start.shape[0] - 1
+    n_chunks = min(n_query, 64)
+    for chunk in numba.prange(n_chunks):
+        lo_q = chunk * n_query // n_chunks
+        hi_q = (chunk + 1) * n_query // n_chunks
+        best = np.empty(k)
+        best_i = np.empty(k, dtype=np.int64)
+        is_nan = np.empty(k, dtype=np.bool_)
+        top = (best, best_i, is_nan)
+        starts = np.zeros(n_sets, dtype=np.int64)
+        stops = np.zeros(n_sets, dtype=np.int64)
+        ready = np.zeros(n_levels, dtype=np.bool_)
+        own = -1
+        for i in range(lo_q, hi_q):
+            same = i > lo_q
+            if same:
+                for c in range(n_cat):
+                    if q_cat[i, c] != q_cat[i - 1, c]:
+                        same = False
+                        break
+            if not same:
+                # queries arrive sorted by codes: shared by all rows with these codes
+                own = _find_group(q_cat, i, group_codes)
+                ready[:] = False
+            state = (0, radius[i], _NO_ROW)
+            if own >= 0:
+                state = _scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+            final[i] = False
+            for level in range(n_levels):
+                if state[1] < beyond[level]:
+                    final[i] = True
+                    break
+                if not ready[level]:
+                    for w in range(level_start[level], level_start[level + 1]):
+                        starts[w], stops[w] = _wild_range(
+                            q_cat, i, w, wild_cols, keys, low, sizes
+                        )
+                    ready[level] = True
+                for w in range(level_start[level], level_start[level + 1]):
+                    # exactly the set's columns mismatch: its sum of categorical terms
+                    if wild_bound[w] > state[1]:
+                        break
+                    for t in range(starts[w], stops[w]):
+                        g = wild_groups[w, t]
+                        exact = True
+                        for j in range(2):
+                            c = wild_cols[w, j]
+                            if c >= 0 and group_codes[g, c] == q_cat[i, c]:
+                                exact = False  # fewer mismatches: seen already
+                        if exact:
+                            state = _scan_group(
+                                i, g, wild_bound[w], q_num, ref, terms, top, state
+                            )
+            if not final[i]:
+                final[i] = state[1] < beyond[n_levels]
+            filled = state[0]
+            for t in range(k):
+                if t >= filled:
+                    out_d[i, t] = np.inf
+                    out_i[i, t] = -1
+                    continue
+                if is_nan[t]:
+                    out_d[i, t] = np.nan
+                elif power == 2:
+                    out_d[i, t] = math.sqrt(best[t]) / divisor
+                else:
+                    out_d[i, t] = best[t] / divisor
+                out_i[i, t] = best_i[t]
+
+
+def _least_sum(weights: FloatArray, count: int) -> float:
+    """A lower bound of the kernels' sum of any ``count`` of ``weights`` (in column order).
+
+    Floating-point addition is monotone, so any ``count`` columns sum to at least
+    the ``count`` smallest weights summed in one of their orders: the least of those.
+    """
+    if count > weights.shape[0]:
+        return math.inf  # no group has that many mismatches
+    smallest = np.sort(weights)[:count].tolist()
+    least = math.inf
+    for order in itertools.permutations(smallest):
+        acc = 0.0
+        for value in order:
+            acc += value
+        least = min(least, acc)
+    return least
+
+
+def _wild_index(
+    group_codes: IntArray, cat_w: FloatArray
+) -> tuple[tuple[np.ndarray, ...], FloatArray] | None:
+    """The sets of one and two mismatching columns and their sorted keys (None: too wide)."""
+    n_groups, n_cat = group_codes.shape
+    low = group_codes.min(axis=0)
+    sizes = group_codes.max(axis=0) - low + 1
+    if float(np.sum(np.log2(sizes.astype(np.float64)))) >= 62:
+        return None
+    singles = [(c, -1) for c in range(n_cat)]
+    pairs = list(itertools.combinations(range(n_cat), 2))
+    levels = [singles]
+    if len(pairs) * n_groups <= _MAX_PAIR_ENTRIES:
+        levels.append(pairs)
+    wild_cols, wild_bound, level_start = [], [], [0]
+    for sets in levels:
+        bounds = []
+        for cols in sets:
+            acc = 0.0
+            for c in sorted(x for x in cols if x >= 0):  # column order, as the kernels
+                acc += float(cat_w[c])
+            bounds.append(acc)
+        for at in np.argsort(bounds, kind="stable"):
+            wild_cols.append(sets[at])
+            wild_bound.append(bounds[at])
+        level_start.append(len(wild_cols))
+    keys = np.empty((len(wild_cols), n_groups), dtype=np.int64)
+    groups = np.empty((len(wild_cols), n_groups), dtype=np.int64)
+    for w, cols in enumerate(wild_cols):
+        key = np.zeros(n_groups, dtype=np.int64)
+        for d in range(n_cat):
+            if d not in cols:
+                key = key * sizes[d] + (group_codes[:, d] - low[d])
+        by_key = np.argsort(key, kind="stable")
+        keys[w] = key[by_key]
+        groups[w] = by_key
+    n_levels = len(levels)
+    # beyond[j]: the least sum of a group with more than j mismatches
+    beyond = np.array([_least_sum(cat_w, j + 1) for j in range(n_levels + 1)])
+    wild = (
+        np.asarray(wild_cols, dtype=np.int64),
+        np.asarray(wild_bound, dtype=np.float64),
+        np.asarray(level_start, dtype=np.int64),
+        keys,
+        groups,
+        low.astype(np.int64),
+        sizes.astype(np.int64),
+    )
+    return wild, beyond
+
+
+def first_pass(
+    search: Search,
+    group_codes: IntArray,
+    group_start: IntArray,
+    order: IntArray,
+    terms: tuple[object, ...],
+    cat_w: FloatArray,
+) -> tuple[FloatArray, IntArray, IntArray] | None:
+    """Run the pass on ``search`` (grouped as :func:`numba_backend.group_reference` does).
+
+    Returns the distances and indices (before the radius is applied) and the query
+    rows whose result is not final, or None where the pass does not pay.
+    """
+    n_query = search.q_num.shape[0]
+    n_groups, n_cat = group_codes.shape
+    if (
+        n_cat < 2
+        or n_groups < _MIN_GROUPS
+        or n_query * search.r_num.shape[0] < _MIN_PAIRS
+    ):
+        return None
+    if not _least_sum(cat_w, 2) > 0:
+        return None  # free mismatches: no group is ever ruled out
+    index = _wild_index(group_codes, cat_w)
+    if index is None:
+        return None
+    wild, beyond = index
+    from synthrisk.neighbors.numba_backend import query_order
+
+    spec, k = search.spec, search.k
+    perm = query_order(search.q_cat)
+    sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
+    q_num = np.ascontiguousarray(search.q_num[perm])
+    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=np.int64)
+    ref = (np.ascontiguousarray(search.r_num[order]), order, group_start)
+    step = rows_per_block(
+        8 * (search.r_num.shape[0] + n_groups),
+        working_memory=search.working_memory,
+        n_rows=n_query,
+    )
+    step = min(step, max(512, -(-n_query // 40)))
+    out_d = np.empty((n_query, k), dtype=np.float64)
+    out_i = np.empty((n_query, k), dtype=np.int64)
+    final = np.empty(n_query, dtype=np.bool_)
+    codes = np.ascontiguousarray(group_codes, dtype=np.int64)
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
+        _first_pass_kernel(
+            q_num[start:stop],
+            q_cat[start:stop],
+            ref,
+            codes,
+            wild,
+            terms,
+            beyond,
+            float(spec.divisor),
+            sum_radius[start:stop],
+            out_d[start:stop],
+            out_i[start:stop],
+            final[start:stop],
+        )
+        if search.progress is not None:
+            search.progress(stop - start)
+    distances = np.empty((n_query, k), dtype=np.float64)
+    indices = np.empty((n_query, k), dtype=np.int64)
+    distances[perm] = out_d
+    indices[perm] = out_i
+    done = np.empty(n_query, dtype=np.bool_)
+    done[perm] = final
+    return distances, indices, np.flatnonzero(~done)
