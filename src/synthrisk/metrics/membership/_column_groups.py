@@ -142,6 +142,9 @@ def _concurrent_kernels() -> bool:
     return str(layer) in ("omp", "tbb")
 
 
+WORKERS = 3
+
+
 def _in_order(
     compute: Callable[[Tables, Context], Outcome],
     jobs: list[Tables],
@@ -185,7 +188,7 @@ def _in_order(
 
     with (
         context.progress.task("column subsets", len(jobs)) as advance,
-        concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool,
+        concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool,
     ):
         futures = [pool.submit(run, i) for i in range(len(jobs))]
         outcomes = []
