@@ -11,6 +11,10 @@ on tables validated once (as ``evaluate`` does); the best wall time and the proc
 time of that run (all threads) are printed, with the load average before and after
 (timings on a shared machine are upper bounds). synthcity's ε-identifiability works on
 pre-encoded numbers, so it runs on Adult's six numeric columns.
+
+On a machine shared with other jobs, ``NUMBA_NUM_THREADS=1`` gives steadier CPU times
+(compiled kernels on one thread each; the worst-subset DCR share still runs column
+subsets side by side).
 """
 
 from __future__ import annotations

@@ -113,11 +113,15 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _offer(i, t, acc, q_num, ref, terms, top, state):  # pragma: no cover - compiled
+def _offer(
+    i, t, acc, q_num, ref, terms, top, state, known=-1, known_term=0.0
+):  # pragma: no cover
     """Compare reference row ``t`` (sorted position) with query ``i``; returns the new state.
 
     ``acc`` is the row's categorical sum; the numeric terms are added in column
     order and the row is abandoned as soon as it can no longer enter the top k.
+    Column ``known``'s weighted term, ``known_term``, was computed already (the
+    same arithmetic, so the same number).
     """
     r_num_sorted = ref[0]
     order = ref[1]
@@ -130,6 +134,11 @@ def _offer(i, t, acc, q_num, ref, terms, top, state):  # pragma: no cover - comp
     if acc > worst or (acc == worst and j > worst_i):
         return state
     for f in range(q_num.shape[1]):
+        if f == known:
+            acc += known_term
+            if acc > worst or (acc == worst and j > worst_i):
+                return state
+            continue
         x = q_num[i, f]
         y = r_num_sorted[t, f]
         x_nan = math.isnan(x)
@@ -261,7 +270,7 @@ def _walk_group(
             acc = _categorical_sum(i, t, q_cat, ref, cat_w, mask_sums)
             # the row's categorical sum plus its projection term bounds it too
             if not (acc + term > state[1]):
-                state = _offer(i, t, acc, q_num, ref, terms, top, state)
+                state = _offer(i, t, acc, q_num, ref, terms, top, state, p, term)
             t = t + 1 if direction == 0 else t - 1
     work[0] += e - b
     for t in range(b, e):  # rows missing the projection column

@@ -142,19 +142,24 @@ def _concurrent_kernels() -> bool:
     return str(layer) in ("omp", "tbb")
 
 
+#: column subsets run at a time: one may wait for its turn to draw while two compute
+_WORKERS = 3
+
+
 def _in_order(
     compute: Callable[[Tables, Context], Outcome],
     jobs: list[Tables],
     context: Context,
 ) -> list[Outcome]:
-    """``[compute(job, context) for job in jobs]``, two jobs at a time, same numbers.
+    """``[compute(job, context) for job in jobs]``, several jobs at a time, same numbers.
 
     Each job gets its own context: a :class:`_Relay` of ``context.rng`` (so the
     jobs draw the numbers they would draw one after the other, and ``context.rng``
     ends where it would), its own warnings (added to ``context``'s in job order) and
     no progress bars of its own (one bar counts the jobs). The part of a job before
-    its first random draw (the neighbour searches) overlaps the end of the previous
-    job (its permutation test and bootstrap).
+    its first random draw (the neighbour searches) overlaps the rest of the previous
+    jobs (their permutation tests and bootstraps). Jobs run one after the other where
+    numba's threading layer cannot run two parallel kernels at once (workqueue).
     """
     if len(jobs) < 2 or not _concurrent_kernels():
         return [compute(job, context) for job in jobs]
@@ -185,7 +190,7 @@ def _in_order(
 
     with (
         context.progress.task("column subsets", len(jobs)) as advance,
-        concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool,
+        concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as pool,
     ):
         futures = [pool.submit(run, i) for i in range(len(jobs))]
         outcomes = []
