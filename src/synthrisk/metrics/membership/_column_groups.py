@@ -116,7 +116,10 @@ def _relayed(name: str) -> Callable[..., Any]:
         return method(self, *args, **kwargs)
 
     call.__name__ = name
-    call.__doc__ = method.__doc__
+    # numpy's own docstring would bring its doctests along
+    call.__doc__ = (
+        f"``numpy.random.Generator.{name}``, drawn once this relay has its turn."
+    )
     return call
 
 
