@@ -13,6 +13,12 @@ computed once for all its rows. All of this is exact: the result is identical, b
 for bit and index for index, to the numpy backend (ties to the lowest index).
 
 No n × m matrix is ever built: memory is O(n_reference) per thread.
+
+Two other exact searches share this entry point: where one numeric column bounds the
+distance well, :mod:`synthrisk.neighbors._projection` walks groups sorted by it; on
+references with many groups, :mod:`synthrisk.neighbors._nearby` first compares the
+groups one or two mismatches away and leaves only the queries it cannot settle to
+the scan above.
 """
 
 from __future__ import annotations
@@ -313,7 +319,7 @@ def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
         dtype=np.float64,
     )
     reference = (group_codes, group_start, order, terms, cat_w)
-    # many groups: first the groups at most one categorical mismatch away
+    # many groups: first the groups one or two categorical mismatches away
     first = _nearby.first_pass(search, *reference)
     if first is None:
         distances, indices = _grouped_scan(search, *reference)
