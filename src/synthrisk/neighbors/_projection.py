@@ -113,6 +113,34 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
+def numeric_term(
+    x: float,
+    y: float,
+    indicator: bool,
+    scale: float,
+    clip: bool,
+    power: int,
+    nan_one: float,
+    nan_both: float,
+) -> float:
+    """One numeric column's term of the distance, before its weight (every kernel's rule)."""
+    x_nan = math.isnan(x)
+    y_nan = math.isnan(y)
+    if x_nan or y_nan:
+        return nan_both if (x_nan and y_nan) else nan_one
+    diff = abs(x - y)
+    if indicator:
+        term = 1.0 if diff > 0 else 0.0
+    else:
+        term = diff / scale
+        if clip and term > 1.0:
+            term = 1.0
+    if power == 2:
+        term = term * term
+    return term
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def _offer(
     i, t, acc, q_num, ref, terms, top, state, known=-1, known_term=0.0
 ):  # pragma: no cover
@@ -139,22 +167,16 @@ def _offer(
             if acc > worst or (acc == worst and j > worst_i):
                 return state
             continue
-        x = q_num[i, f]
-        y = r_num_sorted[t, f]
-        x_nan = math.isnan(x)
-        y_nan = math.isnan(y)
-        if x_nan or y_nan:
-            term = nan_both if (x_nan and y_nan) else nan_one
-        else:
-            diff = abs(x - y)
-            if indicator[f]:
-                term = 1.0 if diff > 0 else 0.0
-            else:
-                term = diff / scale[f]
-                if clip and term > 1.0:
-                    term = 1.0
-            if power == 2:
-                term = term * term
+        term = numeric_term(
+            q_num[i, f],
+            r_num_sorted[t, f],
+            indicator[f],
+            scale[f],
+            clip,
+            power,
+            nan_one,
+            nan_both,
+        )
         acc += term * num_w[f]
         if acc > worst or (acc == worst and j > worst_i):
             return state

@@ -114,22 +114,16 @@ def _scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no c
         if acc > worst or (acc == worst and j > worst_i):
             continue
         for f in range(q_num.shape[1]):
-            x = q_num[i, f]
-            y = r_num_sorted[t, f]
-            x_nan = math.isnan(x)
-            y_nan = math.isnan(y)
-            if x_nan or y_nan:
-                term = nan_both if (x_nan and y_nan) else nan_one
-            else:
-                diff = abs(x - y)
-                if indicator[f]:
-                    term = 1.0 if diff > 0 else 0.0
-                else:
-                    term = diff / scale[f]
-                    if clip and term > 1.0:
-                        term = 1.0
-                if power == 2:
-                    term = term * term
+            term = _projection.numeric_term(
+                q_num[i, f],
+                r_num_sorted[t, f],
+                indicator[f],
+                scale[f],
+                clip,
+                power,
+                nan_one,
+                nan_both,
+            )
             acc += term * num_w[f]
             if acc > worst or (acc == worst and j > worst_i):
                 break

@@ -55,18 +55,8 @@ def encode_attack(
 ) -> Attack:
     """:func:`attack_codes` in memory; :func:`partitioned_attack` (every row, on the
     cluster) for tables partitioned on a cluster."""
-    if is_partitioned_tables(tables):
-        return partitioned_attack(
-            tables,  # type: ignore[arg-type]
-            known,
-            sensitive,
-            context,
-            continuous=continuous,
-            n_bins=n_bins,
-            nat_binning=nat_binning,
-            strict_types=strict_types,
-        )
-    return attack_codes(
+    build: Any = partitioned_attack if is_partitioned_tables(tables) else attack_codes
+    return build(
         tables,
         known,
         sensitive,
