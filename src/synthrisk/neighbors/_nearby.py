@@ -32,6 +32,7 @@ import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._projection import write_row
 from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors.numba_backend import _NO_ROW, _find_group, _scan_group
 
@@ -161,19 +162,7 @@ def _first_pass_kernel(
                             )
             if not final[i]:
                 final[i] = state[1] < beyond[n_levels]
-            filled = state[0]
-            for t in range(k):
-                if t >= filled:
-                    out_d[i, t] = np.inf
-                    out_i[i, t] = -1
-                    continue
-                if is_nan[t]:
-                    out_d[i, t] = np.nan
-                elif power == 2:
-                    out_d[i, t] = math.sqrt(best[t]) / divisor
-                else:
-                    out_d[i, t] = best[t] / divisor
-                out_i[i, t] = best_i[t]
+            write_row(i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i)
 
 
 def _least_sum(weights: FloatArray, count: int) -> float:

@@ -113,6 +113,33 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
+def write_row(
+    i: int,
+    filled: int,
+    best: FloatArray,
+    best_i: IntArray,
+    is_nan: np.ndarray,
+    power: int,
+    divisor: float,
+    out_d: FloatArray,
+    out_i: IntArray,
+) -> None:
+    """Query ``i``'s k neighbours into the output: empty slots inf / -1, NaN kept, roots taken."""
+    for t in range(out_d.shape[1]):
+        if t >= filled:
+            out_d[i, t] = np.inf
+            out_i[i, t] = -1
+            continue
+        if is_nan[t]:
+            out_d[i, t] = np.nan
+        elif power == 2:
+            out_d[i, t] = math.sqrt(best[t]) / divisor
+        else:
+            out_d[i, t] = best[t] / divisor
+        out_i[i, t] = best_i[t]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def numeric_term(
     x: float,
     y: float,
@@ -378,19 +405,7 @@ def _walk_kernel(
                     work,
                 )
             out_work[i] = work[0]
-            filled = state[0]
-            for t in range(k):
-                if t >= filled:
-                    out_d[i, t] = np.inf
-                    out_i[i, t] = -1
-                    continue
-                if is_nan[t]:
-                    out_d[i, t] = np.nan
-                elif power == 2:
-                    out_d[i, t] = math.sqrt(best[t]) / divisor
-                else:
-                    out_d[i, t] = best[t] / divisor
-                out_i[i, t] = best_i[t]
+            write_row(i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -249,19 +249,9 @@ def _knn_kernel(
                             i, g, bound[g], q_num, ref, terms, top, state
                         )
                     begin = end
-            filled = state[0]
-            for t in range(k):
-                if t >= filled:
-                    out_d[i, t] = np.inf
-                    out_i[i, t] = -1
-                    continue
-                if is_nan[t]:
-                    out_d[i, t] = np.nan
-                elif power == 2:
-                    out_d[i, t] = math.sqrt(best[t]) / divisor
-                else:
-                    out_d[i, t] = best[t] / divisor
-                out_i[i, t] = best_i[t]
+            _projection.write_row(
+                i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i
+            )
 
 
 #: index that loses every tie: rows at exactly the radius are kept
