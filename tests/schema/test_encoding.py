@@ -59,3 +59,33 @@ def test_select_and_take() -> None:
     assert sub.categorical_names == ("b",)
     assert sub.numeric[:, 0].tolist() == [7.0, 5.0]
     assert sub.codes[:, 0].tolist() == [0, 0]
+
+
+def test_selected_tables_share_the_encoding() -> None:
+    """``Tables.select`` restricts the encoding; it does not refit it on the subset."""
+    real = pd.DataFrame(
+        {
+            "when": pd.to_datetime(["2020-01-02", "2021-03-04", None]),
+            "first": pd.to_datetime(["1999-12-31", "2000-01-01", "2000-01-02"]),
+            "colour": ["red", "blue", None],
+            "size": [1.5, None, 3.0],
+        }
+    )
+    synthetic = real.assign(colour=["green", "red", "red"])
+    tables = prepare_tables(real, synthetic, real.iloc[:2])
+    sub = tables.select(["colour", "when"])
+    assert [spec.name for spec in sub.schema.columns] == ["when", "colour"]
+    assert sub.encoder.time_origin == tables.encoder.time_origin  # from "first"
+    assert sub.encoder.numeric_names == ("when",)
+    assert list(sub.encoder.categories["colour"]) == ["red", "blue", "green"]
+    for name in ("real", "synthetic", "holdout"):
+        want = tables.encoded(name).select(["when", "colour"])
+        got = sub.encoded(name)
+        np.testing.assert_array_equal(got.numeric, want.numeric)
+        np.testing.assert_array_equal(got.codes, want.codes)
+        assert got.numeric_names == ("when",)
+        # the restricted encoder encodes the subset's frames to the same arrays
+        again = sub.encoder.transform(sub.table(name))
+        np.testing.assert_array_equal(again.numeric, want.numeric)
+        np.testing.assert_array_equal(again.codes, want.codes)
+    assert list(tables.real.columns) == ["when", "first", "colour", "size"]

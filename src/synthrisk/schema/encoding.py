@@ -9,6 +9,7 @@ category codes shared by all tables (``-1`` for missing).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -100,6 +101,17 @@ class Encoder:
         if mins:
             origin = int(min(mins).value)
         return cls(numeric, categorical, datetimes, categories, origin)
+
+    def select(self, columns: Sequence[str]) -> Encoder:
+        """The same encoding of ``columns`` only (codes and time origin unchanged)."""
+        keep = set(columns)
+        return Encoder(
+            numeric_names=tuple(n for n in self.numeric_names if n in keep),
+            categorical_names=tuple(n for n in self.categorical_names if n in keep),
+            datetime_names=tuple(n for n in self.datetime_names if n in keep),
+            categories={n: c for n, c in self.categories.items() if n in keep},
+            time_origin=self.time_origin,
+        )
 
     def transform(self, frame: pd.DataFrame) -> EncodedTable:
         """Encode a normalised frame (never modifies it)."""

@@ -103,6 +103,30 @@ class Tables:
             self._cache[name] = self.encoder.transform(self.table(name))
         return self._cache[name]
 
+    def select(self, columns: list[str]) -> Tables:
+        """The same tables restricted to ``columns`` (modelable column names).
+
+        The encoding is this one's, restricted: the same category codes and time
+        origin; the encoded arrays are this object's, selected (encoded once for
+        all the selections of one table).
+        """
+        keep = set(columns)
+        specs = tuple(spec for spec in self.schema.columns if spec.name in keep)
+        ordered = [spec.name for spec in specs]
+        sub = Tables(
+            real=self.real[ordered],
+            synthetic=self.synthetic[ordered],
+            holdout=None if self.holdout is None else self.holdout[ordered],
+            schema=Schema(specs),
+            notes=self.notes,
+        )
+        # cached_property's slot: a frozen dataclass only refuses attribute assignment
+        sub.__dict__["encoder"] = self.encoder.select(ordered)
+        for name in TABLE_NAMES:
+            if getattr(self, name) is not None:
+                sub._cache[name] = self.encoded(name).select(ordered)
+        return sub
+
     def summary(self) -> dict[str, JSONValue]:
         """The ``inputs`` block of the JSON report."""
         out: dict[str, JSONValue] = {}

@@ -1,21 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Column subsets run two at a time give the numbers, warnings and random state of the
-one-after-the-other run."""
+"""Column subsets run two at a time give the numbers and warnings of the one-after-the-other
+run; only the largest share is tested and bootstrapped."""
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from synthrisk import DCRShare
-from synthrisk.metrics._base import Context, Outcome, make_context
+from synthrisk.metrics._base import make_context
 from synthrisk.metrics.membership import _column_groups
-from synthrisk.metrics.membership._column_groups import _in_order, _Relay
+from synthrisk.metrics.membership._column_groups import worst_share
 from synthrisk.schema import prepare_tables
 from synthrisk.schema.tables import Tables
 
@@ -26,83 +24,6 @@ def _tables() -> Tables:
         pd.DataFrame({f"c{i}": rng.normal(size=60) for i in range(3)}) for _ in range(3)
     ]
     return prepare_tables(*frames)
-
-
-def _job(i: int, tables: Tables, context: Context) -> Outcome:
-    """Draws at different moments (or never), sleeps, warns, sometimes twice the same."""
-    if i % 3 == 0:
-        time.sleep(0.02)  # a slow start: the next job waits for its turn to draw
-    values = [] if i % 4 == 1 else context.rng.integers(0, 10**6, 1 + i).tolist()
-    context.warn(f"job {i % 3}")
-    if i % 2 == 0:
-        values += context.rng.choice(50, 5, replace=False).tolist()
-        values += [float(context.rng.random())]
-    return Outcome(score=float(i), breakdown={"values": values})
-
-
-def _run(
-    monkeypatch: pytest.MonkeyPatch, *, concurrent: bool, n: int
-) -> tuple[object, ...]:
-    with monkeypatch.context() as patch:
-        if not concurrent:
-            patch.setattr(_column_groups, "_concurrent_kernels", lambda: False)
-        context = make_context(
-            "dcr_share", seed=3, working_memory=None, backend=None, progress=False
-        )
-        jobs = [_tables() for _ in range(n)]
-        outcomes = _in_order(lambda t, c: _job(jobs.index(t), t, c), jobs, context)
-        after = context.rng.integers(0, 10**9, 4).tolist()
-    return [o.breakdown for o in outcomes], list(context.warnings), after
-
-
-@pytest.mark.parametrize("n", [1, 2, 7])
-def test_concurrent_jobs_draw_the_sequential_numbers(
-    monkeypatch: pytest.MonkeyPatch, n: int
-) -> None:
-    want = _run(monkeypatch, concurrent=False, n=n)
-    got = _run(monkeypatch, concurrent=True, n=n)
-    assert got == want
-
-
-def test_a_failing_job_raises_and_releases_the_others(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    context = make_context(
-        "dcr_share", seed=3, working_memory=None, backend=None, progress=False
-    )
-    jobs = [_tables() for _ in range(4)]
-
-    def compute(tables: Tables, job_context: Context) -> Outcome:
-        i = jobs.index(tables)
-        if i == 1:
-            msg = "job 1 failed"
-            raise RuntimeError(msg)
-        return _job(i, tables, job_context)
-
-    with pytest.raises(RuntimeError, match="job 1 failed"):
-        _in_order(compute, jobs, context)
-
-
-def test_relay_waits_for_its_turn() -> None:
-    shared = np.random.default_rng(9)
-    turn = threading.Event()
-    relay = _Relay(shared, turn)
-    assert isinstance(relay, np.random.Generator)
-    drawn: list[int] = []
-    worker = threading.Thread(
-        target=lambda: drawn.append(int(relay.integers(0, 10**9)))
-    )
-    worker.start()
-    time.sleep(0.05)
-    assert not drawn  # blocked until the turn comes
-    shared.integers(0, 10, 3)  # the previous task draws meanwhile
-    turn.set()
-    worker.join()
-    expected = np.random.default_rng(9)
-    expected.integers(0, 10, 3)
-    assert drawn == [int(expected.integers(0, 10**9))]
-    # the bit generator is the shared stream's too
-    assert relay.bit_generator.state == expected.bit_generator.state
 
 
 def test_worst_share_matches_the_sequential_run(
@@ -129,3 +50,71 @@ def test_worst_share_matches_the_sequential_run(
 
     assert as_json(concurrent) == as_json(sequential)
     assert len(concurrent.breakdown["column_subsets"]) == 7
+
+
+def _mixed_frames(n_columns: int) -> list[pd.DataFrame]:
+    rng = np.random.default_rng(2)
+    return [
+        pd.DataFrame(
+            {f"c{i}": np.round(rng.normal(size=size), 1) for i in range(n_columns)}
+        )
+        for size in (120, 120, 80)
+    ]
+
+
+def test_a_failing_group_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    tables = prepare_tables(*_mixed_frames(12))
+    context = make_context(
+        "dcr_share", seed=3, working_memory=None, backend=None, progress=False
+    )
+    metric = DCRShare(n_permutations=9)
+    calls: list[int] = []
+
+    def shares(sub: Tables, ctx: object) -> object:
+        calls.append(len(sub.schema.columns))
+        if len(calls) == 3:
+            msg = "group 3 failed"
+            raise RuntimeError(msg)
+        return metric._shares(sub, ctx)  # type: ignore[arg-type]
+
+    with pytest.raises(RuntimeError, match="group 3 failed"):
+        worst_share(shares, metric._finish, tables, context)
+
+
+def test_few_columns_worst_is_the_plain_run() -> None:
+    """At most 10 columns there is one group: the plain run, plus the subset keys."""
+    frames = _mixed_frames(6)
+    plain = DCRShare(n_permutations=19).compute(*frames, seed=5)
+    worst = DCRShare(n_permutations=19, column_subsets="worst").compute(*frames, seed=5)
+    extra = worst.breakdown
+    assert extra.pop("worst_columns") == [f"c{i}" for i in range(6)]
+    assert extra.pop("column_subsets") == [
+        {"columns": [f"c{i}" for i in range(6)], "share": plain.score}
+    ]
+    assert extra.pop("p_value_bonferroni") == plain.breakdown["p_value"]
+    assert extra == plain.breakdown
+    assert worst.score == plain.score
+    assert worst.ci == plain.ci
+    assert worst.warnings == plain.warnings
+
+
+def test_only_the_largest_group_is_tested(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The permutation test and the interval run once, on the largest share."""
+    frames = _mixed_frames(12)
+    finished: list[float] = []
+    original = DCRShare._finish
+
+    def finish(self: DCRShare, shares: object, context: object) -> object:
+        finished.append(shares.score)  # type: ignore[attr-defined]
+        return original(self, shares, context)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DCRShare, "_finish", finish)
+    result = DCRShare(n_permutations=19, column_subsets="worst").compute(*frames)
+    shares = [group["share"] for group in result.breakdown["column_subsets"]]
+    assert len(shares) == 7
+    assert finished == [max(shares)] == [result.score]
+    best = shares.index(max(shares))
+    assert (
+        result.breakdown["worst_columns"]
+        == (result.breakdown["column_subsets"][best]["columns"])
+    )

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
-import copy
 import dataclasses
 import os
-import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol, TypeVar
 
 import numba
 import numpy as np
@@ -18,24 +17,25 @@ from synthrisk._optional import import_optional
 from synthrisk._progress import NullProgress
 from synthrisk.metrics._base import Context, Outcome
 from synthrisk.metrics.membership._share_kernels import compare_sides
-from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables
 
 __all__ = ["SUBSETS", "column_groups", "subset_tables", "worst_share"]
+
+
+class _HasScore(Protocol):
+    @property
+    def score(self) -> float | None: ...
+
+
+_S = TypeVar("_S", bound=_HasScore)
 
 #: values of ``dcr_share``'s ``column_subsets``
 SUBSETS = ("all", "worst")
 
 
 def subset_tables(tables: Tables, columns: list[str]) -> Tables:
-    """The same tables restricted to ``columns`` (already validated)."""
-    specs = tuple(spec for spec in tables.schema.columns if spec.name in columns)
-    return Tables(
-        real=tables.real[columns],
-        synthetic=tables.synthetic[columns],
-        holdout=None if tables.holdout is None else tables.holdout[columns],
-        schema=Schema(specs),
-    )
+    """The same tables restricted to ``columns`` (already validated), same encoding."""
+    return tables.select(columns)
 
 
 def column_groups(
@@ -80,54 +80,6 @@ def column_groups(
     return groups
 
 
-class _Relay(np.random.Generator):
-    """A generator that continues a shared stream once the previous task is done with it.
-
-    Tasks that would draw from one generator one after the other can then run at
-    the same time and still draw the same numbers: task ``i``'s first draw waits
-    until task ``i - 1`` has finished and handed the shared state on, and task
-    ``i`` hands its own state on when it finishes (see :func:`_in_order`).
-    """
-
-    def __init__(self, shared: np.random.Generator, turn: threading.Event) -> None:
-        super().__init__(copy.deepcopy(shared.bit_generator))
-        self._shared = shared
-        self._turn = turn
-        self.used = False
-
-    def _sync(self) -> None:
-        if not self.used:
-            self._turn.wait()
-            super().bit_generator.state = self._shared.bit_generator.state
-            self.used = True
-
-    @property
-    def bit_generator(self) -> np.random.BitGenerator:
-        """The bit generator, in the shared stream's state (see the class docstring)."""
-        self._sync()
-        return super().bit_generator
-
-
-def _relayed(name: str) -> Callable[..., Any]:
-    method = getattr(np.random.Generator, name)
-
-    def call(self: _Relay, *args: Any, **kwargs: Any) -> Any:
-        self._sync()
-        return method(self, *args, **kwargs)
-
-    call.__name__ = name
-    # numpy's own docstring would bring its doctests along
-    call.__doc__ = (
-        f"``numpy.random.Generator.{name}``, drawn once this relay has its turn."
-    )
-    return call
-
-
-for _name in dir(np.random.Generator):
-    if not _name.startswith("_") and _name != "bit_generator":
-        setattr(_Relay, _name, _relayed(_name))
-
-
 def _concurrent_kernels() -> bool:
     """Whether two threads may run numba's parallel kernels at the same time."""
     if os.cpu_count() == 1:
@@ -145,88 +97,97 @@ def _concurrent_kernels() -> bool:
     return str(layer) in ("omp", "tbb")
 
 
-#: column subsets run at a time: one may wait for its turn to draw while two compute
-_WORKERS = 3
+#: column subsets searched at a time
+_WORKERS = 2
 
 
-def _in_order(
-    compute: Callable[[Tables, Context], Outcome],
+def _largest(
+    shares: Callable[[Tables, Context], _S],
     jobs: list[Tables],
+    contexts: list[Context],
     context: Context,
-) -> list[Outcome]:
-    """``[compute(job, context) for job in jobs]``, several jobs at a time, same numbers.
+) -> tuple[int, _S, list[float | None]]:
+    """Run ``shares`` on every job; the first job of the largest score, its state, all scores.
 
-    Each job gets its own context: a :class:`_Relay` of ``context.rng`` (so the
-    jobs draw the numbers they would draw one after the other, and ``context.rng``
-    ends where it would), its own warnings (added to ``context``'s in job order) and
-    no progress bars of its own (one bar counts the jobs). The part of a job before
-    its first random draw (the neighbour searches) overlaps the rest of the previous
-    jobs (their permutation tests and bootstraps). Jobs run one after the other where
-    numba's threading layer cannot run two parallel kernels at once (workqueue).
+    Only the best state so far is kept (a finished job's state is dropped as soon
+    as a better one is known). Jobs run two at a time where numba's
+    threading layer can run two parallel kernels at once (not workqueue); each has
+    its own context, so the numbers do not depend on the order they finish in.
     """
-    if len(jobs) < 2 or not _concurrent_kernels():
-        return [compute(job, context) for job in jobs]
-    turns = [threading.Event() for _ in range(len(jobs) + 1)]
-    turns[0].set()
-    contexts = [
-        dataclasses.replace(
-            context,
-            rng=_Relay(context.rng, turns[i]),
-            warnings=[],
-            progress=NullProgress(),
-        )
-        for i in range(len(jobs))
-    ]
+    scores: list[float | None] = []
+    best: tuple[int, _S] | None = None
 
-    def run(i: int) -> Outcome:
-        try:
-            return compute(jobs[i], contexts[i])
-        finally:
-            # hand the stream on in job order, whether or not this job drew from it
-            turns[i].wait()
-            relay = contexts[i].rng
-            assert isinstance(relay, _Relay)
-            if relay.used:
-                state = np.random.Generator.bit_generator.__get__(relay).state
-                context.rng.bit_generator.state = state
-            turns[i + 1].set()
+    def keep(i: int, state: _S) -> None:
+        nonlocal best
+        scores.append(state.score)
+        value = -1.0 if state.score is None else float(state.score)
+        if best is None or value > (
+            -1.0 if best[1].score is None else float(best[1].score)
+        ):
+            best = (i, state)
 
-    with (
-        context.progress.task("column subsets", len(jobs)) as advance,
-        concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as pool,
-    ):
-        futures = [pool.submit(run, i) for i in range(len(jobs))]
-        outcomes = []
-        for i, future in enumerate(futures):
-            outcomes.append(future.result())
-            for message in contexts[i].warnings:
-                if message not in context.warnings:
-                    context.warnings.append(message)
-            advance(1)
-    return outcomes
+    with context.progress.task("column subsets", len(jobs)) as advance:
+        if _concurrent_kernels():
+            with concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+                futures = collections.deque(
+                    pool.submit(shares, job, ctx)
+                    for job, ctx in zip(jobs, contexts, strict=True)
+                )
+                i = 0
+                while futures:
+                    keep(i, futures.popleft().result())
+                    i += 1
+                    advance(1)
+        else:
+            for i, (job, ctx) in enumerate(zip(jobs, contexts, strict=True)):
+                keep(i, shares(job, ctx))
+                advance(1)
+    assert best is not None
+    return best[0], best[1], scores
 
 
 def worst_share(
-    compute: Callable[[Tables, Context], Outcome], tables: Tables, context: Context
+    shares: Callable[[Tables, Context], _S],
+    finish: Callable[[_S, Context], Outcome],
+    tables: Tables,
+    context: Context,
 ) -> Outcome:
-    """Run ``compute`` on every column group of :func:`column_groups`; keep the largest score."""
+    """The share of every column group of :func:`column_groups`; the largest is reported.
+
+    ``shares`` computes a group's score (the neighbour searches and comparisons);
+    ``finish`` adds the permutation test and the interval, which only the largest
+    needs. Each group draws from its own generator, seeded from ``context.rng``;
+    the one group of tables of at most 10 columns draws from ``context.rng`` itself,
+    as the plain run does.
+    """
     groups = column_groups(tables, context.rng)
-    outcomes = _in_order(
-        compute, [subset_tables(tables, columns) for columns in groups], context
-    )
-    best: tuple[float, Outcome, list[str]] | None = None
-    tried = []
-    for columns, outcome in zip(groups, outcomes, strict=True):
-        share = -1.0 if outcome.score is None else float(outcome.score)
-        tried.append({"columns": columns, "share": outcome.score})
-        if best is None or share > best[0]:
-            best = (share, outcome, columns)
-    assert best is not None
-    _, outcome, columns = best
+    jobs = [subset_tables(tables, columns) for columns in groups]
+    if len(groups) == 1:
+        contexts = [context]
+    else:
+        seeds = context.rng.integers(0, 2**63 - 1, size=len(groups))
+        contexts = [
+            dataclasses.replace(
+                context,
+                rng=np.random.default_rng(int(seed)),
+                warnings=[],
+                progress=NullProgress(),
+            )
+            for seed in seeds
+        ]
+    winner, state, scores = _largest(shares, jobs, contexts, context)
+    outcome = finish(state, contexts[winner])
+    for ctx in contexts:
+        if ctx is not context:
+            for message in ctx.warnings:
+                context.warn(message)
     p_value = outcome.breakdown.get("p_value")
     outcome.breakdown.update(
-        column_subsets=tried,
-        worst_columns=columns,
+        column_subsets=[
+            {"columns": columns, "share": score}
+            for columns, score in zip(groups, scores, strict=True)
+        ],
+        worst_columns=groups[winner],
         p_value_bonferroni=None
         if p_value is None
         else min(1.0, float(p_value) * len(groups)),

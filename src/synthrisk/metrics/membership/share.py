@@ -17,6 +17,7 @@ Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -175,6 +176,30 @@ def _resolve(
     return outcome
 
 
+@dataclasses.dataclass
+class _Shares:
+    """What :meth:`DCRShare._shares` found, before the test and the interval."""
+
+    n_real: int
+    n_holdout: int
+    sample_size: int
+    repeats: int
+    #: CSR neighbour lists of the distinct synthetic rows in real + holdout
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: distinct synthetic rows whose tie set could not be listed
+    truncated: np.ndarray
+    #: copies of each distinct synthetic row
+    counts: np.ndarray
+    #: each synthetic row's distinct row
+    inverse: np.ndarray
+    #: each synthetic row's comparison on the full tables
+    full: np.ndarray
+    #: each synthetic row's size-corrected share
+    corrected_rows: np.ndarray
+    #: the metric's score
+    score: float
+
+
 @register
 class DCRShare(Metric):
     """Share of synthetic rows closer to the real table than to the holdout.
@@ -256,10 +281,11 @@ class DCRShare(Metric):
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         if self.column_subsets == "worst":
-            return worst_share(self._compute_all, tables, context)
-        return self._compute_all(tables, context)
+            return worst_share(self._shares, self._finish, tables, context)
+        return self._finish(self._shares(tables, context), context)
 
-    def _compute_all(self, tables: Tables, context: Context) -> Outcome:
+    def _shares(self, tables: Tables, context: Context) -> _Shares:
+        """The shares: neighbour lists of the synthetic rows and their comparisons."""
         space = Space.for_tables(tables, str(self.distance), self.mode)
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -298,11 +324,6 @@ class DCRShare(Metric):
         full = _resolve(space, distinct, pool, is_real, everyone, full, context)[
             inverse
         ]
-        closer = float(np.mean(full == CLOSER_REAL))
-        farther = float(np.mean(full == CLOSER_HOLDOUT))
-        ties = float(np.mean(full == TIE))
-        share_apt = closer + apt_weight * ties
-        share_half = closer + 0.5 * ties
 
         if equal:
             corrected_rows = (full == CLOSER_REAL) + 0.5 * (full == TIE)
@@ -326,6 +347,42 @@ class DCRShare(Metric):
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
                     advance(1)
             corrected_rows /= repeats
+        return _Shares(
+            n_real=n_r,
+            n_holdout=n_h,
+            sample_size=m,
+            repeats=repeats,
+            lists=(offsets, dist, idx),
+            truncated=truncated,
+            counts=counts,
+            inverse=inverse,
+            full=full,
+            corrected_rows=corrected_rows,
+            score=float(corrected_rows.mean())
+            if self.mode != "apt"
+            else float(
+                np.mean(full == CLOSER_REAL) + apt_weight * np.mean(full == TIE)
+            ),
+        )
+
+    def _finish(self, shares: _Shares, context: Context) -> Outcome:
+        """The permutation test, the interval, the breakdown and the per-row scores."""
+        rng = context.rng
+        n_r, n_h = shares.n_real, shares.n_holdout
+        n_pool = n_r + n_h
+        n_s = shares.full.size
+        apt_weight = n_r / n_pool
+        offsets, dist, idx = shares.lists
+        full, corrected_rows, counts = (
+            shares.full,
+            shares.corrected_rows,
+            shares.counts,
+        )
+        closer = float(np.mean(full == CLOSER_REAL))
+        farther = float(np.mean(full == CLOSER_HOLDOUT))
+        ties = float(np.mean(full == TIE))
+        share_apt = closer + apt_weight * ties
+        share_half = closer + 0.5 * ties
         share_corrected = float(corrected_rows.mean())
 
         n_perm = self.n_permutations
@@ -351,7 +408,7 @@ class DCRShare(Metric):
             expected_apt = float(apt_null.mean())
             null_sd = float(half_null.std(ddof=1)) if n_perm > 1 else 0.0
             half_null_mean = float(half_null.mean())
-            n_truncated = int(counts[truncated].sum())
+            n_truncated = int(counts[shares.truncated].sum())
             if n_truncated:
                 context.warn(
                     f"{n_truncated} synthetic row(s) are equally close to more pool rows than the memory cap "
@@ -383,8 +440,8 @@ class DCRShare(Metric):
             "n_real": n_r,
             "n_holdout": n_h,
             "n_synthetic": n_s,
-            "sample_size": m,
-            "n_repeats": repeats,
+            "sample_size": shares.sample_size,
+            "n_repeats": shares.repeats,
             "n_permutations": n_perm,
             "distance": self.distance,
             "holdout_test": share_holdout_test(
@@ -402,7 +459,7 @@ class DCRShare(Metric):
             "distance_to_real_or_holdout": RecordScores(
                 "synthetic",
                 np.arange(n_s),
-                dist[offsets[:-1]][inverse],
+                dist[offsets[:-1]][shares.inverse],
                 "distance to the closest row of real + holdout",
             ),
         }
