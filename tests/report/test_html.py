@@ -465,3 +465,44 @@ def test_notebook_display_catches_only_the_missing_extra(
     monkeypatch.setitem(results._HTML_RENDERERS, "report", broken)
     with pytest.raises(RuntimeError, match="a bug in the renderer"):
         report._repr_html_()
+
+
+def test_record_sets_are_read_as_arrays() -> None:
+    """JSON lists (with nulls and odd entries) and arrays give the same views."""
+    from synthrisk.report._extract import finite_values, is_probability, record_arrays
+
+    listed = {"index": [4, 2, 7, 9], "values": [0.5, None, True, "x"]}
+    rows, values = record_arrays(listed)
+    assert rows.tolist() == [4, 2, 7, 9]
+    assert np.isnan(values[1:]).all()
+    assert values[0] == 0.5
+    assert finite_values(listed).tolist() == [0.5]
+    assert is_probability(listed)
+    arrays = {"index": np.arange(3), "values": np.array([0.1, np.inf, 1.5])}
+    assert finite_values(arrays).tolist() == [0.1, 1.5]
+    assert not is_probability(arrays)
+    assert record_arrays({"index": [1, 2, 3], "values": [1.0]})[0].tolist() == [1]
+
+
+def test_a_million_row_record_set_renders_from_arrays() -> None:
+    """Drill-down, summary and plots read the arrays; the top rows are the right ones."""
+    n = 1_000_000
+    values = np.linspace(1.0, 0.0, n)
+    values[123_456] = 0.0  # ties broken by row position
+    values[5] = np.nan
+    result = MetricResult(
+        "dcr_baseline_protection",
+        0.5,
+        {},
+        records={
+            "synthetic_to_real": RecordScores(
+                "synthetic", np.arange(n), values, "distance to the closest real row"
+            ),
+        },
+    )
+    report = EvaluationReport("0.1.0", 0, {}, (result,))
+    html = render_html(report, top_n=3)
+    assert "1,000,000" in html or "1000000" in html
+    # closest first: the two zeros (row 123456 before row 999999), then the next smallest
+    drill = html[html.index("closest first") :]
+    assert drill.index("123456") < drill.index("999999") < drill.index("999998")

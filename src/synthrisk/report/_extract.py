@@ -21,6 +21,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "distance_records",
     "find_roc",
@@ -29,6 +31,7 @@ __all__ = [
     "number",
     "rates",
     "real_records",
+    "record_arrays",
 ]
 
 _RATE_NAMES = ("attack_rate", "baseline_rate", "control_rate")
@@ -124,12 +127,19 @@ def _records(result: Mapping[str, Any]) -> Mapping[str, Any]:
     return records if isinstance(records, Mapping) else {}
 
 
+def _has_values(rec: Any) -> bool:
+    if not isinstance(rec, Mapping):
+        return False
+    values = rec.get("values")
+    return values is not None and len(values) > 0
+
+
 def distance_records(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """Record sets named ``<from>_to_<to>`` (distance distributions), in their order."""
     return {
         name: rec
         for name, rec in _records(result).items()
-        if "_to_" in name and isinstance(rec, Mapping) and rec.get("values")
+        if "_to_" in name and _has_values(rec)
     }
 
 
@@ -138,21 +148,43 @@ def real_records(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {
         name: rec
         for name, rec in _records(result).items()
-        if isinstance(rec, Mapping) and rec.get("table") == "real" and rec.get("values")
+        if _has_values(rec) and rec.get("table") == "real"
     }
 
 
-def finite_values(record: Mapping[str, Any]) -> list[float]:
-    """The record set's values that are finite numbers."""
-    out = []
-    for value in record.get("values") or ():
-        checked = number(value)
-        if checked is not None:
-            out.append(checked)
-    return out
+def _as_floats(values: Any) -> np.ndarray:
+    """``values`` as float64, NaN where an entry is not a finite number."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
+        out = np.asarray(values, dtype=np.float64)
+        return np.where(np.isfinite(out), out, np.nan)
+    checked = [number(v) for v in values]
+    return np.array([np.nan if v is None else v for v in checked], dtype=np.float64)
+
+
+def record_arrays(record: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions and values of a record set as arrays, NaN for non-finite values.
+
+    Works on a result's arrays (a report rendered in the same process, millions of
+    rows) and on its JSON lists alike; entries past the shorter of the two are dropped.
+    """
+    values = _as_floats(
+        record.get("values") if record.get("values") is not None else ()
+    )
+    raw_index = record.get("index")
+    index = np.asarray([] if raw_index is None else raw_index, dtype=np.int64)
+    n = min(index.size, values.size)
+    return index[:n], values[:n]
+
+
+def finite_values(record: Mapping[str, Any]) -> np.ndarray:
+    """The record set's values that are finite numbers, in their order."""
+    values = _as_floats(
+        record.get("values") if record.get("values") is not None else ()
+    )
+    return values[~np.isnan(values)]
 
 
 def is_probability(record: Mapping[str, Any]) -> bool:
     """True when every finite value lies in [0, 1] (a risk or a 0/1 outcome)."""
     values = finite_values(record)
-    return bool(values) and all(0.0 <= v <= 1.0 for v in values)
+    return bool(values.size) and bool(np.all((values >= 0.0) & (values <= 1.0)))

@@ -34,6 +34,7 @@ from synthrisk.report._extract import (
     number,
     rates,
     real_records,
+    record_arrays,
 )
 from synthrisk.report._plots import plots_for
 from synthrisk.results import EvaluationReport, MetricResult
@@ -191,19 +192,13 @@ def _drilldowns(
         if name.endswith("_to_real") and rec.get("table") not in ("real", "random"):
             candidates.append((name, rec, "closest first"))
     for name, rec, order in candidates:
-        index_list = list(rec.get("index") or ())
-        values = list(rec.get("values") or ())
-        pairs = [(int(i), v) for i, v in zip(index_list, values, strict=False)]
-        finite = [
-            (i, float(v))
-            for i, v in pairs
-            if isinstance(v, (int, float)) and math.isfinite(float(v))
-        ]
+        rows_of, values = record_arrays(rec)
+        finite = np.flatnonzero(~np.isnan(values))
         if rec.get("table") == "real" and is_probability(rec):
-            finite.sort(key=lambda p: (-p[1], p[0]))
+            finite = finite[np.lexsort((rows_of[finite], -values[finite]))]
         elif rec.get("table") != "real":
-            finite.sort(key=lambda p: (p[1], p[0]))
-        chosen = finite[:top_n]
+            finite = finite[np.lexsort((rows_of[finite], values[finite]))]
+        chosen = [(int(rows_of[i]), float(values[i])) for i in finite[:top_n]]
         table = str(rec.get("table", ""))
         frame = None if tables is None else tables.get(table)
         columns: list[str] = []
@@ -234,12 +229,46 @@ def _drilldowns(
                 table=table,
                 description=str(rec.get("description", "")),
                 order=order,
-                n_total=len(pairs),
+                n_total=int(values.size),
                 rows=rows,
                 columns=columns,
             )
         )
     return out
+
+
+def _record_arrays_of(result: MetricResult) -> dict[str, dict[str, Any]]:
+    """The result's record sets in their JSON shape, with arrays instead of lists.
+
+    A record set can have millions of rows; the views read them with numpy.
+    """
+    return {
+        name: {
+            "table": rec.table,
+            "description": rec.description,
+            "index": rec.index,
+            "values": rec.values,
+        }
+        for name, rec in result.records.items()
+    }
+
+
+def _result_with_arrays(result: MetricResult) -> dict[str, Any]:
+    """``result.to_dict()`` with its record sets as arrays."""
+    out = result.to_dict()
+    if result.records:
+        out["records"] = _record_arrays_of(result)
+    return out
+
+
+def _with_record_arrays(
+    report: EvaluationReport, data: dict[str, Any]
+) -> dict[str, Any]:
+    """``data`` (the report's JSON form) with each result's record sets as arrays."""
+    for entry, result in zip(data["results"], report.results, strict=True):
+        if result.records:
+            entry["records"] = _record_arrays_of(result)
+    return data
 
 
 def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
@@ -290,7 +319,7 @@ def _result_view(
         {
             "name": name,
             "table": rec.get("table"),
-            "n": len(rec.get("values") or ()),
+            "n": 0 if rec.get("values") is None else len(rec["values"]),
             "description": rec.get("description", ""),
         }
         for name, rec in records.items()
@@ -298,19 +327,14 @@ def _result_view(
     ]
     distance_summary = []
     for name, rec in distance_records(result).items():
-        values = sorted(finite_values(rec))
-        if values:
-            n = len(values)
+        values = finite_values(rec)
+        if values.size:
             distance_summary.append(
                 {
                     "name": name.replace("_to_", " → "),
-                    "n": n,
-                    "median": _fmt(
-                        values[n // 2]
-                        if n % 2
-                        else (values[n // 2 - 1] + values[n // 2]) / 2
-                    ),
-                    "zero": _fmt(sum(v == 0 for v in values) / n),
+                    "n": int(values.size),
+                    "median": _fmt(float(np.median(values))),
+                    "zero": _fmt(np.count_nonzero(values == 0) / values.size),
                 }
             )
     breakdown = dict(result.get("breakdown") or {})
@@ -408,9 +432,8 @@ def _context(
     else:
         thresholds = Thresholds() if thresholds is None else thresholds
         verdict = judge(report, thresholds)
-    data = report.to_dict(
-        include_records=True, include_values=True
-    )  # withheld below unless asked
+    # withheld below unless asked
+    data = _with_record_arrays(report, report.to_dict(include_values=True))
     results = data["results"]
     columns = frozenset(map(str, (data.get("schema") or {}).get("columns") or ()))
     for table in (data.get("inputs") or {}).values():
@@ -601,9 +624,7 @@ def render_result_html(
     from synthrisk.verdict import judge_result
 
     verdict = judge_result(result, thresholds)
-    view = _result_view(
-        0, result.to_dict(include_records=True), verdict, include_values=False
-    )
+    view = _result_view(0, _result_with_arrays(result), verdict, include_values=False)
     env = _environment()
     return str(env.get_template("result_card.html.j2").render(r=view))
 
