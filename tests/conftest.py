@@ -71,10 +71,16 @@ def _comparable_report(report: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def check_partitioned(dask_client: Any) -> Callable[..., Any]:
+def check_partitioned(
+    dask_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Any]:
     """``check(frames, metrics, seed=3)``: the metrics run on every row of partitioned tables
     (a partitioned reference, a sample too small to be used) and their report equals the
-    in-memory one, records included. Returns the partitioned report."""
+    in-memory one, records included (every record array memory-mapped, as large ones
+    are). Returns the partitioned report."""
+    import synthrisk._spill
+
+    monkeypatch.setattr(synthrisk._spill, "SPILL_BYTES", 1)
     dd = pytest.importorskip("dask.dataframe")
     from synthrisk import evaluate
     from synthrisk.cluster import evaluate_dataset

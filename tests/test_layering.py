@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "_optional": 1,
     "_progress": 1,
     "_rng": 1,
+    "_spill": 1,
     "_validation": 1,
     "settings": 1,
     "results": 2,

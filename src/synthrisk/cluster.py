@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from synthrisk._spill import spill
 from synthrisk._validation import check_int
 from synthrisk.evaluate import resolve_metrics, run_metrics
 from synthrisk.io.dataset import read_dataset
@@ -26,6 +27,7 @@ from synthrisk.neighbors.dask_backend import (
     dask_compute,
     local_cluster_size,
 )
+from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.partitioned import prepare_partitioned
 from synthrisk.verdict import judge
 
@@ -40,6 +42,23 @@ __all__ = [
 
 #: rows per table of the seeded sample the other metrics run on
 DEFAULT_SAMPLE_ROWS = 50_000
+
+
+def spill_records(result: MetricResult) -> MetricResult:
+    """``result`` with its large per-record arrays in memory-mapped scratch files.
+
+    The arrays keep their values, dtype and shape and become read-only; see
+    :mod:`synthrisk._spill`.
+    """
+    if not result.records:
+        return result
+    records = {
+        name: RecordScores(
+            rec.table, spill(rec.index), spill(rec.values), rec.description
+        )
+        for name, rec in result.records.items()
+    }
+    return dataclasses.replace(result, records=records)
 
 
 def evaluate_dataset(
@@ -108,6 +127,8 @@ def evaluate_dataset(
             "progress": progress,
             # a default run skips the metrics that cannot run, with the reason
             "skip_inapplicable": metrics is None,
+            # per-record arrays leave the driver's memory as each metric finishes
+            "on_result": spill_records,
         }
         results = {}
         full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from synthrisk._progress import Progress, as_progress
@@ -15,7 +15,7 @@ from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import METRICS, Metric, get_metric, make_context
 from synthrisk.neighbors.dask_backend import compute_scope
-from synthrisk.results import EvaluationReport
+from synthrisk.results import EvaluationReport, MetricResult
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
 from synthrisk.settings import check_compute
@@ -172,6 +172,7 @@ def run_metrics(
     notes: Sequence[str] = (),
     skip_inapplicable: bool = False,
     thresholds: Thresholds | None = None,
+    on_result: Callable[[MetricResult], MetricResult] | None = None,
 ) -> EvaluationReport:
     """Run already-built metrics on validated tables, collect the report and judge it.
 
@@ -180,6 +181,8 @@ def run_metrics(
     lack, more rows, or a missing optional dependency: any :class:`SynthriskError`
     it raises) is recorded as skipped with the reason and the others run. Without
     it, the first such error is raised: a metric the user named must run.
+    ``on_result`` is applied to each result as soon as its metric is done (the
+    cluster path moves per-record arrays out of memory with it).
     """
     if not skip_inapplicable:
         for metric in metrics:
@@ -205,13 +208,14 @@ def run_metrics(
             progress=reporter,
         )
         if not skip_inapplicable:
-            results.append(metric.run(tables, context))
-            continue
-        try:
-            results.append(metric.run(tables, context))
-        except SynthriskError as exc:
-            logger.info("metric %r skipped: %s", metric.id, exc)
-            results.append(metric.skipped(str(exc)))
+            result = metric.run(tables, context)
+        else:
+            try:
+                result = metric.run(tables, context)
+            except SynthriskError as exc:
+                logger.info("metric %r skipped: %s", metric.id, exc)
+                result = metric.skipped(str(exc))
+        results.append(result if on_result is None else on_result(result))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
     report = EvaluationReport(
