@@ -275,3 +275,34 @@ def test_encoder_and_rows_of_partitioned_tables(
     np.testing.assert_array_equal(
         take_rows(real, rows).codes, tables.encoded("real").codes[rows]
     )
+    # some columns only, in the order asked, rows from both partitions in any order
+    names = [*real.categorical_names[:1], *real.numeric_names[::-1]]
+    rows = np.array([119, 3, 61, 3, 0, 60])
+    got = take_rows(real, rows, names)
+    want = tables.encoded("real").take(rows).select(names)
+    assert (got.numeric_names, got.categorical_names) == (
+        want.numeric_names,
+        want.categorical_names,
+    )
+    assert (got.numeric.dtype, got.codes.dtype) == (np.float64, np.int64)
+    np.testing.assert_array_equal(got.numeric, want.numeric)
+    np.testing.assert_array_equal(got.codes, want.codes)
+    empty = take_rows(real, np.zeros(0, dtype=np.int64), names)
+    assert empty.numeric.shape == (0, len(want.numeric_names))
+
+
+def test_choose_columns_draws_in_blocks_as_in_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Large query batches draw their columns block by block: the same columns."""
+    rank = np.array([3, 0, 4, 1, 2])
+    whole = _query_generation._choose_columns(
+        np.random.default_rng(1), 1000, 5, 3, rank
+    )
+    monkeypatch.setattr(_query_generation, "_COLUMN_BLOCK", 64)
+    blocks = _query_generation._choose_columns(
+        np.random.default_rng(1), 1000, 5, 3, rank
+    )
+    np.testing.assert_array_equal(blocks, whole)
+    assert whole.dtype == np.int64
+    assert (np.diff(rank[whole], axis=1) > 0).all()  # ordered by column name

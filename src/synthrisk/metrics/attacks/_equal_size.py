@@ -114,6 +114,8 @@ def _sharded(
         for subset in (order[:m], order[m : 2 * m]):
             real_packer.add(subset[subset < n_r])
             hold_packer.add(subset[subset >= n_r] - n_r)
+        # freed before the next draw (two permutations of every row would coexist)
+        del order, subset
     # every subsample counted in one round on the cluster
     n_real_parts, n_hold_parts = len(real.rows), len(hold.rows)
     big_masks = [] if big_packer is None else big_packer.packed

@@ -53,27 +53,78 @@ def n_rows(tables: Any, name: str) -> int:
     return int(table.n_rows) if is_partitioned(table) else len(table)
 
 
-def take_rows(table: Any, rows: IntArray) -> EncodedTable:
+def take_rows(
+    table: Any, rows: IntArray, columns: Sequence[str] | None = None
+) -> EncodedTable:
     """The rows at positions ``rows`` (any order, repeats allowed), in memory.
 
-    A partitioned table's :meth:`~synthrisk.schema.partitioned.PartitionedTable.take`
-    returns the table itself when ``rows`` is every row in order; this always gathers.
+    ``columns`` keeps only those columns (as :meth:`EncodedTable.select`); a partitioned
+    table then sends only them. Unlike
+    :meth:`~synthrisk.schema.partitioned.PartitionedTable.take`, this always gathers,
+    also when ``rows`` is every row in order.
     """
     rows = np.asarray(rows, dtype=np.int64)
     if not is_partitioned(table):
-        return table.take(rows)
-    if rows.shape[0] >= 2 and rows.shape[0] == table.n_rows:
-        # take() would hand back the partitioned table for 0, 1, ..., n - 1
-        head, tail = table.take(rows[:1]), table.take(rows[1:])
-        return EncodedTable(
-            np.concatenate([head.numeric, tail.numeric]),
-            np.concatenate([head.codes, tail.codes]),
-            table.numeric_names,
-            table.categorical_names,
+        out = table.take(rows)
+        return out if columns is None else out.select(list(columns))
+    return _gather(table, rows, columns)
+
+
+def _gather(
+    table: PartitionedTable, rows: IntArray, columns: Sequence[str] | None
+) -> EncodedTable:
+    """:func:`take_rows` of a partitioned table.
+
+    The row positions go to the workers as scattered data (an array carried by a task
+    would stay in the scheduler's message log), each partition returns its rows of
+    the wanted columns in their stored (compact) types, and the driver writes them
+    straight into the result, in the requested order: no other copy of the rows.
+    """
+    if columns is None:
+        num_names, cat_names = table.numeric_names, table.categorical_names
+    else:
+        # the columns of EncodedTable.select, in the order given
+        num_names = tuple(c for c in columns if c in table.numeric_names)
+        cat_names = tuple(c for c in columns if c in table.categorical_names)
+    num = [table.numeric_names.index(c) for c in num_names]
+    cat = [table.categorical_names.index(c) for c in cat_names]
+    numeric = np.empty((rows.shape[0], len(num)), dtype=np.float64)
+    codes = np.empty((rows.shape[0], len(cat)), dtype=np.int64)
+    if rows.shape[0]:
+        starts = np.asarray([*table.partitions.offsets, table.n_rows])
+        owner = np.searchsorted(starts, rows, side="right") - 1
+        by_owner = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[by_owner], np.arange(starts.shape[0]))
+        del owner
+        picks = [
+            (p, by_owner[bounds[p] : bounds[p + 1]])
+            for p in range(starts.shape[0] - 1)
+            if bounds[p + 1] > bounds[p]
+        ]
+        client = table.client
+        shipped = client.scatter(
+            [rows[pick] - starts[p] for p, pick in picks], hash=False
         )
-    out = table.take(rows)
-    assert isinstance(out, EncodedTable)
-    return out
+        futures = [
+            client.submit(
+                _rows_of_part, table.partitions.parts[p], local, num, cat, pure=False
+            )
+            for (p, _), local in zip(picks, shipped, strict=True)
+        ]
+        del shipped
+        for (_, pick), future in zip(picks, futures, strict=True):
+            part_numeric, part_codes = future.result()
+            numeric[pick] = part_numeric
+            codes[pick] = part_codes
+            future.release()
+    return EncodedTable(numeric, codes, num_names, cat_names)
+
+
+def _rows_of_part(
+    part: tuple[np.ndarray, np.ndarray], rows: IntArray, num: list[int], cat: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Task: rows ``rows`` of the columns ``num`` and ``cat`` of one partition."""
+    return part[0][rows][:, num], part[1][rows][:, cat]
 
 
 def encoder_of(tables: Any) -> Encoder:

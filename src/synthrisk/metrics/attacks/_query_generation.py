@@ -47,6 +47,8 @@ __all__ = [
 _BATCH_MIN = 1000
 _BATCH_MAX = 200_000
 _ENUMERATE_MAX = 2_000_000
+#: queries whose columns :func:`_choose_columns` draws at a time
+_COLUMN_BLOCK = 16_384
 _KIND_CODE = {"numerical": 0, "datetime": 1, "categorical": 2, "boolean": 3}
 _NUMERIC_OPS = np.array([OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE], dtype=np.int8)
 
@@ -62,16 +64,23 @@ def dedup(values: FloatArray) -> IntArray:
 def _choose_columns(
     rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray
 ) -> IntArray:
-    """``width`` distinct columns per query (uniform), ordered by column name."""
-    if width >= n_columns:
-        cols = np.tile(np.arange(n_columns), (n_queries, 1))
-    else:
-        keys = rng.random((n_queries, n_columns))
-        cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
-    order = np.argsort(rank[cols], axis=1, kind="stable")
-    return np.ascontiguousarray(
-        np.take_along_axis(cols, order, axis=1).astype(np.int64)
-    )
+    """``width`` distinct columns per query (uniform), ordered by column name.
+
+    Queries are drawn in blocks of :data:`_COLUMN_BLOCK` (the same draws as one block:
+    the generator's stream is consumed in the same order), so that the random keys of
+    a large batch never exist all at once.
+    """
+    out = np.empty((n_queries, min(width, n_columns)), dtype=np.int64)
+    for start in range(0, n_queries, _COLUMN_BLOCK):
+        stop = min(start + _COLUMN_BLOCK, n_queries)
+        if width >= n_columns:
+            cols = np.tile(np.arange(n_columns), (stop - start, 1))
+        else:
+            keys = rng.random((stop - start, n_columns))
+            cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
+        order = np.argsort(rank[cols], axis=1, kind="stable")
+        out[start:stop] = np.take_along_axis(cols, order, axis=1)
+    return out
 
 
 class Rules:

@@ -40,7 +40,7 @@ class SecretValues:
         """The values at rows ``rows`` of table ``name``."""
         table = self.tables.encoded(name)
         if on_cluster(table):
-            return unified_values(take_rows(table, rows).select([self.secret]))[:, 0]
+            return unified_values(take_rows(table, rows, [self.secret]))[:, 0]
         return self.column(name)[rows]
 
     def _where(self, table: Any) -> tuple[bool, int]:

@@ -44,7 +44,7 @@ __all__ = [
     "one_numba_thread",
     "pick_bucket",
     "rare_values_task",
-    "shard_rows",
+    "shard_cells",
     "shard_sizes",
     "shard_values",
     "split_by_hash",
@@ -306,8 +306,10 @@ def merge_masked(cap: int, *parts: IntArray) -> IntArray:
     return total
 
 
-def shard_rows(shard: Shard, rows: IntArray) -> FloatArray:
-    return shard.table.values[rows]
+def shard_cells(shard: Shard, request: tuple[IntArray, IntArray]) -> FloatArray:
+    """Task: ``values[rows[:, None], cols]`` of the shard's rows (``request = (rows, cols)``)."""
+    rows, cols = request
+    return np.ascontiguousarray(shard.table.values[rows[:, None], cols])
 
 
 def shard_values(shard: Shard) -> FloatArray:

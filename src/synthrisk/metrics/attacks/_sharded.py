@@ -47,7 +47,7 @@ from synthrisk.metrics.attacks._shard_tasks import (
     merge_masked,
     pick_bucket,
     rare_values_task,
-    shard_rows,
+    shard_cells,
     shard_sizes,
     shard_values,
     split_by_hash,
@@ -202,18 +202,23 @@ class ShardedQueryTable:
             repeats = np.sort(np.concatenate([np.zeros(0, np.int64), *table_repeats]))
             offsets = table.partitions.offsets
             bounds = np.searchsorted(repeats, [*offsets, table.n_rows])
+            # scattered, not embedded in the tasks: the scheduler's message log would
+            # keep a copy of every array a task carries
+            local = client.scatter(
+                [
+                    repeats[bounds[i] : bounds[i + 1]] - offsets[i]
+                    for i in range(len(offsets))
+                ],
+                hash=False,
+            )
+            del repeats
             all_shards.append(
                 [
                     client.submit(
-                        build_shard,
-                        part,
-                        split,
-                        repeats[bounds[i] : bounds[i + 1]] - offsets[i],
-                        offsets[i],
-                        pure=False,
+                        build_shard, part, split, drop, offsets[i], pure=False
                     )
-                    for i, (part, split) in enumerate(
-                        zip(table.partitions.parts, table_splits, strict=True)
+                    for i, (part, split, drop) in enumerate(
+                        zip(table.partitions.parts, table_splits, local, strict=True)
                     )
                 ]
             )
@@ -319,22 +324,38 @@ class ShardedQueryTable:
         return MaskPacker(self.rows, n_masks)
 
     def cells(self, rows: IntArray, cols: IntArray) -> FloatArray:
-        """``values[rows[:, None], cols]`` of the de-duplicated table."""
+        """``values[rows[:, None], cols]`` of the de-duplicated table.
+
+        Each shard returns only the requested cells of its rows; the row positions and
+        columns travel as scattered data, so the driver keeps no copy of them once
+        the values are back.
+        """
         rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
         owner = np.searchsorted(self.starts, rows, side="right") - 1
-        values = np.empty((rows.shape[0], self.n_columns))
-        pieces = {}
-        for p in np.unique(owner):
-            pieces[int(p)] = self.client.submit(
-                shard_rows,
-                self.shards[p],
-                rows[owner == p] - self.starts[p],
-                pure=False,
-            )
-        gathered = self.client.gather(pieces)
-        for p, block in gathered.items():
-            values[owner == p] = block
-        return np.ascontiguousarray(values[np.arange(rows.shape[0])[:, None], cols])
+        values = np.empty(cols.shape, dtype=np.float64)
+        if rows.shape[0] == 0:
+            return values
+        by_owner = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[by_owner], np.arange(len(self.shards) + 1))
+        del owner
+        col_type = np.int16 if self.n_columns <= np.iinfo(np.int16).max else np.int32
+        requests, picks = [], []
+        for p in range(len(self.shards)):
+            pick = by_owner[bounds[p] : bounds[p + 1]]
+            if pick.size:
+                local = rows[pick] - self.starts[p]
+                requests.append((p, local, cols[pick].astype(col_type)))
+                picks.append(pick)
+        shipped = self.scatter([(local, c) for _, local, c in requests])
+        futures = [
+            self.client.submit(shard_cells, self.shards[p], job, pure=False)
+            for (p, _, _), job in zip(requests, shipped, strict=True)
+        ]
+        del requests, shipped
+        for pick, block in zip(picks, self.client.gather(futures), strict=True):
+            values[pick] = block
+        return values
 
     def gather(self) -> QueryTable:
         """The whole de-duplicated table in memory (for small tables)."""

@@ -303,10 +303,13 @@ def inference_attack(
         with a ``guess`` function)."""
         if guess is not None:
             return None, None
-        gathered = take_rows(tables.encoded(name), targets)
+        table = tables.encoded(name)
+        partitioned = on_cluster(table)
+        # a partitioned table sends only the known columns (the secret comes after)
+        gathered = take_rows(table, targets, aux_cols if partitioned else None)
         rows = attack_neighbors(
             tables,
-            gathered.select(list(aux_cols)),
+            gathered if partitioned else gathered.select(list(aux_cols)),
             reference,
             k=1,
             compat=compat,
@@ -314,6 +317,9 @@ def inference_attack(
             context=context,
             description=f"Inference: {name} targets",
         )[:, 0]
+        if partitioned:
+            del gathered
+            return rows, secrets.at(name, targets)
         return rows, unified_values(gathered.select([secret]))[:, 0]
 
     def judge(guesses: FloatArray, secrets: FloatArray) -> np.ndarray:

@@ -38,7 +38,7 @@ from synthrisk.metrics.attacks._common import (
     attack_sizes,
     check_not_excluded,
 )
-from synthrisk.metrics.attacks._partitioned import n_rows, take_rows
+from synthrisk.metrics.attacks._partitioned import n_rows, on_cluster, take_rows
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
@@ -201,6 +201,11 @@ def _halves(
     return [table.select(list(cols)) for cols in aux_cols]
 
 
+def _half(tables: Tables, name: str, rows: IntArray, cols: Sequence[str]) -> Any:
+    """One column set of the rows ``rows`` of a partitioned table, gathered alone."""
+    return take_rows(tables.encoded(name), rows, list(cols))
+
+
 def linkability_attack(
     tables: Tables,
     *,
@@ -248,24 +253,30 @@ def linkability_attack(
     main_rng, base_rng, ctrl_rng = rng.spawn(3)
     # the synthetic halves (on the cluster for a partitioned table), for both attacks
     reference = _halves(tables, "synthetic", None, halves)
+    partitioned = on_cluster(tables.encoded("real"))
 
     def search(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
-        query = _halves(tables, name, targets, halves)
-        out = [
-            attack_neighbors(
-                tables,
-                query[h],
-                reference[h],
-                k=k,
-                compat=compat,
-                rng=stream,
-                context=context,
-                description=f"Linkability: {name} targets, half {'AB'[h]}",
+        # a partitioned table's rows are gathered one half at a time, each freed
+        # after its search
+        query = None if partitioned else _halves(tables, name, targets, halves)
+        out = []
+        for h in range(2):
+            out.append(
+                attack_neighbors(
+                    tables,
+                    _half(tables, name, targets, halves[h])
+                    if query is None
+                    else query[h],
+                    reference[h],
+                    k=k,
+                    compat=compat,
+                    rng=stream,
+                    context=context,
+                    description=f"Linkability: {name} targets, half {'AB'[h]}",
+                )
             )
-            for h in range(2)
-        ]
         return out[0], out[1]
 
     targets = main_rng.choice(n_real, size=n_main, replace=False)
