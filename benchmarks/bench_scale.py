@@ -149,12 +149,15 @@ def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
             seconds = {r.metric: round(r.seconds, 2) for r in report.results}
             sampled = []
     else:
+        import dask
         from distributed import Client, LocalCluster
 
         from synthrisk.cluster import evaluate_dataset
 
         n_workers = int(mode.split("-")[1])
         with (
+            # a short message log, as the clusters synthrisk starts (docs/scaling.md)
+            dask.config.set({"distributed.admin.low-level-log-length": 20}),
             LocalCluster(
                 n_workers=n_workers, threads_per_worker=1, dashboard_address=":0"
             ) as cluster,

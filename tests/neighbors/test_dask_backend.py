@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -346,3 +347,17 @@ def test_partitioned_order_must_be_a_permutation(
         )
     with pytest.raises(ParameterError, match="'dcr' or 'gower'"):
         nearest_neighbors(_table(rng, 3).numeric, reference, distance="euclidean")
+
+
+def test_clients_it_starts_keep_a_short_message_log(dask_client: Any) -> None:
+    """Dask keeps 1,000 messages (task arguments included) per connection by default."""
+    import dask
+
+    address = dask_client.scheduler.address
+    with dask_compute(scheduler=address) as client:
+        assert client is not dask_client
+        assert client.scheduler_comm.recent_message_log.maxlen == 20
+    assert dask.config.get("distributed.admin.low-level-log-length") == 1000
+    # a client of the user's own is used as it is
+    with dask_compute(client=dask_client) as client:
+        assert client is dask_client

@@ -66,6 +66,10 @@ _BROADCAST_SHARE = 0.25
 _MERGE_FAN_IN = 4
 #: times a query partition is resubmitted after its inputs were lost with a worker
 _RESUBMITS = 3
+#: messages each connection of a client or scheduler that synthrisk starts keeps for
+#: debugging (``distributed.admin.low-level-log-length``, 1,000 by default): every
+#: message under 1 MB is kept whole, task arguments included, in the driver's memory
+_LOG_LENGTH = 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -688,6 +692,12 @@ def dask_compute(
 ) -> Iterator[Any]:
     """Run the ``"dask"`` backend on a cluster for the duration of the block.
 
+    A cluster or client started here keeps 20 messages per connection in its debug
+    log instead of Dask's 1,000 (``distributed.admin.low-level-log-length``): the log
+    keeps every message under 1 MB whole, so on the driver it would hold on to
+    hundreds of MiB of task arguments. Set it on a client of your own before
+    creating it (see ``docs/scaling.md``).
+
     Parameters
     ----------
     client : dask.distributed.Client, default=None
@@ -710,7 +720,13 @@ def dask_compute(
         The scheduler cannot be reached.
     """
     distributed = import_optional("distributed", extra="dask")
+    dask = import_optional("dask", extra="dask")
     with contextlib.ExitStack() as stack:
+        if client is None:
+            # read when connections open: the cluster and client started below
+            stack.enter_context(
+                dask.config.set({"distributed.admin.low-level-log-length": _LOG_LENGTH})
+            )
         if client is None and scheduler is not None:
             client = stack.enter_context(
                 _connect(distributed.Client, scheduler, timeout)
