@@ -82,7 +82,8 @@ class DaskSettings:
         Cluster to run on; None uses the default client if one exists, else Dask's
         threaded scheduler.
     partition_rows : int or None
-        Query rows per task; None cuts the query into about 40 partitions.
+        Query rows per task; None cuts the query into 4 partitions per worker thread
+        of the cluster (per core without one), of at least 1,024 rows.
     reference_rows : int or None
         Cut an in-memory reference into partitions of this many rows and merge the
         partial top-k results; None keeps it whole and broadcasts it when it fits.
@@ -469,9 +470,26 @@ def _stack(results: list[Any], k: int) -> tuple[FloatArray, IntArray]:
     )
 
 
-def _partition_rows(n_rows: int) -> int:
-    """Rows per query partition: :attr:`DaskSettings.partition_rows`, else about 40 parts."""
-    return get_dask_settings().partition_rows or max(1024, -(-n_rows // 40))
+#: query partitions per worker thread: enough to even out the load, few enough that
+#: each task's fixed cost (preparing the whole reference for the kernel: grouping,
+#: sorting columns) stays small beside its search
+_PARTS_PER_THREAD = 4
+
+
+def _threads(client: Any | None) -> int:
+    """Worker threads of ``client``'s cluster; this machine's cores without one."""
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except (OSError, TimeoutError, AttributeError):  # cannot say: assume cores
+            pass
+    return os.cpu_count() or 1
+
+
+def _partition_rows(n_rows: int, client: Any | None = None) -> int:
+    """Rows per query partition: :attr:`DaskSettings.partition_rows`, else 4 per thread."""
+    parts = _PARTS_PER_THREAD * _threads(client)
+    return get_dask_settings().partition_rows or max(1024, -(-n_rows // parts))
 
 
 def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
@@ -479,13 +497,13 @@ def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
 
     Runs on the configured or default ``dask.distributed`` client when there is one
     (:func:`active_client`), otherwise on Dask's threaded scheduler. Query rows are
-    cut into partitions of :attr:`DaskSettings.partition_rows` rows (default: about 40
-    partitions, at least 1024 rows each).
+    cut into partitions of :attr:`DaskSettings.partition_rows` rows (default: 4 per
+    worker thread, at least 1024 rows each).
     """
     client = active_client()
     r_num, r_cat = search.r_num, search.r_cat
     query = split_rows(
-        search.q_num, search.q_cat, _partition_rows(search.q_num.shape[0])
+        search.q_num, search.q_cat, _partition_rows(search.q_num.shape[0], client)
     )
     reference = split_rows(r_num, r_cat, max(r_num.shape[0], 1))
     ref_rows = get_dask_settings().reference_rows
@@ -552,7 +570,9 @@ def kneighbors_tables(
     def as_partitions(table: Any) -> Partitions:
         if hasattr(table, "partitions"):
             return table.partitions
-        return split_rows(table.numeric, table.codes, _partition_rows(table.n_rows))
+        return split_rows(
+            table.numeric, table.codes, _partition_rows(table.n_rows, client)
+        )
 
     n_num = len(reference.numeric_names)
     n_ref = int(reference.n_rows)
