@@ -29,7 +29,7 @@ the in-memory numbers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
@@ -64,6 +64,7 @@ __all__ = [
     "Space",
     "concat_rows",
     "n_rows",
+    "nearest_distance",
     "numeric_matrix",
     "resolve_distance",
     "row_ids",
@@ -222,6 +223,48 @@ class Space:
             return numeric_matrix(tables, name)
         return tables.encoded(name)
 
+    def search_reduce(
+        self,
+        query: Rows,
+        reference: Rows,
+        finish: Callable[..., np.ndarray],
+        *args: Any,
+        k: int,
+        context: Context,
+        description: str,
+    ) -> np.ndarray:
+        """``finish((distances, indices), *args)`` of the k nearest ``reference`` rows.
+
+        ``finish`` reduces the neighbours of a block of query rows to one value (or
+        row) per query row, the same whatever the block. On partitioned tables it runs
+        on the cluster, once per query partition, and only its results come back, in
+        row order; in memory it runs once on every row.
+        """
+        if self.distance == "dcr" and (
+            is_partitioned(query) or is_partitioned(reference)
+        ):
+            from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+
+            with context.progress.task(description, n_rows(query)) as advance:
+                parts = kneighbors_tables_map(
+                    query,
+                    reference,
+                    finish,
+                    *args,
+                    k=k,
+                    scale=self.scale,
+                    working_memory=context.working_memory,
+                    progress=advance,
+                )
+            if parts:
+                return np.concatenate(parts)
+            empty = (np.empty((0, k)), np.empty((0, k), dtype=np.int64))
+            return np.asarray(finish(empty, *args))
+        nn = self.search(
+            query, reference, k=k, context=context, description=description
+        )
+        return np.asarray(finish((nn.distances, nn.indices), *args))
+
     def search(
         self,
         query: Rows,
@@ -246,6 +289,11 @@ class Space:
                 arithmetic=self.arithmetic,
                 progress=advance,
             )
+
+
+def nearest_distance(neighbors: tuple[FloatArray, IntArray]) -> FloatArray:
+    """Task: the distance of every query row to its nearest reference row."""
+    return np.ascontiguousarray(neighbors[0][:, 0])
 
 
 def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:
