@@ -166,17 +166,34 @@ def expand_lists(
     return new_offsets, out_d, out_i
 
 
+@numba.njit(nogil=True, cache=True)
+def _tie_sets(offsets, distances, indices):  # pragma: no cover - compiled
+    n = offsets.size - 1
+    tie_offsets = np.zeros(n + 1, dtype=np.int64)
+    for s in range(n):
+        count = 0
+        for e in range(offsets[s], offsets[s + 1]):
+            count += distances[e] == distances[offsets[s]]
+        tie_offsets[s + 1] = tie_offsets[s] + count
+    tie_indices = np.empty(tie_offsets[n], dtype=np.int64)
+    for s in range(n):
+        at = tie_offsets[s]
+        for e in range(offsets[s], offsets[s + 1]):
+            if distances[e] == distances[offsets[s]]:
+                tie_indices[at] = indices[e]
+                at += 1
+    return tie_offsets, tie_indices
+
+
 def tie_sets(
     offsets: IntArray, distances: FloatArray, indices: IntArray
 ) -> tuple[IntArray, IntArray]:
     """CSR of every row's pool entries at its smallest distance (the list must hold them all)."""
-    n = offsets.size - 1
-    first = distances[offsets[:-1]]
-    row_of_entry = np.repeat(np.arange(n), np.diff(offsets))
-    at_min = distances == first[row_of_entry]
-    counts = np.bincount(row_of_entry[at_min], minlength=n)
-    tie_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    return tie_offsets, np.ascontiguousarray(indices[at_min], dtype=np.int64)
+    return _tie_sets(
+        np.asarray(offsets, dtype=np.int64),
+        np.asarray(distances, dtype=np.float64),
+        np.asarray(indices, dtype=np.int64),
+    )
 
 
 #: the Mersenne Twister (MT19937): state words and the shift of its recurrence
@@ -418,8 +435,8 @@ def _sum_in_order(values):  # pragma: no cover - compiled
     return total
 
 
-#: uniform draws of one batch of relabellings (each kept as one bit: 8 MiB)
-_MAX_DRAWS = 2**26
+#: uniform draws of one batch of relabellings (each kept as one bit: 4 MiB)
+_MAX_DRAWS = 2**25
 
 
 def permutation_shares(

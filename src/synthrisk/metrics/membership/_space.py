@@ -63,6 +63,7 @@ __all__ = [
     "Rows",
     "Space",
     "concat_rows",
+    "distinct_lower_bound",
     "n_rows",
     "nearest_distance",
     "numeric_matrix",
@@ -265,6 +266,45 @@ class Space:
         )
         return np.asarray(finish((nn.distances, nn.indices), *args))
 
+    def _search_partitioned(
+        self,
+        query: Rows,
+        reference: Rows,
+        *,
+        k: int,
+        context: Context,
+        description: str,
+    ) -> Neighbors:
+        """:meth:`search` with a partitioned side: the neighbours of each query
+        partition are gathered into the result one partition at a time."""
+        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+
+        n = n_rows(query)
+        with context.progress.task(description, n) as advance:
+            parts = kneighbors_tables_map(
+                query,
+                reference,
+                _neighbors,
+                k=k,
+                scale=self.scale,
+                working_memory=context.working_memory,
+                progress=advance,
+                keep=True,
+            )
+        distances = np.empty((n, k))
+        indices = np.empty((n, k), dtype=np.int64)
+        at = 0
+        for i, part in enumerate(parts):
+            d, idx = part.result() if hasattr(part, "result") else part
+            distances[at : at + d.shape[0]] = d
+            indices[at : at + d.shape[0]] = idx
+            at += d.shape[0]
+            if hasattr(part, "release"):
+                part.release()
+            parts[i] = None
+            del d, idx
+        return Neighbors(distances=distances, indices=indices)
+
     def search(
         self,
         query: Rows,
@@ -277,6 +317,12 @@ class Space:
         """Exact k nearest ``reference`` rows of every ``query`` row."""
         # scikit-learn's rounding is implemented by the numba kernel only
         backend = "numba" if self.arithmetic == "sklearn" else context.backend
+        if self.distance == "dcr" and (
+            is_partitioned(query) or is_partitioned(reference)
+        ):
+            return self._search_partitioned(
+                query, reference, k=k, context=context, description=description
+            )
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
                 query,  # type: ignore[arg-type]
@@ -289,6 +335,11 @@ class Space:
                 arithmetic=self.arithmetic,
                 progress=advance,
             )
+
+
+def _neighbors(neighbors: tuple[FloatArray, IntArray]) -> tuple[FloatArray, IntArray]:
+    """Task: the neighbours as they are (kept on the cluster until gathered)."""
+    return neighbors
 
 
 def nearest_distance(neighbors: tuple[FloatArray, IntArray]) -> FloatArray:
@@ -502,6 +553,21 @@ def _gather_words(table: PartitionedTable, rows: IntArray) -> np.ndarray:
             [_canonical(np.asarray(p[0], np.float64), p[1]) for p in parts]
         )
     return _canonical(got.numeric, got.codes)
+
+
+def distinct_lower_bound(table: PartitionedTable) -> int:
+    """At least this many distinct rows: the number of distinct row hashes.
+
+    Equal rows have equal hashes, so distinct hashes are distinct rows; only a hash
+    collision can make the bound smaller than the true count. Only one hash per row
+    comes to the driver.
+    """
+    mask = np.uint64(_HASH_MASK)
+    parts = table.map_partitions(_row_hashes, mask)
+    hashes = np.concatenate([np.zeros(0, np.uint64), *parts])
+    del parts
+    hashes.sort()
+    return int(hashes.size and 1 + np.count_nonzero(hashes[1:] != hashes[:-1]))
 
 
 def row_ids(tables: Sequence[PartitionedTable]) -> list[IntArray]:

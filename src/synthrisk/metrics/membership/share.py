@@ -42,6 +42,7 @@ from synthrisk.metrics.membership._space import (
     Data,
     Space,
     concat_rows,
+    distinct_lower_bound,
     n_rows,
     resolve_distance,
     row_ids,
@@ -84,6 +85,11 @@ def _pool_lists(
     stands for all of its copies.
     """
     n_syn, n_pool = n_rows(syn), n_rows(pool)
+    if (
+        is_partitioned(pool)
+        and distinct_lower_bound(pool) > _DISTINCT_POOL_SHARE * n_pool  # type: ignore[arg-type]
+    ):
+        return _ranked_lists(space, syn, pool, k=k, context=context)
     first, inverse = _distinct_rows(pool)
     if first.size > _DISTINCT_POOL_SHARE * n_pool:
         return _ranked_lists(space, syn, pool, k=k, context=context)
@@ -190,8 +196,8 @@ class _Shares:
     truncated: np.ndarray
     #: copies of each distinct synthetic row
     counts: np.ndarray
-    #: each synthetic row's distinct row
-    inverse: np.ndarray
+    #: each synthetic row's distinct row (None: every row is distinct)
+    inverse: np.ndarray | None
     #: each synthetic row's comparison on the full tables
     full: np.ndarray
     #: each synthetic row's size-corrected share
@@ -312,18 +318,26 @@ class DCRShare(Metric):
         k = min(n_pool, 2 if equal else 16)
         # identical synthetic rows have identical neighbours: search each distinct row
         # once (few columns or coarse tables: a handful of rows with huge tie sets)
-        first, inverse = _distinct_rows(syn)
-        counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
-        distinct = syn if first.size == n_s else take_rows(syn, first)
+        inverse: np.ndarray | None = None  # each synthetic row is its own
+        if is_partitioned(syn) and distinct_lower_bound(syn) == n_s:  # type: ignore[arg-type]
+            counts = np.ones(n_s)
+            distinct = syn
+        else:
+            first, inverse = _distinct_rows(syn)
+            counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
+            distinct = syn if first.size == n_s else take_rows(syn, first)
+            if first.size == n_s:
+                inverse = None
+            del first
         offsets, dist, idx, truncated = _pool_lists(
             space, distinct, pool, k=k, context=context
         )
 
         everyone = np.ones(n_pool, dtype=bool)
         full = compare_sides(offsets, dist, idx, is_real, everyone, n_pool)
-        full = _resolve(space, distinct, pool, is_real, everyone, full, context)[
-            inverse
-        ]
+        full = _resolve(space, distinct, pool, is_real, everyone, full, context)
+        if inverse is not None:
+            full = full[inverse]
 
         if equal:
             corrected_rows = (full == CLOSER_REAL) + 0.5 * (full == TIE)
@@ -343,7 +357,9 @@ class DCRShare(Metric):
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
                     out = _resolve(
                         space, distinct, pool, is_real, included, out, context
-                    )[inverse]
+                    )
+                    if inverse is not None:
+                        out = out[inverse]
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
                     advance(1)
             corrected_rows /= repeats
@@ -448,6 +464,7 @@ class DCRShare(Metric):
                 corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
             ),
         }
+        nearest = dist[offsets[:-1]]
         records = {
             "closer_to_real": RecordScores(
                 "synthetic",
@@ -459,7 +476,7 @@ class DCRShare(Metric):
             "distance_to_real_or_holdout": RecordScores(
                 "synthetic",
                 np.arange(n_s),
-                dist[offsets[:-1]][shares.inverse],
+                nearest if shares.inverse is None else nearest[shares.inverse],
                 "distance to the closest row of real + holdout",
             ),
         }
