@@ -141,6 +141,13 @@ def _ranked_lists(
         lengths[rows] = width
         still = (more.distances[:, -1] == more.distances[:, 0]) & (width < longest)
         rows = rows[still]
+    if not extended:  # every list has k entries: the search's arrays as they are
+        return (
+            np.arange(0, n_syn * k + 1, k, dtype=np.int64),
+            np.ascontiguousarray(nn.distances).reshape(-1),
+            np.ascontiguousarray(nn.indices, dtype=np.int64).reshape(-1),
+            rows,
+        )
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     distances = np.empty(offsets[-1])
     indices = np.empty(offsets[-1], dtype=np.int64)
@@ -190,8 +197,9 @@ class _Shares:
     n_holdout: int
     sample_size: int
     repeats: int
-    #: CSR neighbour lists of the distinct synthetic rows in real + holdout
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: CSR neighbour lists of the distinct synthetic rows in real + holdout (None
+    #: once :meth:`take_lists` handed them over)
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     #: distinct synthetic rows whose tie set could not be listed
     truncated: np.ndarray
     #: copies of each distinct synthetic row
@@ -204,6 +212,13 @@ class _Shares:
     corrected_rows: np.ndarray
     #: the metric's score
     score: float
+
+    def take_lists(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The neighbour lists, dropped from here so that they are freed with their last use."""
+        lists = self.lists
+        assert lists is not None, "the neighbour lists were already taken"
+        self.lists = None
+        return lists
 
 
 @register
@@ -388,7 +403,15 @@ class DCRShare(Metric):
         n_pool = n_r + n_h
         n_s = shares.full.size
         apt_weight = n_r / n_pool
-        offsets, dist, idx = shares.lists
+        offsets, dist, idx = shares.take_lists()
+        # what the lists are needed for; then they are freed before the test
+        nearest = dist[offsets[:-1]]
+        tie_offsets, tie_idx = (
+            tie_sets(offsets, dist, idx)
+            if self.n_permutations
+            else (np.zeros(1, np.int64), np.zeros(0, np.int64))
+        )
+        del offsets, dist, idx
         full, corrected_rows, counts = (
             shares.full,
             shares.corrected_rows,
@@ -407,7 +430,6 @@ class DCRShare(Metric):
         null_sd = 0.0
         half_null_mean = None
         if n_perm:
-            tie_offsets, tie_idx = tie_sets(offsets, dist, idx)
             seed = int(rng.integers(0, 2**31 - 1))
             half_null, apt_null = permutation_shares(
                 tie_offsets,
@@ -418,6 +440,7 @@ class DCRShare(Metric):
                 seed=seed,
                 weights=counts,
             )
+            del tie_offsets, tie_idx
             p_value = float(
                 (1 + np.sum(half_null >= share_half - 1e-12)) / (1 + n_perm)
             )
@@ -464,7 +487,6 @@ class DCRShare(Metric):
                 corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
             ),
         }
-        nearest = dist[offsets[:-1]]
         records = {
             "closer_to_real": RecordScores(
                 "synthetic",
