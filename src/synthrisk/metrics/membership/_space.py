@@ -37,6 +37,10 @@ import numpy as np
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
+from synthrisk.metrics.membership._partitioned_search import (
+    gather_neighbors,
+    reduce_neighbors,
+)
 from synthrisk.neighbors import (
     Arithmetic,
     Neighbors,
@@ -65,7 +69,6 @@ __all__ = [
     "concat_rows",
     "distinct_lower_bound",
     "n_rows",
-    "nearest_distance",
     "numeric_matrix",
     "resolve_distance",
     "row_ids",
@@ -244,66 +247,20 @@ class Space:
         if self.distance == "dcr" and (
             is_partitioned(query) or is_partitioned(reference)
         ):
-            from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
-            with context.progress.task(description, n_rows(query)) as advance:
-                parts = kneighbors_tables_map(
-                    query,
-                    reference,
-                    finish,
-                    *args,
-                    k=k,
-                    scale=self.scale,
-                    working_memory=context.working_memory,
-                    progress=advance,
-                )
-            if parts:
-                return np.concatenate(parts)
-            empty = (np.empty((0, k)), np.empty((0, k), dtype=np.int64))
-            return np.asarray(finish(empty, *args))
+            return reduce_neighbors(
+                query,
+                reference,
+                finish,
+                *args,
+                k=k,
+                scale=self.scale,
+                context=context,
+                description=description,
+            )
         nn = self.search(
             query, reference, k=k, context=context, description=description
         )
         return np.asarray(finish((nn.distances, nn.indices), *args))
-
-    def _search_partitioned(
-        self,
-        query: Rows,
-        reference: Rows,
-        *,
-        k: int,
-        context: Context,
-        description: str,
-    ) -> Neighbors:
-        """:meth:`search` with a partitioned side: the neighbours of each query
-        partition are gathered into the result one partition at a time."""
-        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
-        n = n_rows(query)
-        with context.progress.task(description, n) as advance:
-            parts = kneighbors_tables_map(
-                query,
-                reference,
-                _neighbors,
-                k=k,
-                scale=self.scale,
-                working_memory=context.working_memory,
-                progress=advance,
-                keep=True,
-            )
-        distances = np.empty((n, k))
-        indices = np.empty((n, k), dtype=np.int64)
-        at = 0
-        for i, part in enumerate(parts):
-            d, idx = part.result() if hasattr(part, "result") else part
-            distances[at : at + d.shape[0]] = d
-            indices[at : at + d.shape[0]] = idx
-            at += d.shape[0]
-            if hasattr(part, "release"):
-                part.release()
-            parts[i] = None
-            del d, idx
-        return Neighbors(distances=distances, indices=indices)
 
     def search(
         self,
@@ -320,8 +277,13 @@ class Space:
         if self.distance == "dcr" and (
             is_partitioned(query) or is_partitioned(reference)
         ):
-            return self._search_partitioned(
-                query, reference, k=k, context=context, description=description
+            return gather_neighbors(
+                query,
+                reference,
+                k=k,
+                scale=self.scale,
+                context=context,
+                description=description,
             )
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
@@ -335,16 +297,6 @@ class Space:
                 arithmetic=self.arithmetic,
                 progress=advance,
             )
-
-
-def _neighbors(neighbors: tuple[FloatArray, IntArray]) -> tuple[FloatArray, IntArray]:
-    """Task: the neighbours as they are (kept on the cluster until gathered)."""
-    return neighbors
-
-
-def nearest_distance(neighbors: tuple[FloatArray, IntArray]) -> FloatArray:
-    """Task: the distance of every query row to its nearest reference row."""
-    return np.ascontiguousarray(neighbors[0][:, 0])
 
 
 def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:
