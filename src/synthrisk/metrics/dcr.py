@@ -34,6 +34,7 @@ from synthrisk.schema.partitioned import (
     Partitions,
     combine_domains,
     domain_of_part,
+    is_partitioned,
 )
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
@@ -55,7 +56,25 @@ def dcr(
     description: str = "Computing DCR",
     scale: np.ndarray | None = None,
 ) -> np.ndarray:
-    """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``)."""
+    """DCR of every query row to ``reference`` (SDMetrics' distance, ranges of ``reference``).
+
+    With a table partitioned on a cluster, every query partition's distances are
+    taken where its neighbours are found: only the distances come back.
+    """
+    if is_partitioned(query) or is_partitioned(reference):
+        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+
+        with context.progress.task(description, query.n_rows) as advance:
+            parts = kneighbors_tables_map(
+                query,
+                reference,
+                _nearest_distance,
+                k=1,
+                scale=scale,
+                working_memory=context.working_memory,
+                progress=advance,
+            )
+        return np.concatenate(parts) if parts else np.empty(0)
     with context.progress.task(description, query.n_rows) as advance:
         nn = nearest_neighbors(
             query,
@@ -68,6 +87,11 @@ def dcr(
             progress=advance,
         )
     return nn.distances[:, 0]
+
+
+def _nearest_distance(neighbors: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Task: the distance of every query row to its nearest reference row."""
+    return np.ascontiguousarray(neighbors[0][:, 0])
 
 
 #: integer-valued columns beyond this magnitude are drawn as floats (int64 range)

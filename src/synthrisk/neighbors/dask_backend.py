@@ -240,6 +240,12 @@ class _Job:
     progress: Callable[[int], None] | None
     #: numeric values of both sides are divided by this inside the tasks (Gower)
     prescale: FloatArray | None = None
+    #: task run on every query partition's ``(distances, indices)``; its results
+    #: come back instead of the neighbours (see :func:`kneighbors_tables_map`)
+    finish: Callable[..., Any] | None = None
+    finish_args: tuple[Any, ...] = ()
+    #: keep the finished results on the cluster: their futures come back
+    keep: bool = False
 
 
 def kneighbors_partitioned(
@@ -287,17 +293,22 @@ def kneighbors_partitioned(
 
 def _run(job: _Job, client: Any | None) -> tuple[FloatArray, IntArray]:
     """:func:`kneighbors_partitioned` of ``job`` on ``client`` (None: threads)."""
+    return _stack(_results(job, client), job.k)
+
+
+def _results(job: _Job, client: Any | None) -> list[Any]:
+    """The result of every query partition of ``job``, in order."""
     if job.k > job.reference.n_rows:
         msg = f"`k` must be at most the number of reference rows ({job.reference.n_rows}); got {job.k}."
         raise ParameterError(msg)
     if job.query.n_rows == 0:
-        return np.empty((0, job.k)), np.empty((0, job.k), dtype=np.int64)
+        return []
     if client is None:
         return _threaded(job)
     return _distributed(client, job)
 
 
-def _threaded(job: _Job) -> tuple[FloatArray, IntArray]:
+def _threaded(job: _Job) -> list[Any]:
     query, reference, k = job.query, job.reference, job.k
     dask = import_optional("dask", extra="dask")
     from dask.delayed import Delayed
@@ -330,7 +341,10 @@ def _threaded(job: _Job) -> tuple[FloatArray, IntArray]:
             search(q, r, job.spec, k, job.working_memory, off, job.prescale)
             for r, off in zip(ref_nodes, offsets, strict=True)
         ]
-        tasks.append(_reduce(partial, lambda group: merge(k, *group)))
+        final = _reduce(partial, lambda group: merge(k, *group))
+        if job.finish is not None:
+            final = delayed(job.finish, pure=False)(final, *job.finish_args)
+        tasks.append(final)
     # one query partition per compute call keeps progress reporting live
     out = []
     batch = max(1, len(tasks) // 20)
@@ -339,10 +353,10 @@ def _threaded(job: _Job) -> tuple[FloatArray, IntArray]:
         out.extend(chunk)
         if job.progress is not None:
             job.progress(int(sum(query.rows[start : start + batch])))
-    return _stack(out, k)
+    return out
 
 
-def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
+def _distributed(client: Any, job: _Job) -> list[Any]:
     distributed = import_optional("distributed", extra="dask")
     query, reference, k, broadcast = job.query, job.reference, job.k, job.broadcast
     if broadcast is None:
@@ -391,6 +405,8 @@ def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
             for r, off in zip(ref_state["parts"], ref_state["offsets"], strict=True)
         ]
         final = _reduce(partial, merge)
+        if job.finish is not None:
+            final = client.submit(job.finish, final, *job.finish_args, pure=False)
         owner[final] = i
         return final
 
@@ -403,7 +419,8 @@ def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
     for future in pending:
         i = owner.pop(future)
         try:
-            results[i] = future.result()
+            kept = job.keep and future.status == "finished"
+            results[i] = future if kept else future.result()
         except Exception:
             # a partition lost with its worker: scattered inputs cannot be rebuilt
             # by Dask, so scatter them again and resubmit this query partition
@@ -414,10 +431,11 @@ def _distributed(client: Any, job: _Job) -> tuple[FloatArray, IntArray]:
                 place_reference()
             pending.add(submit(i))
             continue
-        future.release()
+        if not job.keep:
+            future.release()
         if job.progress is not None:
             job.progress(query.rows[i])
-    return _stack(results, k)
+    return results
 
 
 def _on_cluster(client: Any, parts: Sequence[Any]) -> list[Any]:
@@ -560,6 +578,67 @@ def kneighbors_tables(
         partition is sorted by its rows' ranks on its worker). Used for seeded random
         tie-breaking.
     """
+    job, client = _tables_job(
+        query,
+        reference,
+        k=k,
+        distance=distance,
+        scale=scale,
+        working_memory=working_memory,
+        progress=progress,
+        missing=missing,
+        order=order,
+    )
+    return _run(job, client)
+
+
+def kneighbors_tables_map(
+    query: Any,
+    reference: Any,
+    finish: Callable[..., Any],
+    *finish_args: Any,
+    k: int,
+    scale: FloatArray | None,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+    keep: bool = False,
+) -> list[Any]:
+    """:func:`kneighbors_tables` (DCR distance) that reduces the neighbours where they are found.
+
+    ``finish((distances, indices), *finish_args)`` runs as one more task on every
+    query partition's neighbours, and its results come back, one per query partition
+    in row order, instead of the neighbours: the driver never holds the neighbour
+    arrays. ``finish`` must be a module-level function (it is pickled).
+
+    With ``keep=True`` the results stay on the cluster and their futures come back
+    (the results themselves without a cluster); release them when done.
+    """
+    job, client = _tables_job(
+        query,
+        reference,
+        k=k,
+        distance="dcr",
+        scale=scale,
+        working_memory=working_memory,
+        progress=progress,
+    )
+    job = dataclasses.replace(job, finish=finish, finish_args=finish_args, keep=keep)
+    return _results(job, client)
+
+
+def _tables_job(
+    query: Any,
+    reference: Any,
+    *,
+    k: int,
+    distance: str,
+    scale: FloatArray | None,
+    working_memory: float | None,
+    progress: Callable[[int], None] | None,
+    missing: str = "mismatch",
+    order: IntArray | None = None,
+) -> tuple[_Job, Any]:
+    """The job of :func:`kneighbors_tables` and the client it runs on."""
     from synthrisk.neighbors import distance_spec
 
     if distance not in ("dcr", "gower"):
@@ -642,7 +721,7 @@ def kneighbors_tables(
     ref_rows = get_dask_settings().reference_rows
     broadcast = False if ref_rows is not None and ref_rows < r_parts.n_rows else None
     job = _Job(q_parts, r_parts, spec, k, working_memory, broadcast, progress, prescale)
-    return _run(job, client)
+    return job, client
 
 
 def _bounds(table: Any) -> tuple[FloatArray, FloatArray]:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from synthrisk.metrics._base import Context
 from synthrisk.metrics.membership import _space
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
 from synthrisk.metrics.membership.nndr import NNDR
@@ -271,3 +272,80 @@ def test_dcr_share_with_tie_sets_beyond_the_list_cap(
         coarse_tables, {"dcr_share": {"n_permutations": 199, "n_repeats": 3}}
     )
     assert 0 < report.results[0].breakdown["p_value"] < 1
+
+
+def _nearest_plus_second_index(
+    neighbors: tuple[np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """Task: a value of each row that depends on its distances and its positions."""
+    return neighbors[0][:, 0] + neighbors[1][:, 1]
+
+
+def test_neighbours_reduced_per_partition_equal_the_whole_search(
+    dask_client: Any, mixed_tables: tuple[pd.DataFrame, ...]
+) -> None:
+    from synthrisk.neighbors import nearest_neighbors
+    from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+
+    partitioned = _partitioned(mixed_tables, dask_client)
+    tables = prepare_tables(*mixed_tables)
+    syn, real = partitioned.synthetic, partitioned.real
+    space = _space.Space.for_tables(partitioned, "dcr")
+    whole = nearest_neighbors(
+        tables.encoded("synthetic"),
+        tables.encoded("real"),
+        k=3,
+        distance="dcr",
+        scale=space.scale,
+    )
+    # one result per query partition, in row order
+    parts = kneighbors_tables_map(
+        syn,
+        real,
+        _nearest_plus_second_index,
+        k=3,
+        scale=space.scale,
+        working_memory=None,
+        progress=None,
+    )
+    assert len(parts) == len(syn.partitions.parts) > 1
+    np.testing.assert_array_equal(
+        np.concatenate(parts), whole.distances[:, 0] + whole.indices[:, 1]
+    )
+    # kept on the cluster: futures of the same results
+    kept = kneighbors_tables_map(
+        syn,
+        real,
+        _nearest_plus_second_index,
+        k=3,
+        scale=space.scale,
+        working_memory=None,
+        progress=None,
+        keep=True,
+    )
+    np.testing.assert_array_equal(
+        np.concatenate(dask_client.gather(kept)), np.concatenate(parts)
+    )
+    # the metrics' search gathers the partitions into one result
+    context = Context()
+    got = space.search(syn, real, k=3, context=context, description="test")
+    np.testing.assert_array_equal(got.distances, whole.distances)
+    np.testing.assert_array_equal(got.indices, whole.indices)
+
+
+@pytest.mark.parametrize("mask", [0xFFFF_FFFF_FFFF_FFFF, 0x3])
+def test_distinct_lower_bound(
+    dask_client: Any,
+    coarse_tables: tuple[pd.DataFrame, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    mask: int,
+) -> None:
+    monkeypatch.setattr(_space, "_HASH_MASK", mask)
+    partitioned = _partitioned(coarse_tables, dask_client)
+    tables = prepare_tables(*coarse_tables)
+    for name in ("real", "synthetic", "holdout"):
+        (ids,) = _row_keys(tables.encoded(name))
+        bound = _space.distinct_lower_bound(partitioned.encoded(name))
+        distinct = np.unique(ids).size
+        # exact without collisions, never above the count with them
+        assert bound == distinct if mask > 0x3 else 1 <= bound <= distinct

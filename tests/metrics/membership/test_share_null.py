@@ -162,3 +162,37 @@ def test_generator_continues_the_mersenne_twister_stream(seed: int) -> None:
     legacy = np.random.RandomState(seed)  # the stream to reproduce
     want = legacy.random_sample(sum(piece.size for piece in pieces))
     np.testing.assert_array_equal(np.concatenate(pieces), want)
+
+
+def test_null_of_a_large_pool_keeps_one_bit_per_draw() -> None:
+    # 64 relabellings of 200,000 pool rows: the draws (100 MiB as doubles) are kept
+    # as label bits, so the null takes a few MiB whatever the pool
+    import tracemalloc
+
+    n_sets, n_pool = 200_000, 400_000
+    rng = np.random.default_rng(0)
+    tie_offsets = np.arange(n_sets + 1, dtype=np.int64)
+    tie_indices = rng.permutation(n_pool)[:n_sets].astype(np.int64)
+    permutation_shares(  # compiled before measuring
+        tie_offsets[:3],
+        tie_indices[:2],
+        n_real=1,
+        n_pool=n_pool,
+        n_permutations=1,
+        seed=0,
+    )
+    tracemalloc.start()
+    try:
+        half, _ = permutation_shares(
+            tie_offsets,
+            tie_indices,
+            n_real=n_pool // 2,
+            n_pool=n_pool,
+            n_permutations=64,
+            seed=3,
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20
+    assert half.shape == (64,)

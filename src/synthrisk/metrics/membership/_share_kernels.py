@@ -166,17 +166,34 @@ def expand_lists(
     return new_offsets, out_d, out_i
 
 
+@numba.njit(nogil=True, cache=True)
+def _tie_sets(offsets, distances, indices):  # pragma: no cover - compiled
+    n = offsets.size - 1
+    tie_offsets = np.zeros(n + 1, dtype=np.int64)
+    for s in range(n):
+        count = 0
+        for e in range(offsets[s], offsets[s + 1]):
+            count += distances[e] == distances[offsets[s]]
+        tie_offsets[s + 1] = tie_offsets[s] + count
+    tie_indices = np.empty(tie_offsets[n], dtype=np.int64)
+    for s in range(n):
+        at = tie_offsets[s]
+        for e in range(offsets[s], offsets[s + 1]):
+            if distances[e] == distances[offsets[s]]:
+                tie_indices[at] = indices[e]
+                at += 1
+    return tie_offsets, tie_indices
+
+
 def tie_sets(
     offsets: IntArray, distances: FloatArray, indices: IntArray
 ) -> tuple[IntArray, IntArray]:
     """CSR of every row's pool entries at its smallest distance (the list must hold them all)."""
-    n = offsets.size - 1
-    first = distances[offsets[:-1]]
-    row_of_entry = np.repeat(np.arange(n), np.diff(offsets))
-    at_min = distances == first[row_of_entry]
-    counts = np.bincount(row_of_entry[at_min], minlength=n)
-    tie_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    return tie_offsets, np.ascontiguousarray(indices[at_min], dtype=np.int64)
+    return _tie_sets(
+        np.asarray(offsets, dtype=np.int64),
+        np.asarray(distances, dtype=np.float64),
+        np.asarray(indices, dtype=np.int64),
+    )
 
 
 #: the Mersenne Twister (MT19937): state words and the shift of its recurrence
@@ -230,6 +247,18 @@ def _mt_temper(y):  # pragma: no cover - compiled
     return y
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _mt_refill(mt, doubles):  # pragma: no cover - compiled
+    """The 312 doubles of the next twist of the state, 53 bits from two words each."""
+    for h in range(_MT_N // 2):
+        high = _mt_temper(mt[2 * h]) >> np.uint32(5)
+        low = _mt_temper(mt[2 * h + 1]) >> np.uint32(6)
+        # (high * 2**26 + low) / 2**53: multiplying by a power of two is exact
+        doubles[h] = (np.float64(high) * 67108864.0 + np.float64(low)) * (
+            1.0 / 9007199254740992.0
+        )
+
+
 @numba.njit(nogil=True, cache=True)
 def _mt_fill(mt, doubles, at, out):  # pragma: no cover - compiled
     """The generator's next ``out.size`` doubles in [0, 1), 53 bits from two words each.
@@ -246,13 +275,7 @@ def _mt_fill(mt, doubles, at, out):  # pragma: no cover - compiled
     while pos < n:
         if i == half:
             _mt_twist(mt)
-            for h in range(half):
-                high = _mt_temper(mt[2 * h]) >> np.uint32(5)
-                low = _mt_temper(mt[2 * h + 1]) >> np.uint32(6)
-                # (high * 2**26 + low) / 2**53: multiplying by a power of two is exact
-                doubles[h] = (np.float64(high) * 67108864.0 + np.float64(low)) * (
-                    1.0 / 9007199254740992.0
-                )
+            _mt_refill(mt, doubles)
             i = 0
         stop = min(n, pos + half - i)
         flat[pos:stop] = doubles[i : i + stop - pos]
@@ -261,48 +284,74 @@ def _mt_fill(mt, doubles, at, out):  # pragma: no cover - compiled
     at[0] = i
 
 
+@numba.njit(nogil=True, cache=True)
+def _mt_labels(
+    mt, doubles, at, n_real, n_pool, words, n_batch
+):  # pragma: no cover - compiled
+    """The labels of the next ``n_batch`` relabellings, drawn from the generator.
+
+    Relabelling ``r`` draws one uniform number per pool row ``u`` that occurs in a tie
+    set, in order (the generator's stream as :func:`_mt_fill` gives it), and labels
+    the row real when ``draw * left < left_real``: drawn without replacement from an
+    urn of ``n_real`` real and ``n_pool - n_real`` holdout labels. Bit ``r % 64`` of
+    ``words[r // 64, u]`` is set where the row is real: each draw is kept as one bit.
+    """
+    n_unique = words.shape[1]
+    half = _MT_N // 2
+    i = at[0]
+    for r in range(n_batch):
+        shift = np.uint64(r % 64)
+        labels = words[r // 64]
+        if shift == 0:
+            labels[:] = 0
+        left_real = n_real
+        left = n_pool
+        u = 0
+        while u < n_unique:
+            if i == half:
+                _mt_twist(mt)
+                _mt_refill(mt, doubles)
+                i = 0
+            stop = min(n_unique, u + half - i)
+            for v in range(u, stop):
+                # draw * left < left_real  <=>  floor(draw * left) < left_real, for
+                # an integer left_real: the product is off the chain of labels
+                is_real = np.int64(doubles[i + v - u] * left) < left_real
+                labels[v] |= np.uint64(is_real) << shift
+                left_real -= is_real
+                left -= 1
+            i += stop - u
+            u = stop
+    at[0] = i
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _relabel(
-    draws,
+    words,
+    n_batch,
     tie_offsets,
     tie_local,
     weights,
-    sets,
-    lone,
-    n_real,
-    n_pool,
     real_weight,
     total,
     half,
     weighted,
 ):  # pragma: no cover - compiled
-    """Shares under the relabellings whose uniform draws are the rows of ``draws``.
+    """Shares under the relabellings drawn by :func:`_mt_labels` (any weights).
 
-    ``sets`` are the tie sets summed one by one, in order; ``lone[u]`` is the
-    summed (integer) weight of the other sets, each the single pool row ``u``
-    (their outcome is its label).
+    The tie sets are summed one by one, in order.
     """
-    n_batch, n_unique = draws.shape
-    for b in numba.prange(n_batch):
-        # labels of the pool rows that occur in some tie set, drawn without
-        # replacement from an urn of n_real real and n_pool - n_real holdout labels
-        labels = np.empty(n_unique, dtype=np.bool_)
-        left_real = n_real
-        left = n_pool
-        lone_real = 0
-        for u in range(n_unique):
-            is_real = draws[b, u] * left < left_real
-            labels[u] = is_real
-            left_real -= is_real
-            lone_real += lone[u] * is_real
-            left -= 1
+    n_sets = tie_offsets.size - 1
+    for r in numba.prange(n_batch):
+        labels = words[r // 64]
+        shift = np.uint64(r % 64)
         closer = 0.0
         ties = 0.0
-        for s in sets:
+        for s in range(n_sets):
             any_real = False
             any_holdout = False
             for e in range(tie_offsets[s], tie_offsets[s + 1]):
-                if labels[tie_local[e]]:
+                if (labels[tie_local[e]] >> shift) & np.uint64(1):
                     any_real = True
                 else:
                     any_holdout = True
@@ -312,43 +361,36 @@ def _relabel(
                 ties += weights[s]
             elif any_real:
                 closer += weights[s]
-        # integers below 2**53: exact, so the order of the sum does not matter
-        closer += lone_real
-        half[b] = (closer + 0.5 * ties) / total
-        weighted[b] = (closer + real_weight * ties) / total
+        half[r] = (closer + 0.5 * ties) / total
+        weighted[r] = (closer + real_weight * ties) / total
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _relabel_packed(
-    draws, tie_offsets, tie_local, weights, sets, lone, n_real, n_pool, out
+    words, n_batch, tie_offsets, tie_local, weights, sets, lone_rows, lone, out
 ):  # pragma: no cover - compiled
     """:func:`_relabel` for integer weights, 64 relabellings at a time.
 
-    Bit ``b`` of ``labels[u]`` is pool row ``u``'s label in relabelling ``b`` of a
-    block; a tie set is all real where the AND of its rows' words has bit ``b``,
-    all holdout where their OR lacks it. ``out[:, 0]``, ``out[:, 1]``: the summed
+    Bit ``b`` of ``words[block, u]`` is pool row ``u``'s label in relabelling ``b`` of
+    the block; a tie set is all real where the AND of its rows' words has bit ``b``,
+    all holdout where their OR lacks it. ``sets`` are the tie sets of several rows;
+    the others, each the single pool row ``lone_rows[j]``, add their summed weight
+    ``lone[j]`` with that row's label. ``out[:, 0]``, ``out[:, 1]``: the summed
     weights closer to real and tied, exact integers.
     """
-    n_batch, n_unique = draws.shape
     n_blocks = (n_batch + 63) // 64
     for block in numba.prange(n_blocks):
         first = block * 64
         width = min(64, n_batch - first)
         full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - width)
-        labels = np.empty(n_unique, dtype=np.uint64)
-        left_real = np.full(width, n_real, dtype=np.int64)
-        lone_real = np.zeros(width, dtype=np.int64)
-        left = n_pool
-        for u in range(n_unique):
-            word = np.uint64(0)
-            for b in range(width):
-                is_real = draws[first + b, u] * left < left_real[b]
-                left_real[b] -= is_real
-                lone_real[b] += lone[u] * is_real
-                word |= np.uint64(is_real) << np.uint64(b)
-            labels[u] = word
-            left -= 1
-        closer = lone_real.copy()
+        labels = words[block]
+        lone_real = np.zeros(64, dtype=np.int64)
+        for j in range(lone_rows.size):
+            word = labels[lone_rows[j]]
+            weight = lone[j]
+            for b in range(64):
+                lone_real[b] += weight * np.int64((word >> np.uint64(b)) & np.uint64(1))
+        closer = lone_real[:width].copy()
         held = np.zeros(width, dtype=np.int64)
         multi = 0
         for s in sets:
@@ -376,8 +418,25 @@ def _relabel_packed(
             out[first + b, 1] = multi - (closer[b] - lone_real[b]) - held[b]
 
 
-#: uniform draws held at once by the permutation null (64 MiB)
-_MAX_DRAWS = 2**23
+@numba.njit(nogil=True, cache=True)
+def _lone_weights(tie_offsets, tie_local, weights, lone):  # pragma: no cover - compiled
+    """Add the (integer) weight of every tie set of a single pool row to that row."""
+    for s in range(tie_offsets.size - 1):
+        if tie_offsets[s + 1] - tie_offsets[s] == 1:
+            lone[tie_local[tie_offsets[s]]] += np.int64(weights[s])
+
+
+@numba.njit(nogil=True, cache=True)
+def _sum_in_order(values):  # pragma: no cover - compiled
+    """``values`` summed one after another, in order (not pairwise)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+#: uniform draws of one batch of relabellings (each kept as one bit: 4 MiB)
+_MAX_DRAWS = 2**25
 
 
 def permutation_shares(
@@ -397,10 +456,11 @@ def permutation_shares(
     Each relabelling draws one uniform number per pool row that occurs in a tie set,
     in order, from the Mersenne Twister seeded with ``seed`` (numba's and numpy's
     legacy generator: these are the draws of the one-thread loop this replaced).
-    The draws are made in batches by one thread, then the relabellings of a batch
-    are scored on every core, so the numbers do not depend on the number of threads.
-    With integer weights (counts) the tie sets of a single pool row are added with
-    that row's label: integer sums are exact in any order.
+    The draws are made in batches by one thread, each kept as the one bit of the
+    label it gives, then the relabellings of a batch are scored on every core, so
+    the numbers do not depend on the number of threads. With integer weights
+    (counts) the tie sets of a single pool row are added with that row's label:
+    integer sums are exact in any order.
 
     Returns
     -------
@@ -412,54 +472,51 @@ def permutation_shares(
     # np.unique(tie_indices, return_inverse=True), by marking the pool positions
     present = np.zeros(n_pool, dtype=bool)
     present[tie_indices] = True
-    unique = np.flatnonzero(present)
-    local = (np.cumsum(present) - 1)[tie_indices].astype(np.int64)
+    n_unique = int(np.count_nonzero(present))
+    rank = np.cumsum(present, dtype=np.int32 if n_pool < 2**31 else np.int64)
+    del present
+    rank -= 1
+    local = rank[tie_indices].astype(np.int64)
+    del rank
     n_sets = tie_offsets.size - 1
     w = np.ones(n_sets) if weights is None else np.asarray(weights, dtype=np.float64)
-    total = 0.0
-    for value in w.tolist():  # summed in set order, as the shares always were
-        total += value
-    sizes = np.diff(tie_offsets)
-    lone = np.zeros(unique.size, dtype=np.int64)
-    sets = np.arange(n_sets, dtype=np.int64)
+    total = float(_sum_in_order(w))  # summed in set order, as the shares always were
     half = np.empty(n_permutations)
     weighted = np.empty(n_permutations)
     packed = bool(np.all(w == np.round(w))) and float(np.abs(w).sum()) < 2.0**52
     if packed:
-        single = np.flatnonzero(sizes == 1)
-        np.add.at(lone, local[tie_offsets[single]], w[single].astype(np.int64))
-        sets = np.flatnonzero(sizes != 1).astype(np.int64)
+        lone = np.zeros(n_unique, dtype=np.int64)
+        _lone_weights(tie_offsets, local, w, lone)
+        lone_rows = np.flatnonzero(lone)
+        lone = lone[lone_rows]
+        sets = np.flatnonzero(np.diff(tie_offsets) != 1).astype(np.int64)
         sums = np.empty((n_permutations, 2), dtype=np.int64)
-    batch = max(64, _MAX_DRAWS // max(unique.size, 1)) // 64 * 64
+    batch = max(64, _MAX_DRAWS // max(n_unique, 1)) // 64 * 64
     batch = min(batch, n_permutations)
-    draws = np.empty((batch, unique.size))
+    words = np.empty((-(-batch // 64), n_unique), dtype=np.uint64)
     state = (_mt_seed(seed), np.empty(_MT_N // 2), np.array([_MT_N // 2]))
     for start in range(0, n_permutations, batch):
         stop = min(start + batch, n_permutations)
-        part = draws[: stop - start]
-        _mt_fill(*state, part)
+        _mt_labels(*state, int(n_real), int(n_pool), words, stop - start)
         if packed:
             _relabel_packed(
-                part,
+                words,
+                stop - start,
                 tie_offsets,
                 local,
                 w,
                 sets,
+                lone_rows,
                 lone,
-                int(n_real),
-                int(n_pool),
                 sums[start:stop],
             )
         else:
             _relabel(
-                part,
+                words,
+                stop - start,
                 tie_offsets,
                 local,
                 w,
-                sets,
-                lone,
-                int(n_real),
-                int(n_pool),
                 n_real / n_pool,
                 total,
                 half[start:stop],

@@ -29,7 +29,7 @@ the in-memory numbers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
@@ -37,6 +37,10 @@ import numpy as np
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
+from synthrisk.metrics.membership._partitioned_search import (
+    gather_neighbors,
+    reduce_neighbors,
+)
 from synthrisk.neighbors import (
     Arithmetic,
     Neighbors,
@@ -63,6 +67,7 @@ __all__ = [
     "Rows",
     "Space",
     "concat_rows",
+    "distinct_lower_bound",
     "n_rows",
     "numeric_matrix",
     "resolve_distance",
@@ -222,6 +227,41 @@ class Space:
             return numeric_matrix(tables, name)
         return tables.encoded(name)
 
+    def search_reduce(
+        self,
+        query: Rows,
+        reference: Rows,
+        finish: Callable[..., np.ndarray],
+        *args: Any,
+        k: int,
+        context: Context,
+        description: str,
+    ) -> np.ndarray:
+        """``finish((distances, indices), *args)`` of the k nearest ``reference`` rows.
+
+        ``finish`` reduces the neighbours of a block of query rows to one value (or
+        row) per query row, the same whatever the block. On partitioned tables it runs
+        on the cluster, once per query partition, and only its results come back, in
+        row order; in memory it runs once on every row.
+        """
+        if self.distance == "dcr" and (
+            is_partitioned(query) or is_partitioned(reference)
+        ):
+            return reduce_neighbors(
+                query,
+                reference,
+                finish,
+                *args,
+                k=k,
+                scale=self.scale,
+                context=context,
+                description=description,
+            )
+        nn = self.search(
+            query, reference, k=k, context=context, description=description
+        )
+        return np.asarray(finish((nn.distances, nn.indices), *args))
+
     def search(
         self,
         query: Rows,
@@ -234,6 +274,17 @@ class Space:
         """Exact k nearest ``reference`` rows of every ``query`` row."""
         # scikit-learn's rounding is implemented by the numba kernel only
         backend = "numba" if self.arithmetic == "sklearn" else context.backend
+        if self.distance == "dcr" and (
+            is_partitioned(query) or is_partitioned(reference)
+        ):
+            return gather_neighbors(
+                query,
+                reference,
+                k=k,
+                scale=self.scale,
+                context=context,
+                description=description,
+            )
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
                 query,  # type: ignore[arg-type]
@@ -454,6 +505,21 @@ def _gather_words(table: PartitionedTable, rows: IntArray) -> np.ndarray:
             [_canonical(np.asarray(p[0], np.float64), p[1]) for p in parts]
         )
     return _canonical(got.numeric, got.codes)
+
+
+def distinct_lower_bound(table: PartitionedTable) -> int:
+    """At least this many distinct rows: the number of distinct row hashes.
+
+    Equal rows have equal hashes, so distinct hashes are distinct rows; only a hash
+    collision can make the bound smaller than the true count. Only one hash per row
+    comes to the driver.
+    """
+    mask = np.uint64(_HASH_MASK)
+    parts = table.map_partitions(_row_hashes, mask)
+    hashes = np.concatenate([np.zeros(0, np.uint64), *parts])
+    del parts
+    hashes.sort()
+    return int(hashes.size and 1 + np.count_nonzero(hashes[1:] != hashes[:-1]))
 
 
 def row_ids(tables: Sequence[PartitionedTable]) -> list[IntArray]:

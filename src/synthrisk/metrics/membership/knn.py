@@ -28,6 +28,7 @@ from synthrisk.metrics.membership._space import (
     resolve_distance,
 )
 from synthrisk.results import RecordScores
+from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import attack_summary, auc_control
 from synthrisk.stats.ranking import auc_delong_interval, ranking_scores, thin_curve
@@ -131,6 +132,102 @@ class MembershipKnnProbabilities(Metric):
         """The default mode with the ``dcr`` distance runs on every row."""
         return self.mode == "default" and self.distance == "dcr"
 
+    def _bandwidth(
+        self, nearest: np.ndarray, everything: Any, context: Context
+    ) -> float:
+        """The kernel width: the parameter, or the median distance to the nearest row.
+
+        ``everything`` (called only when that median is 0) gives every distance.
+        """
+        width = self.bandwidth  # a number or "median" (None is resolved when built)
+        if isinstance(width, str) or width is None:
+            width = _median_bandwidth(nearest, everything)
+            if width is None:
+                context.warn(
+                    "every real and holdout row has exact copies among its nearest synthetic rows, so the "
+                    "median bandwidth is 0; bandwidth 1 was used instead."
+                )
+                width = 1.0
+        return float(width)
+
+    def _probabilities(
+        self, space: Space, real: Any, holdout: Any, syn: Any, context: Context
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """Parzen probabilities of the real and holdout rows, and the bandwidth."""
+        k = self.k
+        d_real = space.search(
+            real, syn, k=k, context=context, description="kNN real → synthetic"
+        ).distances
+        d_hold = space.search(
+            holdout, syn, k=k, context=context, description="kNN holdout → synthetic"
+        ).distances
+        bandwidth = self._bandwidth(
+            np.r_[d_real[:, 0], d_hold[:, 0]],
+            lambda: np.r_[d_real.ravel(), d_hold.ravel()],
+            context,
+        )
+        p_real = parzen_probabilities(d_real, bandwidth=bandwidth)
+        p_hold = parzen_probabilities(d_hold, bandwidth=bandwidth)
+        return p_real, p_hold, bandwidth
+
+    def _partitioned_probabilities(
+        self, space: Space, real: Any, holdout: Any, syn: Any, context: Context
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """:meth:`_probabilities` on a cluster: the distances stay on the workers.
+
+        The nearest distances come back for the median bandwidth, then every
+        partition's probabilities; all distances only when that median is 0.
+        """
+        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+
+        kept = []
+        for query, what in ((real, "real"), (holdout, "holdout")):
+            with context.progress.task(
+                f"kNN {what} → synthetic", n_rows(query)
+            ) as advance:
+                kept.append(
+                    kneighbors_tables_map(
+                        query,
+                        syn,
+                        _distances,
+                        k=self.k,
+                        scale=space.scale,
+                        working_memory=context.working_memory,
+                        progress=advance,
+                        keep=True,
+                    )
+                )
+        client = syn.client
+        try:
+
+            def each(func: Any, *args: Any) -> list[np.ndarray]:
+                return list(
+                    client.gather(
+                        [
+                            client.submit(func, part, *args, pure=False)
+                            for parts in kept
+                            for part in parts
+                        ]
+                    )
+                )
+
+            bandwidth = self._bandwidth(
+                np.concatenate(each(_nearest_column)),
+                lambda: np.concatenate(each(np.ravel)),
+                context,
+            )
+            probabilities = each(_parzen_task, bandwidth)
+        finally:
+            for parts in kept:
+                for part in parts:
+                    part.release()
+        n_real_parts = len(kept[0])
+        return (
+            np.concatenate(probabilities[:n_real_parts]),
+            np.concatenate(probabilities[n_real_parts:]),
+            bandwidth,
+        )
+
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         k = self.k
         space = Space.for_tables(tables, str(self.distance), self.mode)
@@ -143,26 +240,14 @@ class MembershipKnnProbabilities(Metric):
                 f"lower `k` (metric {self.id!r}) or pass more synthetic rows."
             )
             raise InputError(msg)
-        d_real = space.search(
-            real, syn, k=k, context=context, description="kNN real → synthetic"
-        ).distances
-        d_hold = space.search(
-            holdout, syn, k=k, context=context, description="kNN holdout → synthetic"
-        ).distances
-        width = self.bandwidth  # a number or "median" (None is resolved when built)
-        if isinstance(width, str) or width is None:
-            width = _median_bandwidth(
-                np.r_[d_real[:, 0], d_hold[:, 0]], np.r_[d_real.ravel(), d_hold.ravel()]
+        if is_partitioned(syn):
+            p_real, p_hold, bandwidth = self._partitioned_probabilities(
+                space, real, holdout, syn, context
             )
-            if width is None:
-                context.warn(
-                    "every real and holdout row has exact copies among its nearest synthetic rows, so the "
-                    "median bandwidth is 0; bandwidth 1 was used instead."
-                )
-                width = 1.0
-        bandwidth = float(width)
-        p_real = parzen_probabilities(d_real, bandwidth=bandwidth)
-        p_hold = parzen_probabilities(d_hold, bandwidth=bandwidth)
+        else:
+            p_real, p_hold, bandwidth = self._probabilities(
+                space, real, holdout, syn, context
+            )
         scores = ranking_scores(p_real, p_hold)
         if bandwidth == 1.0 and np.mean(np.r_[p_real, p_hold] == 0.0) > 0.01:
             context.warn(
@@ -214,9 +299,26 @@ class MembershipKnnProbabilities(Metric):
         )
 
 
-def _median_bandwidth(nearest: np.ndarray, all_distances: np.ndarray) -> float | None:
+def _median_bandwidth(nearest: np.ndarray, everything: Any) -> float | None:
+    """The median of ``nearest``; if 0, the median positive value of ``everything()``."""
     median = float(np.median(nearest))
     if median > 0:
         return median
+    all_distances = everything()
     positive = all_distances[all_distances > 0]
     return float(np.median(positive)) if positive.size else None
+
+
+def _distances(neighbors: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Task: the neighbours' distances (their positions are not needed)."""
+    return neighbors[0]
+
+
+def _nearest_column(distances: np.ndarray) -> np.ndarray:
+    """Task: every row's distance to its nearest synthetic row."""
+    return np.ascontiguousarray(distances[:, 0])
+
+
+def _parzen_task(distances: np.ndarray, bandwidth: float) -> np.ndarray:
+    """Task: :func:`parzen_probabilities` of one partition's rows."""
+    return parzen_probabilities(distances, bandwidth=bandwidth)

@@ -25,6 +25,12 @@ __all__ = ["NNDR"]
 _NNDR_EPS = 1e-8
 
 
+def _distance_ratio(neighbors: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Task: ``(d1 + 1e-8) / (d2 + 1e-8)`` of every query row's two nearest rows."""
+    d = neighbors[0]
+    return np.asarray((d[:, 0] + _NNDR_EPS) / (d[:, 1] + _NNDR_EPS))
+
+
 def _kth_smallest(values: np.ndarray, rank: int) -> float:
     return float(np.partition(values, rank - 1)[rank - 1])
 
@@ -83,22 +89,22 @@ class NNDR(Metric):
             raise InputError(msg)
         rng = context.rng
         rows_r, rows_h = sample_rows(n_r, m, rng), sample_rows(n_h, m, rng)
-        d_r = space.search(
+        ratio_r = space.search_reduce(
             syn,
             take_rows(real, rows_r),
+            _distance_ratio,
             k=2,
             context=context,
             description="NNDR synthetic → real",
         )
-        d_h = space.search(
+        ratio_h = space.search_reduce(
             syn,
             take_rows(holdout, rows_h),
+            _distance_ratio,
             k=2,
             context=context,
             description="NNDR synthetic → holdout",
         )
-        ratio_r = (d_r.distances[:, 0] + _NNDR_EPS) / (d_r.distances[:, 1] + _NNDR_EPS)
-        ratio_h = (d_h.distances[:, 0] + _NNDR_EPS) / (d_h.distances[:, 1] + _NNDR_EPS)
         rank = self.rank
         if n_s < rank:
             context.warn(

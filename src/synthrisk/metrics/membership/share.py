@@ -9,7 +9,8 @@ never saw (the holdout):
   size-corrected (real and holdout compared at equal size), with a permutation p-value
   and a bootstrap interval;
 * :class:`IdenticalMatchShare` — MOSTLY AI QA's identical match share, training vs
-  holdout (its nearest-neighbour distance ratio is in :mod:`.nndr`).
+  holdout (defined in :mod:`.identical`; its nearest-neighbour distance ratio is in
+  :mod:`.nndr`).
 
 Distances: see :mod:`synthrisk.metrics.membership._space` (mixed-type ``dcr`` distance by default,
 Euclidean on pre-encoded numeric columns with ``mode="apt"``).
@@ -18,14 +19,13 @@ Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, confidence, integer, number, option
+from synthrisk.metrics._params import Param, confidence, integer, option
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
-from synthrisk.metrics.membership._holdout import copy_test, share_holdout_test
+from synthrisk.metrics.membership._holdout import share_holdout_test
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -42,19 +42,21 @@ from synthrisk.metrics.membership._space import (
     Data,
     Space,
     concat_rows,
+    distinct_lower_bound,
     n_rows,
     resolve_distance,
-    row_ids,
     sample_rows,
     take_rows,
 )
+from synthrisk.metrics.membership.identical import (
+    IdenticalMatchShare,
+    _distinct_rows,
+    _row_keys,  # noqa: F401 - also imported from here
+)
 from synthrisk.results import RecordScores
-from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
-from synthrisk.stats.holdout import paired_difference_test
-from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["DCRShare", "IdenticalMatchShare"]
 
@@ -84,6 +86,11 @@ def _pool_lists(
     stands for all of its copies.
     """
     n_syn, n_pool = n_rows(syn), n_rows(pool)
+    if (
+        is_partitioned(pool)
+        and distinct_lower_bound(pool) > _DISTINCT_POOL_SHARE * n_pool  # type: ignore[arg-type]
+    ):
+        return _ranked_lists(space, syn, pool, k=k, context=context)
     first, inverse = _distinct_rows(pool)
     if first.size > _DISTINCT_POOL_SHARE * n_pool:
         return _ranked_lists(space, syn, pool, k=k, context=context)
@@ -135,6 +142,13 @@ def _ranked_lists(
         lengths[rows] = width
         still = (more.distances[:, -1] == more.distances[:, 0]) & (width < longest)
         rows = rows[still]
+    if not extended:  # every list has k entries: the search's arrays as they are
+        return (
+            np.arange(0, n_syn * k + 1, k, dtype=np.int64),
+            np.ascontiguousarray(nn.distances).reshape(-1),
+            np.ascontiguousarray(nn.indices, dtype=np.int64).reshape(-1),
+            rows,
+        )
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     distances = np.empty(offsets[-1])
     indices = np.empty(offsets[-1], dtype=np.int64)
@@ -184,20 +198,28 @@ class _Shares:
     n_holdout: int
     sample_size: int
     repeats: int
-    #: CSR neighbour lists of the distinct synthetic rows in real + holdout
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: CSR neighbour lists of the distinct synthetic rows in real + holdout (None
+    #: once :meth:`take_lists` handed them over)
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     #: distinct synthetic rows whose tie set could not be listed
     truncated: np.ndarray
     #: copies of each distinct synthetic row
     counts: np.ndarray
-    #: each synthetic row's distinct row
-    inverse: np.ndarray
+    #: each synthetic row's distinct row (None: every row is distinct)
+    inverse: np.ndarray | None
     #: each synthetic row's comparison on the full tables
     full: np.ndarray
     #: each synthetic row's size-corrected share
     corrected_rows: np.ndarray
     #: the metric's score
     score: float
+
+    def take_lists(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The neighbour lists, dropped from here so that they are freed with their last use."""
+        lists = self.lists
+        assert lists is not None, "the neighbour lists were already taken"
+        self.lists = None
+        return lists
 
 
 @register
@@ -312,18 +334,26 @@ class DCRShare(Metric):
         k = min(n_pool, 2 if equal else 16)
         # identical synthetic rows have identical neighbours: search each distinct row
         # once (few columns or coarse tables: a handful of rows with huge tie sets)
-        first, inverse = _distinct_rows(syn)
-        counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
-        distinct = syn if first.size == n_s else take_rows(syn, first)
+        inverse: np.ndarray | None = None  # each synthetic row is its own
+        if is_partitioned(syn) and distinct_lower_bound(syn) == n_s:  # type: ignore[arg-type]
+            counts = np.ones(n_s)
+            distinct = syn
+        else:
+            first, inverse = _distinct_rows(syn)
+            counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
+            distinct = syn if first.size == n_s else take_rows(syn, first)
+            if first.size == n_s:
+                inverse = None
+            del first
         offsets, dist, idx, truncated = _pool_lists(
             space, distinct, pool, k=k, context=context
         )
 
         everyone = np.ones(n_pool, dtype=bool)
         full = compare_sides(offsets, dist, idx, is_real, everyone, n_pool)
-        full = _resolve(space, distinct, pool, is_real, everyone, full, context)[
-            inverse
-        ]
+        full = _resolve(space, distinct, pool, is_real, everyone, full, context)
+        if inverse is not None:
+            full = full[inverse]
 
         if equal:
             corrected_rows = (full == CLOSER_REAL) + 0.5 * (full == TIE)
@@ -343,7 +373,9 @@ class DCRShare(Metric):
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
                     out = _resolve(
                         space, distinct, pool, is_real, included, out, context
-                    )[inverse]
+                    )
+                    if inverse is not None:
+                        out = out[inverse]
                     corrected_rows += (out == CLOSER_REAL) + 0.5 * (out == TIE)
                     advance(1)
             corrected_rows /= repeats
@@ -372,7 +404,15 @@ class DCRShare(Metric):
         n_pool = n_r + n_h
         n_s = shares.full.size
         apt_weight = n_r / n_pool
-        offsets, dist, idx = shares.lists
+        offsets, dist, idx = shares.take_lists()
+        # what the lists are needed for; then they are freed before the test
+        nearest = dist[offsets[:-1]]
+        tie_offsets, tie_idx = (
+            tie_sets(offsets, dist, idx)
+            if self.n_permutations
+            else (np.zeros(1, np.int64), np.zeros(0, np.int64))
+        )
+        del offsets, dist, idx
         full, corrected_rows, counts = (
             shares.full,
             shares.corrected_rows,
@@ -391,7 +431,6 @@ class DCRShare(Metric):
         null_sd = 0.0
         half_null_mean = None
         if n_perm:
-            tie_offsets, tie_idx = tie_sets(offsets, dist, idx)
             seed = int(rng.integers(0, 2**31 - 1))
             half_null, apt_null = permutation_shares(
                 tie_offsets,
@@ -402,6 +441,7 @@ class DCRShare(Metric):
                 seed=seed,
                 weights=counts,
             )
+            del tie_offsets, tie_idx
             p_value = float(
                 (1 + np.sum(half_null >= share_half - 1e-12)) / (1 + n_perm)
             )
@@ -459,7 +499,7 @@ class DCRShare(Metric):
             "distance_to_real_or_holdout": RecordScores(
                 "synthetic",
                 np.arange(n_s),
-                dist[offsets[:-1]][shares.inverse],
+                nearest if shares.inverse is None else nearest[shares.inverse],
                 "distance to the closest row of real + holdout",
             ),
         }
@@ -471,179 +511,6 @@ class DCRShare(Metric):
         )
         return Outcome(
             score=score,
-            breakdown=breakdown,
-            ci=ci,
-            records=records,
-        )
-
-
-def _row_keys(*blocks: Data) -> list[np.ndarray]:
-    """Integer ids of the distinct rows over all blocks (equal rows → equal ids)."""
-    if is_partitioned(blocks[0]):
-        return row_ids(blocks)  # type: ignore[arg-type]
-    mats = []
-    for data in blocks:
-        if isinstance(data, EncodedTable):
-            mat = np.hstack([data.numeric, data.codes.astype(np.float64)])
-        else:
-            mat = np.asarray(data, dtype=np.float64)
-        mat = (
-            np.where(np.isnan(mat), np.nan, mat) + 0.0
-        )  # one NaN bit pattern, -0.0 → 0.0
-        mats.append(mat)
-    stacked = np.ascontiguousarray(np.vstack(mats))
-    _, inverse = np.unique(
-        stacked.view(np.dtype((np.void, stacked.dtype.itemsize * stacked.shape[1]))),
-        return_inverse=True,
-    )
-    inverse = inverse.ravel()
-    out, start = [], 0
-    for mat in mats:
-        out.append(inverse[start : start + mat.shape[0]])
-        start += mat.shape[0]
-    return out
-
-
-def _distinct_rows(data: Data) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the first occurrence of each distinct row, and each row's distinct index.
-
-    Distinct rows are numbered in order of first appearance (whatever the ids), so
-    ties between equally close distinct rows go to the earliest, in memory and on a
-    cluster alike. When every row is distinct, both are ``arange(n)``.
-    """
-    (ids,) = _row_keys(data)
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    if first.size == ids.size:
-        everyone = np.arange(ids.size)
-        return everyone, everyone
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return first[order], rank[inverse.ravel()]
-
-
-@register
-class IdenticalMatchShare(Metric):
-    """Share of synthetic rows that copy a real row exactly (MOSTLY AI QA's IMS).
-
-    A synthetic row matches when its distance to the closest real row is at most
-    ``tolerance`` (0 = every column equal, missing matching missing). With a holdout,
-    the same share against the holdout says how often rows coincide by chance
-    (frequent in tables of a few categorical columns); the breakdown also gives the
-    share of holdout rows that coincide with a real row, and the training share at the
-    holdout's size.
-
-    Parameters
-    ----------
-    tolerance : float, default=0.0
-        Largest distance that counts as a match; 0 compares rows exactly (fast, by
-        hashing). MOSTLY AI uses 1e-6 in its own embedding space.
-    distance : {"dcr", "gower", "euclidean"}, default="dcr"
-        Distance used when ``tolerance > 0``.
-    """
-
-    id = "identical_match_share"
-    report_order = 200
-    attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
-    higher_is_safer = False
-
-    tolerance = Param(
-        number(ge=0), 0.0, "Largest distance that counts as a match; 0: exact."
-    )
-    distance = Param(option(DISTANCES), "dcr", "Distance used when tolerance > 0.")
-
-    runs_partitioned = True
-
-    def supports_partitioned(self) -> bool:
-        """Exact matches, or near matches in the ``dcr`` distance, run on every row."""
-        return self.tolerance == 0.0 or self.distance == "dcr"
-
-    def _holdout_test(
-        self,
-        keys: dict[str, np.ndarray] | None,
-        match_real: np.ndarray,
-        match_hold: np.ndarray,
-    ) -> dict[str, Any]:
-        """Copies of training people against copies of holdout people.
-
-        With ``tolerance=0`` (exact copies), the exact moments of the training side's
-        count under random relabelling of the pooled real rows (see
-        :func:`~synthrisk.metrics.membership._holdout.copy_test`): exact without
-        memorisation whatever the two sizes, and no copy is lost to subsampling. The
-        synthetic table is the one to be released, so it is held fixed: the only chance
-        is which real people fell into the training table. With ``tolerance > 0``,
-        the paired difference of near matches per synthetic row.
-        """
-        if keys is None:
-            return paired_difference_test(
-                match_real,
-                match_hold,
-                statistic="share of synthetic rows matching a training row minus a holdout row",
-            )
-        return copy_test(keys["synthetic"], keys["real"], keys["holdout"])
-
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        exact = self.tolerance == 0.0
-        space = Space.for_tables(tables, "dcr" if exact else self.distance)
-        names = ["synthetic", "real"] + ([] if tables.holdout is None else ["holdout"])
-        data = {name: space.data(tables, name) for name in names}
-        # exact matches: ids of the distinct rows over all tables, computed once
-        keys = (
-            dict(zip(names, _row_keys(*data.values()), strict=True)) if exact else None
-        )
-
-        def matches(
-            query: str, reference: str, rows: np.ndarray | None = None
-        ) -> np.ndarray:
-            if keys is not None:
-                ref_keys = keys[reference] if rows is None else keys[reference][rows]
-                return np.isin(keys[query], ref_keys)
-            ref = data[reference] if rows is None else take_rows(data[reference], rows)
-            what = f"matches {query} → {reference}"
-            nn = space.search(data[query], ref, k=1, context=context, description=what)
-            return nn.distances[:, 0] <= self.tolerance
-
-        n_s = n_rows(data["synthetic"])
-        match_real = matches("synthetic", "real")
-        share = float(match_real.mean())
-        breakdown: dict[str, Any] = {
-            "identical_match_share": share,
-            "n_matches": int(match_real.sum()),
-            "n_synthetic": n_s,
-            "tolerance": self.tolerance,
-        }
-        records = {
-            "matches_real": RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                match_real.astype(np.float64),
-                "1 if the synthetic row copies a real row",
-            )
-        }
-        if tables.holdout is not None:
-            n_r, n_h = n_rows(data["real"]), n_rows(data["holdout"])
-            match_hold = matches("synthetic", "holdout")
-            hold_in_real = matches("holdout", "real")
-            breakdown["identical_match_share_holdout"] = float(match_hold.mean())
-            breakdown["holdout_rows_matching_real"] = float(hold_in_real.mean())
-            if n_r > n_h:
-                rows = sample_rows(n_r, n_h, context.rng)
-                breakdown["identical_match_share_real_at_holdout_size"] = float(
-                    matches("synthetic", "real", rows).mean()
-                )
-            else:
-                breakdown["identical_match_share_real_at_holdout_size"] = share
-            breakdown["n_holdout"] = n_h
-            breakdown["holdout_test"] = self._holdout_test(keys, match_real, match_hold)
-            records["matches_holdout"] = RecordScores(
-                "synthetic",
-                np.arange(n_s),
-                match_hold.astype(np.float64),
-                "1 if the synthetic row copies a holdout row",
-            )
-        ci = wilson_interval(int(match_real.sum()), n_s)
-        return Outcome(
-            score=share,
             breakdown=breakdown,
             ci=ci,
             records=records,
