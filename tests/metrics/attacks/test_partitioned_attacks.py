@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.metrics import get_metric
-from synthrisk.metrics.attacks import _query_generation
+from synthrisk.metrics.attacks import _queries, _query_generation
 from synthrisk.metrics.attacks._queries import (
     OP_EQ,
     OP_GE,
@@ -296,13 +296,9 @@ def test_choose_columns_draws_in_blocks_as_in_one(
 ) -> None:
     """Large query batches draw their columns block by block: the same columns."""
     rank = np.array([3, 0, 4, 1, 2])
-    whole = _query_generation._choose_columns(
-        np.random.default_rng(1), 1000, 5, 3, rank
-    )
-    monkeypatch.setattr(_query_generation, "_COLUMN_BLOCK", 64)
-    blocks = _query_generation._choose_columns(
-        np.random.default_rng(1), 1000, 5, 3, rank
-    )
+    whole = _queries.choose_columns(np.random.default_rng(1), 1000, 5, 3, rank)
+    monkeypatch.setattr(_queries, "COLUMN_BLOCK", 64)
+    blocks = _queries.choose_columns(np.random.default_rng(1), 1000, 5, 3, rank)
     np.testing.assert_array_equal(blocks, whole)
     assert whole.dtype == np.int64
     assert (np.diff(rank[whole], axis=1) > 0).all()  # ordered by column name

@@ -33,6 +33,7 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.schema.encoding import EncodedTable
 
 __all__ = [
+    "COLUMN_BLOCK",
     "OPS",
     "OP_EQ",
     "OP_GE",
@@ -46,6 +47,7 @@ __all__ = [
     "ColumnInfo",
     "QueryBatch",
     "QueryTable",
+    "choose_columns",
     "count_matches",
     "match_lists",
     "polars_term",
@@ -517,3 +519,29 @@ def polars_term(op: int, column: Any, value: Any) -> Any:
     import polars as pl
 
     return pl.lit(False)
+
+
+#: queries whose columns :func:`choose_columns` draws at a time
+COLUMN_BLOCK = 16_384
+
+
+def choose_columns(
+    rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray
+) -> IntArray:
+    """``width`` distinct columns per query (uniform), ordered by column name.
+
+    Queries are drawn in blocks of :data:`COLUMN_BLOCK` (the same draws as one block:
+    the generator's stream is consumed in the same order), so that the random keys of
+    a large batch never exist all at once.
+    """
+    out = np.empty((n_queries, min(width, n_columns)), dtype=np.int64)
+    for start in range(0, n_queries, COLUMN_BLOCK):
+        stop = min(start + COLUMN_BLOCK, n_queries)
+        if width >= n_columns:
+            cols = np.tile(np.arange(n_columns), (stop - start, 1))
+        else:
+            keys = rng.random((stop - start, n_columns))
+            cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
+        order = np.argsort(rank[cols], axis=1, kind="stable")
+        out[start:stop] = np.take_along_axis(cols, order, axis=1)
+    return out

@@ -32,6 +32,7 @@ from synthrisk.metrics.attacks._queries import (
     ColumnInfo,
     QueryBatch,
     QueryTable,
+    choose_columns,
     count_matches,
     format_value,
 )
@@ -47,8 +48,6 @@ __all__ = [
 _BATCH_MIN = 1000
 _BATCH_MAX = 200_000
 _ENUMERATE_MAX = 2_000_000
-#: queries whose columns :func:`_choose_columns` draws at a time
-_COLUMN_BLOCK = 16_384
 _KIND_CODE = {"numerical": 0, "datetime": 1, "categorical": 2, "boolean": 3}
 _NUMERIC_OPS = np.array([OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE], dtype=np.int8)
 
@@ -59,28 +58,6 @@ def dedup(values: FloatArray) -> IntArray:
         return np.zeros(0, dtype=np.int64)
     duplicated = pd.DataFrame(values).duplicated(keep="first").to_numpy()
     return np.flatnonzero(~duplicated)
-
-
-def _choose_columns(
-    rng: np.random.Generator, n_queries: int, n_columns: int, width: int, rank: IntArray
-) -> IntArray:
-    """``width`` distinct columns per query (uniform), ordered by column name.
-
-    Queries are drawn in blocks of :data:`_COLUMN_BLOCK` (the same draws as one block:
-    the generator's stream is consumed in the same order), so that the random keys of
-    a large batch never exist all at once.
-    """
-    out = np.empty((n_queries, min(width, n_columns)), dtype=np.int64)
-    for start in range(0, n_queries, _COLUMN_BLOCK):
-        stop = min(start + _COLUMN_BLOCK, n_queries)
-        if width >= n_columns:
-            cols = np.tile(np.arange(n_columns), (stop - start, 1))
-        else:
-            keys = rng.random((stop - start, n_columns))
-            cols = np.argpartition(keys, width - 1, axis=1)[:, :width]
-        order = np.argsort(rank[cols], axis=1, kind="stable")
-        out[start:stop] = np.take_along_axis(cols, order, axis=1)
-    return out
 
 
 class Rules:
@@ -354,7 +331,7 @@ def multivariate_queries(
         while n_found < n_attacks and (budget is None or attempts < budget):
             size = batch_size if budget is None else min(batch_size, budget - attempts)
             rows = rng.integers(0, n_syn, size=size)
-            cols = _choose_columns(rng, size, m, n_cols, rank)
+            cols = choose_columns(rng, size, m, n_cols, rank)
             vals = _cells(syn, rows, cols)
             ops = rules.multivariate_ops(cols, vals, medians)
             batch = QueryBatch(cols, ops, vals, np.full(size, n_cols, dtype=np.int64))
@@ -537,7 +514,7 @@ def baseline_queries(
     values are fetched once at the end (the random draws do not depend on them).
     """
     m = syn.n_columns
-    cols = _choose_columns(rng, n_queries, m, width, rules.info.name_rank())
+    cols = choose_columns(rng, n_queries, m, width, rules.info.name_rank())
     ops = np.full(cols.shape, OP_NEVER, dtype=np.int8)
     vals = np.zeros(cols.shape)
     compat_10 = rules.compat == "anonymeter-1.0"
