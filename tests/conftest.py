@@ -77,10 +77,13 @@ def check_partitioned(
     """``check(frames, metrics, seed=3)``: the metrics run on every row of partitioned tables
     (a partitioned reference, a sample too small to be used) and their report equals the
     in-memory one, records included (every record array memory-mapped, as large ones
-    are). Returns the partitioned report."""
+    are, linkability's targets gathered in blocks). Returns the partitioned report."""
     import synthrisk._spill
+    import synthrisk.metrics.attacks.linkability
 
     monkeypatch.setattr(synthrisk._spill, "SPILL_BYTES", 1)
+    # linkability's targets in blocks of 7 rows: each block must get the same tie order
+    monkeypatch.setattr(synthrisk.metrics.attacks.linkability, "TARGET_BLOCK", 7)
     dd = pytest.importorskip("dask.dataframe")
     from synthrisk import evaluate
     from synthrisk.cluster import evaluate_dataset

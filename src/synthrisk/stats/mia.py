@@ -26,6 +26,7 @@ import numpy as np
 from scipy import stats
 
 from synthrisk._typing import FloatArray, JSONValue
+from synthrisk.stats.ranking import delong_auc
 
 __all__ = [
     "attack_summary",
@@ -52,14 +53,40 @@ def tpr_at_fpr(
     out: dict[str, float | None] = {}
     if m.size == 0 or n.size == 0:
         return {str(f): None for f in fprs}
-    thresholds = np.unique(np.r_[m, n, np.inf])
-    fp = n.size - np.searchsorted(n, thresholds, side="left")
-    tp = m.size - np.searchsorted(m, thresholds, side="left")
-    fpr, tpr = fp / n.size, tp / m.size
+    if np.isnan(m).any() or np.isnan(n).any():
+        thresholds = np.unique(np.r_[m, n, np.inf])
+        fp = n.size - np.searchsorted(n, thresholds, side="left")
+        tp = m.size - np.searchsorted(m, thresholds, side="left")
+        fpr, tpr = fp / n.size, tp / m.size
+        for target in fprs:
+            ok = fpr <= target + 1e-15
+            out[str(target)] = float(tpr[ok].max()) if ok.any() else 0.0
+        return out
     for target in fprs:
-        ok = fpr <= target + 1e-15
-        out[str(target)] = float(tpr[ok].max()) if ok.any() else 0.0
+        out[str(target)] = _tpr_within(m, n, target + 1e-15)
     return out
+
+
+def _tpr_within(members: np.ndarray, non_members: np.ndarray, limit: float) -> float:
+    """Best TPR over the thresholds (the distinct scores and inf) with FPR <= ``limit``.
+
+    Both sides sorted, no NaN. With ``k`` the most false positives whose rate is within
+    the limit, the thresholds allowed are those above the ``k+1``-th largest
+    non-member score ``v``, and the best of them (the lowest) flags every member above
+    ``v``: one binary search instead of the rates at every threshold.
+    """
+    n_neg = non_members.size
+    k = min(math.floor(limit * n_neg), n_neg)
+    while k < n_neg and (k + 1) / n_neg <= limit:
+        k += 1
+    while k > 0 and k / n_neg > limit:
+        k -= 1
+    if k >= n_neg:
+        return 1.0
+    above = members.size - np.searchsorted(
+        members, non_members[n_neg - 1 - k], side="right"
+    )
+    return float(above / members.size)
 
 
 def clopper_pearson(
@@ -211,11 +238,7 @@ def auc_control(member: FloatArray, non_member: FloatArray) -> dict[str, JSONVal
     }
     if m < 2 or n < 2:
         return out
-    ranks = stats.rankdata(np.r_[member, non_member])
-    v10 = (ranks[:m] - stats.rankdata(member)) / n
-    v01 = 1.0 - (ranks[m:] - stats.rankdata(non_member)) / m
-    auc = float(v10.mean())
-    se = math.sqrt(max(v10.var(ddof=1) / m + v01.var(ddof=1) / n, 0.0))
+    auc, se = delong_auc(member, non_member)
     effect = auc - 0.5
     p_value = (
         float(stats.norm.sf(effect / se)) if se > 0 else (0.0 if effect > 0 else 1.0)

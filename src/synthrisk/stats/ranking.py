@@ -37,13 +37,19 @@ def _clf_counts(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Cumulative false and true positives at each distinct score, highest score first."""
     order = np.argsort(scores, kind="mergesort")[::-1]
-    scores = scores[order]
-    labels = labels[order].astype(np.float64)
-    distinct = np.flatnonzero(np.diff(scores))
-    ends = np.r_[distinct, labels.size - 1]
-    tps = np.cumsum(labels)[ends]
+    return _counts_in_order(scores[order], labels[order])
+
+
+def _counts_in_order(
+    scores: FloatArray, labels: np.ndarray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`_clf_counts` of scores already sorted, highest first."""
+    ends = np.flatnonzero(np.diff(scores))
+    ends = np.append(ends, labels.size - 1)
+    thresholds = scores[ends]
+    tps = np.cumsum(labels, dtype=np.float64)[ends]
     fps = 1.0 + ends - tps
-    return fps, tps, scores[ends]
+    return fps, tps, thresholds
 
 
 def roc_curve(
@@ -100,9 +106,14 @@ def thin_curve(
 ) -> tuple[list[float], list[float]]:
     """At most ``max_points`` points of a ROC curve for plotting (collinear points dropped first)."""
     keep = np.ones(fpr.size, dtype=bool)
-    if fpr.size > 2:
-        second = np.abs(np.diff(fpr, 2)) + np.abs(np.diff(tpr, 2))
-        keep[1:-1] = second > 1e-12
+    block = (
+        1 << 20
+    )  # the second differences a block at a time (curves of millions of points)
+    for start in range(0, max(fpr.size - 2, 0), block):
+        stop = min(start + block, fpr.size - 2)
+        second = np.abs(np.diff(fpr[start : stop + 2], 2))
+        second += np.abs(np.diff(tpr[start : stop + 2], 2))
+        keep[start + 1 : stop + 1] = second > 1e-12
     fpr, tpr = fpr[keep], tpr[keep]
     if fpr.size > max_points:
         idx = np.unique(
@@ -124,26 +135,78 @@ class RankingScores:
     thresholds: FloatArray
 
 
+def _rates(fps: FloatArray, tps: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """:func:`roc_curve`'s rates from the counts (a leading 0, then counts / total)."""
+    out = []
+    for counts in (fps, tps):
+        total = counts[-1]
+        rate = np.empty(counts.size + 1)
+        rate[0] = 0.0
+        if total:
+            np.divide(counts, total, out=rate[1:])
+        else:
+            rate.fill(np.nan)
+        out.append(rate)
+    return out[0], out[1]
+
+
+def _area(fpr: FloatArray, tpr: FloatArray) -> float:
+    """:func:`roc_auc` of a curve, with one temporary at a time."""
+    if np.isnan(fpr).any() or np.isnan(tpr).any():
+        return float("nan")
+    width = np.diff(fpr)
+    height = tpr[1:] + tpr[:-1]
+    width *= height
+    del height
+    return float(np.sum(width) / 2.0)
+
+
+def _precision_area(fps: FloatArray, tps: FloatArray) -> float:
+    """:func:`average_precision` from the counts, with two temporaries."""
+    n_pos = tps[-1]
+    if n_pos == 0:
+        return float("nan")
+    precision = tps + fps
+    np.divide(tps, precision, out=precision)
+    step = tps / n_pos
+    step[1:] -= step[
+        :-1
+    ].copy()  # np.diff(np.r_[0.0, recall]); step[0] - 0.0 is step[0]
+    step *= precision
+    return float(max(0.0, np.sum(step)))
+
+
 def ranking_scores(
     member_scores: FloatArray, non_member_scores: FloatArray
 ) -> RankingScores:
     """Score a membership attack: members are the positives (label 1), as in APT.
 
     The no-skill baseline of average precision is the member share
-    ``n_members / (n_members + n_non_members)``; the ROC AUC's is 0.5.
+    ``n_members / (n_members + n_non_members)``; the ROC AUC's is 0.5. The scores
+    are sorted once for the curve, the AUC and the average precision, with a few
+    arrays of the scores' size alive at a time (a cluster's driver scores millions of
+    rows).
     """
     member_scores = np.asarray(member_scores, dtype=np.float64)
     non_member_scores = np.asarray(non_member_scores, dtype=np.float64)
-    labels = np.r_[np.zeros(non_member_scores.size), np.ones(member_scores.size)]
+    n_neg, n_pos = non_member_scores.size, member_scores.size
     scores = np.r_[non_member_scores, member_scores]
-    fpr, tpr, thresholds = roc_curve(labels, scores)
+    order = np.argsort(scores, kind="mergesort")[::-1]
+    scores = scores[order]
+    labels = order >= n_neg  # members come after the non-members
+    del order
+    fps, tps, thresholds = _counts_in_order(scores, labels)
+    del scores, labels
+    average = _precision_area(fps, tps)
+    fpr, tpr = _rates(fps, tps)
+    del fps, tps
     return RankingScores(
-        roc_auc=roc_auc(labels, scores),
-        average_precision=average_precision(labels, scores),
-        average_precision_baseline=member_scores.size / max(labels.size, 1),
+        roc_auc=_area(fpr, tpr),
+        average_precision=average,
+        average_precision_baseline=n_pos / max(n_neg + n_pos, 1),
         fpr=fpr,
         tpr=tpr,
-        thresholds=thresholds,
+        thresholds=np.r_[np.inf, thresholds],
     )
 
 
@@ -186,11 +249,30 @@ def delong_auc(positives: FloatArray, negatives: FloatArray) -> tuple[float, flo
     """ROC AUC of ``positives`` over ``negatives`` and its DeLong standard error.
 
     Ties count one half. Both sides need at least 2 scores (see
-    :func:`auc_delong_interval` for the reference).
+    :func:`auc_delong_interval` for the reference). Each score's placement value
+    (the share of the other side below it, ties one half) is the difference of its
+    average ranks in the pooled scores and in its own side; it is counted here by
+    binary search in the other side, sorted, which gives the same numbers with a
+    few arrays of one side's size instead of rank arrays of the pooled size.
     """
+    positives = np.asarray(positives, dtype=np.float64)
+    negatives = np.asarray(negatives, dtype=np.float64)
     m, n = positives.size, negatives.size
-    ranks = stats.rankdata(np.r_[positives, negatives])
-    v10 = (ranks[:m] - stats.rankdata(positives)) / n
-    v01 = 1.0 - (ranks[m:] - stats.rankdata(negatives)) / m
+    if np.isnan(positives).any() or np.isnan(negatives).any():
+        ranks = stats.rankdata(np.r_[positives, negatives])
+        v10 = (ranks[:m] - stats.rankdata(positives)) / n
+        v01 = 1.0 - (ranks[m:] - stats.rankdata(negatives)) / m
+    else:
+        v10 = _placements(positives, negatives) / n
+        v01 = 1.0 - _placements(negatives, positives) / m
     var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
     return float(v10.mean()), math.sqrt(max(var, 0.0))
+
+
+def _placements(scores: FloatArray, other: FloatArray) -> FloatArray:
+    """How many of ``other`` are below each score, ties counting one half (exact halves)."""
+    other = np.sort(other)
+    below = np.searchsorted(other, scores, side="left")
+    below += np.searchsorted(other, scores, side="right")
+    del other
+    return np.asarray(below * 0.5, dtype=np.float64)

@@ -18,6 +18,7 @@ cluster is searched in place, in the same seeded order.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Sequence
 from typing import Any
@@ -206,6 +207,53 @@ def _half(tables: Tables, name: str, rows: IntArray, cols: Sequence[str]) -> Any
     return take_rows(tables.encoded(name), rows, list(cols))
 
 
+#: targets of a partitioned table gathered (one column set) and searched at a time
+TARGET_BLOCK = 1 << 19
+
+
+def _neighbors_blockwise(
+    tables: Tables,
+    name: str,
+    targets: IntArray,
+    cols: Sequence[str],
+    reference: Any,
+    *,
+    k: int,
+    compat: str | None,
+    stream: np.random.Generator,
+    context: Context,
+    description: str,
+) -> IntArray:
+    """:func:`attack_neighbors` of targets of a partitioned table, gathered a block at a time.
+
+    The search draws its tie order (a permutation of the synthetic rows) first; each
+    block starts from the same generator state, so every block gets the same order
+    and the neighbours are those of one search over all targets, while the driver
+    holds one block of targets at a time.
+    """
+    n_blocks = max(1, -(-targets.size // TARGET_BLOCK))
+    start_state = copy.deepcopy(stream.bit_generator.state)
+    out = []
+    for b in range(n_blocks):
+        stream.bit_generator.state = copy.deepcopy(start_state)
+        block = targets[b * TARGET_BLOCK : (b + 1) * TARGET_BLOCK]
+        out.append(
+            attack_neighbors(
+                tables,
+                _half(tables, name, block, cols),
+                reference,
+                k=k,
+                compat=compat,
+                rng=stream,
+                context=context,
+                description=description
+                if n_blocks == 1
+                else f"{description} ({b + 1}/{n_blocks})",
+            )
+        )
+    return out[0] if n_blocks == 1 else np.concatenate(out)
+
+
 def linkability_attack(
     tables: Tables,
     *,
@@ -258,17 +306,32 @@ def linkability_attack(
     def search(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
-        # a partitioned table's rows are gathered one half at a time, each freed
-        # after its search
-        query = None if partitioned else _halves(tables, name, targets, halves)
+        # a partitioned table's rows are gathered one half and one block at a
+        # time, each freed after its search
         out = []
+        if partitioned:
+            for h in range(2):
+                out.append(
+                    _neighbors_blockwise(
+                        tables,
+                        name,
+                        targets,
+                        halves[h],
+                        reference[h],
+                        k=k,
+                        compat=compat,
+                        stream=stream,
+                        context=context,
+                        description=f"Linkability: {name} targets, half {'AB'[h]}",
+                    )
+                )
+            return out[0], out[1]
+        query = _halves(tables, name, targets, halves)
         for h in range(2):
             out.append(
                 attack_neighbors(
                     tables,
-                    _half(tables, name, targets, halves[h])
-                    if query is None
-                    else query[h],
+                    query[h],
                     reference[h],
                     k=k,
                     compat=compat,

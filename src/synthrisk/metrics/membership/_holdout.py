@@ -112,16 +112,27 @@ def copy_test(
             control=float("nan"),
             confidence_level=confidence_level,
         )
+    # h without temporaries the size of the pooled rows beyond h itself (millions of rows
+    # on a cluster's driver): ids of pooled rows found in the synthetic table share
+    # counts; the others are 0
     pooled = np.concatenate([real_ids, hold_ids])
     n_ids = int(max(pooled.max(), syn_ids.max())) + 1
-    shared = np.bincount(pooled, minlength=n_ids)
-    found = np.bincount(syn_ids, minlength=n_ids) > 0
-    h = np.where(found[pooled], 1.0 / np.maximum(shared[pooled], 1), 0.0)
+    found = np.zeros(n_ids, dtype=bool)
+    found[syn_ids] = True
+    hit = found[pooled]
+    del found
+    pooled = pooled[hit]
+    h = np.zeros(n, dtype=np.float64)
+    h[hit] = 1.0 / np.bincount(pooled, minlength=n_ids)[pooled]
+    del pooled, hit
     w = n_a / n
     total = float(h.sum())
     observed = float(h[:n_a].sum())
+    control = float(h[n_a:].sum()) / n_b
     expected = w * total
-    variance = n_a * n_b / (n * (n - 1.0)) * float(np.sum((h - h.mean()) ** 2))
+    h -= h.mean()
+    np.square(h, out=h)
+    variance = n_a * n_b / (n * (n - 1.0)) * float(h.sum())
     scale = (1.0 - w) * n_s
     test = holdout_test(
         statistic=statistic,
@@ -129,7 +140,7 @@ def copy_test(
         se=math.sqrt(max(variance, 0.0)) / scale,
         n=min(n_a, n_b),
         estimate=observed / n_a,
-        control=float(h[n_a:].sum()) / n_b,
+        control=control,
         confidence_level=confidence_level,
     )
     test["chance"] = w * total / n_s

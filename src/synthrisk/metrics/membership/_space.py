@@ -522,38 +522,82 @@ def distinct_lower_bound(table: PartitionedTable) -> int:
     return int(hashes.size and 1 + np.count_nonzero(hashes[1:] != hashes[:-1]))
 
 
+def _hashes_of(tables: Sequence[PartitionedTable], mask: np.uint64) -> np.ndarray:
+    """The row hashes of every table, one after the other, filled partition by partition."""
+    starts = np.cumsum([0, *(t.n_rows for t in tables)])
+    hashes = np.empty(int(starts[-1]), dtype=np.uint64)
+    for start, table in zip(starts, tables, strict=False):
+        for offset, part in zip(
+            table.partitions.offsets,
+            table.map_partitions(_row_hashes, mask),
+            strict=True,
+        ):
+            hashes[start + offset : start + offset + part.size] = part
+    return hashes
+
+
+def _hash_ids(
+    hashes: np.ndarray,
+) -> tuple[np.ndarray, int, np.ndarray, IntArray]:
+    """Ids of the distinct hashes, numbered in hash order (as ``np.unique``'s inverse).
+
+    Returns the ids (int32 when they fit), the number of distinct hashes, and the
+    hashes shared by several rows (sorted) with each one's first position. The
+    hashes are taken a bucket of their top bits at a time, so that the sort's
+    temporaries hold a sixteenth of the rows: on the driver, the ids cost 4 bytes a
+    row beside the hashes' 8.
+    """
+    n = hashes.size
+    ids = np.empty(n, dtype=np.int32 if 2 * n < 2**31 else np.int64)
+    shift = np.uint64(max(int(hashes.max(initial=0)).bit_length() - 4, 0))
+    bucket = (hashes >> shift).astype(np.uint8)  # 16 buckets, in hash order
+    shared, firsts = [np.zeros(0, np.uint64)], [np.zeros(0, np.int64)]
+    distinct = 0
+    for b in range(16):
+        rows = np.flatnonzero(bucket == b)
+        if not rows.size:
+            continue
+        order = np.argsort(hashes[rows], kind="stable")  # equal hashes: first row first
+        rows = rows[order]
+        del order
+        sub = hashes[rows]
+        new = np.empty(sub.size, dtype=bool)
+        new[0] = True
+        np.not_equal(sub[1:], sub[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        ids[rows] = distinct + np.cumsum(new, dtype=np.int64) - 1
+        many = np.diff(np.append(starts, sub.size)) > 1
+        shared.append(sub[starts[many]])
+        firsts.append(rows[starts[many]])
+        distinct += starts.size
+    return ids, distinct, np.concatenate(shared), np.concatenate(firsts)
+
+
 def row_ids(tables: Sequence[PartitionedTable]) -> list[IntArray]:
     """Integer ids of the distinct rows over partitioned tables (equal rows, equal ids).
 
     The same equality as in memory (missing equals missing, -0.0 equals 0.0), from
     64-bit hashes computed on the workers: only one hash per row comes back to the
-    driver. Hashes never decide alone: every group of rows sharing a hash is
-    confirmed on the workers against its first row (gathered, a bounded number at a
-    time), and the groups where some row differs are split by their distinct rows,
-    so a hash collision cannot change the ids' equalities.
+    driver, and the ids are built from them a bucket at a time (about 12 bytes a row
+    on the driver, plus a sixteenth of the rows' sort). Hashes never decide alone:
+    every group of rows sharing a hash is confirmed on the workers against its first
+    row (gathered, a bounded number at a time), and the groups where some row differs
+    are split by their distinct rows, so a hash collision cannot change the ids'
+    equalities.
     """
     mask = np.uint64(_HASH_MASK)
-    hashes = [
-        np.concatenate([np.zeros(0, np.uint64), *t.map_partitions(_row_hashes, mask)])
-        for t in tables
-    ]
-    starts = np.cumsum([0, *(h.size for h in hashes)])
-    stacked = np.concatenate(hashes)
+    starts = np.cumsum([0, *(t.n_rows for t in tables)])
+    hashes = _hashes_of(tables, mask)
+    ids, n_distinct, uniq, first = _hash_ids(hashes)
     del hashes
-    uniq, first, inverse, counts = np.unique(
-        stacked, return_index=True, return_inverse=True, return_counts=True
-    )
-    del stacked
-    ids = np.asarray(inverse, dtype=np.int64).ravel()
-    groups = np.flatnonzero(counts > 1)
     width = len(tables[0].numeric_names) + len(tables[0].categorical_names)
     step = max(1, _CONFIRM_BYTES // (8 * max(width, 1)))
     unlike = []
-    for start in range(0, groups.size, step):
-        chunk = groups[start : start + step]
+    for start in range(0, uniq.size, step):
+        chunk = slice(start, start + step)
         positions = first[chunk]
         owner = np.searchsorted(starts, positions, side="right") - 1
-        firsts = np.empty((chunk.size, width), dtype=np.uint64)
+        firsts = np.empty((positions.size, width), dtype=np.uint64)
         for t, table in enumerate(tables):
             here = owner == t
             if here.any():
@@ -575,5 +619,5 @@ def row_ids(tables: Sequence[PartitionedTable]) -> list[IntArray]:
             for offset, (rows, which) in zip(
                 table.partitions.offsets, found, strict=True
             ):
-                ids[starts[t] + offset + rows] = uniq.size + which
+                ids[starts[t] + offset + rows] = n_distinct + which
     return [ids[starts[t] : starts[t + 1]] for t in range(len(tables))]

@@ -148,13 +148,21 @@ class IdenticalMatchShare(Metric):
         keys = (
             dict(zip(names, _row_keys(*data.values()), strict=True)) if exact else None
         )
+        n_ids = (
+            1 + max((int(k.max(initial=-1)) for k in keys.values()), default=-1)
+            if keys
+            else 0
+        )
 
         def matches(
             query: str, reference: str, rows: np.ndarray | None = None
         ) -> np.ndarray:
-            if keys is not None:
-                ref_keys = keys[reference] if rows is None else keys[reference][rows]
-                return np.isin(keys[query], ref_keys)
+            if keys is not None:  # ids are dense: a flag per id (as np.isin)
+                present = np.zeros(n_ids, dtype=bool)
+                present[keys[reference] if rows is None else keys[reference][rows]] = (
+                    True
+                )
+                return present[keys[query]]
             ref = data[reference] if rows is None else take_rows(data[reference], rows)
             what = f"matches {query} → {reference}"
             nn = space.search(data[query], ref, k=1, context=context, description=what)

@@ -255,11 +255,17 @@ class MembershipKnnProbabilities(Metric):
                 "the bandwidth of 1), which ties them; use bandwidth='median' for a scale-free kernel."
             )
         fpr, tpr = thin_curve(scores.fpr, scores.tpr)
+        auc, average, baseline = (
+            scores.roc_auc,
+            scores.average_precision,
+            scores.average_precision_baseline,
+        )
+        del scores  # the full curve: three arrays of every row's size
         n_m, n_n = p_real.size, p_hold.size
         breakdown = {
-            "roc_auc_score": scores.roc_auc,
-            "average_precision_score": scores.average_precision,
-            "average_precision_baseline": scores.average_precision_baseline,
+            "roc_auc_score": auc,
+            "average_precision_score": average,
+            "average_precision_baseline": baseline,
             "expected_roc_auc_no_memorisation": 0.5,
             "mean_probability": {
                 "members": float(p_real.mean()),
@@ -291,7 +297,7 @@ class MembershipKnnProbabilities(Metric):
         }
         params = dict(self.params)
         return Outcome(
-            score=scores.roc_auc,
+            score=auc,
             breakdown=breakdown,
             ci=auc_delong_interval(p_real, p_hold),
             records=records,
