@@ -53,3 +53,27 @@ def test_empirical_epsilon_recovers_a_known_ratio() -> None:
     out = empirical_epsilon(members, non_members, seed=0)
     assert out["epsilon_low"] < 1.0 < out["epsilon_high"]
     assert out["epsilon_low"] > 0.9
+
+
+def _brute_tpr_at_fpr(
+    members: np.ndarray, non_members: np.ndarray, target: float
+) -> float:
+    """Every threshold (the scores and inf) tried: the definition."""
+    best = 0.0
+    for t in np.r_[members, non_members, np.inf]:
+        if np.mean(non_members >= t) <= target + 1e-15:
+            best = max(best, float(np.mean(members >= t)))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tpr_at_fpr_equals_every_threshold_tried(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    m, n = rng.integers(1, 60, 2)
+    levels = rng.integers(2, 12)  # ties within and across the two sides
+    members = rng.integers(0, levels, m).astype(float) + (seed % 2) * rng.random(m)
+    non_members = rng.integers(0, levels, n).astype(float)
+    targets = (0.0, 0.001, 0.01, 1 / n, 2 / n, 0.3, 1.0)
+    got = tpr_at_fpr(members, non_members, fprs=targets)
+    for target in targets:
+        assert got[str(target)] == _brute_tpr_at_fpr(members, non_members, target)

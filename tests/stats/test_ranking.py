@@ -77,3 +77,73 @@ def test_delong_interval_contains_auc_and_shrinks() -> None:
     # the true AUC of N(0.5, 1) vs N(0, 1) is Phi(0.5 / sqrt(2)) = 0.638
     assert large[0] < 0.638 < large[1]
     assert auc_delong_interval(np.array([1.0]), np.array([0.0, 1.0])) is None
+
+
+def _score_pairs() -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(7)
+    pairs = []
+    for m, n in [(2, 2), (7, 3), (300, 200)]:
+        pairs += [
+            (rng.random(m), rng.random(n)),
+            (rng.integers(0, 4, m).astype(float), rng.integers(0, 4, n).astype(float)),
+            (np.r_[rng.random(m - 1), np.inf], np.r_[-np.inf, rng.random(n - 1)]),
+            (np.zeros(m), np.zeros(n)),
+        ]
+    return pairs
+
+
+@pytest.mark.parametrize("pair", _score_pairs())
+def test_one_sort_gives_the_separate_functions_bit_for_bit(
+    pair: tuple[np.ndarray, np.ndarray],
+) -> None:
+    members, non_members = pair
+    labels = np.r_[np.zeros(non_members.size), np.ones(members.size)]
+    scores = np.r_[non_members, members]
+    got = ranking_scores(members, non_members)
+    fpr, tpr, thresholds = roc_curve(labels, scores)
+    np.testing.assert_array_equal(got.fpr, fpr)
+    np.testing.assert_array_equal(got.tpr, tpr)
+    np.testing.assert_array_equal(got.thresholds, thresholds)
+    assert got.roc_auc == roc_auc(labels, scores)
+    assert got.average_precision == average_precision(labels, scores)
+
+
+@pytest.mark.parametrize("pair", _score_pairs())
+def test_delong_placements_equal_the_rank_formula(
+    pair: tuple[np.ndarray, np.ndarray],
+) -> None:
+    from scipy import stats
+
+    from synthrisk.stats.ranking import delong_auc
+
+    x, y = pair
+    m, n = x.size, y.size
+    ranks = stats.rankdata(np.r_[x, y])
+    v10 = (ranks[:m] - stats.rankdata(x)) / n
+    v01 = 1.0 - (ranks[m:] - stats.rankdata(y)) / m
+    se = np.sqrt(max(v10.var(ddof=1) / m + v01.var(ddof=1) / n, 0.0))
+    assert delong_auc(x, y) == (float(v10.mean()), float(se))
+
+
+def test_delong_with_missing_scores_is_undefined() -> None:
+    from synthrisk.stats.ranking import delong_auc
+
+    auc, se = delong_auc(np.array([1.0, np.nan, 2.0]), np.array([0.0, 1.0]))
+    assert np.isnan(auc)
+    assert np.isnan(se)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1000])
+def test_thin_curve_in_blocks_equals_one_pass(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    import synthrisk.stats.ranking as ranking
+
+    rng = np.random.default_rng(3)
+    steps = rng.integers(0, 3, (2, 5000)).astype(float)  # many collinear runs
+    fpr, tpr = (np.r_[0.0, np.cumsum(s)] / s.sum() for s in steps)
+    whole = thin_curve(fpr, tpr, max_points=10**6)
+    assert 2 < len(whole[0]) < fpr.size - 100  # collinear points dropped
+    monkeypatch.setattr(ranking, "_THIN_BLOCK", block)
+    assert thin_curve(fpr, tpr, max_points=10**6) == whole
+    assert thin_curve(fpr, tpr) == thin_curve(fpr, tpr)

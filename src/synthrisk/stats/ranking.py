@@ -101,14 +101,16 @@ def average_precision(labels: np.ndarray, scores: FloatArray) -> float:
     return float(max(0.0, np.sum(np.diff(np.r_[0.0, recall]) * precision)))
 
 
+#: points whose second differences :func:`thin_curve` takes at a time
+_THIN_BLOCK = 1 << 20
+
+
 def thin_curve(
     fpr: FloatArray, tpr: FloatArray, *, max_points: int = 201
 ) -> tuple[list[float], list[float]]:
     """At most ``max_points`` points of a ROC curve for plotting (collinear points dropped first)."""
     keep = np.ones(fpr.size, dtype=bool)
-    block = (
-        1 << 20
-    )  # the second differences a block at a time (curves of millions of points)
+    block = _THIN_BLOCK  # curves of millions of points: a block at a time
     for start in range(0, max(fpr.size - 2, 0), block):
         stop = min(start + block, fpr.size - 2)
         second = np.abs(np.diff(fpr[start : stop + 2], 2))

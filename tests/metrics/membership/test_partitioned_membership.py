@@ -185,6 +185,29 @@ def test_row_ids_have_the_in_memory_equalities(
     assert np.unique(exp).size < 60  # many repeats
 
 
+@pytest.mark.parametrize(
+    "hashes",
+    [
+        np.zeros(0, np.uint64),
+        np.zeros(50, np.uint64),
+        np.random.default_rng(0).integers(0, 4, 300).astype(np.uint64),
+        np.random.default_rng(1).integers(0, 2**63, 300, dtype=np.uint64) | 1 << 63,
+        np.random.default_rng(2).choice(
+            np.random.default_rng(3).integers(0, 2**64 - 1, 40, dtype=np.uint64), 500
+        ),
+    ],
+)
+def test_hash_ids_in_buckets_equal_one_sort(hashes: np.ndarray) -> None:
+    ids, n_distinct, shared, firsts = _space._hash_ids(hashes)
+    uniq, first, inverse, counts = np.unique(
+        hashes, return_index=True, return_inverse=True, return_counts=True
+    )
+    np.testing.assert_array_equal(ids, inverse.ravel())
+    assert n_distinct == uniq.size
+    np.testing.assert_array_equal(shared, uniq[counts > 1])
+    np.testing.assert_array_equal(firsts, first[counts > 1])
+
+
 def test_subsets_and_concatenations_stay_on_the_cluster(
     dask_client: Any, mixed_tables: tuple[pd.DataFrame, ...]
 ) -> None:
