@@ -215,31 +215,48 @@ def plot(path: Path) -> None:
             # the newest run of each configuration (the file is appended to)
             latest[(record["rows"], record["mode"], record["metrics"])] = record
     rows = list(latest.values())
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for metrics, ax, key, label in (
-        ("dcr", axes[0], "seconds", "wall s, DCR metrics (2 cores)"),
-        ("none", axes[1], "driver_peak_mib", "driver peak MiB (read + encode)"),
+    styles = {"memory": "o-", "cluster-1": "s--", "cluster-2": "^-"}
+    colours = {"memory": "C0", "cluster-1": "C1", "cluster-2": "C2"}
+
+    def series(metrics: str, mode: str, key: str) -> list[tuple[int, float]]:
+        return sorted(
+            (r["rows"], r[key])
+            for r in rows
+            if r["metrics"] == metrics
+            and r["mode"] == mode
+            and r.get(key) is not None
+            # times only from runs on an otherwise idle machine
+            and (key != "seconds" or _load(r) < 4)
+        )
+
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.9))
+    for metrics, ax, label in (
+        ("default", axes[0], "wall s, whole default assessment (2 cores)"),
+        ("dcr", axes[1], "wall s, DCR metrics (2 cores)"),
     ):
-        for mode, style in (
-            ("memory", "o-"),
-            ("cluster-1", "s--"),
-            ("cluster-2", "^-"),
-        ):
-            pts = sorted(
-                (r["rows"], r[key])
-                for r in rows
-                if r["metrics"] == metrics
-                and r["mode"] == mode
-                # times only from runs on an otherwise idle machine
-                and (key != "seconds" or _load(r) < 4)
-            )
+        for mode, style in styles.items():
+            pts = series(metrics, mode, "seconds")
             if pts:
-                ax.plot(*zip(*pts, strict=True), style, label=mode)
+                ax.plot(*zip(*pts, strict=True), style, color=colours[mode], label=mode)
+        ax.set_title(label, fontsize=10)
+    ax = axes[2]
+    for metrics, mode, style, name in (
+        ("default", "memory", "o-", "memory, whole assessment"),
+        ("default", "cluster-2", "^-", "cluster-2, whole assessment"),
+        ("none", "memory", "o:", "memory, read + encode"),
+        ("none", "cluster-2", "^:", "cluster-2, read + encode"),
+    ):
+        pts = series(metrics, mode, "driver_peak_mib")
+        if pts:
+            ax.plot(*zip(*pts, strict=True), style, color=colours[mode], label=name)
+    ax.axhline(1024, color="grey", lw=0.8, ls="--")
+    ax.text(1.0e5, 1100, "1 GiB", fontsize=8, color="grey")
+    ax.set_title("driver (scheduler included) peak MiB", fontsize=10)
+    for ax in axes:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("rows per table")
-        ax.set_title(label, fontsize=10)
-        ax.legend()
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"wrote {path}")

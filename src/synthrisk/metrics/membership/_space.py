@@ -550,7 +550,9 @@ def _hash_ids(
     n = hashes.size
     ids = np.empty(n, dtype=np.int32 if 2 * n < 2**31 else np.int64)
     shift = np.uint64(max(int(hashes.max(initial=0)).bit_length() - 4, 0))
-    bucket = (hashes >> shift).astype(np.uint8)  # 16 buckets, in hash order
+    bucket = np.empty(n, dtype=np.uint8)  # 16 buckets, in hash order
+    for start in range(0, n, 1 << 22):  # a block at a time: no temporary of every hash
+        bucket[start : start + (1 << 22)] = hashes[start : start + (1 << 22)] >> shift
     shared, firsts = [np.zeros(0, np.uint64)], [np.zeros(0, np.int64)]
     distinct = 0
     for b in range(16):
