@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.metrics._base import Context
-from synthrisk.metrics.membership import _space
+from synthrisk.metrics.membership import _row_ids, _space
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
 from synthrisk.metrics.membership.nndr import NNDR
 from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare, _row_keys
@@ -151,8 +151,8 @@ def test_hash_collisions_cannot_change_the_report(
 ) -> None:
     # two-bit hashes: almost every group of equal hashes mixes different rows, and
     # confirming the groups a few rows at a time must still give the exact matches
-    monkeypatch.setattr(_space, "_HASH_MASK", 3)
-    monkeypatch.setattr(_space, "_CONFIRM_BYTES", 16)
+    monkeypatch.setattr(_row_ids, "_HASH_MASK", 3)
+    monkeypatch.setattr(_row_ids, "_CONFIRM_BYTES", 16)
     check_partitioned(
         coarse_tables,
         {
@@ -169,7 +169,7 @@ def test_row_ids_have_the_in_memory_equalities(
     monkeypatch: pytest.MonkeyPatch,
     mask: int,
 ) -> None:
-    monkeypatch.setattr(_space, "_HASH_MASK", mask)
+    monkeypatch.setattr(_row_ids, "_HASH_MASK", mask)
     frames = coarse_tables
     frames[0].loc[3, "e"] = -0.0  # -0.0 equals 0.0, missing equals missing
     frames[1].loc[0, "e"] = 0.0
@@ -198,7 +198,7 @@ def test_row_ids_have_the_in_memory_equalities(
     ],
 )
 def test_hash_ids_in_buckets_equal_one_sort(hashes: np.ndarray) -> None:
-    ids, n_distinct, shared, firsts = _space._hash_ids(hashes)
+    ids, n_distinct, shared, firsts = _row_ids._hash_ids(hashes)
     uniq, first, inverse, counts = np.unique(
         hashes, return_index=True, return_inverse=True, return_counts=True
     )
@@ -363,7 +363,7 @@ def test_distinct_lower_bound(
     monkeypatch: pytest.MonkeyPatch,
     mask: int,
 ) -> None:
-    monkeypatch.setattr(_space, "_HASH_MASK", mask)
+    monkeypatch.setattr(_row_ids, "_HASH_MASK", mask)
     partitioned = _partitioned(coarse_tables, dask_client)
     tables = prepare_tables(*coarse_tables)
     for name in ("real", "synthetic", "holdout"):

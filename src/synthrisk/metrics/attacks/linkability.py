@@ -229,14 +229,16 @@ def _neighbors_blockwise(
     The search draws its tie order (a permutation of the synthetic rows) first; each
     block starts from the same generator state, so every block gets the same order
     and the neighbours are those of one search over all targets, while the driver
-    holds one block of targets at a time.
+    holds one block of targets at a time. With ``compat`` (Anonymeter's distance,
+    whose numeric ranges come from the targets compared) the targets stay one block.
     """
-    n_blocks = max(1, -(-targets.size // TARGET_BLOCK))
+    block_rows = TARGET_BLOCK if compat is None else max(targets.size, 1)
+    n_blocks = max(1, -(-targets.size // block_rows))
     start_state = copy.deepcopy(stream.bit_generator.state)
     out = []
     for b in range(n_blocks):
         stream.bit_generator.state = copy.deepcopy(start_state)
-        block = targets[b * TARGET_BLOCK : (b + 1) * TARGET_BLOCK]
+        block = targets[b * block_rows : (b + 1) * block_rows]
         out.append(
             attack_neighbors(
                 tables,
