@@ -188,22 +188,14 @@ class LinkabilityAttack:
         )
 
 
-def _halves(
-    tables: Tables,
-    name: str,
-    rows: IntArray | None,
-    aux_cols: Sequence[Sequence[str]],
-) -> list[Any]:
-    """The two column sets of the rows ``rows`` of a table (None: every row, which
-    stays on the cluster for a partitioned table)."""
+def _halves(tables: Tables, name: str, aux_cols: Sequence[Sequence[str]]) -> list[Any]:
+    """The two column sets of every row of a table (on the cluster for a partitioned one)."""
     table = tables.encoded(name)
-    if rows is not None:
-        table = take_rows(table, rows)
     return [table.select(list(cols)) for cols in aux_cols]
 
 
 def _half(tables: Tables, name: str, rows: IntArray, cols: Sequence[str]) -> Any:
-    """One column set of the rows ``rows`` of a partitioned table, gathered alone."""
+    """One column set of the rows ``rows`` of a table, in memory (gathered alone)."""
     return take_rows(tables.encoded(name), rows, list(cols))
 
 
@@ -223,8 +215,9 @@ def _neighbors_blockwise(
     stream: np.random.Generator,
     context: Context,
     description: str,
+    blocks: bool,
 ) -> IntArray:
-    """:func:`attack_neighbors` of targets of a partitioned table, gathered a block at a time.
+    """:func:`attack_neighbors` of a table's targets (with ``blocks``, a block at a time).
 
     The search draws its tie order (a permutation of the synthetic rows) first; each
     block starts from the same generator state, so every block gets the same order
@@ -232,7 +225,7 @@ def _neighbors_blockwise(
     holds one block of targets at a time. With ``compat`` (Anonymeter's distance,
     whose numeric ranges come from the targets compared) the targets stay one block.
     """
-    block_rows = TARGET_BLOCK if compat is None else max(targets.size, 1)
+    block_rows = TARGET_BLOCK if blocks and compat is None else max(targets.size, 1)
     n_blocks = max(1, -(-targets.size // block_rows))
     start_state = copy.deepcopy(stream.bit_generator.state)
     out = []
@@ -302,47 +295,31 @@ def linkability_attack(
     halves = (tuple(aux_cols[0]), tuple(aux_cols[1]))
     main_rng, base_rng, ctrl_rng = rng.spawn(3)
     # the synthetic halves (on the cluster for a partitioned table), for both attacks
-    reference = _halves(tables, "synthetic", None, halves)
+    reference = _halves(tables, "synthetic", halves)
     partitioned = on_cluster(tables.encoded("real"))
 
     def search(
         name: str, targets: IntArray, stream: np.random.Generator
     ) -> tuple[IntArray, IntArray]:
-        # a partitioned table's rows are gathered one half and one block at a
-        # time, each freed after its search
-        out = []
-        if partitioned:
-            for h in range(2):
-                out.append(
-                    _neighbors_blockwise(
-                        tables,
-                        name,
-                        targets,
-                        halves[h],
-                        reference[h],
-                        k=k,
-                        compat=compat,
-                        stream=stream,
-                        context=context,
-                        description=f"Linkability: {name} targets, half {'AB'[h]}",
-                    )
-                )
-            return out[0], out[1]
-        query = _halves(tables, name, targets, halves)
-        for h in range(2):
-            out.append(
-                attack_neighbors(
-                    tables,
-                    query[h],
-                    reference[h],
-                    k=k,
-                    compat=compat,
-                    rng=stream,
-                    context=context,
-                    description=f"Linkability: {name} targets, half {'AB'[h]}",
-                )
+        # the targets' rows are gathered one half (and, partitioned, one block) at
+        # a time, each freed after its search
+        found = [
+            _neighbors_blockwise(
+                tables,
+                name,
+                targets,
+                halves[h],
+                reference[h],
+                k=k,
+                compat=compat,
+                stream=stream,
+                context=context,
+                description=f"Linkability: {name} targets, half {'AB'[h]}",
+                blocks=partitioned,
             )
-        return out[0], out[1]
+            for h in range(2)
+        ]
+        return found[0], found[1]
 
     targets = main_rng.choice(n_real, size=n_main, replace=False)
     main_a, main_b = search("real", targets, main_rng)
