@@ -29,18 +29,22 @@ schema and encoder reductions and encoding alone (what decides the driver's memo
 (whole child, data reading included) and per metric, peak RSS of the driver process
 (the ``LocalCluster`` scheduler lives in it) and of the largest worker, and which
 metrics ran on the seeded sample instead of every row. Results append to
-``benchmarks/scale_results.jsonl``.
+``benchmarks/scale_results.jsonl``. ``--task-log FILE`` appends every progress task
+(each neighbour search, each attack) with its start and end in seconds into the run,
+to tell which step a long run is in.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -124,9 +128,30 @@ METRIC_SETS = {
 }
 
 
-def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
+class TaskLog:
+    """Progress that appends each task's start and end, with the time into the run, to a file."""
+
+    def __init__(self, path: str | None, start: float) -> None:
+        self.path, self.start = path, start
+
+    def _write(self, line: str) -> None:
+        if self.path:
+            with open(self.path, "a") as handle:
+                handle.write(f"{time.perf_counter() - self.start:9.1f} s  {line}\n")
+
+    @contextlib.contextmanager
+    def task(self, description: str, total: int) -> Iterator[Callable[[int], None]]:
+        self._write(f"start {description} ({total})")
+        yield lambda n: None
+        self._write(f"end   {description}")
+
+
+def child(
+    mode: str, paths: dict[str, str], metrics: str, task_log: str | None = None
+) -> dict[str, object]:
     chosen = METRIC_SETS[metrics]
     start = time.perf_counter()
+    progress = TaskLog(task_log, start)
     workers_peak = None
     if mode == "memory":
         from synthrisk import evaluate
@@ -143,7 +168,11 @@ def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
             scores, seconds, sampled = {}, {}, []
         else:
             report = evaluate(
-                frames["real"], frames["synthetic"], frames["holdout"], metrics=chosen
+                frames["real"],
+                frames["synthetic"],
+                frames["holdout"],
+                metrics=chosen,
+                progress=progress,
             )
             scores = {r.metric: r.score for r in report.results}
             seconds = {r.metric: round(r.seconds, 2) for r in report.results}
@@ -169,6 +198,7 @@ def child(mode: str, paths: dict[str, str], metrics: str) -> dict[str, object]:
                 paths["holdout"],
                 metrics=chosen,
                 client=client,
+                progress=progress,
             )
             scores = {r.metric: r.score for r in report.results}
             seconds = {r.metric: round(r.seconds, 2) for r in report.results}
@@ -272,12 +302,27 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument(
+        "--task-log",
+        type=Path,
+        default=None,
+        help="append each progress task's start and end, with seconds into the run, to this file",
+    )
+    parser.add_argument(
         "--child", nargs=2, metavar=("MODE", "PAYLOAD"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
     if args.child:
         paths = json.loads(Path(args.child[1]).read_text())
-        print(json.dumps(child(args.child[0], paths["paths"], paths["metrics"])))
+        print(
+            json.dumps(
+                child(
+                    args.child[0],
+                    paths["paths"],
+                    paths["metrics"],
+                    paths.get("task_log"),
+                )
+            )
+        )
         return
     if args.plot:
         plot(args.plot)
@@ -290,7 +335,15 @@ def main() -> None:
     for rows in args.sizes:
         paths = datasets(base, rows)
         payload = base / "payload.json"
-        payload.write_text(json.dumps({"paths": paths, "metrics": args.metrics}))
+        payload.write_text(
+            json.dumps(
+                {
+                    "paths": paths,
+                    "metrics": args.metrics,
+                    "task_log": str(args.task_log.resolve()) if args.task_log else None,
+                }
+            )
+        )
         for mode in args.modes:
             load = load_average()
             done = subprocess.run(

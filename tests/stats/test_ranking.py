@@ -147,3 +147,65 @@ def test_thin_curve_in_blocks_equals_one_pass(
     monkeypatch.setattr(ranking, "_THIN_BLOCK", block)
     assert thin_curve(fpr, tpr, max_points=10**6) == whole
     assert thin_curve(fpr, tpr) == thin_curve(fpr, tpr)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 18])
+@pytest.mark.parametrize("max_points", [3, 50, 201, 10**6])
+@pytest.mark.parametrize("pair", _score_pairs())
+def test_summary_in_blocks_equals_the_full_curve_thinned(
+    monkeypatch: pytest.MonkeyPatch,
+    pair: tuple[np.ndarray, np.ndarray],
+    max_points: int,
+    block: int,
+) -> None:
+    # the same plotted points bit for bit, the same AUC and AP up to summation order,
+    # whatever the block of thresholds (ties, infinite scores, one tied value)
+    import synthrisk.stats.ranking as ranking
+
+    monkeypatch.setattr(ranking, "_SUMMARY_BLOCK", block)
+    members, non_members = pair
+    full = ranking_scores(members, non_members)
+    got = ranking.ranking_summary(members, non_members, max_points=max_points)
+    assert (got.fpr, got.tpr) == thin_curve(full.fpr, full.tpr, max_points=max_points)
+    assert got.roc_auc == pytest.approx(full.roc_auc, abs=1e-13)
+    assert got.average_precision == pytest.approx(full.average_precision, abs=1e-13)
+    assert got.average_precision_baseline == full.average_precision_baseline
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_summary_of_a_long_curve_in_blocks(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    import synthrisk.stats.ranking as ranking
+
+    rng = np.random.default_rng(seed)
+    members = np.round(rng.normal(0.3, 1, 20_000), 2 + seed % 2)  # ties within blocks
+    non_members = np.round(rng.normal(0, 1, 15_000), 2 + seed % 2)
+    full = ranking_scores(members, non_members)
+    monkeypatch.setattr(ranking, "_SUMMARY_BLOCK", 97)
+    got = ranking.ranking_summary(members, non_members)
+    assert (got.fpr, got.tpr) == thin_curve(full.fpr, full.tpr)
+    assert len(got.fpr) == 201
+    assert got.roc_auc == pytest.approx(full.roc_auc, abs=1e-13)
+    assert got.average_precision == pytest.approx(full.average_precision, abs=1e-13)
+
+
+def test_summary_with_one_side_empty_takes_the_full_curve() -> None:
+    from synthrisk.stats.ranking import ranking_summary
+
+    got = ranking_summary(np.array([0.9, 0.8, 0.7]), np.array([]))
+    assert np.isnan(got.roc_auc)
+    assert got.average_precision_baseline == 1.0
+
+
+@pytest.mark.parametrize("block", [1, 2, 5])
+@pytest.mark.parametrize("pair", _score_pairs())
+def test_delong_placements_in_blocks(
+    monkeypatch: pytest.MonkeyPatch, pair: tuple[np.ndarray, np.ndarray], block: int
+) -> None:
+    import synthrisk.stats.ranking as ranking
+
+    x, y = pair
+    whole = ranking.delong_auc(x, y)
+    monkeypatch.setattr(ranking, "_PLACEMENT_BLOCK", block)
+    assert ranking.delong_auc(x, y) == whole

@@ -30,9 +30,11 @@ from synthrisk.stats.intervals import (
 )
 from synthrisk.stats.ranking import (
     RankingScores,
+    RankingSummary,
     auc_delong_interval,
     average_precision,
     ranking_scores,
+    ranking_summary,
     roc_auc,
     roc_curve,
     thin_curve,
@@ -43,6 +45,7 @@ __all__ = [
     "AttackEstimate",
     "PrivacyRisk",
     "RankingScores",
+    "RankingSummary",
     "SuccessRate",
     "auc_delong_interval",
     "average_precision",
@@ -54,6 +57,7 @@ __all__ = [
     "percentile_interval",
     "probit",
     "ranking_scores",
+    "ranking_summary",
     "residual_success",
     "roc_auc",
     "roc_curve",

@@ -102,30 +102,66 @@ def clopper_pearson(
     return low, high
 
 
-def _epsilon_bounds(
-    pos_scores: np.ndarray,
-    neg_scores: np.ndarray,
-    thresholds: np.ndarray,
-    level: float,
-    inverse: bool,
+def _bounds_of_counts(
+    tp: np.ndarray, n_pos: int, fp: np.ndarray, n_neg: int, level: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """TAPAS' bounds for every threshold (``score >= t`` members, or ``score <= t`` non-members)."""
-    if inverse:
-        pos_scores, neg_scores = -neg_scores, -pos_scores
-        thresholds = -thresholds
-    p = np.sort(pos_scores)
-    q = np.sort(neg_scores)
-    tp = p.size - np.searchsorted(p, thresholds, side="left")
-    fp = q.size - np.searchsorted(q, thresholds, side="left")
+    """TAPAS' bounds of ε from the true and false positives at each threshold.
+
+    ``max(0, log(TPR_low / FPR_high))`` and ``log(TPR_high / FPR_low)``, with
+    two-sided Clopper–Pearson intervals at ``1 - (1 - level) / 2`` for each rate.
+    """
     half = 1 - (1 - level) / 2
-    tpr_low, tpr_high = clopper_pearson(tp, np.full(tp.shape, p.size), half)
-    fpr_low, fpr_high = clopper_pearson(fp, np.full(fp.shape, q.size), half)
+    tpr_low, tpr_high = clopper_pearson(tp, np.full(tp.shape, n_pos), half)
+    fpr_low, fpr_high = clopper_pearson(fp, np.full(fp.shape, n_neg), half)
     with np.errstate(divide="ignore", invalid="ignore"):
         low = np.where(
             fpr_high > 0, np.maximum(0.0, np.log(tpr_low / fpr_high)), np.inf
         )
         high = np.where(fpr_low > 0, np.log(tpr_high / fpr_low), np.inf)
     return low, high
+
+
+#: thresholds whose bounds are computed at a time
+_THRESHOLD_BLOCK = 1 << 16
+
+
+def _best_threshold(
+    member: np.ndarray, non_member: np.ndarray, thresholds: np.ndarray, inverse: bool
+) -> tuple[float, int]:
+    """The highest lower bound at 90 % over ``thresholds`` (the first if tied) and its position.
+
+    ``score >= t`` flags members, or with ``inverse`` ``score <= t`` flags
+    non-members (scores and thresholds negated); a bound that is not a number counts
+    as -1. The thresholds are taken a block at a time.
+    """
+    if inverse:
+        member, non_member = -non_member, -member
+        thresholds = -thresholds
+    p, q = np.sort(member), np.sort(non_member)
+    best = (-np.inf, 0)
+    for start in range(0, thresholds.size, _THRESHOLD_BLOCK):
+        block = thresholds[start : start + _THRESHOLD_BLOCK]
+        tp = p.size - np.searchsorted(p, block, side="left")
+        fp = q.size - np.searchsorted(q, block, side="left")
+        low, _ = _bounds_of_counts(tp, p.size, fp, q.size, 0.9)
+        low = np.where(np.isnan(low), -1.0, low)
+        i = int(np.argmax(low))
+        if low[i] > best[0]:
+            best = (float(low[i]), start + i)
+    return best
+
+
+def _flagged(scores: np.ndarray, threshold: float, inverse: bool) -> int:
+    """Scores at or above ``threshold`` (at or below when ``inverse``), counted as sorting does.
+
+    As binary search in the sorted scores counts them: a missing score sorts last, so
+    it is always flagged, and a missing threshold flags only those.
+    """
+    missing = int(np.count_nonzero(np.isnan(scores)))
+    if math.isnan(threshold):
+        return missing
+    beyond = scores > threshold if inverse else scores < threshold
+    return scores.size - int(np.count_nonzero(beyond))
 
 
 def empirical_epsilon(
@@ -154,12 +190,9 @@ def empirical_epsilon(
     dict
         ``epsilon_low``, ``epsilon_high``, ``threshold``, ``direction`` and the counts.
     """
-    scores = np.r_[
-        np.asarray(member_scores, float), np.asarray(non_member_scores, float)
-    ]
-    labels = np.r_[
-        np.ones(len(member_scores), bool), np.zeros(len(non_member_scores), bool)
-    ]
+    member = np.asarray(member_scores, dtype=np.float64)
+    non_member = np.asarray(non_member_scores, dtype=np.float64)
+    m, n = member.size, non_member.size
     out: dict[str, JSONValue] = {
         "epsilon_low": None,
         "epsilon_high": None,
@@ -169,41 +202,50 @@ def empirical_epsilon(
         "validation_split": validation_split,
         "method": "TAPAS EffectiveEpsilonReport ('cp' heuristic): Clopper-Pearson bounds of TPR and FPR",
     }
-    if labels.sum() < 2 or (~labels).sum() < 2:
+    if m < 2 or n < 2:
         return out
-    order = np.random.default_rng(seed).permutation(scores.size)
-    scores, labels = scores[order], labels[order]
-    split = int(validation_split * scores.size)
-    val_s, val_l = scores[:split], labels[:split]
+    # The records pooled (members first) and shuffled; the first `split` of the
+    # shuffle choose the threshold, the rest test it. Only the validation rows are
+    # gathered: the test counts are the whole sides' counts less the validation's.
+    split = int(validation_split * (m + n))
+    chosen = np.random.default_rng(seed).permutation(m + n)[:split].copy()
+    is_member = chosen < m
+    val_member = member[chosen[is_member]]
+    val_non_member = non_member[chosen[~is_member] - m]
+    del chosen, is_member
     best: tuple[float, float | None, bool | None] = (-1.0, None, None)
-    if val_l.any() and (~val_l).any():
-        thresholds = np.unique(val_s)
+    if val_member.size and val_non_member.size:
+        thresholds = np.unique(np.r_[val_member, val_non_member])
         for inverse in (False, True):
-            low, _ = _epsilon_bounds(
-                val_s[val_l], val_s[~val_l], thresholds, 0.9, inverse
-            )
-            low = np.where(np.isnan(low), -1.0, low)
-            i = int(np.argmax(low))
-            if low[i] > best[0]:
-                best = (float(low[i]), float(thresholds[i]), inverse)
+            top, i = _best_threshold(val_member, val_non_member, thresholds, inverse)
+            if top > best[0]:
+                best = (top, float(thresholds[i]), inverse)
     if best[1] is None:
         return out
-    test_s, test_l = scores[split:], labels[split:]
-    low, high = _epsilon_bounds(
-        test_s[test_l],
-        test_s[~test_l],
-        np.array([best[1]]),
+    threshold, inverse = best[1], bool(best[2])
+    tp = _flagged(member, threshold, inverse) - _flagged(val_member, threshold, inverse)
+    fp = _flagged(non_member, threshold, inverse) - _flagged(
+        val_non_member, threshold, inverse
+    )
+    n_test_members, n_test_non_members = m - val_member.size, n - val_non_member.size
+    if inverse:  # the non-members are the positives of "score <= t is non-member"
+        tp, fp = fp, tp
+        n_test_members, n_test_non_members = n_test_non_members, n_test_members
+    low, high = _bounds_of_counts(
+        np.array([tp]),
+        n_test_members,
+        np.array([fp]),
+        n_test_non_members,
         confidence_level,
-        bool(best[2]),
     )
     out.update(
         epsilon_low=float(low[0]) if math.isfinite(low[0]) else None,
         epsilon_high=float(high[0]) if math.isfinite(high[0]) else None,
-        threshold=best[1],
+        threshold=threshold,
         direction="score <= threshold is non-member"
-        if best[2]
+        if inverse
         else "score >= threshold is member",
-        n_test=int(test_s.size),
+        n_test=int(m + n - split),
     )
     return out
 

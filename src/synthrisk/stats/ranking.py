@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 
 import numpy as np
 from scipy import stats
@@ -22,10 +23,12 @@ from synthrisk.stats.intervals import probit
 
 __all__ = [
     "RankingScores",
+    "RankingSummary",
     "auc_delong_interval",
     "average_precision",
     "delong_auc",
     "ranking_scores",
+    "ranking_summary",
     "roc_auc",
     "roc_curve",
     "thin_curve",
@@ -212,6 +215,154 @@ def ranking_scores(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class RankingSummary:
+    """AUC, AP and its no-skill baseline, and the ROC curve thinned for plotting."""
+
+    roc_auc: float
+    average_precision: float
+    average_precision_baseline: float
+    fpr: list[float]
+    tpr: list[float]
+
+
+#: distinct scores counted at a time by :func:`ranking_summary`
+_SUMMARY_BLOCK = 1 << 16
+
+
+def ranking_summary(
+    member_scores: FloatArray,
+    non_member_scores: FloatArray,
+    *,
+    max_points: int = 201,
+) -> RankingSummary:
+    """:func:`ranking_scores` with the curve thinned by :func:`thin_curve`, in bounded memory.
+
+    The same curve points and, up to the order of summation, the same AUC and
+    average precision, without the full curve in memory: each side is sorted once,
+    and the curve is counted a block of thresholds at a time (twice when it must be
+    thinned to ``max_points``). Besides the scores, the memory is the two sorted
+    sides. Scores that are not all finite, or a side without scores, take
+    :func:`ranking_scores`.
+    """
+    member = np.asarray(member_scores, dtype=np.float64)
+    non_member = np.asarray(non_member_scores, dtype=np.float64)
+    n_pos, n_neg = member.size, non_member.size
+    baseline = n_pos / max(n_neg + n_pos, 1)
+    if not (
+        n_pos and n_neg and np.isfinite(member).all() and np.isfinite(non_member).all()
+    ):
+        full = ranking_scores(member, non_member)
+        points = thin_curve(full.fpr, full.tpr, max_points=max_points)
+        return RankingSummary(
+            full.roc_auc, full.average_precision, baseline, points[0], points[1]
+        )
+    pos, neg = np.sort(member), np.sort(non_member)
+    sums = [0.0, 0.0]  # twice the area, and the average precision
+    n_kept = 0
+    kept_f: list[FloatArray] = []
+    kept_t: list[FloatArray] = []
+    for f, t in _thinned(_points(pos, neg, sums)):
+        n_kept += f.size
+        if n_kept <= max_points:
+            kept_f.append(f)
+            kept_t.append(t)
+    if n_kept > max_points:  # a second pass picks the points to plot
+        wanted = np.unique(
+            np.round(np.linspace(0, n_kept - 1, max_points)).astype(np.int64)
+        )
+        kept_f, kept_t, offset = [], [], 0
+        for f, t in _thinned(_points(pos, neg)):
+            local = wanted[(wanted >= offset) & (wanted < offset + f.size)] - offset
+            kept_f.append(f[local])
+            kept_t.append(t[local])
+            offset += f.size
+    return RankingSummary(
+        roc_auc=sums[0] / 2.0,
+        average_precision=max(0.0, sums[1]),
+        average_precision_baseline=baseline,
+        fpr=[float(v) for v in np.concatenate(kept_f)],
+        tpr=[float(v) for v in np.concatenate(kept_t)],
+    )
+
+
+def _curve_blocks(
+    pos: FloatArray, neg: FloatArray
+) -> Iterator[tuple[FloatArray, FloatArray, np.ndarray, np.ndarray]]:
+    """The ROC curve's rates and counts at the distinct scores, highest first, in blocks.
+
+    ``pos`` and ``neg`` are the two sides sorted, both non-empty and finite. A block
+    holds the distinct scores of at most ``_SUMMARY_BLOCK`` scores of each side
+    (more when a score is tied); the counts at a threshold are the scores of each
+    side at or above it, as :func:`roc_curve` counts them.
+    """
+    block = _SUMMARY_BLOCK
+    hi_p, hi_q = pos.size, neg.size
+    while hi_p or hi_q:
+        cut = max(
+            float(side[max(hi - block, 0)])
+            for side, hi in ((pos, hi_p), (neg, hi_q))
+            if hi
+        )
+        lo_p = int(np.searchsorted(pos[:hi_p], cut, side="left"))
+        lo_q = int(np.searchsorted(neg[:hi_q], cut, side="left"))
+        thresholds = np.union1d(pos[lo_p:hi_p], neg[lo_q:hi_q])[::-1]
+        tps = pos.size - np.searchsorted(pos, thresholds, side="left")
+        fps = neg.size - np.searchsorted(neg, thresholds, side="left")
+        yield fps / neg.size, tps / pos.size, fps, tps
+        hi_p, hi_q = lo_p, lo_q
+
+
+def _points(
+    pos: FloatArray, neg: FloatArray, sums: list[float] | None = None
+) -> Iterator[tuple[FloatArray, FloatArray]]:
+    """The ROC curve's points in blocks: (0, 0), then :func:`_curve_blocks`' rates.
+
+    With ``sums``, adds twice the curve's area (trapezoids, as :func:`_area`) and
+    its average precision (as :func:`_precision_area`) to its two numbers.
+    """
+    yield np.zeros(1), np.zeros(1)
+    last_f = last_t = 0.0  # the previous point (the recall is the TPR)
+    for fpr, tpr, fps, tps in _curve_blocks(pos, neg):
+        if sums is not None:
+            width = np.diff(np.r_[last_f, fpr])
+            width *= tpr + np.r_[last_t, tpr[:-1]]
+            sums[0] += float(np.sum(width))
+            precision = tps + fps
+            precision = tps / precision
+            step = tpr - np.r_[last_t, tpr[:-1]]
+            step *= precision
+            sums[1] += float(np.sum(step))
+            last_f, last_t = float(fpr[-1]), float(tpr[-1])
+        yield fpr, tpr
+
+
+def _thinned(
+    blocks: Iterator[tuple[FloatArray, FloatArray]],
+) -> Iterator[tuple[FloatArray, FloatArray]]:
+    """:func:`thin_curve`'s first step (drop collinear points) on a curve given in blocks.
+
+    A point is kept when the second differences around it, of the FPR plus of the
+    TPR, exceed 1e-12; the first and the last point are always kept. Each block is
+    decided with the two points before it.
+    """
+    carry: tuple[FloatArray, FloatArray] | None = None
+    for f, t in blocks:
+        if carry is None:
+            yield f[:1], t[:1]
+            ext_f, ext_t = f, t
+        else:
+            ext_f, ext_t = np.r_[carry[0], f], np.r_[carry[1], t]
+        if ext_f.size >= 3:
+            second = np.abs(np.diff(ext_f, 2))
+            second += np.abs(np.diff(ext_t, 2))
+            keep = second > 1e-12
+            yield ext_f[1:-1][keep], ext_t[1:-1][keep]
+        carry = ext_f[-2:], ext_t[-2:]
+    if carry is not None:
+        yield carry[0][-1:], carry[1][-1:]
+
+
 def auc_delong_interval(
     member_scores: FloatArray,
     non_member_scores: FloatArray,
@@ -264,17 +415,32 @@ def delong_auc(positives: FloatArray, negatives: FloatArray) -> tuple[float, flo
         ranks = stats.rankdata(np.r_[positives, negatives])
         v10 = (ranks[:m] - stats.rankdata(positives)) / n
         v01 = 1.0 - (ranks[m:] - stats.rankdata(negatives)) / m
-    else:
-        v10 = _placements(positives, negatives) / n
-        v01 = 1.0 - _placements(negatives, positives) / m
-    var = v10.var(ddof=1) / m + v01.var(ddof=1) / n
-    return float(v10.mean()), math.sqrt(max(var, 0.0))
+        auc, var10 = float(v10.mean()), v10.var(ddof=1)
+        var01 = v01.var(ddof=1)
+    else:  # one side's placements at a time, reduced before the other's
+        v10 = _placements(positives, negatives)
+        v10 /= n
+        auc, var10 = float(v10.mean()), v10.var(ddof=1)
+        del v10
+        v01 = _placements(negatives, positives)
+        v01 /= m
+        np.subtract(1.0, v01, out=v01)
+        var01 = v01.var(ddof=1)
+    var = var10 / m + var01 / n
+    return auc, math.sqrt(max(var, 0.0))
+
+
+#: scores whose placements are counted at a time
+_PLACEMENT_BLOCK = 1 << 16
 
 
 def _placements(scores: FloatArray, other: FloatArray) -> FloatArray:
     """How many of ``other`` are below each score, ties counting one half (exact halves)."""
     other = np.sort(other)
-    below = np.searchsorted(other, scores, side="left")
-    below += np.searchsorted(other, scores, side="right")
-    del other
-    return np.asarray(below * 0.5, dtype=np.float64)
+    out = np.empty(scores.size, dtype=np.float64)
+    for start in range(0, scores.size, _PLACEMENT_BLOCK):
+        chunk = scores[start : start + _PLACEMENT_BLOCK]
+        below = np.searchsorted(other, chunk, side="left")
+        below += np.searchsorted(other, chunk, side="right")
+        np.multiply(below, 0.5, out=out[start : start + chunk.size])
+    return out

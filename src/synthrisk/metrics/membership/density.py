@@ -42,7 +42,7 @@ from synthrisk.neighbors import rows_per_block
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import attack_summary, auc_control
-from synthrisk.stats.ranking import ranking_scores, thin_curve
+from synthrisk.stats.ranking import ranking_summary
 
 __all__ = ["DOMIAS", "CollisionMembership", "MonteCarloMembership", "numeric_embedding"]
 
@@ -104,8 +104,7 @@ def _summarise(
     member_rows: np.ndarray,
     non_member_rows: np.ndarray,
 ) -> Outcome:
-    scores = ranking_scores(member, non_member)
-    fpr, tpr = thin_curve(scores.fpr, scores.tpr)
+    scores = ranking_summary(member, non_member)
     breakdown: dict[str, JSONValue] = {
         "roc_auc_score": scores.roc_auc,
         "average_precision_score": scores.average_precision,
@@ -115,7 +114,7 @@ def _summarise(
         ),
         "n_members": int(member.size),
         "n_non_members": int(non_member.size),
-        "roc_curve": {"fpr": fpr, "tpr": tpr},
+        "roc_curve": {"fpr": scores.fpr, "tpr": scores.tpr},
         "control": auc_control(member, non_member),
     }
     control = breakdown["control"]

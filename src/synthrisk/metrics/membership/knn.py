@@ -31,7 +31,7 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import attack_summary, auc_control
-from synthrisk.stats.ranking import auc_delong_interval, ranking_scores, thin_curve
+from synthrisk.stats.ranking import auc_delong_interval, ranking_summary
 
 __all__ = ["MembershipKnnProbabilities", "parzen_probabilities"]
 
@@ -198,22 +198,23 @@ class MembershipKnnProbabilities(Metric):
                     )
                 )
         client = syn.client
+        sizes = [n_rows(real), n_rows(holdout)]
         try:
 
-            def each(func: Any, *args: Any) -> list[np.ndarray]:
-                return list(
-                    client.gather(
-                        [
-                            client.submit(func, part, *args, pure=False)
-                            for parts in kept
-                            for part in parts
-                        ]
-                    )
-                )
+            def each(func: Any, *args: Any) -> np.ndarray:
+                """``func`` of every partition's distances, real then holdout, in one array."""
+                futures = [
+                    client.submit(func, part, *args, pure=False)
+                    for parts in kept
+                    for part in parts
+                ]
+                return _fill(futures, sum(sizes))
 
             bandwidth = self._bandwidth(
-                np.concatenate(each(_nearest_column)),
-                lambda: np.concatenate(each(np.ravel)),
+                each(_nearest_column),
+                lambda: np.concatenate(
+                    [np.ravel(part.result()) for parts in kept for part in parts]
+                ),
                 context,
             )
             probabilities = each(_parzen_task, bandwidth)
@@ -221,12 +222,7 @@ class MembershipKnnProbabilities(Metric):
             for parts in kept:
                 for part in parts:
                     part.release()
-        n_real_parts = len(kept[0])
-        return (
-            np.concatenate(probabilities[:n_real_parts]),
-            np.concatenate(probabilities[n_real_parts:]),
-            bandwidth,
-        )
+        return probabilities[: sizes[0]], probabilities[sizes[0] :], bandwidth
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         k = self.k
@@ -248,19 +244,19 @@ class MembershipKnnProbabilities(Metric):
             p_real, p_hold, bandwidth = self._probabilities(
                 space, real, holdout, syn, context
             )
-        scores = ranking_scores(p_real, p_hold)
-        if bandwidth == 1.0 and np.mean(np.r_[p_real, p_hold] == 0.0) > 0.01:
+        scores = ranking_summary(p_real, p_hold)
+        if bandwidth == 1.0 and np.count_nonzero(p_real == 0.0) + np.count_nonzero(
+            p_hold == 0.0
+        ) > 0.01 * (p_real.size + p_hold.size):
             context.warn(
                 "more than 1% of the probabilities underflow to exactly 0 (distances are large compared with "
                 "the bandwidth of 1), which ties them; use bandwidth='median' for a scale-free kernel."
             )
-        fpr, tpr = thin_curve(scores.fpr, scores.tpr)
         auc, average, baseline = (
             scores.roc_auc,
             scores.average_precision,
             scores.average_precision_baseline,
         )
-        del scores  # the full curve: three arrays of every row's size
         n_m, n_n = p_real.size, p_hold.size
         breakdown = {
             "roc_auc_score": auc,
@@ -277,7 +273,7 @@ class MembershipKnnProbabilities(Metric):
             "n_members": n_m,
             "n_non_members": n_n,
             "n_synthetic": n_rows(syn),
-            "roc_curve": {"fpr": fpr, "tpr": tpr},
+            "roc_curve": {"fpr": scores.fpr, "tpr": scores.tpr},
             **attack_summary(p_real, p_hold, seed=context.seed),
             "control": auc_control(p_real, p_hold),
         }
@@ -306,13 +302,32 @@ class MembershipKnnProbabilities(Metric):
 
 
 def _median_bandwidth(nearest: np.ndarray, everything: Any) -> float | None:
-    """The median of ``nearest``; if 0, the median positive value of ``everything()``."""
-    median = float(np.median(nearest))
+    """The median of ``nearest`` (reordered in place); if 0, the median positive value of ``everything()``."""
+    median = float(np.median(nearest, overwrite_input=True))
     if median > 0:
         return median
     all_distances = everything()
     positive = all_distances[all_distances > 0]
     return float(np.median(positive)) if positive.size else None
+
+
+def _fill(futures: list[Any], size: int) -> np.ndarray:
+    """The futures' 1-d results, in order, in one array of ``size`` values.
+
+    Each result is copied in as it is fetched, so the driver never holds the list of
+    results beside their concatenation.
+    """
+    out = np.empty(size, dtype=np.float64)
+    offset = 0
+    for future in futures:
+        part = future.result()
+        out[offset : offset + part.size] = part
+        offset += part.size
+        future.release()
+    if offset != size:  # pragma: no cover - partitions are counted when read
+        msg = f"the partitions returned {offset} values for {size} rows"
+        raise RuntimeError(msg)
+    return out
 
 
 def _distances(neighbors: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
