@@ -292,12 +292,35 @@ def kneighbors_partitioned(
 
 
 def _run(job: _Job, client: Any | None) -> tuple[FloatArray, IntArray]:
-    """:func:`kneighbors_partitioned` of ``job`` on ``client`` (None: threads)."""
-    return _stack(_results(job, client), job.k)
+    """:func:`kneighbors_partitioned` of ``job`` on ``client`` (None: threads).
+
+    On a cluster each partition's neighbours are copied into the output as they
+    arrive, so the driver never holds them twice (a list and its concatenation).
+    """
+    if client is None or job.finish is not None or job.keep:
+        return _stack(_results(job, client), job.k)
+    n = job.query.n_rows
+    distances = np.empty((n, job.k))
+    indices = np.empty((n, job.k), dtype=np.int64)
+    starts = np.r_[0, np.cumsum(job.query.rows, dtype=np.int64)]
+
+    def sink(i: int, result: tuple[FloatArray, IntArray]) -> None:
+        if starts[i + 1] > starts[i]:
+            distances[starts[i] : starts[i + 1]] = result[0]
+            indices[starts[i] : starts[i + 1]] = result[1]
+
+    _results(job, client, sink)
+    return distances, indices
 
 
-def _results(job: _Job, client: Any | None) -> list[Any]:
-    """The result of every query partition of ``job``, in order."""
+def _results(
+    job: _Job, client: Any | None, sink: Callable[[int, Any], None] | None = None
+) -> list[Any]:
+    """The result of every query partition of ``job``, in order.
+
+    With ``sink`` (on a cluster), ``sink(i, result)`` takes each partition's result
+    as it arrives and the list holds None.
+    """
     if job.k > job.reference.n_rows:
         msg = f"`k` must be at most the number of reference rows ({job.reference.n_rows}); got {job.k}."
         raise ParameterError(msg)
@@ -305,7 +328,7 @@ def _results(job: _Job, client: Any | None) -> list[Any]:
         return []
     if client is None:
         return _threaded(job)
-    return _distributed(client, job)
+    return _distributed(client, job, sink)
 
 
 def _threaded(job: _Job) -> list[Any]:
@@ -356,7 +379,9 @@ def _threaded(job: _Job) -> list[Any]:
     return out
 
 
-def _distributed(client: Any, job: _Job) -> list[Any]:
+def _distributed(
+    client: Any, job: _Job, sink: Callable[[int, Any], None] | None = None
+) -> list[Any]:
     distributed = import_optional("distributed", extra="dask")
     query, reference, k, broadcast = job.query, job.reference, job.k, job.broadcast
     if broadcast is None:
@@ -420,7 +445,7 @@ def _distributed(client: Any, job: _Job) -> list[Any]:
         i = owner.pop(future)
         try:
             kept = job.keep and future.status == "finished"
-            results[i] = future if kept else future.result()
+            result = future if kept else future.result()
         except Exception:
             # a partition lost with its worker: scattered inputs cannot be rebuilt
             # by Dask, so scatter them again and resubmit this query partition
@@ -431,6 +456,11 @@ def _distributed(client: Any, job: _Job) -> list[Any]:
                 place_reference()
             pending.add(submit(i))
             continue
+        if sink is None:
+            results[i] = result
+        else:
+            sink(i, result)
+        del result
         if not job.keep:
             future.release()
         if job.progress is not None:

@@ -175,7 +175,7 @@ def _tie_sets(offsets, distances, indices):  # pragma: no cover - compiled
         for e in range(offsets[s], offsets[s + 1]):
             count += distances[e] == distances[offsets[s]]
         tie_offsets[s + 1] = tie_offsets[s] + count
-    tie_indices = np.empty(tie_offsets[n], dtype=np.int64)
+    tie_indices = np.empty(tie_offsets[n], dtype=indices.dtype)
     for s in range(n):
         at = tie_offsets[s]
         for e in range(offsets[s], offsets[s + 1]):
@@ -188,11 +188,17 @@ def _tie_sets(offsets, distances, indices):  # pragma: no cover - compiled
 def tie_sets(
     offsets: IntArray, distances: FloatArray, indices: IntArray
 ) -> tuple[IntArray, IntArray]:
-    """CSR of every row's pool entries at its smallest distance (the list must hold them all)."""
+    """CSR of every row's pool entries at its smallest distance (the list must hold them all).
+
+    The positions keep the lists' integer type (4 bytes when the pool allows).
+    """
+    indices = np.asarray(indices)
+    if indices.dtype not in (np.int32, np.int64):
+        indices = indices.astype(np.int64)
     return _tie_sets(
         np.asarray(offsets, dtype=np.int64),
         np.asarray(distances, dtype=np.float64),
-        np.asarray(indices, dtype=np.int64),
+        indices,
     )
 
 
@@ -476,14 +482,21 @@ def permutation_shares(
     rank = np.cumsum(present, dtype=np.int32 if n_pool < 2**31 else np.int64)
     del present
     rank -= 1
-    local = rank[tie_indices].astype(np.int64)
+    local = rank[tie_indices]  # 4-byte positions among the rows drawn, when they fit
     del rank
     n_sets = tie_offsets.size - 1
-    w = np.ones(n_sets) if weights is None else np.asarray(weights, dtype=np.float64)
-    total = float(_sum_in_order(w))  # summed in set order, as the shares always were
     half = np.empty(n_permutations)
     weighted = np.empty(n_permutations)
-    packed = bool(np.all(w == np.round(w))) and float(np.abs(w).sum()) < 2.0**52
+    if weights is None:  # one each: integer weights, summed exactly
+        w = np.ones(n_sets)
+        total = float(n_sets)
+        packed = n_sets < 2**52
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        total = float(
+            _sum_in_order(w)
+        )  # summed in set order, as the shares always were
+        packed = bool(np.all(w == np.round(w))) and float(np.abs(w).sum()) < 2.0**52
     if packed:
         lone = np.zeros(n_unique, dtype=np.int64)
         _lone_weights(tie_offsets, local, w, lone)

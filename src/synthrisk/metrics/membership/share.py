@@ -19,6 +19,7 @@ Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -146,12 +147,12 @@ def _ranked_lists(
         return (
             np.arange(0, n_syn * k + 1, k, dtype=np.int64),
             np.ascontiguousarray(nn.distances).reshape(-1),
-            np.ascontiguousarray(nn.indices, dtype=np.int64).reshape(-1),
+            np.ascontiguousarray(nn.indices, dtype=_index_dtype(n_pool)).reshape(-1),
             rows,
         )
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     distances = np.empty(offsets[-1])
-    indices = np.empty(offsets[-1], dtype=np.int64)
+    indices = np.empty(offsets[-1], dtype=_index_dtype(n_pool))
     plain = np.ones(n_syn, dtype=bool)
     plain[list(extended)] = False
     slots = offsets[:-1][plain][:, None] + np.arange(k)
@@ -161,6 +162,11 @@ def _ranked_lists(
         distances[offsets[row] : offsets[row + 1]] = d
         indices[offsets[row] : offsets[row + 1]] = i
     return offsets, distances, indices, rows
+
+
+def _index_dtype(n_pool: int) -> type[np.signedinteger[Any]]:
+    """Pool positions in 4 bytes when they fit (the lists of millions of rows are half the size)."""
+    return np.int32 if n_pool <= np.iinfo(np.int32).max else np.int64
 
 
 def _resolve(
@@ -203,8 +209,8 @@ class _Shares:
     lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     #: distinct synthetic rows whose tie set could not be listed
     truncated: np.ndarray
-    #: copies of each distinct synthetic row
-    counts: np.ndarray
+    #: copies of each distinct synthetic row (None: one each)
+    counts: np.ndarray | None
     #: each synthetic row's distinct row (None: every row is distinct)
     inverse: np.ndarray | None
     #: each synthetic row's comparison on the full tables
@@ -335,8 +341,8 @@ class DCRShare(Metric):
         # identical synthetic rows have identical neighbours: search each distinct row
         # once (few columns or coarse tables: a handful of rows with huge tie sets)
         inverse: np.ndarray | None = None  # each synthetic row is its own
+        counts: np.ndarray | None = None  # one copy of each
         if is_partitioned(syn) and distinct_lower_bound(syn) == n_s:  # type: ignore[arg-type]
-            counts = np.ones(n_s)
             distinct = syn
         else:
             first, inverse = _distinct_rows(syn)
@@ -448,7 +454,11 @@ class DCRShare(Metric):
             expected_apt = float(apt_null.mean())
             null_sd = float(half_null.std(ddof=1)) if n_perm > 1 else 0.0
             half_null_mean = float(half_null.mean())
-            n_truncated = int(counts[shares.truncated].sum())
+            n_truncated = (
+                shares.truncated.size
+                if counts is None
+                else int(counts[shares.truncated].sum())
+            )
             if n_truncated:
                 context.warn(
                     f"{n_truncated} synthetic row(s) are equally close to more pool rows than the memory cap "
