@@ -361,3 +361,36 @@ def test_clients_it_starts_keep_a_short_message_log(dask_client: Any) -> None:
     # a client of the user's own is used as it is
     with dask_compute(client=dask_client) as client:
         assert client is dask_client
+
+
+def test_cluster_results_fill_the_output_in_row_order(
+    dask_client, rng: np.random.Generator
+) -> None:
+    # query partitions finish in any order, one of them empty; each is copied into
+    # its rows of the result as it arrives
+    from synthrisk.neighbors.dask_backend import kneighbors_partitioned
+    from synthrisk.schema.partitioned import Partitions
+
+    query, reference = _table(rng, 130), _table(rng, 60)
+    expected = nearest_neighbors(query, reference, k=3, backend="numba")
+    spec, q_num, r_num = distance_spec(
+        "dcr", query.numeric, reference.numeric, len(query.categorical_names)
+    )
+    cuts = [0, 50, 50, 90, 130]  # the second partition has no rows
+    parts = [
+        (q_num[a:b], query.codes[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    rows = tuple(b - a for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    seen: list[int] = []
+    distances, indices = kneighbors_partitioned(
+        Partitions(parts, rows, int(q_num.nbytes + query.codes.nbytes)),
+        split_rows(r_num, reference.codes, 25),
+        spec,
+        k=3,
+        client=dask_client,
+        broadcast=False,
+        progress=seen.append,
+    )
+    np.testing.assert_array_equal(distances, expected.distances)
+    np.testing.assert_array_equal(indices, expected.indices)
+    assert sorted(seen) == [0, 40, 40, 50]
