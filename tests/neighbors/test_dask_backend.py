@@ -5,6 +5,7 @@ worker killed mid-run), and the cluster entry points."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from typing import Any
@@ -377,10 +378,8 @@ def test_cluster_results_fill_the_output_in_row_order(
         "dcr", query.numeric, reference.numeric, len(query.categorical_names)
     )
     cuts = [0, 50, 50, 90, 130]  # the second partition has no rows
-    parts = [
-        (q_num[a:b], query.codes[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)
-    ]
-    rows = tuple(b - a for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    parts = [(q_num[a:b], query.codes[a:b]) for a, b in itertools.pairwise(cuts)]
+    rows = tuple(b - a for a, b in itertools.pairwise(cuts))
     seen: list[int] = []
     distances, indices = kneighbors_partitioned(
         Partitions(parts, rows, int(q_num.nbytes + query.codes.nbytes)),
