@@ -164,9 +164,9 @@ def test_tasks_on_workers_use_one_numba_thread(dask_client) -> None:
         seen: list[int] = []
         original = dask_backend.numba_backend.kneighbors
 
-        def spy(search):
+        def spy(search, **kwargs):
             seen.append(numba.get_num_threads())
-            return original(search)
+            return original(search, **kwargs)
 
         dask_backend.numba_backend.kneighbors = spy
         try:
@@ -393,3 +393,42 @@ def test_cluster_results_fill_the_output_in_row_order(
     np.testing.assert_array_equal(distances, expected.distances)
     np.testing.assert_array_equal(indices, expected.indices)
     assert sorted(seen) == [0, 40, 40, 50]
+
+
+def test_query_partitions_of_one_search_share_the_pilot(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the projection walk tries its candidate columns on a pilot sample once per
+    # search (per reference partition and process), not once per query partition;
+    # the neighbours do not depend on the column walked
+    from synthrisk.neighbors import _projection
+
+    n_ref, n_query = 40_000, 1_000
+    reference = EncodedTable(
+        rng.random((n_ref, 3)) * [1.0, 1.2, 0.9],
+        rng.integers(0, 2, (n_ref, 1)),
+        ("a", "b", "c"),
+        ("x",),
+    )
+    query = EncodedTable(
+        rng.random((n_query, 3)),
+        rng.integers(0, 2, (n_query, 1)),
+        ("a", "b", "c"),
+        ("x",),
+    )
+    expected = nearest_neighbors(query, reference, k=2, backend="numba")
+    calls: list[int] = []
+    original = _projection._search
+
+    def spy(search, how):
+        calls.append(search.q_num.shape[0])
+        return original(search, how)
+
+    monkeypatch.setattr(_projection, "_search", spy)
+    with dask_settings(partition_rows=500):
+        got = nearest_neighbors(query, reference, k=2, backend="dask")
+    _assert_same(expected, got)
+    pilots = [n for n in calls if n <= _projection._PILOT_ROWS]
+    finals = [n for n in calls if n > _projection._PILOT_ROWS]
+    assert len(finals) == n_query // 500
+    assert 2 <= len(pilots) <= _projection._PILOT_COLUMNS  # one pilot, not four

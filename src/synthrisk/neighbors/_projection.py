@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import MutableMapping
 from typing import Any
 
 import numba
@@ -475,7 +476,12 @@ def _key_columns(r_cat: IntArray, spec: DistanceSpec, max_groups: int) -> IntArr
     return np.asarray(chosen, dtype=np.int64)
 
 
-def plan(search: Search, *, n_groups: int | None = None) -> Plan | None:
+def plan(
+    search: Search,
+    *,
+    n_groups: int | None = None,
+    pilots: MutableMapping[tuple[Any, ...], int] | None = None,
+) -> Plan | None:
     """Key and projection columns for ``search``, or None where the walk does not pay.
 
     It pays where one numeric column bounds the distance well, and either every
@@ -512,6 +518,9 @@ def plan(search: Search, *, n_groups: int | None = None) -> Plan | None:
     n_query = search.q_num.shape[0]
     if len(candidates) == 1 or n_query * n_ref < _PILOT_PAIRS:
         return Plan(keys, candidates[0])
+    tried = (tuple(keys.tolist()), tuple(candidates))
+    if pilots is not None and tried in pilots:
+        return Plan(keys, pilots[tried])
     rows = np.unique(
         np.linspace(0, n_query - 1, min(_PILOT_ROWS, n_query)).astype(np.int64)
     )
@@ -523,7 +532,10 @@ def plan(search: Search, *, n_groups: int | None = None) -> Plan | None:
         progress=None,
     )
     work = [int(_search(pilot, Plan(keys, f))[2].sum()) for f in candidates]
-    return Plan(keys, candidates[int(np.argmin(work))])
+    column = candidates[int(np.argmin(work))]
+    if pilots is not None:
+        pilots[tried] = column
+    return Plan(keys, column)
 
 
 def _mask_sums(cat_w: FloatArray) -> FloatArray:

@@ -25,10 +25,12 @@ int64 inside the task, so results equal the in-memory search.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import math
 import os
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -148,6 +150,27 @@ def _on_worker() -> bool:
     return True
 
 
+#: the projection walk's pilot choices of the latest searches, in this process (a
+#: worker): each search's later query partitions reuse its first one's choice
+_PILOTS: collections.OrderedDict[Any, dict[tuple[Any, ...], int]] = (
+    collections.OrderedDict()
+)
+_PILOTS_LOCK = threading.Lock()
+_PILOTS_KEPT = 16
+
+
+def _pilots_of(key: Any) -> dict[tuple[Any, ...], int] | None:
+    """The pilot choices of search ``key`` (None: not shared)."""
+    if key is None:
+        return None
+    with _PILOTS_LOCK:
+        pilots = _PILOTS.setdefault(key, {})
+        _PILOTS.move_to_end(key)
+        while len(_PILOTS) > _PILOTS_KEPT:
+            _PILOTS.popitem(last=False)
+        return pilots
+
+
 def _search(
     query: tuple[np.ndarray, ...],
     reference: tuple[np.ndarray, ...],
@@ -156,13 +179,17 @@ def _search(
     working_memory: float | None,
     offset: int,
     prescale: FloatArray | None = None,
+    pilot_key: Any = None,
 ) -> tuple[FloatArray, IntArray]:
     """Task: top-k of one query partition in one reference partition (global positions).
 
     A reference partition of three arrays ``(numeric, codes, labels)`` is sorted by
     ``labels`` and its neighbours are returned as labels instead of positions (see
     :func:`kneighbors_tables`'s ``order``). ``prescale`` divides the numeric values of
-    both sides first (the Gower distance's column ranges).
+    both sides first (the Gower distance's column ranges). The tasks of one search
+    in one reference partition share ``pilot_key``: the projection walk's pilot
+    (which column to walk; the neighbours are the same with any) runs in the first
+    of them on each worker, and the others reuse its choice.
     """
     q_num, q_cat = _widen(query)
     r_num, r_cat = _widen(reference)
@@ -181,11 +208,15 @@ def _search(
         previous = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            distances, indices = numba_backend.kneighbors(search)
+            distances, indices = numba_backend.kneighbors(
+                search, pilots=_pilots_of(pilot_key)
+            )
         finally:
             numba.set_num_threads(previous)
     else:
-        distances, indices = numba_backend.kneighbors(search)
+        distances, indices = numba_backend.kneighbors(
+            search, pilots=_pilots_of(pilot_key)
+        )
     if labels is not None:
         indices = np.asarray(labels, dtype=np.int64)[indices]
     elif offset:
@@ -361,7 +392,9 @@ def _threaded(job: _Job) -> list[Any]:
             else delayed(part, name=f"synthrisk-query-{token}-{i}")
         )
         partial = [
-            search(q, r, job.spec, k, job.working_memory, off, job.prescale)
+            search(
+                q, r, job.spec, k, job.working_memory, off, job.prescale, (token, off)
+            )
             for r, off in zip(ref_nodes, offsets, strict=True)
         ]
         final = _reduce(partial, lambda group: merge(k, *group))
@@ -390,6 +423,7 @@ def _distributed(
         isinstance(p, distributed.Future) for p in reference.parts
     )
     ref_state: dict[str, Any] = {}
+    token = uuid.uuid4().hex  # this search's pilot choices, shared by its tasks
 
     def place_reference() -> None:
         if broadcast and local_reference:
@@ -425,6 +459,7 @@ def _distributed(
                 job.working_memory,
                 off,
                 job.prescale,
+                (token, off),
                 pure=False,
             )
             for r, off in zip(ref_state["parts"], ref_state["offsets"], strict=True)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import MutableMapping
+from typing import Any
 
 import numba
 import numpy as np
@@ -278,14 +280,20 @@ def query_order(q_cat: IntArray) -> IntArray:
     return np.lexsort(q_cat.T[::-1]).astype(np.int64)
 
 
-def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
-    """:meth:`NeighborBackend.kneighbors` by the pruned scan of the module docstring."""
+def kneighbors(
+    search: Search, *, pilots: MutableMapping[tuple[Any, ...], int] | None = None
+) -> tuple[FloatArray, IntArray]:
+    """:meth:`NeighborBackend.kneighbors` by the pruned scan of the module docstring.
+
+    ``pilots``: the projection walk's pilot choices, shared by the searches of one
+    reference (see :func:`synthrisk.neighbors._projection.plan`).
+    """
     from synthrisk.neighbors import _nearby
 
     spec, r_cat = search.spec, search.r_cat
     group_codes, group_start, order = group_reference(r_cat)
     # one numeric column that bounds the distance well: walk groups sorted by it
-    walk = _projection.plan(search, n_groups=group_codes.shape[0])
+    walk = _projection.plan(search, n_groups=group_codes.shape[0], pilots=pilots)
     if walk is not None:
         return _projection.kneighbors(search, walk)
     num_w = np.ones(search.q_num.shape[1]) if spec.weights is None else spec.weights
