@@ -328,6 +328,29 @@ def _walk_group(
     return state
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _own_group(q_cat, i, key_columns, group_codes):  # pragma: no cover - compiled
+    """Position of query row ``i``'s key codes among the sorted group codes, or -1."""
+    lo = 0
+    hi = group_codes.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        cmp = 0
+        for c in range(key_columns.shape[0]):
+            a = group_codes[mid, c]
+            b = q_cat[i, key_columns[c]]
+            if a != b:
+                cmp = -1 if a < b else 1
+                break
+        if cmp == 0:
+            return mid
+        if cmp < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _walk_kernel(
     q_num,
@@ -355,6 +378,12 @@ def _walk_kernel(
     n_query = q_num.shape[0]
     n_groups = group_start.shape[0] - 1
     n_keys = key_columns.shape[0]
+    # a query's own group is found by binary search when every key weighs something
+    # (then it is the only group of bound 0); the other groups are ordered lazily
+    lightest = np.inf
+    for c in range(n_keys):
+        lightest = min(lightest, cat_w[key_columns[c]])
+    lazy = n_keys > 0 and lightest > 0.0
     n_chunks = min(n_query, 64)
     for chunk in numba.prange(n_chunks):
         lo_q = chunk * n_query // n_chunks
@@ -366,6 +395,9 @@ def _walk_kernel(
         bound = np.zeros(n_groups)
         by_bound = np.arange(n_groups)
         work = np.zeros(1, dtype=np.int64)
+        # with no key columns there is one group, and the order above is its order
+        have_order = n_keys == 0
+        own = -1
         for i in range(lo_q, hi_q):
             same = i > lo_q
             if same:
@@ -375,7 +407,36 @@ def _walk_kernel(
                         break
             if not same and n_keys:
                 # queries arrive sorted by their key codes: the groups' bounds and
-                # their order are shared by all query rows with these codes
+                # their order are shared by all query rows with these codes, and
+                # computed only when a row needs a group other than its own
+                have_order = False
+                own = _own_group(q_cat, i, key_columns, group_codes) if lazy else -1
+            state = (0, radius[i], _NO_ROW)
+            work[0] = 0
+            first = 0
+            if own >= 0:
+                # the query's own group has bound 0 and comes first in the order; every
+                # other group's bound is at least the lightest key weight
+                if state[1] < 0.0:
+                    first = n_groups
+                else:
+                    state = _walk_group(
+                        i,
+                        own,
+                        0.0,
+                        q_num,
+                        q_cat,
+                        ref,
+                        groups,
+                        terms,
+                        cat_w,
+                        mask_sums,
+                        top,
+                        state,
+                        work,
+                    )
+                    first = 1 if lightest <= state[1] else n_groups
+            if first < n_groups and not have_order:
                 bound[:] = 0.0
                 for c in range(n_keys):
                     code = q_cat[i, key_columns[c]]
@@ -384,9 +445,8 @@ def _walk_kernel(
                         if group_codes[g, c] != code:
                             bound[g] += weight
                 by_bound = np.argsort(bound, kind="mergesort")
-            state = (0, radius[i], _NO_ROW)
-            work[0] = 0
-            for gi in range(n_groups):
+                have_order = True
+            for gi in range(first, n_groups):
                 g = by_bound[gi]
                 if bound[g] > state[1]:
                     break
