@@ -32,9 +32,9 @@ import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.neighbors._projection import write_row
+from synthrisk.neighbors._projection import find_group, write_row
 from synthrisk.neighbors._protocol import Search
-from synthrisk.neighbors.numba_backend import _NO_ROW, _find_group, _scan_group
+from synthrisk.neighbors.numba_backend import _NO_ROW, _scan_group
 
 __all__ = ["first_pass"]
 
@@ -106,6 +106,7 @@ def _first_pass_kernel(
     k = out_d.shape[1]
     n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
+    every_column = np.arange(n_cat)
     n_sets = wild_cols.shape[0]
     n_levels = level_start.shape[0] - 1
     n_chunks = min(n_query, 64)
@@ -129,7 +130,7 @@ def _first_pass_kernel(
                         break
             if not same:
                 # queries arrive sorted by codes: shared by all rows with these codes
-                own = _find_group(q_cat, i, group_codes)
+                own = find_group(q_cat, i, every_column, group_codes)
                 ready[:] = False
             state = (0, radius[i], _NO_ROW)
             if own >= 0:

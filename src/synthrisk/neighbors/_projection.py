@@ -45,7 +45,7 @@ from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["Plan", "kneighbors", "plan", "row_groups"]
+__all__ = ["Plan", "find_group", "kneighbors", "plan", "row_groups"]
 
 #: index that loses every tie: rows at exactly the radius are kept
 _NO_ROW = 2**62
@@ -329,16 +329,20 @@ def _walk_group(
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _own_group(q_cat, i, key_columns, group_codes):  # pragma: no cover - compiled
-    """Position of query row ``i``'s key codes among the sorted group codes, or -1."""
+def find_group(codes, i, columns, group_codes):  # pragma: no cover - compiled
+    """Position of row ``i``'s codes in ``columns`` among the sorted group codes, or -1.
+
+    ``group_codes[g, c]`` is group ``g``'s code in ``columns[c]``; the groups are
+    sorted lexicographically, as :func:`row_groups` returns them.
+    """
     lo = 0
     hi = group_codes.shape[0]
     while lo < hi:
         mid = (lo + hi) // 2
         cmp = 0
-        for c in range(key_columns.shape[0]):
+        for c in range(columns.shape[0]):
             a = group_codes[mid, c]
-            b = q_cat[i, key_columns[c]]
+            b = codes[i, columns[c]]
             if a != b:
                 cmp = -1 if a < b else 1
                 break
@@ -410,50 +414,39 @@ def _walk_kernel(
                 # their order are shared by all query rows with these codes, and
                 # computed only when a row needs a group other than its own
                 have_order = False
-                own = _own_group(q_cat, i, key_columns, group_codes) if lazy else -1
+                own = find_group(q_cat, i, key_columns, group_codes) if lazy else -1
             state = (0, radius[i], _NO_ROW)
             work[0] = 0
-            first = 0
-            if own >= 0:
-                # the query's own group has bound 0 and comes first in the order; every
-                # other group's bound is at least the lightest key weight
-                if state[1] < 0.0:
-                    first = n_groups
+            # step -1 is the query's own group: it has bound 0 and is first in the
+            # order, and every other group's bound is at least the lightest key weight
+            gi = -1 if own >= 0 else 0
+            while gi < n_groups:
+                if gi < 0:
+                    g = own
+                    low = 0.0
+                    gi = 1
                 else:
-                    state = _walk_group(
-                        i,
-                        own,
-                        0.0,
-                        q_num,
-                        q_cat,
-                        ref,
-                        groups,
-                        terms,
-                        cat_w,
-                        mask_sums,
-                        top,
-                        state,
-                        work,
-                    )
-                    first = 1 if lightest <= state[1] else n_groups
-            if first < n_groups and not have_order:
-                bound[:] = 0.0
-                for c in range(n_keys):
-                    code = q_cat[i, key_columns[c]]
-                    weight = cat_w[key_columns[c]]
-                    for g in range(n_groups):
-                        if group_codes[g, c] != code:
-                            bound[g] += weight
-                by_bound = np.argsort(bound, kind="mergesort")
-                have_order = True
-            for gi in range(first, n_groups):
-                g = by_bound[gi]
-                if bound[g] > state[1]:
+                    if not have_order:
+                        if own >= 0 and lightest > state[1]:
+                            break
+                        bound[:] = 0.0
+                        for c in range(n_keys):
+                            code = q_cat[i, key_columns[c]]
+                            weight = cat_w[key_columns[c]]
+                            for h in range(n_groups):
+                                if group_codes[h, c] != code:
+                                    bound[h] += weight
+                        by_bound = np.argsort(bound, kind="mergesort")
+                        have_order = True
+                    g = by_bound[gi]
+                    low = bound[g]
+                    gi += 1
+                if low > state[1]:
                     break
                 state = _walk_group(
                     i,
                     g,
-                    bound[g],
+                    low,
                     q_num,
                     q_cat,
                     ref,

@@ -34,6 +34,7 @@ import numpy as np
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors import _projection
 from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._projection import find_group
 from synthrisk.neighbors._protocol import Search
 
 __all__ = ["group_reference", "kneighbors", "query_order"]
@@ -63,30 +64,6 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     group_start = np.zeros(group_codes.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=group_start[1:])
     return np.ascontiguousarray(group_codes, dtype=np.int64), group_start, order
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _find_group(codes, i, group_codes):  # pragma: no cover - compiled
-    """Position of query row ``i``'s codes among the sorted group codes, or -1."""
-    n_cat = codes.shape[1]
-    lo = 0
-    hi = group_codes.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        cmp = 0
-        for c in range(n_cat):
-            a = group_codes[mid, c]
-            b = codes[i, c]
-            if a != b:
-                cmp = -1 if a < b else 1
-                break
-        if cmp == 0:
-            return mid
-        if cmp < 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return -1
 
 
 # The kernels take their inputs grouped in tuples, which numba passes by value;
@@ -172,6 +149,7 @@ def _knn_kernel(
     k = out_d.shape[1]
     n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
+    every_column = np.arange(n_cat)
     n_groups = ref[2].shape[0] - 1
     n_chunks = min(n_query, 64)
     for chunk in numba.prange(n_chunks):
@@ -198,7 +176,7 @@ def _knn_kernel(
             if not same:
                 # queries arrive sorted by codes: the group of equal codes and the
                 # buckets below are shared by all query rows with these codes
-                own = _find_group(q_cat, i, group_codes)
+                own = find_group(q_cat, i, every_column, group_codes)
                 ready = False
             state = (0, radius[i], _NO_ROW)
             if own >= 0:
