@@ -150,17 +150,24 @@ def _ranked_lists(
             np.ascontiguousarray(nn.indices, dtype=_index_dtype(n_pool)).reshape(-1),
             rows,
         )
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    offsets = np.zeros(n_syn + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    del lengths
     distances = np.empty(offsets[-1])
     indices = np.empty(offsets[-1], dtype=_index_dtype(n_pool))
-    plain = np.ones(n_syn, dtype=bool)
-    plain[list(extended)] = False
-    slots = offsets[:-1][plain][:, None] + np.arange(k)
-    distances[slots] = nn.distances[plain]
-    indices[slots] = nn.indices[plain]
-    for row, (d, i) in extended.items():
-        distances[offsets[row] : offsets[row + 1]] = d
-        indices[offsets[row] : offsets[row + 1]] = i
+    # the rows between two extended rows have k entries each and lie end to end, in
+    # the search's arrays as in the lists: copied a run at a time, without temporaries
+    start = 0
+    for row in [*sorted(extended), n_syn]:
+        if start < row:
+            lo, hi = offsets[start], offsets[row]
+            distances[lo:hi] = nn.distances[start:row].reshape(-1)
+            indices[lo:hi] = nn.indices[start:row].reshape(-1)
+        if row < n_syn:
+            d, i = extended[row]
+            distances[offsets[row] : offsets[row + 1]] = d
+            indices[offsets[row] : offsets[row + 1]] = i
+        start = row + 1
     return offsets, distances, indices, rows
 
 
