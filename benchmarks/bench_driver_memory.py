@@ -1,11 +1,10 @@
 """Driver memory of chosen metrics on a ``LocalCluster``: what each metric adds on the driver.
 
-    .venv/bin/python benchmarks/bench_scale.py --data DIR --sizes 1000000 --metrics none
     .venv/bin/python benchmarks/bench_driver_memory.py --data DIR --rows 1000000 \\
         --metrics membership_knn_probabilities,dcr_share
 
-The first command writes the Parquet datasets (``DIR/rows-N/{real,synthetic,holdout}``,
-the realistic mixed schema of ``bench_scale.py``); this script then runs
+The Parquet datasets are those of ``bench_scale.py`` (``DIR/rows-N/{real,synthetic,holdout}``,
+its realistic mixed schema), written there first if they are not yet; then it runs
 ``synthrisk.cluster.evaluate_dataset`` with only the chosen metrics on a ``LocalCluster``
 of single-threaded worker processes and prints, for each metric: its seconds, the
 Python allocations it keeps and its traced peak above its start (``tracemalloc``, numpy
@@ -17,15 +16,12 @@ returned) and its score.
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
-
-def _peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from bench_scale import _peak_mib, datasets
 
 
 def main() -> None:
@@ -35,12 +31,7 @@ def main() -> None:
     parser.add_argument("--metrics", required=True, help="comma-separated metric ids")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    base = args.data / f"rows-{args.rows}"
-    if not (base / "real").is_dir():
-        parser.error(
-            f"{base} has no real/synthetic/holdout folders: write them first with "
-            f"benchmarks/bench_scale.py --data {args.data} --sizes {args.rows} --metrics none"
-        )
+    folders = datasets(args.data, args.rows)
 
     from distributed import Client, LocalCluster
 
@@ -60,7 +51,7 @@ def main() -> None:
             f"keeps {(current - before) / 2**20:.0f} MiB, "
             f"peak +{(peak - before) / 2**20:.0f} MiB "
             f"({(peak - before) / args.rows:.0f} B/row), "
-            f"driver peak RSS so far {_peak_rss_mib():.0f} MiB, score {result.score}",
+            f"driver peak RSS so far {_peak_mib():.0f} MiB, score {result.score}",
             flush=True,
         )
         return result
@@ -75,15 +66,15 @@ def main() -> None:
     ):
         start = time.perf_counter()
         synthrisk.cluster.evaluate_dataset(
-            base / "real",
-            base / "synthetic",
-            base / "holdout",
+            folders["real"],
+            folders["synthetic"],
+            folders["holdout"],
             metrics=args.metrics.split(","),
             client=client,
         )
         print(
             f"total {time.perf_counter() - start:.1f} s, "
-            f"driver peak RSS {_peak_rss_mib():.0f} MiB"
+            f"driver peak RSS {_peak_mib():.0f} MiB"
         )
 
 
