@@ -302,8 +302,13 @@ def test_sklearn_arithmetic_where_blas_rounds_otherwise(
     """Chunk shapes on which BLAS does not round as the fused kernel go through BLAS."""
     neighbors_module = pytest.importorskip("sklearn.neighbors")
     if fma_chain == "full chunks only":
+        # only where BLAS really is the chain: a BLAS kernel without fused
+        # multiply-adds (OPENBLAS_CORETYPE=SandyBridge) rounds every chunk otherwise
+        blas_check = _euclidean._blas_is_fma_chain
         monkeypatch.setattr(
-            _euclidean, "_blas_is_fma_chain", lambda a, b, p: a == b == 256
+            _euclidean,
+            "_blas_is_fma_chain",
+            lambda a, b, p: a == b == 256 and blas_check(a, b, p),
         )
     elif fma_chain == "no shape":
         monkeypatch.setattr(_euclidean, "_blas_is_fma_chain", lambda a, b, p: False)
