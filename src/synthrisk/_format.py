@@ -4,8 +4,9 @@
 One home, so that a score reads the same in the summary table, the metric's section and
 the terminal:
 
-* :func:`format_number`: up to four significant digits; values below 0.0001 or from
-  10⁹ up in powers of ten with superscripts (``3.08 × 10⁻⁶``), never ``3.080e-06``;
+* :func:`format_number`: four decimals below 1, four significant digits from 1 up;
+  values below 0.0001 or from 10⁹ up in powers of ten with superscripts
+  (``3.08 × 10⁻⁶``), never ``3.080e-06``;
 * :func:`format_p_value`: two significant digits; below 0.0001 ``< 0.0001`` (the
   numerical precision of a tail probability says nothing more);
 * :func:`natural_key`: sorts ``"2. x"`` before ``"10. x"``;
@@ -35,7 +36,7 @@ def _power_of_ten(value: float, digits: int) -> str:
 
 
 def format_number(value: Any, digits: int = 4) -> str:
-    """``value`` for people: ``—`` when missing, else at most ``digits`` significant digits.
+    """``value`` for people: ``—`` when missing, ``digits`` decimals below 1, ``digits`` significant digits above.
 
     Examples
     --------
