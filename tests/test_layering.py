@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "_version": 0,
     "exceptions": 0,
     "_atomic": 1,
+    "_format": 1,
     "_optional": 1,
     "_progress": 1,
     "_rng": 1,

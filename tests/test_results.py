@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -155,3 +157,131 @@ def test_reports_without_status_read_as_before() -> None:
         del entry["status"], entry["reason"]
     again = EvaluationReport.from_dict(data)
     assert again["m"].status == "ok"
+
+
+def _judged_report() -> EvaluationReport:
+    """Thirteen metrics like a default run: gating tests, informational ones, a skipped one, caveats."""
+    from synthrisk.verdict import judge
+
+    def test(effect: float, p: float) -> dict[str, object]:
+        return {
+            "effect": effect,
+            "ci": [effect - 0.01, effect + 0.01],
+            "p_value": p,
+            "n": 1000,
+        }
+
+    long_warning = (
+        "the holdout is much smaller than the real table; "
+        + "a caveat that goes on. " * 12
+    )
+    results = [
+        MetricResult("dcr_baseline_protection", 0.1418, {"holdout_test": test(0.2, 1e-9)}, (0.13, 0.15)),
+        MetricResult("dcr_share", 0.7019, {"holdout_test": test(0.2, 1e-20)}, higher_is_safer=False),
+        MetricResult(
+            "membership_knn_probabilities", 0.498, {"holdout_test": test(-0.002, 0.7)}, higher_is_safer=False,
+            warnings=(long_warning,),
+        ),
+        MetricResult("distribution_validation", 0.0, {}, warnings=("2 of 2 synthetic column(s) differ.",)),
+        MetricResult("nndr", 3.08e-06, {"holdout_test": test(0.2, 1e-12)}),
+        MetricResult.skipped("singling_out", "it needs at least 2 columns."),
+    ]  # fmt: skip
+    results += [MetricResult(f"extra_metric_{i}", 0.1 * i, {}) for i in range(7)]
+    report = EvaluationReport(
+        "0.1.0", 0,
+        {"real": {"rows": 1000, "columns": ["a", "b"]}, "synthetic": {"rows": 1000, "columns": ["a", "b"]},
+         "holdout": {"rows": 1000, "columns": ["a", "b"]}},
+        tuple(results), warnings=("column `id` was left out: it looks like an identifier.",),
+    )  # fmt: skip
+    return dataclasses.replace(report, verdict=judge(report))
+
+
+def test_print_report_is_a_readable_summary() -> None:
+    report = _judged_report()
+    assert report.verdict is not None
+    lines = str(report).splitlines()
+    assert 10 < len(lines) < 40
+    assert max(len(line) for line in lines) <= 120
+    assert lines[0].startswith("synthrisk report: 13 metric(s), seed 0")
+    assert "verdict: FAIL" in lines
+    assert lines[lines.index("verdict: FAIL") + 1].strip() == report.verdict.reason
+    table = [
+        line
+        for line in lines
+        if line.startswith("  ")
+        and line.split()[0] in ("pass", "review", "fail", "info", "skipped")
+    ]
+    # one line per metric, in result order, each with its level and score
+    assert [line.split()[1] for line in table] == [r.metric for r in report.results]
+    share = table[1].split()
+    assert share[0] == "fail"
+    assert share[2] == "0.7019"
+    assert "+0.200 [+0.190, +0.210]" in table[1]
+    assert "3.08 × 10⁻⁶" in table[4]
+    assert table[5].split()[0] == "skipped"
+    # the caveats follow the table; a long one wraps instead of running off
+    start = lines.index("caveats (warnings that qualify the verdict):")
+    caveats = "\n".join(lines[start:])
+    assert "inputs: column `id` was left out" in caveats
+    assert "membership_knn_probabilities: the holdout is much smaller" in caveats
+    assert "distribution_validation: 2 of 2 synthetic column(s) differ." in caveats
+
+
+def test_print_verdict_is_a_readable_summary() -> None:
+    report = _judged_report()
+    verdict = report.verdict
+    assert verdict is not None
+    text = str(verdict)
+    lines = text.splitlines()
+    assert len(text) < 3000
+    assert max(len(line) for line in lines) <= 120
+    assert lines[0] == "verdict: FAIL"
+    for result in report.results:
+        assert sum(line.split()[1:2] == [result.metric] for line in lines) == 1
+    assert "distribution_validation: 2 of 2 synthetic column(s) differ." in text
+    # one metric's verdict prints as one line
+    assert "\n" not in str(verdict["dcr_share"])
+    assert len(str(verdict["dcr_share"])) <= 120
+
+
+def test_reprs_are_short_and_unambiguous() -> None:
+    report = _judged_report()
+    assert repr(report) == (
+        "EvaluationReport(synthrisk_version='0.1.0', seed=0, results=13, verdict='fail', warnings=1)"
+    )
+    assert report.verdict is not None
+    assert (
+        repr(report.verdict)
+        == "Verdict(overall='fail', pass=1, review=0, fail=1, info=11, caveats=3)"
+    )
+    share = repr(report.verdict["dcr_share"])
+    assert share.startswith(
+        "MetricVerdict(metric='dcr_share', level='fail', effect=0.2, ci=(0.19, 0.21)"
+    )
+    assert len(share) < 160
+    plain = EvaluationReport("0.1.0", 3, {}, ())
+    assert (
+        repr(plain)
+        == "EvaluationReport(synthrisk_version='0.1.0', seed=3, results=0, verdict=None)"
+    )
+
+
+def test_notebook_view_shows_the_verdict_first() -> None:
+    pytest.importorskip("jinja2")
+    import synthrisk.report  # noqa: F401 - registers the HTML renderers
+
+    report = _judged_report()
+    fragment = report._repr_html_()
+    assert fragment is not None
+    body = fragment[fragment.index('<div class="sr">') :]
+    first = re.search(
+        r"<(section|header|h1|p|div)\b[^>]*>", body[len('<div class="sr">') :]
+    )
+    assert first is not None
+    assert first.group(0) == '<section id="verdict">'
+    assert (
+        body.index('<section id="verdict">')
+        < body.index("<header>")
+        < body.index('<section id="metrics">')
+    )
+    assert body.index('id="caveats"') < body.index('<section id="metrics">')

@@ -27,16 +27,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Mapping
+import re
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
 import numpy as np
 
+from synthrisk._format import format_number, format_signed, shorten
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import MissingDependencyError
 
 __all__ = [
     "LEVELS",
+    "QUALIFYING_CHECKS",
     "SCHEMA_VERSION",
     "STATUSES",
     "EvaluationReport",
@@ -406,6 +410,27 @@ class MetricVerdict:
     tolerance: float | None = None
     skipped: bool = False
 
+    def __repr__(self) -> str:
+        parts = [f"metric={self.metric!r}", f"level={self.level!r}"]
+        if self.skipped:
+            parts.append("skipped=True")
+        if not self.gating:
+            parts.append("gating=False")
+        if self.effect is not None:
+            parts.append(f"effect={self.effect:.4g}")
+        if self.ci is not None:
+            parts.append(f"ci=({self.ci[0]:.4g}, {self.ci[1]:.4g})")
+        if self.p_adjusted is not None:
+            parts.append(f"p_adjusted={self.p_adjusted:.2g}")
+        if self.tolerance is not None:
+            parts.append(f"tolerance={self.tolerance:.4g}")
+        if self.threshold is not None and self.value is not None:
+            parts.append(f"value={self.value:.4g}")
+        return f"MetricVerdict({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        return "\n".join(_verdict_lines(self, None, width=WIDTH, header=False))
+
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form (the ``verdict.metrics`` entries of the report)."""
         return {
@@ -466,6 +491,16 @@ class Verdict:
         Family-wise error rate of the gating tests.
     correction : str
         How the p-values were adjusted (``holm``).
+    caveats : tuple of str
+        Warnings that qualify this verdict, each led by the metric it comes from (see
+        :meth:`EvaluationReport.verdict_caveats`); filled in when the verdict is
+        attached to a report.
+
+    Notes
+    -----
+    ``print(verdict)`` gives a summary of a few lines: the overall verdict and its
+    reason, one line per metric (level, excess over the holdout with its interval, a
+    short reason) and the caveats. ``repr(verdict)`` is one line.
     """
 
     overall: str
@@ -474,6 +509,15 @@ class Verdict:
     reason: str = ""
     alpha: float = 0.05
     correction: str = "holm"
+    caveats: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{k}={v}" for k, v in self.counts().items())
+        caveats = f", caveats={len(self.caveats)}" if self.caveats else ""
+        return f"Verdict(overall={self.overall!r}, {counts}{caveats})"
+
+    def __str__(self) -> str:
+        return "\n".join(_summary_lines(self, None, width=WIDTH))
 
     def fails(self, fail_on: str) -> bool:
         """True when the overall verdict is at or below ``fail_on`` (``review`` or ``fail``)."""
@@ -503,6 +547,7 @@ class Verdict:
             "correction": self.correction,
             "conservative": self.conservative,
             "counts": dict(self.counts()),
+            "caveats": list(self.caveats),
             "metrics": [v.to_dict() for v in self.metrics],
         }
 
@@ -518,12 +563,167 @@ class Verdict:
             reason=str(data.get("reason", "")),
             alpha=float(data.get("alpha", 0.05)),
             correction=str(data.get("correction", "holm")),
+            caveats=tuple(str(c) for c in data.get("caveats") or ()),
         )
+
+
+#: informational metrics whose warnings qualify the verdict: fidelity checks that say how
+#: to read the gating metrics (synthetic columns that differ from the real ones make the
+#: membership attacks partly measure fidelity)
+QUALIFYING_CHECKS = frozenset({"distribution_validation"})
+#: line width of ``print(report)`` and ``print(report.verdict)``
+WIDTH = 120
+_LIST_REPR = re.compile(r"\[('[^'\n]*'(?:, '[^'\n]*')*)\]")
+
+
+def _compact(text: str, keep: int = 3) -> str:
+    """``text`` with each Python list of strings written as words, long ones cut to ``keep`` items."""
+
+    def words(match: re.Match[str]) -> str:
+        items = re.findall(r"'([^'\n]*)'", match.group(1))
+        if len(items) > keep + 1:
+            return f"{', '.join(items[:keep])} and {len(items) - keep} more"
+        return ", ".join(items)
+
+    return " ".join(_LIST_REPR.sub(words, str(text)).split())
+
+
+def _shorten_sentences(text: str, width: int) -> str:
+    """Whole sentences of ``text`` while they fit in ``width``, else cut at a word."""
+    if len(text) <= width:
+        return text
+    sentences = re.split(r"(?<=[.;!?])\s+", text)
+    kept = ""
+    for sentence in sentences:
+        candidate = f"{kept} {sentence}".strip()
+        if len(candidate) + 2 > width:
+            break
+        kept = candidate
+    return f"{kept} …" if kept else shorten(text, width)
+
+
+def _excess(v: MetricVerdict) -> str:
+    if v.effect is None:
+        return "—"
+    text = format_signed(v.effect)
+    if v.ci is not None:
+        text += f" [{format_signed(v.ci[0])}, {format_signed(v.ci[1])}]"
+    return text
+
+
+def _short_reason(reason: str) -> str:
+    """The reason's first clause (``no evidence of leakage``), without an ``informational:`` lead."""
+    for prefix in ("informational: ", "skipped: "):
+        if reason.startswith(prefix):
+            reason = reason[len(prefix) :]
+    clause = re.split(r"[:;] ", reason, maxsplit=1)[0]
+    reason = clause if len(clause) >= 12 else reason
+    return " ".join(re.sub(r"\s*\([^()]*\)", "", reason).split())
+
+
+def _level(v: MetricVerdict) -> str:
+    return "skipped" if v.skipped else v.level
+
+
+def _verdict_lines(
+    v: MetricVerdict,
+    result: MetricResult | None,
+    *,
+    width: int,
+    header: bool,
+    name_width: int | None = None,
+    with_score: bool = False,
+) -> list[str]:
+    """One line for one metric's verdict: level, metric, [score,] excess, short reason."""
+    name_width = len(v.metric) if name_width is None else name_width
+    cells = [f"{_level(v):<7}", f"{shorten(v.metric, name_width):<{name_width}}"]
+    heads = [f"{'level':<7}", f"{'metric':<{name_width}}"]
+    if with_score:
+        score = "—" if result is None else format_number(result.score)
+        cells.append(f"{score:>11}")
+        heads.append(f"{'score':>11}")
+    cells.append(f"{_excess(v):<24}")
+    heads.append(f"{'excess [95 %]':<24}")
+    used = len("  " + "  ".join(cells)) + 2
+    cells.append(shorten(_short_reason(v.reason), max(width - used, 20)))
+    heads.append("reason")
+    line = ("  " + "  ".join(cells)).rstrip()
+    return [("  " + "  ".join(heads)).rstrip(), line] if header else [line]
+
+
+def _caveat_lines(caveats: Sequence[str], width: int) -> list[str]:
+    if not caveats:
+        return []
+    lines = ["caveats (warnings that qualify the verdict):"]
+    for caveat in caveats:
+        lines += textwrap.wrap(
+            _shorten_sentences(caveat, 2 * width - 8),
+            width=width,
+            initial_indent="  - ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+    return lines
+
+
+def _summary_lines(
+    verdict: Verdict, results: Sequence[MetricResult] | None, *, width: int
+) -> list[str]:
+    """The verdict's summary: overall level and reason, a line per metric, the caveats."""
+    lines = [f"verdict: {verdict.overall.upper()}"]
+    lines += textwrap.wrap(
+        verdict.reason,
+        width=width,
+        initial_indent="  ",
+        subsequent_indent="  ",
+        break_on_hyphens=False,
+    )
+    if results is not None and len(results) != len(verdict.metrics):
+        results = None
+    if verdict.metrics:
+        name_width = min(max(len(v.metric) for v in verdict.metrics), 32)
+        for i, v in enumerate(verdict.metrics):
+            result = None if results is None else results[i]
+            lines += _verdict_lines(
+                v,
+                result,
+                width=width,
+                header=i == 0,
+                name_width=name_width,
+                with_score=results is not None,
+            )
+    lines += _caveat_lines(verdict.caveats, width)
+    return lines
+
+
+def _result_lines(results: Sequence[MetricResult], width: int) -> list[str]:
+    """One line per result of a report without a verdict."""
+    if not results:
+        return []
+    name_width = min(max(len(r.metric) for r in results), 32)
+    lines = []
+    for r in results:
+        ci = (
+            ""
+            if r.ci is None
+            else f" [{format_number(r.ci[0])}, {format_number(r.ci[1])}]"
+        )
+        tail = r.reason or ""
+        line = f"  {r.status:<9}{shorten(r.metric, name_width):<{name_width}}  {format_number(r.score):>11}{ci}"
+        if tail:
+            line += "  " + shorten(tail, max(width - len(line) - 2, 20))
+        lines.append(line[:width].rstrip())
+    return lines
 
 
 @dataclasses.dataclass(frozen=True)
 class EvaluationReport:
-    """Everything one evaluation produced; serialises to the JSON report contract."""
+    """Everything one evaluation produced; serialises to the JSON report contract.
+
+    ``print(report)`` gives a summary of a few lines (the verdict, one line per metric,
+    the caveats); ``repr(report)`` is one line; in Jupyter the report renders as HTML,
+    verdict first.
+    """
 
     synthrisk_version: str
     seed: int
@@ -542,11 +742,114 @@ class EvaluationReport:
         msg = f"no result for metric {metric!r}; results: {[r.metric for r in self.results]}."
         raise KeyError(msg)
 
+    def __post_init__(self) -> None:
+        if self.verdict is not None:
+            caveats = tuple(self.verdict_caveats(width=None))
+            if caveats != self.verdict.caveats:
+                verdict = dataclasses.replace(self.verdict, caveats=caveats)
+                object.__setattr__(self, "verdict", verdict)
+
     def __repr__(self) -> str:
-        lines = [f"EvaluationReport(seed={self.seed}, results=["]
-        lines += [f"    {r!r}," for r in self.results]
-        lines.append("])")
-        return "\n".join(lines)
+        verdict = "None" if self.verdict is None else repr(self.verdict.overall)
+        warnings = f", warnings={len(self.warnings)}" if self.warnings else ""
+        return (
+            f"EvaluationReport(synthrisk_version={self.synthrisk_version!r}, seed={self.seed}, "
+            f"results={len(self.results)}, verdict={verdict}{warnings})"
+        )
+
+    def __str__(self) -> str:
+        return "\n".join(self.summary_lines())
+
+    def summary_lines(self, *, width: int = 120) -> list[str]:
+        """The summary that ``print(report)`` shows, as lines of at most ``width`` characters.
+
+        The inputs, the overall verdict with its reason, one line per metric (verdict
+        level, score, excess over the holdout with its 95 % interval, a short reason)
+        and the caveats of :meth:`verdict_caveats`.
+        """
+        width = max(int(width), 60)
+        lines = [
+            shorten(
+                f"synthrisk report: {len(self.results)} metric(s), seed {self.seed}, "
+                f"synthrisk {self.synthrisk_version}",
+                width,
+            )
+        ]
+        tables = []
+        for name in ("real", "synthetic", "holdout"):
+            entry = (self.inputs or {}).get(name)
+            if isinstance(entry, Mapping):
+                columns = entry.get("columns")
+                n_columns = len(columns) if isinstance(columns, (list, tuple)) else "?"
+                tables.append(f"{name} {entry.get('rows', '?')} × {n_columns}")
+            elif name in (self.inputs or {}):
+                tables.append(f"{name}: none")
+        if tables:
+            lines.append(
+                shorten("inputs (rows × columns): " + ", ".join(tables), width)
+            )
+        if self.verdict is None:
+            lines.append("no verdict (judge it with synthrisk.report.judge(report))")
+            lines += _result_lines(self.results, width)
+            caveats = self.verdict_caveats(width=None)
+            lines += _caveat_lines(caveats, width)
+            return lines
+        lines += _summary_lines(self.verdict, self.results, width=width)
+        return lines
+
+    def verdict_caveats(
+        self, *, verdict: Verdict | None = None, width: int | None = 200
+    ) -> list[str]:
+        """The warnings that qualify the verdict, each as ``"<metric>: <warning>"``.
+
+        A warning qualifies the verdict when it is
+
+        * a note about the inputs (the report's own ``warnings``; led by ``inputs``),
+        * a warning of a metric that gates (it qualifies that metric's level), or
+        * a warning of a fidelity check listed in :data:`QUALIFYING_CHECKS` (for example
+          ``distribution_validation``: when synthetic columns differ from the real
+          ones, the membership attacks partly measure fidelity).
+
+        Warnings of informational metrics are about those metrics' own scores and stay
+        in their sections. Without a verdict every metric that ran counts. The same
+        warning from several metrics is listed once, led by all their names; long lists
+        of column names are shortened.
+
+        Parameters
+        ----------
+        verdict : Verdict, default=None
+            The verdict to qualify; None uses the report's own.
+        width : int or None, default=200
+            Shorten each caveat to at most this many characters (at a sentence or a
+            word, with ``…``); None keeps the whole text.
+
+        Returns
+        -------
+        list of str
+            In result order, the notes about the inputs first; empty when nothing
+            qualifies the verdict.
+        """
+        verdict = self.verdict if verdict is None else verdict
+        gates = [True] * len(self.results)  # without a verdict, every metric counts
+        if verdict is not None and len(verdict.metrics) == len(self.results):
+            gates = [v.gating and not v.skipped for v in verdict.metrics]
+        sources = [("inputs", self.warnings)]
+        for result, gates_verdict in zip(self.results, gates, strict=True):
+            if result.status != "skipped" and (
+                gates_verdict or result.metric in QUALIFYING_CHECKS
+            ):
+                sources.append((result.metric, result.warnings))
+        found: dict[str, list[str]] = {}
+        for source, warnings in sources:
+            for text in warnings:
+                names = found.setdefault(_compact(text), [])
+                if source not in names:
+                    names.append(source)
+        out = []
+        for text, names in found.items():
+            line = f"{', '.join(names)}: {text}"
+            out.append(line if width is None else _shorten_sentences(line, width))
+        return out
 
     def _repr_html_(self) -> str | None:
         """Jupyter display: the full HTML report as a fragment (None without the report extra)."""

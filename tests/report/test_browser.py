@@ -118,3 +118,43 @@ def test_escaped_text_stays_text_in_the_browser(
     )
     assert browser_page.evaluate(f"document.body.innerText.includes({evil!r})")
     assert browser_page.evaluate("document.body.innerText.includes('onerror=alert(2)')")
+
+
+def test_wide_tables_never_widen_the_page(browser_page: Any, tmp_path: Path) -> None:
+    """A PETsARD-style report on a narrow screen and on A4 paper: tables scroll or wrap in their box."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "legibility", Path(__file__).with_name("test_legibility.py")
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    legibility = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(legibility)
+    page_path = tmp_path / "petsard.html"
+    page_path.write_text(
+        render_html(legibility.petsard_report(), labels=legibility.PETSARD_LABELS)
+    )
+    overflowing = (
+        "[...document.querySelectorAll('.sr .wrap, .sr pre')]"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1).length"
+    )
+    page_width = (
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    petsard = (
+        "(() => { const t = document.querySelector('table.petsard'); "
+        "return t.parentElement.scrollWidth - t.parentElement.clientWidth; })()"
+    )
+    for media, width in (("screen", 800), ("print", 680)):
+        browser_page.events.clear()
+        browser_page.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        )
+        browser_page.send("Emulation.setEmulatedMedia", {"media": media})
+        browser_page.open(page_path.as_uri())
+        assert browser_page.evaluate(page_width) <= 0, media
+        assert browser_page.evaluate(petsard) <= 1, media
+        if media == "print":  # paper does not scroll: nothing may be cut off
+            assert browser_page.evaluate(overflowing) == 0

@@ -14,11 +14,12 @@ import base64
 import dataclasses
 import io
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from synthrisk._format import format_number
 from synthrisk._optional import import_optional
 from synthrisk.report._extract import (
     distance_records,
@@ -29,13 +30,32 @@ from synthrisk.report._extract import (
     real_records,
 )
 
-__all__ = ["Plot", "plots_for"]
+__all__ = ["GREY", "PALETTE", "Plot", "plots_for", "styles"]
 
-_COLORS = {
-    "real": "#c0392b",
-    "holdout": "#2471a3",
-    "random": "#7f8c8d",
-    "other": "#8e44ad",
+#: Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2008), less its
+#: yellow, too light on white; every curve of one plot gets its own colour and line style
+PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+#: baselines (random rows, random guessing, no skill): a neutral grey
+GREY = "#6B6B6B"
+LINESTYLES = (
+    "solid",
+    "dashed",
+    "dotted",
+    "dashdot",
+    (0, (6, 2, 1, 2, 1, 2)),
+    (0, (1, 1)),
+)
+#: bar fills, for telling bars apart in black and white too
+HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+#: each role's own colour and line style, kept whenever no other curve of the plot has it
+_ROLES: dict[str, tuple[str, Any]] = {
+    "synthetic_to_real": (PALETTE[0], "solid"),
+    "holdout_to_real": (PALETTE[1], "dashed"),
+    "random_to_real": (GREY, "dotted"),
+    "synthetic_to_holdout": (PALETTE[2], "dashdot"),
+    "attack": (PALETTE[0], "solid"),
+    "control": (PALETTE[1], "dashed"),
+    "baseline": (GREY, "dotted"),
 }
 _RC = {
     "svg.hashsalt": "synthrisk",
@@ -77,14 +97,31 @@ def _label(name: str) -> str:
     return name.replace("_to_", " → ").replace("_", " ")
 
 
-def _color(name: str) -> str:
-    if name.startswith("random"):
-        return _COLORS["random"]
-    if name.endswith("_to_holdout"):
-        return _COLORS["holdout"]
-    if name.endswith("_to_real"):
-        return _COLORS["real"]
-    return _COLORS["other"]
+def styles(roles: Sequence[str]) -> list[tuple[str, Any]]:
+    """A colour and a line style for each curve of one plot, no two curves sharing either.
+
+    A role (``synthetic_to_real``, ``attack``, ``baseline`` …) keeps its own colour and
+    style unless an earlier curve of the plot took them; the others get the first free
+    ones of :data:`PALETTE` and :data:`LINESTYLES`.
+    """
+    colours = [*PALETTE, GREY]
+    out: list[tuple[str, Any]] = []
+    used_colours: set[str] = set()
+    used_styles: list[Any] = []
+    for role in roles:
+        colour: str | None
+        style: Any
+        colour, style = _ROLES.get(role, (None, None))
+        if colour is None or colour in used_colours:
+            colour = next((c for c in colours if c not in used_colours), None)
+        if style is None or style in used_styles:
+            style = next((s for s in LINESTYLES if s not in used_styles), "solid")
+        if colour is None:  # more curves than colours: cycle, the style still differs
+            colour = colours[len(out) % len(colours)]
+        used_colours.add(colour)
+        used_styles.append(style)
+        out.append((colour, style))
+    return out
 
 
 def distance_plot(result: Mapping[str, Any]) -> Plot | None:
@@ -100,19 +137,22 @@ def distance_plot(result: Mapping[str, Any]) -> Plot | None:
         high = float(np.quantile(everything, 0.995)) if everything.size else 1.0
         high = high if high > 0 else float(everything.max()) or 1.0
         bins = np.linspace(0.0, high, 41)
-        for name, values in series.items():
+        for (name, values), (colour, style) in zip(
+            series.items(), styles(list(series)), strict=True
+        ):
             clipped = np.clip(values, 0.0, high)
             median = float(np.median(values))
             ax.hist(
                 clipped,
                 bins=bins,
                 histtype="step",
-                linewidth=1.6,
-                color=_color(name),
+                linewidth=1.8,
+                linestyle=style,
+                color=colour,
                 weights=np.full(values.size, 1.0 / values.size),
-                label=f"{_label(name)} (n={values.size}, median {median:.3g})",
+                label=f"{_label(name)} (n={values.size}, median {format_number(median, 3)})",
             )
-            ax.axvline(median, color=_color(name), linestyle=":", linewidth=1)
+            ax.axvline(median, color=colour, linestyle=style, linewidth=0.9, alpha=0.7)
         ax.set_xlabel(
             "distance to the closest record (values above the 99.5th percentile drawn at the edge)"
         )
@@ -132,7 +172,7 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
     found = rates(result)
     if not found:
         return None
-    labels, values, errors = [], [], []
+    labels, values, errors, roles = [], [], [], []
     names = {
         "attack_rate": "attack (real rows)",
         "baseline_rate": "baseline (random guess)",
@@ -142,6 +182,7 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
         if key in found and found[key][0] is not None:
             value, error = found[key]
             labels.append(names[key])
+            roles.append(key.removesuffix("_rate"))
             values.append(float(value))  # type: ignore[arg-type]
             errors.append(0.0 if error is None else float(error))
     if not values:
@@ -149,15 +190,24 @@ def rates_plot(result: Mapping[str, Any]) -> Plot | None:
 
     def draw(ax: Any) -> None:
         ypos = np.arange(len(values))[::-1]
-        colors = [_COLORS["real"], _COLORS["random"], _COLORS["holdout"]][: len(values)]
-        ax.barh(
-            ypos, values, xerr=errors, color=colors, alpha=0.8, capsize=4, height=0.6
-        )
+        for i, ((colour, _), role) in enumerate(zip(styles(roles), roles, strict=True)):
+            ax.barh(
+                ypos[i],
+                values[i],
+                xerr=errors[i],
+                color=colour,
+                alpha=0.85,
+                capsize=4,
+                height=0.6,
+                hatch=HATCHES[i % len(HATCHES)],
+                edgecolor="white",
+                label=role,
+            )
         for y, value, error in zip(ypos, values, errors, strict=True):
             ax.text(
                 min(value + error, 1.0) + 0.01,
                 y,
-                f"{value:.3f} ± {error:.3f}",
+                f"{format_number(value, 3)} ± {format_number(error, 3)}",
                 va="center",
                 fontsize=8,
             )
@@ -185,15 +235,21 @@ def roc_plot(result: Mapping[str, Any]) -> Plot | None:
 
     def draw(ax: Any) -> None:
         label = "attack" if auc is None else f"attack (AUC {auc:.3f})"
+        (attack, attack_style), (chance, chance_style) = styles(["attack", "baseline"])
         ax.plot(
-            roc["fpr"], roc["tpr"], color=_COLORS["real"], linewidth=1.8, label=label
+            roc["fpr"],
+            roc["tpr"],
+            color=attack,
+            linestyle=attack_style,
+            linewidth=1.8,
+            label=label,
         )
         ax.plot(
             [0, 1],
             [0, 1],
-            color=_COLORS["random"],
-            linestyle="--",
-            linewidth=1,
+            color=chance,
+            linestyle=chance_style,
+            linewidth=1.2,
             label="no skill (AUC 0.5)",
         )
         ax.set_xlim(0, 1)
@@ -222,16 +278,18 @@ def record_risk_plot(result: Mapping[str, Any]) -> Plot | None:
 
     def draw(ax: Any) -> None:
         bins = np.linspace(0.0, 1.0, 21)
-        for i, (name, values) in enumerate(series.items()):
-            color = [_COLORS["real"], _COLORS["other"], _COLORS["holdout"]][i % 3]
+        for (name, values), (colour, style) in zip(
+            series.items(), styles(list(series)), strict=True
+        ):
             ax.hist(
                 values,
                 bins=bins,
                 histtype="stepfilled" if len(series) == 1 else "step",
                 alpha=0.75,
-                color=color,
-                linewidth=1.4,
-                label=f"{_label(name)} (n={values.size}, mean {values.mean():.3f})",
+                color=colour,
+                linestyle=style,
+                linewidth=1.6,
+                label=f"{_label(name)} (n={values.size}, mean {format_number(float(values.mean()), 3)})",
             )
         ax.set_xlim(0, 1)
         ax.set_xlabel("per-record value (higher = more at risk)")
@@ -272,7 +330,7 @@ def columns_plot(result: Mapping[str, Any]) -> Plot | None:
             ypos,
             values,
             xerr=[lows, highs],
-            color=_COLORS["real"],
+            color=PALETTE[0],
             alpha=0.8,
             capsize=3,
             height=0.6,

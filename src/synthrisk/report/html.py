@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from synthrisk._atomic import write_text_atomic
+from synthrisk._format import format_number, format_p_value, format_signed, natural_key
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError
 from synthrisk.report._extract import (
@@ -56,23 +56,19 @@ def _as_report(report: EvaluationReport | Mapping[str, Any]) -> EvaluationReport
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "—"
-        if value != 0 and (abs(value) >= 1e9 or abs(value) < 1e-4):
-            return f"{value:.{digits - 1}e}"
-        if abs(value) >= 1:
-            decimals = max(0, digits - 1 - int(math.log10(abs(value))))
-            text = f"{value:.{decimals}f}"
-            return text.rstrip("0").rstrip(".") if "." in text else text
-        return f"{value:.{digits}f}".rstrip("0").rstrip(".") or "0"
-    return str(value)
+    """Every number of the page goes through here (see :func:`synthrisk._format.format_number`)."""
+    return format_number(value, digits)
+
+
+def _natural_order(value: Any) -> Any:
+    """``value`` with every mapping's keys in natural order (``2`` before ``10``)."""
+    if isinstance(value, Mapping):
+        return {
+            str(k): _natural_order(value[k]) for k in sorted(value, key=natural_key)
+        }
+    if isinstance(value, (list, tuple)):
+        return [_natural_order(v) for v in value]
+    return value
 
 
 def _leaf_strings(value: Any, depth: int = 0) -> list[str] | None:
@@ -271,13 +267,22 @@ def _with_record_arrays(
     return data
 
 
+def _p_phrase(p: float) -> str:
+    """``= 0.3`` or ``< 0.0001``: what follows "p" in a sentence."""
+    text = format_p_value(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
 def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
-    excess = None
+    """The verdict's cells. The Holm-adjusted p-value belongs to gating tests only; an
+    informational metric's own p-value (not adjusted, not part of the verdict) is shown
+    in its section, labelled as such."""
+    excess = interval = None
     if v.effect is not None:
-        excess = f"{v.effect:+.3f}"
+        excess = format_signed(v.effect)
         if v.ci is not None:
-            excess += f" [{v.ci[0]:+.3f}, {v.ci[1]:+.3f}]"
-    p = v.p_adjusted if v.p_adjusted is not None else v.p_value
+            interval = f"[{format_signed(v.ci[0])}, {format_signed(v.ci[1])}]"
+    gating_test = v.gating and v.p_adjusted is not None
     return {
         "level": v.level,
         "gating": v.gating,
@@ -287,8 +292,12 @@ def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
         "source": v.source or None,
         "statistic": v.statistic or None,
         "excess": excess,
+        "interval": interval,
         "tolerance": None if v.tolerance is None else f"{v.tolerance:g}",
-        "p": None if p is None else f"{p:.2g}",
+        "p": format_p_value(v.p_adjusted) if gating_test else None,
+        "p_unadjusted": None
+        if gating_test or v.p_value is None
+        else _p_phrase(v.p_value),
     }
 
 
@@ -462,14 +471,10 @@ def _context(
     params = {
         f"{i + 1}. {r['metric']}": r.get("params") or {} for i, r in enumerate(results)
     }
-    petsard = [
-        {
-            "metric": r["metric"],
-            "anchor": f"m{i}",
-            **{k: _fmt(number(v)) for k, v in view.items()},
-        }
-        for i, r in enumerate(results)
-        if isinstance(view := (r.get("breakdown") or {}).get("petsard"), Mapping)
+    petsard = _petsard_view(results, labels)
+    caveats = [
+        _caveat_view(text, results)
+        for text in report.verdict_caveats(verdict=verdict, width=None)
     ]
     return {
         "title": title or "synthrisk privacy report",
@@ -493,11 +498,65 @@ def _context(
         "values_requested": include_values,
         "top_n": top_n,
         "inputs": _inputs_view(data),
-        "params_json": json.dumps(params, indent=2, sort_keys=True),
+        "params_json": json.dumps(_natural_order(params), indent=2),
         "thresholds": _threshold_rows(verdict, thresholds),
         "petsard": petsard,
         "warnings": list(data.get("warnings") or ()),
+        "caveats": caveats,
     }
+
+
+#: PETsARD's columns of the Anonymeter results, in its order
+_PETSARD_FIELDS = (
+    "risk", "risk_CI_btm", "risk_CI_top", "attack_rate", "attack_rate_err",
+    "baseline_rate", "baseline_rate_err", "control_rate", "control_rate_err",
+)  # fmt: skip
+
+
+def _petsard_view(
+    results: Sequence[Mapping[str, Any]], labels: Sequence[str] | None
+) -> dict[str, Any] | None:
+    """PETsARD's flat view of the Anonymeter-style results, one column per result.
+
+    Transposed against PETsARD's CSV (one row per field, one column per evaluator) so
+    that nine fields and a few evaluators fit the page width.
+    """
+    columns, views = [], []
+    for i, r in enumerate(results):
+        view = (r.get("breakdown") or {}).get("petsard")
+        if not isinstance(view, Mapping):
+            continue
+        columns.append(
+            {
+                "anchor": f"m{i}",
+                "metric": str(r.get("metric")),
+                "label": None if labels is None else labels[i],
+            }
+        )
+        views.append(view)
+    if not columns:
+        return None
+    fields = [f for f in _PETSARD_FIELDS if any(f in v for v in views)]
+    fields += sorted({str(k) for v in views for k in v} - set(fields), key=natural_key)
+    rows = [
+        {"field": f, "values": [_fmt(number(v.get(f))) for v in views]} for f in fields
+    ]
+    return {"columns": columns, "rows": rows}
+
+
+def _caveat_view(text: str, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A caveat ``"m1, m2: text"`` split into its sources (linked to their sections) and text."""
+    anchors: dict[str, str] = {}
+    for i, r in enumerate(results):
+        anchors.setdefault(str(r.get("metric")), f"m{i}")
+    head, sep, rest = text.partition(": ")
+    names = head.split(", ") if sep else []
+    if not names or not all(n in anchors or n == "inputs" for n in names):
+        return {"sources": [], "text": text}
+    sources = [
+        {"name": n, "anchor": "inputs" if n == "inputs" else anchors[n]} for n in names
+    ]
+    return {"sources": sources, "text": rest}
 
 
 def _threshold_rows(verdict: Verdict, thresholds: Thresholds) -> list[dict[str, Any]]:
