@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 
 from synthrisk import evaluate
+from synthrisk.datasets.calibration import equicorrelated_normal
 
 METRICS = ["dcr_share", "identical_match_share", "membership_knn_probabilities"]
 
 
 def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    z = rng.multivariate_normal(np.zeros(3), 0.5 * np.ones((3, 3)) + 0.5 * np.eye(3), n)
+    z = equicorrelated_normal(rng, n, 3, 0.5)
     frame = pd.DataFrame(
         {
             "a": np.round(50 + 10 * z[:, 0], 1),

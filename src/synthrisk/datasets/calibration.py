@@ -13,7 +13,23 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["coarse_data", "continuous_data"]
+__all__ = ["coarse_data", "continuous_data", "equicorrelated_normal"]
+
+
+def equicorrelated_normal(
+    rng: np.random.Generator, n: int, width: int, rho: float = 0.5
+) -> np.ndarray:
+    """Standard normal columns with correlation ``rho`` between every pair, shape (n, width).
+
+    Built element by element, ``sqrt(rho) * common + sqrt(1 - rho) * own``, so that the
+    same seed gives the same values on every CPU. ``Generator.multivariate_normal``
+    does not: it factors the covariance with LAPACK, and the repeated eigenvalue of an
+    equicorrelated matrix leaves its eigenvectors to the BLAS kernel's rounding, which
+    changes every draw from one machine to another.
+    """
+    common = rng.standard_normal((n, 1))
+    own = rng.standard_normal((n, width))
+    return np.sqrt(rho) * common + np.sqrt(1.0 - rho) * own
 
 
 def coarse_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -58,8 +74,7 @@ def continuous_data(
 
     ``missing`` names the columns that lose about 5 % of their values.
     """
-    cov = 0.5 * np.ones((5, 5)) + 0.5 * np.eye(5)
-    z = rng.multivariate_normal(np.zeros(5), cov, n)
+    z = equicorrelated_normal(rng, n, 5, 0.5)
     frame = pd.DataFrame(
         {
             "weight": np.round(75 + 14 * z[:, 0], 1),
