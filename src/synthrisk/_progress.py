@@ -173,12 +173,12 @@ class RichProgress:
         if not self._live:
             yield lambda score, status: ended.append((score, status))
             if ended:
-                outer = "".join(f"{text} · " for text in self._labels)
+                prefix = "".join(f"{text} · " for text in self._labels)
                 seconds = time.perf_counter() - start
-                line = f"{outer}{label}  {_outcome(*ended[-1])}  ({seconds:.1f} s)"
+                line = f"{prefix}{label}  {_outcome(*ended[-1])}  ({seconds:.1f} s)"
                 print(line, file=self._console.file, flush=True)
             return
-        outer = (self._row, self._metric, self._outer)
+        saved = (self._row, self._metric, self._outer)
         with self._bars_open() as bars:
             row = bars.add_task(label, total=None)
             self._row, self._metric, self._outer = row, label, len(self._labels)
@@ -187,7 +187,7 @@ class RichProgress:
                 yield lambda score, status: None
             finally:
                 bars.remove_task(row)
-                self._row, self._metric, self._outer = outer
+                self._row, self._metric, self._outer = saved
 
     @contextlib.contextmanager
     def stage(self, label: str) -> Iterator[None]:
