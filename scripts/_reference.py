@@ -12,6 +12,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,8 +42,16 @@ def main(
         write_inputs()
     if args.ref_venv is None:
         sys.exit(f"pass --ref-venv PATH (a venv with `pip install {package}`)")
-    subprocess.run(
-        [str(args.ref_venv / "bin" / "python"), script, "--child"],
-        check=True,
-        env={**os.environ, **(env or {})},
-    )
+    # the child runs in a temporary folder: caches a reference library writes to its
+    # working directory (synthcity's ./workspace, ...) never land in the repository
+    with tempfile.TemporaryDirectory(prefix=f"synthrisk-{package}-") as scratch:
+        subprocess.run(
+            [
+                str(args.ref_venv.absolute() / "bin" / "python"),
+                str(Path(script).resolve()),
+                "--child",
+            ],
+            check=True,
+            cwd=scratch,
+            env={**os.environ, **(env or {})},
+        )

@@ -65,6 +65,7 @@ def _tables() -> dict[str, pd.DataFrame]:
 
 def record() -> None:
     import importlib.metadata
+    import tempfile
 
     from synthcity.metrics.eval_privacy import (
         DomiasMIAKDE,
@@ -78,10 +79,12 @@ def record() -> None:
         for path in OUT.glob("synthcity_*.csv")
     }
     goldens: dict = {"synthcity_version": importlib.metadata.version("synthcity")}
+    # synthcity caches metric results under `workspace` (default ./workspace): a temporary one
+    workspace = Path(tempfile.mkdtemp(prefix="synthrisk-synthcity-"))
     for width in (5, 20):
         real = GenericDataLoader(frames[f"identifiability_{width}_real"])
         syn = GenericDataLoader(frames[f"identifiability_{width}_synthetic"])
-        scores = IdentifiabilityScore()._compute_scores(real, syn)
+        scores = IdentifiabilityScore(workspace=workspace)._compute_scores(real, syn)
         goldens[f"identifiability_{width}"] = float(scores["score"])
     members = GenericDataLoader(frames["domias_members"])
     population = GenericDataLoader(frames["domias_population"])
@@ -90,7 +93,7 @@ def record() -> None:
         [members.numpy(), population.numpy()[:REFERENCE_SIZE]], axis=0
     )
     for name, cls in (("kde", DomiasMIAKDE), ("prior", DomiasMIAPrior)):
-        attack = cls()
+        attack = cls(workspace=workspace)
         result = attack.evaluate(
             population, syn, members, syn, reference_size=REFERENCE_SIZE
         )

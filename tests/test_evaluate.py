@@ -121,7 +121,7 @@ def test_inputs_and_schema_are_reported(mixed_tables: tuple[pd.DataFrame, ...]) 
 @pytest.mark.parametrize(
     ("metrics", "error", "match"),
     [
-        (["nope"], ParameterError, r"unknown metric 'nope'; available metrics: \["),
+        (["nope"], ParameterError, r"unknown metric 'nope'\. Available metrics "),
         (
             {"dcr_baseline_protection": {"k": 1}},
             ParameterError,

@@ -54,3 +54,85 @@ def test_no_tracker_numbers_or_machine_paths(
             if pattern.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not found, f"{what} in product text:\n" + "\n".join(found)
+
+
+def _readme() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def test_readme_lists_exactly_the_metrics_of_the_default_run() -> None:
+    from synthrisk.metrics import METRICS
+
+    text = _readme()
+    listed = text[
+        text.index("<!-- default-run -->") : text.index("<!-- /default-run -->")
+    ]
+    default = [m for m, cls in METRICS.items() if cls.runs_by_default]
+    assert re.findall(r"`([a-z_]+)`", listed) == default
+    assert f"runs the {_NUMBERS[len(default)]} metrics that need no parameters" in text
+    assert "every family above" not in text
+    # the others are named as running only when asked for
+    rest = text[text.index("<!-- /default-run -->") :].split("The **verdict**")[0]
+    for metric_id, cls in METRICS.items():
+        if not cls.runs_by_default:
+            family = metric_id.startswith(("categorical_", "numerical_"))
+            assert family or f"`{metric_id}`" in rest, metric_id
+
+
+_NUMBERS = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen"}
+
+
+def test_readme_says_what_make_test_runs_and_installs() -> None:
+    text = _readme()
+    assert "runs the whole test suite" not in text
+    assert "(not the few `slow` tests)" in text
+    assert "`make test-slow`" in text
+    assert "`make test` installs nothing outside `.venv`" in text
+    assert "`make chromium` installs Debian's `chromium`" in text
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    test_rule = next(line for line in makefile.splitlines() if line.startswith("test:"))
+    # chromium (apt-get) only when CI asks for it; otherwise a note
+    assert (
+        "$(if $(filter 1,$(SYNTHRISK_REQUIRE_CHROMIUM)),chromium,chromium-note)"
+        in test_rule
+    )
+    assert "test-slow:" in makefile
+    assert "pytest -m slow" in makefile
+    assert "SYNTHRISK_REQUIRE_CHROMIUM=1" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_docs_state_the_real_gate_rule() -> None:
+    # the gate compares the overall verdict (gating metrics only), not every metric
+    for path in (
+        ROOT / "README.md",
+        ROOT / "docs" / "report.md",
+        ROOT / "docs" / "petsard.md",
+    ):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "unless every metric passes" not in text, path
+        assert "unless none fails" not in text, path
+    report = " ".join((ROOT / "docs" / "report.md").read_text(encoding="utf-8").split())
+    assert "exit with code **1** unless the **overall verdict** is `pass`" in report
+
+
+def test_readme_notes_claim_matches_the_reader() -> None:
+    text = _readme()
+    assert "each such reading is a note" not in text
+    assert "the separator itself is recognised without a note" in text
+
+
+def test_no_third_party_cache_is_committed() -> None:
+    import shutil
+    import subprocess
+
+    assert "workspace/" in (ROOT / ".gitignore").read_text().splitlines()
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(
+        ["git", "ls-files", "workspace"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert tracked == ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from synthrisk._progress import as_progress, metric_plan
 from synthrisk._spill import spill
 from synthrisk._validation import check_int
 from synthrisk.evaluate import resolve_metrics, run_metrics
@@ -120,6 +121,8 @@ def evaluate_dataset(
         chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
         on_rows = [m for m in chosen if m.supports_partitioned()]
         sampled = [m for m in chosen if not m.supports_partitioned()]
+        # one numbering ([i/n]) across the metrics on every row and those on the sample
+        progress = as_progress(progress)
         common = {
             "seed": seed,
             "working_memory": working_memory,
@@ -131,25 +134,26 @@ def evaluate_dataset(
             "on_result": spill_records,
         }
         results = {}
-        full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]
-        results.update({r.metric: r for r in full.results})
-        if sampled:
-            sample, drawn = tables.sample(sample_rows, seed)
-            part = run_metrics(sample, sampled, **common)
-            for result in part.results:
-                if drawn:
-                    sizes = ", ".join(
-                        f"{n} of {tables.encoded(t).n_rows} {t} rows"
-                        for t, n in drawn.items()
-                    )
-                    note = (
-                        f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
-                        "needs all rows in memory; raise `sample_rows` (`--sample-rows`, "
-                        "`compute.sample_rows`) to use more."
-                    )
-                    result = dataclasses.replace(
-                        result, warnings=(*result.warnings, note)
-                    )
-                results[result.metric] = result
+        with metric_plan(progress, len(chosen)):
+            full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]
+            results.update({r.metric: r for r in full.results})
+            if sampled:
+                sample, drawn = tables.sample(sample_rows, seed)
+                part = run_metrics(sample, sampled, **common)
+                for result in part.results:
+                    if drawn:
+                        sizes = ", ".join(
+                            f"{n} of {tables.encoded(t).n_rows} {t} rows"
+                            for t, n in drawn.items()
+                        )
+                        note = (
+                            f"computed on a seeded random sample ({sizes}; seed {seed}): this metric "
+                            "needs all rows in memory; raise `sample_rows` (`--sample-rows`, "
+                            "`compute.sample_rows`) to use more."
+                        )
+                        result = dataclasses.replace(
+                            result, warnings=(*result.warnings, note)
+                        )
+                    results[result.metric] = result
     report = dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
     return dataclasses.replace(report, verdict=judge(report))

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from synthrisk._progress import Progress, as_progress
+from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
@@ -58,7 +58,7 @@ def resolve_metrics(
         if isinstance(item, Metric):
             out.append(item)
         elif isinstance(item, str):
-            out.append(get_metric(item)())
+            out.append(get_metric(item).from_params(None))
         else:
             msg = f"`metrics` entries must be metric ids or Metric instances; got {item!r}."
             raise ParameterError(msg)
@@ -191,31 +191,20 @@ def run_metrics(
                 raise InputError(msg)
     reporter = as_progress(progress)
     results = []
-    for metric in metrics:
-        if skip_inapplicable and metric.requires_holdout and tables.holdout is None:
-            results.append(
-                metric.skipped(
-                    "it needs a holdout table (real rows the generator never saw); "
-                    "none was given."
+    with metric_plan(reporter, len(metrics)):
+        for metric in metrics:
+            with metric_step(reporter, metric.id) as finished:
+                result = _run_one(
+                    metric,
+                    tables,
+                    seed=seed,
+                    working_memory=working_memory,
+                    backend=backend,
+                    progress=reporter,
+                    skip_inapplicable=skip_inapplicable,
                 )
-            )
-            continue
-        context = make_context(
-            metric.id,
-            seed=seed,
-            working_memory=working_memory,
-            backend=backend,
-            progress=reporter,
-        )
-        if not skip_inapplicable:
-            result = metric.run(tables, context)
-        else:
-            try:
-                result = metric.run(tables, context)
-            except SynthriskError as exc:
-                logger.info("metric %r skipped: %s", metric.id, exc)
-                result = metric.skipped(str(exc))
-        results.append(result if on_result is None else on_result(result))
+                finished(result.score, result.status)
+            results.append(result if on_result is None else on_result(result))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
     report = EvaluationReport(
@@ -227,3 +216,35 @@ def run_metrics(
         warnings=tuple(tables.notes) + tuple(notes),
     )
     return dataclasses.replace(report, verdict=judge(report, thresholds))
+
+
+def _run_one(
+    metric: Metric,
+    tables: Tables,
+    *,
+    seed: int,
+    working_memory: float | None,
+    backend: Backend | None,
+    progress: Progress,
+    skip_inapplicable: bool,
+) -> MetricResult:
+    """One metric's result; in a default run, skipped with the reason when it cannot run."""
+    if skip_inapplicable and metric.requires_holdout and tables.holdout is None:
+        return metric.skipped(
+            "it needs a holdout table (real rows the generator never saw); "
+            "none was given."
+        )
+    context = make_context(
+        metric.id,
+        seed=seed,
+        working_memory=working_memory,
+        backend=backend,
+        progress=progress,
+    )
+    if not skip_inapplicable:
+        return metric.run(tables, context)
+    try:
+        return metric.run(tables, context)
+    except SynthriskError as exc:
+        logger.info("metric %r skipped: %s", metric.id, exc)
+        return metric.skipped(exc.detail or str(exc))

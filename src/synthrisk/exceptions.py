@@ -21,7 +21,23 @@ __all__ = [
 
 
 class SynthriskError(Exception):
-    """Base class for all synthrisk errors."""
+    """Base class for all synthrisk errors.
+
+    Attributes
+    ----------
+    metric : str or None
+        The id of the metric the error concerns, when a metric raised it while it was
+        built from a dict of parameters or while it ran (its message then starts with
+        ``metric 'id':``).
+    parameter : str or None
+        The metric parameter whose value was refused, when one was.
+    detail : str or None
+        The message without the ``metric 'id':`` prefix.
+    """
+
+    metric: str | None = None
+    parameter: str | None = None
+    detail: str | None = None
 
 
 class InputError(SynthriskError, ValueError):

@@ -17,12 +17,14 @@ from __future__ import annotations
 import dataclasses
 import json as _json
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from synthrisk._atomic import check_output_paths, write_text_atomic, write_texts_atomic
 from synthrisk._optional import is_available
+from synthrisk._progress import as_progress, stage
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk.evaluate import evaluate
@@ -50,6 +52,7 @@ __all__ = [
     "DemoOutcome",
     "FileEvaluation",
     "RunOutcome",
+    "check_outputs",
     "evaluate_files",
     "load_run_file",
     "report_file",
@@ -166,7 +169,7 @@ def evaluate_files(
     if sample_rows is not None:
         check_int(sample_rows, name="sample_rows", minimum=1)
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
-    _check_outputs({"json": json, "html": html}, {**files, "metadata": metadata})
+    check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
     notes: list[str] = []
     if any(is_dataset(path) for path in files.values() if path is not None):
         from synthrisk.cluster import evaluate_dataset
@@ -244,7 +247,7 @@ def report_file(
     ...}``, read with ``encoding``); each file must be the one the report was computed
     from (same SHA-256).
     """
-    _check_outputs({"html": html}, {"report": path, **(inputs or {})})
+    check_outputs({"`html`": html}, {"report": path, **(inputs or {})})
     report = read_report(path)
     checked = _thresholds(thresholds)
     verdict = judge(report, checked)
@@ -267,16 +270,46 @@ def report_file(
     return evaluation
 
 
-def _check_outputs(
-    outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None]
+def check_outputs(
+    outputs: Mapping[str, PathLike | None],
+    inputs: Mapping[str, PathLike | None] | None = None,
 ) -> None:
-    """Refuse, before any work, outputs that are folders, repeated, or input files."""
+    """Refuse, before any work, outputs that cannot be written.
+
+    An output is refused when it is a folder, named twice, one of the ``inputs``, or
+    when its folder cannot be written (or created: the nearest existing folder above it
+    is probed with a temporary file or folder, removed at once). ``-`` (standard
+    output) and existing devices or pipes are accepted as they are.
+
+    Parameters
+    ----------
+    outputs : dict of str to path or None
+        Each output under the name the messages give it (``"`--json`"``,
+        ``"`report.html` of run.yaml"``); None entries are ignored.
+    inputs : dict of str to path or None, default=None
+        The input files by table name (``real``, ``metadata``, ...): no output may
+        overwrite one.
+
+    Raises
+    ------
+    InputError
+        Naming the output and its path, and why it cannot be written.
+    """
     given = {name: Path(p) for name, p in outputs.items() if p is not None}
     check_output_paths(given.values())
     for out_name, out in given.items():
-        if str(out) == "-" or not _is_file(out):
+        if str(out) == "-":
             continue
-        for in_name, source in inputs.items():
+        reason = _unwritable(out)
+        if reason is not None:
+            msg = (
+                f"cannot write {str(out)!r} ({out_name}): {reason}. Nothing was computed "
+                "and no output was written; give a path in a folder you can write to."
+            )
+            raise InputError(msg)
+        if not _is_file(out):
+            continue
+        for in_name, source in (inputs or {}).items():
             if source is None or not _is_file(Path(source)):
                 continue
             if os.path.samefile(out, source):
@@ -285,6 +318,27 @@ def _check_outputs(
                     "writing it would overwrite the input. Give the report another file name."
                 )
                 raise InputError(msg)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why ``path`` cannot be written atomically (a temporary file in its folder), or None."""
+    folder = probe = path.parent
+    try:
+        if path.exists() and not path.is_file() and not path.is_dir():
+            return None  # a device or a pipe (``/dev/stdout``): written directly
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if not probe.is_dir():
+            return f"{str(probe)!r} is a file, not a folder"
+        if probe == folder:
+            fd, tmp = tempfile.mkstemp(prefix=".synthrisk-probe-", dir=probe)
+            os.close(fd)
+            os.unlink(tmp)
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".synthrisk-probe-", dir=probe))
+    except OSError as exc:
+        return f"the folder {str(probe)!r} cannot be written to ({exc.strerror or exc})"
+    return None
 
 
 def _is_file(path: Path) -> bool:
@@ -347,6 +401,15 @@ def run_file(
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
     html_path = Path(html) if html is not None else config.html
+    # outputs checked before any work, named as the user gave them
+    name = Path(path).name
+    block = "report." if isinstance(config, RunConfig) else ""
+    check_outputs(
+        {
+            f"`{block}json` of {name}": config.json,
+            "`--html`" if html is not None else f"`{block}html` of {name}": html_path,
+        }
+    )
     if isinstance(config, RunConfig):
         evaluation = evaluate_files(
             config.real,
@@ -436,7 +499,9 @@ def run_demo(
     from synthrisk.datasets import demo_metrics, load_demo
 
     out = Path(out)
+    check_outputs({"`out`": out / "report.json"})
     with_html = is_available("jinja2") and is_available("matplotlib")
+    reporter = as_progress(progress)
     demo = load_demo(n_rows=n_rows, seed=seed)
     data = out / "data"
     write_text_atomic(data / "real.csv", demo.real.to_csv(index=False))
@@ -446,15 +511,16 @@ def run_demo(
     write_text_atomic(data / "metadata.json", _json.dumps(demo.metadata, indent=2))
     reports = {}
     for name, frame in demo.synthetic.items():
-        report = evaluate(
-            demo.real,
-            frame,
-            demo.holdout,
-            metadata=demo.metadata,
-            metrics=demo_metrics(),
-            seed=seed,
-            progress=progress,
-        )
+        with stage(reporter, f"version {name!r}"):
+            report = evaluate(
+                demo.real,
+                frame,
+                demo.holdout,
+                metadata=demo.metadata,
+                metrics=demo_metrics(),
+                seed=seed,
+                progress=reporter,
+            )
         files = {
             "real": data / "real.csv",
             "synthetic": data / f"synthetic_{name}.csv",

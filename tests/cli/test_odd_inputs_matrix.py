@@ -296,8 +296,8 @@ CASES: dict[str, tuple[Build, list[str], str]] = {
     # ------------------------------------------------------------ options and outputs
     "metrics_only_commas": (_plain, ["--metrics", ",,"], r"`--metrics` names no metric \(got ',,'\)"),
     "metrics_in_capitals": (_plain, ["--metrics", " DCR_Baseline_Protection, Identical_Match_Share "], READ),
-    "json_over_the_synthetic_input": (_plain, ["--json", "{synthetic}"], r"the json output .* is the `synthetic` input file; writing it would overwrite the input"),
-    "html_over_the_metadata": (_with("--metadata", {"columns": {}}), ["--html", "{--metadata}"], r"the html output .* is the `metadata` input file"),
+    "json_over_the_synthetic_input": (_plain, ["--json", "{synthetic}"], r"the `--json` output .* is the `synthetic` input file; writing it would overwrite the input"),
+    "html_over_the_metadata": (_with("--metadata", {"columns": {}}), ["--html", "{--metadata}"], r"the `--html` output .* is the `metadata` input file"),
     "json_and_html_to_one_file": (_plain, ["--json", "{out}/r.out", "--html", "{out}/r.out"], r"two outputs would be written to the same file"),
     "output_is_a_folder": (_plain, ["--json", "{out}"], r"cannot write .*: it is a folder; give a file name such as"),
     "output_name_too_long": (_plain, ["--json", "{out}/" + "r" * 300 + ".json"], r"cannot write .*: File name too long"),
@@ -509,7 +509,7 @@ def test_report_never_overwrites_its_own_input(
     before = _digest(report)
     assert main(["report", str(report), "--html", str(report), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("synthrisk: error: the html output ")
+    assert err.startswith("synthrisk: error: the `--html` output ")
     assert "is the `report` input file" in err
     assert _digest(report) == before
 

@@ -289,7 +289,7 @@ def test_run_config_writes_html_and_gates(
     config.write_text(config.read_text().replace("gate: fail", "gate: sometimes"))
     assert main(["run", str(config)]) == 2
     assert (
-        "`gate`: `fail_on` must be 'review' or 'fail'; got 'sometimes'"
+        ": `gate` must be 'review' or 'fail' (or left out for no gate); got 'sometimes'"
         in capsys.readouterr().err
     )
 

@@ -63,6 +63,24 @@ def test_numbers_with_decimal_commas_and_thousands_separators_are_numbers(
     assert "columns ['income'] hold numbers written with a decimal comma" in notes[0]
 
 
+def test_the_notes_the_readme_promises(tmp_path: Path) -> None:
+    # README: the report notes columns read as numbers from decimal commas or thousands
+    # separators (and ignored trailing separators); the separator itself gets no note
+    for text in (
+        "age;income;city\n31;1234.5;Zürich\n45;20.25;Genève\n27;0.5;Bern\n",
+        "sep=;\nage;income;city\n31;1234.5;Zürich\n45;20.25;Genève\n27;0.5;Bern\n",
+        "age|income|city\n31|1234.5|Zürich\n45|20.25|Genève\n27|0.5|Bern\n",
+    ):
+        frame, notes = _read(_write(tmp_path / "plain.csv", text))
+        pd.testing.assert_frame_equal(frame, FRAME)
+        assert notes == []
+    text = "age;income;city\n31;1234,5;Zürich\n45;20,25;Genève\n27;0,5;Bern\n"
+    frame, notes = _read(_write(tmp_path / "comma.csv", text))
+    pd.testing.assert_frame_equal(frame, FRAME)
+    assert len(notes) == 1
+    assert "columns ['income'] hold numbers written with a decimal comma" in notes[0]
+
+
 def test_ambiguous_or_mixed_number_text_stays_text(tmp_path: Path) -> None:
     # in a tab-separated file "1,234" reads both as 1.234 and as 1234: left as text
     frame, notes = _read(_write(tmp_path / "t.tsv", "a\tb\n1,234\tx\n5,678\ty\n"))

@@ -49,7 +49,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
         ("data: {real: a}\n", r"`data.synthetic` is required"),
         (
             "data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n",
-            r"unknown metric 'zz'; available metrics",
+            r"`metrics.zz`: unknown metric 'zz'\. Available metrics",
         ),
         (
             "data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {n: 1}}\n",
@@ -57,7 +57,27 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
         ),
         (
             "data: {real: a, synthetic: b}\nmetrics: {dcr_baseline_protection: {num_iterations: 0}}\n",
-            r"`num_iterations` must be an integer >= 1; got 0",
+            r"run\.yaml: `metrics\.dcr_baseline_protection\.num_iterations`: `num_iterations` must be an integer >= 1; got 0",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {inference: {n_attacks: -5}}\n",
+            r"run\.yaml: `metrics\.inference\.n_attacks`: `n_attacks` must be an integer >= 1; got -5\.$",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {singlingout: {}}\n",
+            r"`metrics\.singlingout`: unknown metric 'singlingout'\. Did you mean 'singling_out' or 'singling_out_univariate'\?",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrics: {inference: {n_atacks: 5}}\n",
+            r"`metrics\.inference`: metric 'inference' has no parameter\(s\) \['n_atacks'\].* Did you mean 'n_attacks'\?",
+        ),
+        (
+            "data: {real: a, synthetic: b}\ngate: warn\n",
+            r"run\.yaml: `gate` must be 'review' or 'fail' \(or left out for no gate\); got 'warn'\.",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nmetrcs: {}\n",
+            r"unknown keys \['metrcs'\]; .* Did you mean 'metrics'\?",
         ),
         (
             "data: {real: a, synthetic: b}\nseed: -2\n",
@@ -72,8 +92,9 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     ],
 )
 def test_bad_configs(tmp_path: Path, text: str, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
+    with pytest.raises(ConfigError, match=match) as caught:
         load_config(_write(tmp_path, text))
+    assert "fail_on" not in str(caught.value)  # the user's keys, never internal names
 
 
 def test_missing_config_file(tmp_path: Path) -> None:

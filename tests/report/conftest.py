@@ -3,9 +3,10 @@
 
 No extra Python package is needed: Chromium reads NUL-terminated JSON commands on file
 descriptor 3 and writes replies and events on descriptor 4. The browser is Debian's
-``chromium`` package (``make test`` and ``.ci/run`` install it when missing). Without it
-the browser test is skipped locally, and fails when ``SYNTHRISK_REQUIRE_CHROMIUM=1``
-(set by ``.ci/run``), so it never silently skips in CI.
+``chromium`` package: ``make chromium`` installs it, as does ``make test`` when
+``SYNTHRISK_REQUIRE_CHROMIUM=1`` (set by ``.ci/run``). Without it the browser test is
+skipped locally with a note, and fails when ``SYNTHRISK_REQUIRE_CHROMIUM=1``, so it never
+silently skips in CI.
 """
 
 from __future__ import annotations
@@ -207,8 +208,8 @@ def browser_page() -> Iterator[Page]:
     executable = chromium_path()
     if executable is None:
         reason = (
-            "headless Chromium is not installed (Debian: `apt-get install chromium`; `make test` installs it "
-            "when run as root)"
+            "headless Chromium is not installed (`make chromium` installs Debian's chromium as root; "
+            "or install your system's chromium package)"
         )
         if os.environ.get("SYNTHRISK_REQUIRE_CHROMIUM") == "1":
             pytest.fail(f"SYNTHRISK_REQUIRE_CHROMIUM=1 but {reason}")

@@ -151,9 +151,28 @@ def test_numerical_column_with_text_is_rejected() -> None:
     real = pd.DataFrame({"a": ["1", "x"]})
     with pytest.raises(
         InputError,
-        match=r"column 'a' of the `real` table is declared numerical but holds values that are not numbers",
+        match=r"column 'a' of the `real` table is declared numerical \(metadata\) but holds values that are not numbers",
     ):
         prepare_tables(real, real, metadata={"columns": {"a": {"sdtype": "numerical"}}})
+
+
+def test_an_inferred_kind_is_called_inferred_not_declared() -> None:
+    real = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]})
+    synthetic = pd.DataFrame({"a": ["1", "unknown", "3"], "b": ["x", "y", "z"]})
+    with pytest.raises(InputError) as caught:
+        prepare_tables(real, synthetic)
+    message = str(caught.value)
+    assert message.startswith(
+        "column 'a' of the `synthetic` table is inferred numerical (from the `real` "
+        "table's values) but holds values that are not numbers"
+    )
+    assert "declared" not in message.split(";")[0]
+    assert "declare it categorical in the metadata (`--metadata`" in message
+    # with metadata for another column only, 'a' is still inferred
+    with pytest.raises(InputError, match="is inferred numerical"):
+        prepare_tables(
+            real, synthetic, metadata={"columns": {"b": {"sdtype": "categorical"}}}
+        )
 
 
 def test_high_cardinality_categorical_gets_a_note() -> None:

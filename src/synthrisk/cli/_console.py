@@ -14,13 +14,16 @@ from rich.table import Table
 from synthrisk.report import judge
 
 if TYPE_CHECKING:
+    from synthrisk.metrics import Metric
     from synthrisk.report import Verdict
     from synthrisk.results import EvaluationReport
 
 __all__ = [
+    "caveats",
     "console",
     "esc",
     "print_demo_table",
+    "print_metric_help",
     "print_summary",
     "print_written",
 ]
@@ -92,8 +95,48 @@ def print_summary(
     )
     if verdict.reason:
         out.print(esc(verdict.reason))
-    for warning in report.warnings:
+    for warning in caveats(report):
         out.print(f"[yellow]note:[/yellow] {esc(warning)}")
+
+
+def caveats(report: EvaluationReport) -> tuple[str, ...]:
+    """The notes printed under the verdict: the report's warnings (how its inputs were read)."""
+    return tuple(report.warnings)
+
+
+def print_metric_help(cls: type[Metric]) -> None:
+    """What one metric measures, when it runs, and its parameters (``synthrisk metrics ID``)."""
+    out = console(quiet=False)
+    out.print(f"[bold]{esc(cls.id)}[/bold] ({cls.__name__}): {esc(cls.attack)}")
+    default = (
+        "yes"
+        if cls.runs_by_default
+        else "no: name it with --metrics (and give its parameters)"
+    )
+    out.print(f"In the full assessment (no --metrics): {default}")
+    out.print(f"Needs a holdout table: {'yes' if cls.requires_holdout else 'no'}")
+    declared = cls.declared_params
+    names = cls.param_names()
+    if not names:
+        out.print("Parameters: none.")
+        return
+    table = Table(title=None, box=None, show_header=True, pad_edge=False)
+    table.add_column("parameter", no_wrap=True)
+    table.add_column("default", no_wrap=True)
+    table.add_column("accepts / what it does")
+    for name in names:
+        param = declared.get(name)
+        if param is None:
+            table.add_row(esc(name), "", "")
+            continue
+        text = param.constraint.rule + (f". {param.doc}" if param.doc else "")
+        table.add_row(esc(name), esc(repr(param.default)), esc(text))
+    out.print(table)
+    out.print(
+        f"Set them with `synthrisk evaluate --metrics {cls.id} --param {cls.id}.NAME=VALUE` "
+        "(repeatable; the value is read as YAML, a comma-separated one as a list), or under "
+        f"`metrics: {{{cls.id}: {{NAME: VALUE}}}}` in a YAML run file."
+    )
 
 
 def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) -> None:

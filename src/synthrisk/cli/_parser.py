@@ -66,7 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--metrics",
         metavar="IDS",
-        help="comma-separated metric ids (default: all that need no parameters)",
+        help="comma-separated metric ids (default: the full assessment, every metric that needs no parameters)",
+    )
+    ev.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="METRIC.NAME=VALUE",
+        help=(
+            "a parameter of a metric named in --metrics, e.g. categorical_cap.key_fields=age,sex "
+            "(repeatable; the value is read as YAML, a comma-separated one as a list; "
+            "`synthrisk metrics METRIC` lists the parameters)"
+        ),
     )
     ev.add_argument(
         "--seed", type=int, default=0, help="seed of every random step (default: 0)"
@@ -108,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     ev.add_argument(
-        "--quiet", action="store_true", help="no progress bars or summary table"
+        "--quiet",
+        action="store_true",
+        help="no progress (bars on a terminal, a line per metric otherwise) or summary table",
     )
 
     run = sub.add_parser(
@@ -166,7 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet", action="store_true", help="no progress bars or summary table"
     )
 
-    sub.add_parser("metrics", help="list the available metrics")
+    met = sub.add_parser(
+        "metrics", help="list the available metrics, or describe one and its parameters"
+    )
+    met.add_argument(
+        "metric",
+        nargs="?",
+        metavar="METRIC",
+        help="a metric id: show what it measures and its parameters",
+    )
     return parser
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from synthrisk.cli._parser import UsageError, build_parser
 from synthrisk.exceptions import ParameterError, SynthriskError
@@ -109,20 +109,27 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
-    from synthrisk.cli._console import console
-    from synthrisk.metrics import METRICS
+    from synthrisk.cli._console import console, print_metric_help
+    from synthrisk.metrics import METRICS, get_metric
 
     out = console(quiet=False)
+    if args.metric is not None:
+        print_metric_help(get_metric(args.metric.strip().lower()))
+        return EXIT_OK
     for metric_id, cls in sorted(METRICS.items()):
         needs = ["holdout"] if cls.requires_holdout else []
         needs += [] if cls.runs_by_default else ["parameters"]
         suffix = f" (needs {', '.join(needs)})" if needs else ""
         out.print(f"[bold]{metric_id}[/bold]{suffix}: {cls.attack}")
+    out.print(
+        "\n`synthrisk metrics METRIC` describes one metric and its parameters; set them with "
+        "`synthrisk evaluate --metrics METRIC --param METRIC.NAME=VALUE` or in a YAML run file."
+    )
     return EXIT_OK
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from synthrisk.pipeline import evaluate_files
+    from synthrisk.pipeline import check_outputs, evaluate_files
 
     metrics = None
     if args.metrics is not None:
@@ -133,29 +140,134 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                 "separated by commas (see `synthrisk metrics`), or leave it out to run the full assessment."
             )
             raise ParameterError(msg)
-    to_stdout = "-" in (args.json, args.html)
-    evaluation = evaluate_files(
-        args.real,
-        args.synthetic,
-        args.holdout,
-        metadata=args.metadata,
-        metrics=metrics,
-        seed=args.seed,
-        working_memory=args.working_memory,
-        backend=args.backend,
-        scheduler=args.scheduler,
-        sample_rows=args.sample_rows,
-        progress=not (args.quiet or to_stdout),
-        thresholds=_thresholds(args.thresholds),
-        json=args.json,
-        html=args.html,
-        include_records=args.include_records,
-        include_values=args.include_values,
-        top_n=_top_n(args.top_n) or 20,
-        encoding=args.encoding,
+    chosen = _with_params(metrics, args.param)
+    # before reading any table: the metrics build, and the outputs can be written
+    _build_metrics(chosen)
+    check_outputs(
+        {"`--json`": args.json, "`--html`": args.html},
+        {
+            "real": args.real,
+            "synthetic": args.synthetic,
+            "holdout": args.holdout,
+            "metadata": args.metadata,
+        },
     )
+    to_stdout = "-" in (args.json, args.html)
+    try:
+        evaluation = evaluate_files(
+            args.real,
+            args.synthetic,
+            args.holdout,
+            metadata=args.metadata,
+            metrics=chosen,
+            seed=args.seed,
+            working_memory=args.working_memory,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            sample_rows=args.sample_rows,
+            progress=not (args.quiet or to_stdout),
+            thresholds=_thresholds(args.thresholds),
+            json=args.json,
+            html=args.html,
+            include_records=args.include_records,
+            include_values=args.include_values,
+            top_n=_top_n(args.top_n) or 20,
+            encoding=args.encoding,
+        )
+    except ParameterError as exc:
+        raise _with_hint(exc) from None
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
     return _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+
+
+def _with_params(
+    metrics: list[str] | None, params: Sequence[str]
+) -> list[str] | dict[str, dict[str, Any]] | None:
+    """The ``metrics`` argument: the ids of ``--metrics``, with ``--param`` values by id."""
+    if not params:
+        return metrics
+    example = "`--metrics categorical_cap --param categorical_cap.key_fields=age,sex`"
+    if metrics is None:
+        msg = (
+            "`--param` sets parameters of the metrics named in `--metrics` (the full "
+            f"assessment runs with default parameters); name the metrics to run, e.g. {example}."
+        )
+        raise ParameterError(msg)
+    chosen: dict[str, dict[str, Any]] = {m: {} for m in metrics}
+    for item in params:
+        target, equals, text = item.partition("=")
+        metric_id, dot, name = target.strip().partition(".")
+        metric_id, name = metric_id.strip().lower(), name.strip()
+        if not (equals and dot and metric_id and name):
+            msg = f"`--param {item}` must read METRIC.NAME=VALUE, e.g. {example}."
+            raise ParameterError(msg)
+        if metric_id not in chosen:
+            from synthrisk.metrics import get_metric
+
+            get_metric(metric_id)  # an unknown id: the message suggests the closest
+            listed = ",".join([*metrics, metric_id])
+            msg = (
+                f"`--param {item}` sets a parameter of {metric_id!r}, which `--metrics` does "
+                f"not name; add it: `--metrics {listed}`."
+            )
+            raise ParameterError(msg)
+        if name in chosen[metric_id]:
+            msg = f"`--param` gives {metric_id}.{name} twice; give each parameter once."
+            raise ParameterError(msg)
+        chosen[metric_id][name] = _param_value(text, item)
+    return chosen
+
+
+def _param_value(text: str, item: str) -> Any:
+    """A ``--param`` value read as YAML; a plain text with commas is a list (``age,sex``)."""
+    import yaml
+
+    from synthrisk.io.run_file import yaml_error_text
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        msg = f"`--param {item}`: the value is not valid YAML: {yaml_error_text(exc)}"
+        raise ParameterError(msg) from None
+    if isinstance(value, str) and "," in value and text.strip()[:1] not in ("'", '"'):
+        items = []
+        for part in (p.strip() for p in value.split(",")):
+            try:
+                parsed = yaml.safe_load(part) if part else part
+            except yaml.YAMLError:
+                parsed = part
+            items.append(parsed if isinstance(parsed, (str, int, float)) else part)
+        return items
+    return value
+
+
+def _build_metrics(
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any]] | None,
+) -> None:
+    """Build the chosen metrics once, so that a bad id or parameter is reported at once."""
+    from synthrisk.metrics import get_metric
+
+    if metrics is None:
+        return
+    params = metrics if isinstance(metrics, Mapping) else dict.fromkeys(metrics)
+    for metric_id, values in params.items():
+        try:
+            get_metric(metric_id).from_params(values)
+        except ParameterError as exc:
+            raise _with_hint(exc) from None
+
+
+def _with_hint(exc: ParameterError) -> ParameterError:
+    """A metric's parameter error, saying how to pass parameters on the command line."""
+    if exc.metric is None:
+        return exc
+    name = exc.parameter or "NAME"
+    msg = (
+        f"{exc} Set metric parameters with `--param {exc.metric}.{name}=VALUE` (repeatable; "
+        f"a list as a,b), or in a YAML run file (`synthrisk run`); `synthrisk metrics "
+        f"{exc.metric}` lists its parameters."
+    )
+    return ParameterError(msg)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -178,9 +290,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from synthrisk.pipeline import report_file
+    from synthrisk.pipeline import check_outputs, report_file
 
     inputs = {name: getattr(args, name) for name in ("real", "synthetic", "holdout")}
+    check_outputs({"`--html`": args.html}, {"report": args.report, **inputs})
     evaluation = report_file(
         args.report,
         html=args.html,
@@ -197,8 +310,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from synthrisk.cli._console import console, esc, print_demo_table
-    from synthrisk.pipeline import run_demo
+    from synthrisk.pipeline import check_outputs, run_demo
 
+    check_outputs({"`--out`": Path(args.out) / "report.json"})
     out = console(quiet=args.quiet)
     out.print(
         f"Generating the demo population ({args.rows} rows, seed {args.seed}) and "

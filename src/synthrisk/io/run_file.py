@@ -14,7 +14,7 @@
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
-    gate: review          # exit code 1 unless every metric passes ("fail": unless none fails)
+    gate: review          # exit code 1 unless the overall verdict is pass ("fail": when it is fail)
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
@@ -32,7 +32,7 @@ from typing import Any
 
 from synthrisk._typing import Backend
 from synthrisk.exceptions import ConfigError, SynthriskError
-from synthrisk.metrics import get_metric
+from synthrisk.metrics import get_metric, suggest
 
 __all__ = [
     "RunConfig",
@@ -100,7 +100,8 @@ def _check_keys(
         raise ConfigError(msg)
     unknown = sorted(set(map(str, section)) - set(allowed))
     if unknown:
-        msg = f"{where} has unknown keys {unknown}; allowed keys are {list(allowed)}."
+        hints = "".join(suggest(key, allowed) for key in unknown)
+        msg = f"{where} has unknown keys {unknown}; allowed keys are {list(allowed)}.{hints}"
         raise ConfigError(msg)
     return section
 
@@ -120,16 +121,17 @@ def check_thresholds(value: Any, where: str) -> Mapping[str, Any] | None:
 
 
 def check_gate(value: Any, where: str) -> str | None:
-    """Validate ``gate:`` (``review``, ``fail`` or null)."""
+    """Validate ``gate:`` (``review``, ``fail`` or null); the message names ``gate``."""
     if value is None:
         return None
-    from synthrisk.report.verdict import check_fail_on
-
-    try:
-        return check_fail_on(value)
-    except SynthriskError as exc:
-        msg = f"{where}: `gate`: {exc}"
-        raise ConfigError(msg) from None
+    if isinstance(value, str) and value in ("review", "fail"):
+        return value
+    msg = (
+        f"{where}: `gate` must be 'review' or 'fail' (or left out for no gate); got {value!r}. "
+        "'review' fails the gate (exit code 1) unless the overall verdict is pass; "
+        "'fail' only when it is fail."
+    )
+    raise ConfigError(msg)
 
 
 def check_report_options(report: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -227,7 +229,10 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
             try:
                 get_metric(str(metric_id)).from_params(params)
             except SynthriskError as exc:
-                msg = f"{where}: {exc}"
+                key = f"metrics.{metric_id}"
+                if exc.parameter is not None:
+                    key += f".{exc.parameter}"
+                msg = f"{where}: `{key}`: {exc.detail or exc}"
                 raise ConfigError(msg) from None
             checked[str(metric_id)] = dict(params)
         metrics = checked

@@ -21,9 +21,11 @@ from synthrisk.metrics._base import (
     Context,
     Metric,
     Outcome,
+    for_metric,
     get_metric,
     make_context,
     register,
+    suggest,
 )
 from synthrisk.metrics.attacks import (
     InferenceRisk,
@@ -110,7 +112,9 @@ __all__ = [
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
     "UniqueExactMatches",
+    "for_metric",
     "get_metric",
     "make_context",
     "register",
+    "suggest",
 ]

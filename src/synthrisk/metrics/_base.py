@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import difflib
 import inspect
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
@@ -24,7 +25,7 @@ import numpy as np
 from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
 from synthrisk._typing import Backend, JSONValue
-from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics._params import NOT_A_PARAM, Param
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -34,9 +35,11 @@ __all__ = [
     "Context",
     "Metric",
     "Outcome",
+    "for_metric",
     "get_metric",
     "make_context",
     "register",
+    "suggest",
 ]
 
 logger = logging.getLogger(__name__)
@@ -57,13 +60,62 @@ def register(cls: M) -> M:
     return cls
 
 
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """`` Did you mean 'x'?`` for the choices closest to a misspelt ``name`` (or ``""``)."""
+    choices = list(choices)
+    close = difflib.get_close_matches(
+        str(name).strip().lower(), choices, n=3, cutoff=0.6
+    )
+    if not close:
+        # a prefix or a fragment: "dcr" -> the dcr_* metrics
+        fragment = str(name).strip().lower()
+        close = [c for c in choices if fragment and fragment in c][:3]
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
 def get_metric(metric_id: str) -> type[Metric]:
-    """Return the metric class registered as ``metric_id``."""
+    """Return the metric class registered as ``metric_id``.
+
+    Raises
+    ------
+    ParameterError
+        If no metric is registered under that id; the message suggests the closest
+        ids and lists the available ones.
+    """
     try:
         return METRICS[metric_id]
-    except KeyError:
-        msg = f"unknown metric {metric_id!r}; available metrics: {sorted(METRICS)}."
+    except (KeyError, TypeError):
+        hint = suggest(metric_id, METRICS)
+        msg = (
+            f"unknown metric {metric_id!r}.{hint} Available metrics (`synthrisk metrics` "
+            f"describes them): {', '.join(sorted(METRICS))}."
+        )
         raise ParameterError(msg) from None
+
+
+def for_metric(exc: SynthriskError, metric_id: str) -> SynthriskError:
+    """``exc`` naming the metric it concerns: ``metric 'id': <message>``.
+
+    The copy (of the same class) records ``metric``, ``detail`` (the message without
+    the prefix) and the ``parameter`` of the original; an error that already names a
+    metric is returned as it is.
+    """
+    if exc.metric is not None:
+        return exc
+    detail = str(exc)
+    message = (
+        detail
+        if detail.startswith(f"metric {metric_id!r}")
+        else f"metric {metric_id!r}: {detail}"
+    )
+    try:
+        named = type(exc)(message)
+    except Exception:  # an error class with another constructor: keep it as it is
+        return exc
+    named.metric, named.parameter, named.detail = metric_id, exc.parameter, detail
+    return named
 
 
 @dataclasses.dataclass
@@ -192,7 +244,11 @@ class Metric(abc.ABC):
         values: dict[str, Any] = {}
         self.__dict__["_param_values"] = values
         for name, param in declared.items():
-            values[name] = param.check(params.get(name, param.default))
+            try:
+                values[name] = param.check(params.get(name, param.default))
+            except ParameterError as exc:
+                exc.parameter = name  # for messages that name the metric and parameter
+                raise
         self._check_params()
         self.params = {
             name: to_jsonable(values[name])
@@ -244,13 +300,23 @@ class Metric(abc.ABC):
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None) -> Metric:
-        """Build the metric from a dict of options, rejecting unknown names."""
+        """Build the metric from a dict of options, rejecting unknown names.
+
+        Errors name the metric (``metric 'id': …``; see :func:`for_metric`): a dict of
+        options comes from a YAML file, the command line or a ``metrics`` mapping,
+        where several metrics are built at once.
+        """
         params = dict(params or {})
         allowed = cls.param_names()
         unknown = sorted(set(params) - set(allowed))
         if unknown:
-            raise ParameterError(_unknown_message(cls.id, unknown, allowed))
-        return cls(**params)
+            hints = "".join(suggest(name, allowed) for name in unknown)
+            exc = ParameterError(_unknown_message(cls.id, unknown, allowed) + hints)
+            raise for_metric(exc, cls.id)
+        try:
+            return cls(**params)
+        except SynthriskError as exc:
+            raise for_metric(exc, cls.id) from None
 
     def compute(
         self,
@@ -303,10 +369,13 @@ class Metric(abc.ABC):
         if self.requires_holdout and tables.holdout is None:
             msg = f"metric {self.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
             raise InputError(msg)
-        self.check_tables(tables)
-        start = time.perf_counter()
-        outcome = self._compute(tables, context)
-        seconds = time.perf_counter() - start
+        try:
+            self.check_tables(tables)
+            start = time.perf_counter()
+            outcome = self._compute(tables, context)
+            seconds = time.perf_counter() - start
+        except SynthriskError as exc:
+            raise for_metric(exc, self.id) from None
         score = outcome.score
         if score is not None and not np.isfinite(score):
             score = None

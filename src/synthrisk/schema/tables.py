@@ -415,7 +415,7 @@ def _normalise_column(
         return series.astype(object).reset_index(drop=True), spec
     _reject_unsupported(series, where)
     if spec.kind == "numerical":
-        values = _to_float(series, where)
+        values = _to_float(series, where, spec)
         if np.isinf(values).any():
             n_inf = int(np.isinf(values).sum())
             msg = f"{where} has {n_inf} infinite value(s); replace them with finite numbers or missing values."
@@ -450,11 +450,25 @@ def _reject_unsupported(series: pd.Series, where: str) -> None:
                 raise InputError(msg)
 
 
-def _to_float(series: pd.Series, where: str) -> np.ndarray:
+def _kind_origin(spec: ColumnSpec) -> str:
+    """How the column got its kind: ``declared numerical (metadata)`` or ``inferred ...``."""
+    if spec.source == "metadata":
+        return f"declared {spec.kind} (metadata)"
+    return f"inferred {spec.kind} (from the `real` table's values)"
+
+
+def _redeclare(spec: ColumnSpec, kind: str) -> str:
+    """How to give the column another kind."""
+    if spec.source == "metadata":
+        return f"declare it {kind} in the metadata"
+    return f"declare it {kind} in the metadata (`--metadata`; its kind was inferred)"
+
+
+def _to_float(series: pd.Series, where: str, spec: ColumnSpec) -> np.ndarray:
     if pd.api.types.is_timedelta64_dtype(series.dtype):
         return series.dt.total_seconds().to_numpy(dtype="float64", na_value=np.nan)
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        msg = f"{where} is a datetime but is declared numerical; declare it as 'datetime'."
+        msg = f"{where} is a datetime but is {_kind_origin(spec)}; {_redeclare(spec, 'datetime')}."
         raise InputError(msg)
     if pd.api.types.is_bool_dtype(series.dtype):
         return series.astype("float64").to_numpy()
@@ -467,7 +481,10 @@ def _to_float(series: pd.Series, where: str) -> np.ndarray:
             dtype="float64", na_value=np.nan
         )
     except (ValueError, TypeError) as exc:
-        msg = f"{where} is declared numerical but holds values that are not numbers ({exc}); declare it categorical or clean it."
+        msg = (
+            f"{where} is {_kind_origin(spec)} but holds values that are not numbers ({exc}); "
+            f"clean it, or {_redeclare(spec, 'categorical')}."
+        )
         raise InputError(msg) from None
 
 
@@ -482,7 +499,7 @@ def _to_datetime(
     if series.isna().all():  # entirely missing: read as float or object, not dates
         return pd.Series(pd.NaT, index=range(len(series)), dtype="datetime64[ns]"), spec
     if pd.api.types.is_numeric_dtype(series.dtype):
-        msg = f"{where} is declared datetime but holds numbers; declare it numerical or store dates."
+        msg = f"{where} is {_kind_origin(spec)} but holds numbers; store dates, or {_redeclare(spec, 'numerical')}."
         raise InputError(msg)
     strings = series.astype(object)
     sample = strings.dropna().iloc[:1000]
@@ -495,7 +512,7 @@ def _to_datetime(
         non_null = strings.dropna().astype(str)
         fmt = spec.datetime_format
         if fmt is None:
-            fmt = _guess_format(non_null, where)
+            fmt = _guess_format(non_null, where, spec)
             spec = dataclasses.replace(spec, datetime_format=fmt)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -530,7 +547,7 @@ def _as_ns(values: pd.Series, where: str) -> pd.Series:
     raise InputError(msg)
 
 
-def _guess_format(values: pd.Series, where: str) -> str:
+def _guess_format(values: pd.Series, where: str, spec: ColumnSpec) -> str:
     from pandas.tseries.api import guess_datetime_format
 
     if len(values) == 0:
@@ -556,8 +573,8 @@ def _guess_format(values: pd.Series, where: str) -> str:
         return working[0]
     if not working:
         msg = (
-            f"{where} is declared datetime but its values (e.g. {first!r}) do not parse as dates; "
-            "give a 'datetime_format' in the metadata or declare the column categorical."
+            f"{where} is {_kind_origin(spec)} but its values (e.g. {first!r}) do not parse as dates; "
+            f"give a 'datetime_format' in the metadata, or {_redeclare(spec, 'categorical')}."
         )
         raise InputError(msg)
     msg = (

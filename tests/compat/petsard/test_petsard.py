@@ -215,7 +215,7 @@ def test_petsard_defaults_follow_petsard(tmp_path: Path, fake_anonymeter: None) 
         ),
         (
             "{base}{synth}Evaluator: {{s: {{method: anonymeter-singlingout, n_attacks: 0}}}}\n",
-            r"`Evaluator.s`: `n_attacks` must be an integer >= 1; got 0",
+            r"`Evaluator.s`: metric 'singling_out': `n_attacks` must be an integer >= 1; got 0",
         ),
         (
             "{base}{synth}{ev}Reporter: {{r: {{method: save_data, source: Synthesizer}}}}\n",
@@ -239,7 +239,7 @@ def test_petsard_defaults_follow_petsard(tmp_path: Path, fake_anonymeter: None) 
         ),
         (
             "{base}{synth}{ev}synthrisk: {{gate: maybe}}\n",
-            r"`gate`: `fail_on` must be 'review' or 'fail'; got 'maybe'",
+            r"`synthrisk`: `gate` must be 'review' or 'fail' \(or left out for no gate\); got 'maybe'",
         ),
         (
             "{base}{synth}{ev}Describer: {{d: {{method: describe}}}}\n",

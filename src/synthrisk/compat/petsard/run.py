@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthrisk._progress import as_progress, metric_plan, stage
 from synthrisk.compat.petsard.parse import (
     PETSARD_MISSING_NUMERIC,
     PETSARD_MISSING_TEXT,
@@ -77,7 +78,10 @@ def _read(
 def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[PetsardRun]:
     """Run every experiment of ``config`` (each evaluator in order) and return the reports."""
     runs = []
+    progress = as_progress(progress)
+    many = len(config.experiments) > 1
     for exp in config.experiments:
+        label = f"{exp.splitter} × {exp.synthesizer}" if many else ""
         files = {"real": exp.real, "synthetic": exp.synthetic, "holdout": exp.holdout}
         frames = {
             name: _read(path, name, exp.na_values) for name, path in files.items()
@@ -92,38 +96,40 @@ def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[Petsard
         results: list[Any] = []
         notes = list(tables.notes)
         first: Any = None
-        for ev in config.evaluators:
-            metric = get_metric(ev.metric).from_params(ev.params)
-            use = tables
-            if config.missing == "petsard" and ev.metric in (
-                "linkability",
-                "inference",
-            ):
-                if filled is None:
-                    kinds = {c.name: c.kind for c in tables.schema.columns}
-                    # the same kinds (and datetime formats), booleans now holding "missing"
-                    meta = tables.schema.to_dict()
-                    for spec in meta["columns"].values():
-                        if spec["kind"] == "boolean":
-                            spec["kind"] = "categorical"
-                    filled = prepare_tables(
-                        *(
-                            fill_missing_petsard(frames[n], kinds)
-                            for n in ("real", "synthetic", "holdout")
-                        ),
-                        metadata=meta,
-                    )
-                use = filled
-            part = run_metrics(
-                use,
-                [metric],
-                seed=config.seed,
-                working_memory=config.working_memory,
-                backend=config.backend,
-                progress=progress,
-            )
-            first = first or part
-            results.extend(part.results)
+        # the evaluators numbered [i/n] as one run, each experiment labelled
+        with metric_plan(progress, len(config.evaluators)), stage(progress, label):
+            for ev in config.evaluators:
+                metric = get_metric(ev.metric).from_params(ev.params)
+                use = tables
+                if config.missing == "petsard" and ev.metric in (
+                    "linkability",
+                    "inference",
+                ):
+                    if filled is None:
+                        kinds = {c.name: c.kind for c in tables.schema.columns}
+                        # the same kinds (and datetime formats), booleans now holding "missing"
+                        meta = tables.schema.to_dict()
+                        for spec in meta["columns"].values():
+                            if spec["kind"] == "boolean":
+                                spec["kind"] = "categorical"
+                        filled = prepare_tables(
+                            *(
+                                fill_missing_petsard(frames[n], kinds)
+                                for n in ("real", "synthetic", "holdout")
+                            ),
+                            metadata=meta,
+                        )
+                    use = filled
+                part = run_metrics(
+                    use,
+                    [metric],
+                    seed=config.seed,
+                    working_memory=config.working_memory,
+                    backend=config.backend,
+                    progress=progress,
+                )
+                first = first or part
+                results.extend(part.results)
         if config.missing == "petsard":
             notes.append(
                 "PETsARD's missing-value handling was applied for linkability and inference "

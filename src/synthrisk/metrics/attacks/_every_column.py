@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from synthrisk._progress import stage
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome
 from synthrisk.metrics.attacks._common import attack_outcome, default_attacks
@@ -41,19 +42,20 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     streams = context.rng.spawn(len(columns))
     runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
     tests: dict[str, dict[str, JSONValue]] = {}
-    for column, stream in zip(columns, streams, strict=True):
-        result = inference_attack(
-            tables,
-            secret=column,
-            aux_cols=[c for c in columns if c != column],
-            n_attacks=n_attacks,
-            regression=None,
-            tolerance=metric.tolerance,
-            compat=metric.compat,
-            rng=stream,
-            context=context,
-            max_groups=0,
-        )
+    for i, (column, stream) in enumerate(zip(columns, streams, strict=True), 1):
+        with stage(context.progress, f"column {i}/{len(columns)} {column!r}"):
+            result = inference_attack(
+                tables,
+                secret=column,
+                aux_cols=[c for c in columns if c != column],
+                n_attacks=n_attacks,
+                regression=None,
+                tolerance=metric.tolerance,
+                compat=metric.compat,
+                rng=stream,
+                context=context,
+                max_groups=0,
+            )
         for message in result.warnings:
             context.warn(f"{column}: {message}")
         estimate = result.estimate(confidence_level=level)
