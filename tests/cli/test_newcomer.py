@@ -414,3 +414,27 @@ def test_a_default_run_keeps_skip_reasons_without_the_prefix(
     reason = report["inference"].reason
     assert reason is not None
     assert not reason.startswith("metric ")
+
+
+def test_the_caveats_of_the_verdict_are_printed_under_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fidelity warning that qualifies the verdict is printed next to it, in full."""
+    rng = np.random.default_rng(1)
+    paths = {}
+    for name, shift in (("real", 0.0), ("holdout", 0.0), ("synthetic", 5.0)):
+        frame = pd.DataFrame(
+            {"x": rng.normal(shift, 1.0, 300), "c": rng.choice(list("abc"), 300)}
+        )
+        if name == "synthetic":
+            frame["c"] = "a"
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    argv = _evaluate(paths, "--metrics", "distribution_validation,dcr_share")
+    assert main(argv) in (0, 1)
+    out = capsys.readouterr().out
+    after_verdict = out[out.index("Overall verdict") :]
+    assert re.search(
+        r"caveat: distribution_validation: 2 of 2 synthetic column\(s\) differ",
+        " ".join(after_verdict.split()),
+    ), after_verdict

@@ -95,13 +95,8 @@ def print_summary(
     )
     if verdict.reason:
         out.print(esc(verdict.reason))
-    for warning in caveats(report):
-        out.print(f"[yellow]note:[/yellow] {esc(warning)}")
-
-
-def caveats(report: EvaluationReport) -> tuple[str, ...]:
-    """The notes printed under the verdict: the report's warnings (how its inputs were read)."""
-    return tuple(report.warnings)
+    for warning in report.verdict_caveats(verdict=verdict):
+        out.print(f"[yellow]caveat:[/yellow] {esc(warning)}")
 
 
 def print_metric_help(cls: type[Metric]) -> None:
