@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from synthrisk.results import EvaluationReport
 
 __all__ = [
-    "caveats",
     "console",
     "esc",
     "print_demo_table",
