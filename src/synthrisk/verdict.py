@@ -57,7 +57,13 @@ from synthrisk.results import (
     Verdict,
     check_fail_on,
 )
-from synthrisk.stats.holdout import holm, holm_levels, level_text, matched_interval
+from synthrisk.stats.holdout import (
+    ALPHA,
+    holm,
+    holm_levels,
+    level_text,
+    matched_interval,
+)
 
 __all__ = [
     "ALPHA",
@@ -79,8 +85,6 @@ __all__ = [
 
 _RANK = {level: rank for rank, level in enumerate(LEVELS)}
 
-#: family-wise error rate of the gating tests of one run (Holm's correction)
-ALPHA = 0.05
 #: a holdout test on fewer units than this is "inconclusive: too few rows"
 MIN_ROWS = 30
 
@@ -430,7 +434,7 @@ class Thresholds(Mapping[str, Threshold]):
     tolerances : mapping of str to float, default=None
         Per-metric tolerances replacing :data:`DEFAULT_TOLERANCES`.
     alpha : float, default=0.05
-        Family-wise error rate of the gating tests (Holm's correction).
+        Family-wise error rate of the gating tests (Holm's correction), below 0.5.
 
     Examples
     --------
@@ -457,9 +461,12 @@ class Thresholds(Mapping[str, Threshold]):
         if (
             isinstance(alpha, bool)
             or not isinstance(alpha, numbers.Real)
-            or not 0.0 < float(alpha) < 1.0
+            or not 0.0 < float(alpha) < 0.5
         ):
-            msg = f"`alpha` must be a number strictly between 0 and 1; got {alpha!r}."
+            msg = (
+                f"`alpha` must be a number strictly between 0 and 0.5 (the family-wise error of one-sided "
+                f"tests; 0.05 by default); got {alpha!r}."
+            )
             raise ParameterError(msg)
         self.alpha: float = float(alpha)
         base: dict[str, Threshold] = dict(DEFAULT_THRESHOLDS) if defaults else {}

@@ -463,10 +463,12 @@ def test_tolerances_and_alpha_can_be_overridden() -> None:
     assert (
         judge(report(result), strict).overall == "review"
     )  # p = 0.001 is not below 0.0001
-    with pytest.raises(
-        ParameterError, match="`alpha` must be a number strictly between 0 and 1"
-    ):
-        Thresholds(alpha=1.0)
+    for alpha in (1.0, 0.5, 0.0):
+        with pytest.raises(
+            ParameterError,
+            match=r"`alpha` must be a number strictly between 0 and 0\.5",
+        ):
+            Thresholds(alpha=alpha)
     with pytest.raises(
         ParameterError, match=r"`tolerances.dcr_share` must be a number in \[0, 1\]"
     ):

@@ -31,9 +31,11 @@ import numpy as np
 from scipy import stats
 
 from synthrisk._typing import JSONValue
+from synthrisk.exceptions import ParameterError
 from synthrisk.stats.ranking import delong_auc
 
 __all__ = [
+    "ALPHA",
     "auc_test",
     "holdout_test",
     "holm",
@@ -44,6 +46,11 @@ __all__ = [
     "paired_difference_test",
     "share_test",
 ]
+
+
+#: family-wise error rate of the gating tests of one run (Holm's correction), the
+#: release verdict's default (``synthrisk.verdict.ALPHA``)
+ALPHA = 0.05
 
 
 def _z(confidence_level: float) -> float:
@@ -277,6 +284,9 @@ def holm_levels(p_values: Sequence[float], alpha: float) -> list[float]:
     >>> holm_levels([0.01], 0.05)
     [0.05]
     """
+    if not 0.0 < alpha < 0.5:
+        msg = f"`alpha` must be strictly between 0 and 0.5 (one-sided tests); got {alpha!r}."
+        raise ParameterError(msg)
     p = np.asarray(p_values, dtype=np.float64)
     k = p.size
     if k == 0:
@@ -313,7 +323,7 @@ def matched_interval(
     ``ci`` is a two-sided interval at ``confidence_level`` around ``effect``; each half
     is rescaled by the ratio of the normal quantiles (exact for a normal interval). The
     result is the two-sided ``1 - 2 level`` interval whose lower end is the one-sided
-    bound of a test at ``level``.
+    bound of a test at ``level`` (``0 < level < 0.5``).
 
     The lower end always agrees with ``significant`` (the decision of the adjusted
     test): above 0 when significant, at or below 0 otherwise. Where the rescaled bound
@@ -340,7 +350,10 @@ def matched_interval(
     """
     low, high = float(ci[0]), float(ci[1])
     effect = float(effect)
-    scale = float(stats.norm.isf(level)) / _z(confidence_level)
+    z_ci = _z(confidence_level)
+    # an interval at level 0 is the point itself: nothing to rescale (the lower end
+    # still follows the p-value below)
+    scale = float(stats.norm.isf(level)) / z_ci if z_ci > 0.0 else 1.0
     low = effect - (effect - low) * scale
     high = effect + (high - effect) * scale
     if (low > 0.0) == significant:

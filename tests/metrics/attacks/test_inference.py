@@ -466,3 +466,20 @@ def test_tolerance_is_a_deprecated_alias_of_closeness() -> None:
         looser.breakdown["n_success"]["main"]  # type: ignore[index]
         > new["inference"].breakdown["n_success"]["main"]  # type: ignore[index]
     )
+
+
+@pytest.mark.parametrize("secret", ["secret", None])
+def test_intervals_at_level_0_still_give_a_verdict(secret: str | None) -> None:
+    # confidence_level=0 makes every interval the point itself: the verdict's interval
+    # then has no width to rescale, and still agrees with the test
+    real, hold = people(200, 40), people(200, 41)
+    report = evaluate(
+        real,
+        real.copy(),
+        hold,
+        metrics={"inference": {"secret": secret, "confidence_level": 0}},
+    )
+    v = report.verdict["inference"]  # type: ignore[index]
+    assert v.level == "fail"
+    assert v.ci is not None
+    assert v.ci[0] > 0.09

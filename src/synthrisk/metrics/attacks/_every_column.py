@@ -19,7 +19,7 @@ from synthrisk.metrics.attacks.inference import (
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.holdout import holm, holm_levels, matched_interval
+from synthrisk.stats.holdout import ALPHA, holm, holm_levels, matched_interval
 from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = ["every_column"]
@@ -39,9 +39,9 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
 
     Each column's entry of ``columns`` gives its interval at two levels: ``effect_ci``
     (95 %, with the raw ``p_value``) and ``effect_ci_adjusted`` at ``effect_ci_adjusted_level``,
-    the level matching its Holm step across the columns at a family-wise error of
-    ``1 - confidence_level``, one-sided (:func:`~synthrisk.stats.holdout.holm_levels`):
-    it excludes 0 exactly when ``p_adjusted < 1 - confidence_level``.
+    the level matching its Holm step across the columns at the verdict's family-wise
+    error of 0.05, one-sided (:func:`~synthrisk.stats.holdout.holm_levels`): it excludes
+    0 exactly when ``p_adjusted < 0.05``.
     """
     columns = [c.name for c in tables.schema.modelable]
     n_attacks = metric.n_attacks
@@ -75,7 +75,7 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
     raw = [float(t["p_value"]) for t in usable_tests.values()]
     adjusted = dict(zip(usable_tests, holm(raw), strict=True))
-    family = 1.0 - level
+    family = ALPHA  # the verdict's default family-wise error (one-sided)
     matched = dict(zip(usable_tests, holm_levels(raw, family), strict=True))
     for column, (result, estimate) in runs.items():
         risk = estimate.risk()
