@@ -1,14 +1,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Properties of the release verdict on small generated data: a null generator passes, copies fail."""
+"""Properties of the release verdict: a null generator passes, copies fail, and the
+intervals shown agree with the Holm-corrected decisions."""
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
 
-from synthrisk import evaluate
+from synthrisk import EvaluationReport, MetricResult, evaluate
 from synthrisk.datasets.calibration import equicorrelated_normal
+from synthrisk.stats.holdout import holm, holm_levels
+from synthrisk.verdict import DEFAULT_TOLERANCES, INFORMATIONAL, Thresholds, judge
 
 METRICS = ["dcr_share", "identical_match_share", "membership_knn_probabilities"]
 
@@ -86,3 +95,208 @@ def test_the_verdict_is_in_the_json_and_the_frame() -> None:
     assert list(frame.index) == METRICS
     assert set(frame["level"]) == {"pass"}
     assert frame["gating"].all()
+
+
+# ------------------------------------------ intervals that agree with the decisions
+
+GATING = [m for m in DEFAULT_TOLERANCES if m not in INFORMATIONAL]
+
+
+def _normal_p(effect: float, se: float) -> float:
+    if se == 0.0:
+        return 0.0 if effect > 0 else 1.0
+    return float(stats.norm.sf(effect / se))
+
+
+@st.composite
+def one_test(draw: Any, *, parts: bool) -> dict[str, Any]:
+    """A holdout test: a normal interval with its normal, a permutation or any p-value."""
+    level = draw(st.sampled_from([0.9, 0.95, 0.99]))
+    z = float(stats.norm.ppf(0.5 + level / 2))
+
+    def draw_part() -> dict[str, Any]:
+        effect = draw(st.floats(-0.2, 0.4, allow_nan=False))
+        se = draw(st.one_of(st.just(0.0), st.floats(1e-4, 0.1)))
+        kind = draw(st.sampled_from(["normal", "normal", "permutation", "any"]))
+        p = _normal_p(effect, se)
+        if kind == "permutation":
+            p = max(p, 1.0 / (1 + draw(st.sampled_from([99, 999]))))
+        elif kind == "any":
+            p = draw(st.floats(0.0, 1.0))
+        return {
+            "effect": effect,
+            "ci": [effect - z * se, effect + z * se],
+            "p_value": p,
+            "confidence_level": level,
+            "kind": kind,
+        }
+
+    if not parts:
+        test = draw_part()
+        test["n"] = draw(st.sampled_from([1000, 1000, 1000, 10]))
+        return test
+    cols = [draw_part() for _ in range(draw(st.integers(2, 8)))]
+    names = [f"c{i}" for i in range(len(cols))]
+    raw = [c["p_value"] for c in cols]
+    adjusted = holm(raw)
+    head = max(range(len(cols)), key=lambda i: (cols[i]["ci"][0], cols[i]["effect"]))
+    return {
+        **{k: v for k, v in cols[head].items() if k != "p_value"},
+        "p_value": adjusted[head],
+        "n": 1000,
+        "upper": max(c["ci"][1] for c in cols),
+        "part": names[head],
+        "parts": {
+            n: {k: v for k, v in c.items() if k != "kind"}
+            for n, c in zip(names, cols, strict=True)
+        },
+    }
+
+
+@st.composite
+def runs(draw: Any) -> tuple[list[dict[str, Any]], float]:
+    n_tests = draw(st.integers(1, 12))
+    tests = [draw(one_test(parts=draw(st.booleans()))) for _ in range(n_tests)]
+    alpha = draw(st.sampled_from([0.05, 0.01, 0.1, 0.2]))
+    return tests, alpha
+
+
+def _report(tests: list[dict[str, Any]]) -> EvaluationReport:
+    results = tuple(
+        MetricResult(
+            GATING[i % len(GATING)] if "parts" not in t else "inference",
+            0.5,
+            {"holdout_test": {k: v for k, v in t.items() if k != "kind"}},
+            higher_is_safer=False,
+        )
+        for i, t in enumerate(tests)
+    )
+    return EvaluationReport("0.1.0", 0, {"holdout": {"rows": 1000}}, results)
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+@given(runs())
+def test_the_interval_shown_excludes_0_exactly_when_the_test_is_significant(
+    run: tuple[list[dict[str, Any]], float],
+) -> None:
+    tests, alpha = run
+    verdict = judge(_report(tests), Thresholds(alpha=alpha))
+    levels = holm_levels([t["p_value"] for t in tests], alpha)
+    for test, v, level in zip(tests, verdict.metrics, levels, strict=True):
+        assert v.gating
+        assert v.ci is not None
+        assert v.ci_level is not None
+        assert v.p_adjusted is not None
+        assert v.tolerance is not None
+        low, high = v.ci
+        significant = v.p_adjusted < alpha
+        # the interval excludes 0 exactly when the Holm-adjusted test is significant
+        assert (low > 0.0) == significant
+        assert low <= high
+        # the tolerance decision reads the interval shown
+        if v.level == "fail":
+            assert significant
+            assert low > v.tolerance
+        if v.level == "pass":
+            assert high <= v.tolerance
+        if test["n"] >= 30 and "parts" not in test:
+            expected = (
+                "fail"
+                if significant and low > v.tolerance
+                else "pass"
+                if high <= v.tolerance
+                else "review"
+            )
+            assert v.level == expected
+        if v.reason.startswith("no evidence of leakage"):
+            assert low <= 0.0
+        if "parts" in test:
+            assert 0.0 < v.ci_level < 1.0
+            continue
+        # the level is Holm's step level; a normal test's interval is only rescaled
+        assert v.ci_level == pytest.approx(1.0 - 2.0 * level)
+        if test["kind"] == "normal" and test["ci"][1] > test["ci"][0]:
+            z = float(stats.norm.isf(level))
+            half = (test["ci"][1] - test["ci"][0]) / 2
+            se = half / float(stats.norm.ppf(0.5 + test["confidence_level"] / 2))
+            assert high == pytest.approx(test["effect"] + z * se, rel=1e-9, abs=1e-12)
+            # away from the boundary, the lower end is the rescaled one too
+            if abs(test["effect"] / se - z) > 1e-6:
+                assert low == pytest.approx(
+                    test["effect"] - z * se, rel=1e-9, abs=1e-12
+                )
+
+
+def test_holm_levels_match_holms_decisions() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        k = int(rng.integers(1, 20))
+        p = rng.uniform(0, 0.1, k) ** rng.uniform(0.5, 3)
+        if rng.random() < 0.3:
+            p[: k // 2] = p[0]  # ties
+        alpha = float(rng.choice([0.05, 0.01, 0.2]))
+        levels = holm_levels(p, alpha)
+        adjusted = holm(p)
+        for pi, level, adj in zip(p, levels, adjusted, strict=True):
+            assert (pi < level) == (adj < alpha)
+            assert alpha / k <= level <= alpha
+
+
+def test_a_worst_column_not_significant_after_holm_shows_0_in_its_interval() -> None:
+    # the leaky demo's inference: the worst of 15 columns has a 95 % interval
+    # [0.0025, 0.051] (p = 0.0165) that excludes 0, but after Holm's correction over the
+    # columns and the run the excess is not significant: the interval shown includes 0
+    se = (0.051 - 0.0025) / (2 * 1.959963984540054)
+    effect = (0.051 + 0.0025) / 2
+    raw = [_normal_p(effect, se)] + [0.5] * 14
+    parts = {
+        f"c{i}": {
+            "effect": effect if i == 0 else 0.0,
+            "ci": [0.0025, 0.051] if i == 0 else [-0.02, 0.02],
+            "p_value": p,
+            "confidence_level": 0.95,
+        }
+        for i, p in enumerate(raw)
+    }
+    test = {
+        "effect": effect,
+        "ci": [0.0025, 0.051],
+        "p_value": holm(raw)[0],
+        "n": 3000,
+        "part": "c0",
+        "parts": parts,
+    }
+    result = MetricResult(
+        "inference", 0.1, {"holdout_test": test}, higher_is_safer=False
+    )
+    dcr = MetricResult(
+        "dcr_share",
+        0.5,
+        {
+            "holdout_test": {
+                "effect": 0.0,
+                "ci": [-0.01, 0.01],
+                "p_value": 0.5,
+                "n": 3000,
+            }
+        },
+        higher_is_safer=False,
+    )
+    verdict = judge(EvaluationReport("0.1.0", 0, {"holdout": {}}, (result, dcr)))
+    v = verdict["inference"]
+    assert v.p_adjusted is not None
+    assert v.p_adjusted >= 0.05
+    assert v.ci is not None
+    assert v.ci[0] <= 0.0 < v.ci[1]
+    assert v.reason.startswith("no evidence of leakage")
+    # each end a one-sided bound at 1 - 0.05 / 2 / 15 (2 gating tests, 15 columns)
+    assert v.ci_level == pytest.approx(1 - 2 * 0.05 / 2 / 15)
+    assert "99.667 % interval" in v.reason
+    assert math.isclose(
+        v.ci[1], effect + float(stats.norm.isf(0.05 / 30)) * se, rel_tol=1e-9
+    )

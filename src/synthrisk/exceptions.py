@@ -14,6 +14,7 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "SchemaMismatchError",
+    "SynthriskDeprecationWarning",
     "SynthriskError",
     "SynthriskWarning",
     "UnreliableEstimateWarning",
@@ -62,6 +63,14 @@ class MissingDependencyError(SynthriskError, ImportError):
 
 class SynthriskWarning(UserWarning):
     """Base class for synthrisk warnings."""
+
+
+class SynthriskDeprecationWarning(SynthriskWarning, FutureWarning):
+    """An option was renamed or will be removed; the message names the version and the new name.
+
+    A :class:`FutureWarning` (shown by default, also when the option comes from a YAML
+    file or a metrics mapping, not only from code in ``__main__``).
+    """
 
 
 class UnreliableEstimateWarning(SynthriskWarning):

@@ -384,7 +384,13 @@ class MetricVerdict:
     effect : float or None
         Excess of the attack on training rows over the holdout rows (0 = none).
     ci : tuple of (float, float) or None
-        Confidence interval of ``effect``.
+        Confidence interval of ``effect``. For a gating holdout test it is at the level
+        that matches the Holm-adjusted test (``ci_level``), so that it excludes 0
+        exactly when ``p_adjusted`` is significant; its bounds are the ones the verdict
+        compares with the tolerance.
+    ci_level : float or None
+        Two-sided confidence level of ``ci`` (each end a one-sided bound at
+        ``(1 + ci_level) / 2``).
     p_value, p_adjusted : float or None
         One-sided p-value of "no excess", and after Holm's correction across the
         run's gating tests.
@@ -409,6 +415,7 @@ class MetricVerdict:
     p_adjusted: float | None = None
     tolerance: float | None = None
     skipped: bool = False
+    ci_level: float | None = None
 
     def __repr__(self) -> str:
         parts = [f"metric={self.metric!r}", f"level={self.level!r}"]
@@ -444,6 +451,7 @@ class MetricVerdict:
             "value": to_jsonable(self.value),
             "effect": to_jsonable(self.effect),
             "ci": None if self.ci is None else to_jsonable(list(self.ci)),
+            "ci_level": to_jsonable(self.ci_level),
             "p_value": to_jsonable(self.p_value),
             "p_adjusted": to_jsonable(self.p_adjusted),
             "tolerance": to_jsonable(self.tolerance),
@@ -469,6 +477,7 @@ class MetricVerdict:
             p_adjusted=_opt_float(data.get("p_adjusted")),
             tolerance=_opt_float(data.get("tolerance")),
             skipped=bool(data.get("skipped", False)),
+            ci_level=_opt_float(data.get("ci_level")),
         )
 
 

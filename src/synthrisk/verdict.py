@@ -14,6 +14,13 @@ one-sided p-value. With the metric's documented tolerance ``t``
     pass    if the interval's upper bound <= t
     review  otherwise (the interval straddles t, or too few rows to tell)
 
+The interval is at the level that matches the test's Holm step
+(:func:`~synthrisk.stats.holdout.holm_levels`: each end a one-sided bound at
+``1 - alpha / (number of tests still in play)``), so that it excludes 0 exactly when
+the Holm-adjusted p-value is significant, and the bounds shown are the bounds judged.
+A metric of several parts (inference with every column as the secret) corrects its
+parts again, nested at its own matched level.
+
 Metrics without a holdout control (SDMetrics' ``DCRBaselineProtection`` against random
 rows, distribution validation, ...) are *informational* (level ``info``): shown and
 explained, never gating. Without a holdout the overall verdict is ``review``: closeness
@@ -50,7 +57,13 @@ from synthrisk.results import (
     Verdict,
     check_fail_on,
 )
-from synthrisk.stats.holdout import holm
+from synthrisk.stats.holdout import (
+    ALPHA,
+    holm,
+    holm_levels,
+    level_text,
+    matched_interval,
+)
 
 __all__ = [
     "ALPHA",
@@ -72,8 +85,6 @@ __all__ = [
 
 _RANK = {level: rank for rank, level in enumerate(LEVELS)}
 
-#: family-wise error rate of the gating tests of one run (Holm's correction)
-ALPHA = 0.05
 #: a holdout test on fewer units than this is "inconclusive: too few rows"
 MIN_ROWS = 30
 
@@ -423,7 +434,7 @@ class Thresholds(Mapping[str, Threshold]):
     tolerances : mapping of str to float, default=None
         Per-metric tolerances replacing :data:`DEFAULT_TOLERANCES`.
     alpha : float, default=0.05
-        Family-wise error rate of the gating tests (Holm's correction).
+        Family-wise error rate of the gating tests (Holm's correction), below 0.5.
 
     Examples
     --------
@@ -450,9 +461,12 @@ class Thresholds(Mapping[str, Threshold]):
         if (
             isinstance(alpha, bool)
             or not isinstance(alpha, numbers.Real)
-            or not 0.0 < float(alpha) < 1.0
+            or not 0.0 < float(alpha) < 0.5
         ):
-            msg = f"`alpha` must be a number strictly between 0 and 1; got {alpha!r}."
+            msg = (
+                f"`alpha` must be a number strictly between 0 and 0.5 (the family-wise error of one-sided "
+                f"tests; 0.05 by default); got {alpha!r}."
+            )
             raise ParameterError(msg)
         self.alpha: float = float(alpha)
         base: dict[str, Threshold] = dict(DEFAULT_THRESHOLDS) if defaults else {}
@@ -696,17 +710,93 @@ def _score_verdict(
     )
 
 
+def _part_intervals(
+    test: Mapping[str, Any], level: float, significant: bool
+) -> tuple[float, float, float, float] | None:
+    """Headline interval, highest upper bound and level of a test with ``parts``.
+
+    A metric made of several parts (the every-column inference attack) reports each
+    part's raw test under ``parts`` and its headline part under ``part``; its own
+    p-value is Holm-adjusted across the parts. Nested in the run's correction, the
+    parts are Holm-corrected at the metric's matched ``level``: each part's interval is
+    at its own step's level, and the headline's agrees with the metric's decision.
+    """
+    parts = test.get("parts")
+    head = test.get("part")
+    if not isinstance(parts, Mapping) or not isinstance(head, str) or head not in parts:
+        return None
+    names = [
+        name
+        for name, part in parts.items()
+        if isinstance(part, Mapping)
+        and part.get("effect") is not None
+        and part.get("ci") is not None
+        and part.get("p_value") is not None
+    ]
+    if head not in names:
+        return None
+    raw = [float(parts[name]["p_value"]) for name in names]
+    levels = holm_levels(raw, level)
+    adjusted = holm(raw)
+    bounds: dict[str, tuple[float, float]] = {}
+    for name, p, part_level, p_adj in zip(names, raw, levels, adjusted, strict=True):
+        part = parts[name]
+        bounds[name] = matched_interval(
+            float(part["effect"]),
+            part["ci"],
+            level=part_level,
+            significant=significant if name == head else p_adj < level,
+            p_value=p,
+            confidence_level=float(part.get("confidence_level") or 0.95),
+        )
+    low, high = bounds[head]
+    upper = max(b[1] for b in bounds.values())
+    return low, high, upper, 1.0 - 2.0 * levels[names.index(head)]
+
+
+def _intervals(
+    test: Mapping[str, Any], level: float, significant: bool
+) -> tuple[float, float, float, float]:
+    """The interval at the level matching the test's decision: (low, high, upper, ci_level).
+
+    ``level`` is the one-sided level that matches the test's step in Holm's correction
+    (:func:`~synthrisk.stats.holdout.holm_levels`); ``upper`` is the highest upper
+    bound of any part (``high`` for a test of one part).
+    """
+    nested = _part_intervals(test, level, significant)
+    if nested is not None:
+        return nested
+    low, high = matched_interval(
+        float(test["effect"]),
+        test["ci"],
+        level=level,
+        significant=significant,
+        p_value=float(test["p_value"]),
+        confidence_level=float(test.get("confidence_level") or 0.95),
+    )
+    # a test of parts written without them (older reports): their 95 % upper bound
+    upper = max(high, float(test.get("upper", high)))
+    return low, high, upper, 1.0 - 2.0 * level
+
+
 def _test_verdict(
     result: MetricResult,
     test: Mapping[str, Any],
     tolerance: Tolerance,
     p_adjusted: float,
     alpha: float,
+    level: float,
 ) -> MetricVerdict:
+    """The verdict of one holdout test.
+
+    ``level`` is the one-sided level matching the test's Holm step: the interval shown
+    and compared with the tolerance has each end a one-sided ``1 - level`` bound, so it
+    excludes 0 exactly when the test is significant.
+    """
     effect = float(test["effect"])
-    low, high = float(test["ci"][0]), float(test["ci"][1])
-    upper = float(test.get("upper", high))
     p_value = float(test["p_value"])
+    significant = p_adjusted < alpha
+    low, high, upper, ci_level = _intervals(test, level, significant)
     t = tolerance.for_test(test)
     tol = f"{t:.3g}"
     if t > tolerance.value:
@@ -718,58 +808,64 @@ def _test_verdict(
         )
     n = int(test.get("n", 0))
     statistic = str(test.get("statistic", tolerance.unit))
-    rule = f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the upper bound ≤ {t:.3g}"
-    level: Level
+    pct = level_text(ci_level)
+    rule = (
+        f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
+        f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted test)"
+    )
+    level_name: Level
     compare = ""
     if test.get("estimate") is not None and test.get("control") is not None:
         compare = f" ({_fmt(float(test['estimate']))} on training rows vs {_fmt(float(test['control']))} for the control)"
-    interval = f"[{_fmt(low)}, {_fmt(high)}]"
+        if test.get("compared"):
+            compare = f" ({test['compared']})"
+    interval = f"{pct} interval [{_fmt(low)}, {_fmt(high)}]"
     if n < MIN_ROWS:
-        level = "review"
+        level_name = "review"
         reason = (
             f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "
-            f"excess {_fmt(effect)}, interval {interval}."
+            f"excess {_fmt(effect)}, {interval}."
         )
-    elif p_adjusted < alpha and low > t:
-        level = "fail"
+    elif significant and low > t:
+        level_name = "fail"
         reason = (
             f"the attack learns materially more about the training rows than about new people: excess "
-            f"{_fmt(effect)}{compare}, interval {interval} entirely above the tolerance {tol}, "
+            f"{_fmt(effect)}{compare}, {interval} entirely above the tolerance {tol}, "
             f"significant (Holm-adjusted p = {p_adjusted:.2g})."
         )
     elif upper <= t:
-        level = "pass"
-        if effect <= 0 or p_adjusted >= alpha:
+        level_name = "pass"
+        if not significant:
             reason = (
                 f"no evidence of leakage: the attack does no better on the training rows than on new "
-                f"people beyond chance{compare}; excess {_fmt(effect)}, interval {interval} within the "
-                f"tolerance {tol}."
-            )
-        else:
-            reason = (
-                f"a small excess {_fmt(effect)}{compare} is detectable, but its interval {interval} stays "
+                f"people beyond chance{compare}; excess {_fmt(effect)}, {interval} includes 0 and stays "
                 f"within the tolerance {tol}."
             )
+        else:
+            reason = (
+                f"a small excess {_fmt(effect)}{compare} is detectable, Holm-adjusted p = {p_adjusted:.2g}, "
+                f"but its {interval} stays within the tolerance {tol}."
+            )
     else:
-        level = "review"
+        level_name = "review"
         if upper > high:
             reason = (
-                f"excess {_fmt(effect)}{compare}: the worst part's interval {interval} is within the "
+                f"excess {_fmt(effect)}{compare}: the worst part's {interval} is within the "
                 f"tolerance {tol}, but another part's upper bound ({_fmt(upper)}) is not; read the breakdown."
             )
-        elif p_adjusted < alpha:
+        elif significant:
             reason = (
-                f"a significant excess {_fmt(effect)}{compare} whose interval {interval} may or may not "
-                f"exceed the tolerance {tol}: read it."
+                f"a significant excess {_fmt(effect)}{compare}, Holm-adjusted p = {p_adjusted:.2g}, whose "
+                f"{interval} may or may not exceed the tolerance {tol}: read it."
             )
         else:
             reason = (
-                f"inconclusive: the interval {interval} of the excess {_fmt(effect)}{compare} reaches past "
+                f"inconclusive: the {interval} of the excess {_fmt(effect)}{compare} reaches past "
                 f"the tolerance {tol}; more rows (or attacks) would decide it."
             )
     return MetricVerdict(
         result.metric,
-        level,
+        level_name,
         effect,
         None,
         reason,
@@ -782,17 +878,19 @@ def _test_verdict(
         p_value=p_value,
         p_adjusted=p_adjusted,
         tolerance=t,
+        ci_level=ci_level,
     )
 
 
 def _info_verdict(
     result: MetricResult, reason: str, test: Mapping[str, Any] | None
 ) -> MetricVerdict:
-    effect = ci = p = None
+    effect = ci = p = ci_level = None
     statistic = ""
     if test is not None:
         effect = float(test["effect"])
         ci = (float(test["ci"][0]), float(test["ci"][1]))
+        ci_level = float(test.get("confidence_level") or 0.95)
         p = None if test.get("p_value") is None else float(test["p_value"])
         statistic = str(test.get("statistic", ""))
     return MetricVerdict(
@@ -808,6 +906,7 @@ def _info_verdict(
         ci=ci,
         p_value=p,
         skipped=_skipped(result) is not None,
+        ci_level=ci_level,
     )
 
 
@@ -850,8 +949,9 @@ def judge_result(
         return _score_verdict(result, payload, thresholds.conservative)
     if kind == "test":
         test, tolerance = payload
+        alpha = thresholds.alpha
         return _test_verdict(
-            result, test, tolerance, float(test["p_value"]), thresholds.alpha
+            result, test, tolerance, float(test["p_value"]), alpha, alpha
         )
     return _info_verdict(result, payload, _holdout_test(result))
 
@@ -884,8 +984,9 @@ def judge(
         has_holdout = any(_holdout_test(r) is not None for r in report.results)
     plans = [_plan(r, thresholds, has_holdout) for r in report.results]
     tests = [i for i, (kind, _) in enumerate(plans) if kind == "test"]
-    adjusted = holm([float(plans[i][1][0]["p_value"]) for i in tests])
-    p_adj = dict(zip(tests, adjusted, strict=True))
+    raw = [float(plans[i][1][0]["p_value"]) for i in tests]
+    p_adj = dict(zip(tests, holm(raw), strict=True))
+    levels = dict(zip(tests, holm_levels(raw, thresholds.alpha), strict=True))
     verdicts = []
     for i, (result, (kind, payload)) in enumerate(
         zip(report.results, plans, strict=True)
@@ -895,7 +996,9 @@ def judge(
         elif kind == "test":
             test, tolerance = payload
             verdicts.append(
-                _test_verdict(result, test, tolerance, p_adj[i], thresholds.alpha)
+                _test_verdict(
+                    result, test, tolerance, p_adj[i], thresholds.alpha, levels[i]
+                )
             )
         else:
             verdicts.append(_info_verdict(result, payload, _holdout_test(result)))

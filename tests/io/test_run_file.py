@@ -100,3 +100,18 @@ def test_bad_configs(tmp_path: Path, text: str, match: str) -> None:
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "none.yaml")
+
+
+def test_an_old_parameter_name_warns_once_and_is_stored_under_the_new_one(
+    tmp_path: Path,
+) -> None:
+    from synthrisk.exceptions import SynthriskDeprecationWarning
+
+    path = _write(
+        tmp_path,
+        "data: {real: a, synthetic: b}\nmetrics: {inference: {secret: s, tolerance: 0.1}}\n",
+    )
+    with pytest.warns(SynthriskDeprecationWarning, match="renamed `closeness`") as w:
+        config = load_config(path)
+    assert len(w) == 1
+    assert config.metrics == {"inference": {"secret": "s", "closeness": 0.1}}

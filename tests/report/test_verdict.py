@@ -338,8 +338,15 @@ def test_holdout_rule_each_level(
     verdict = judge(report(holdout_result("dcr_share", effect, ci, p)))
     v = verdict["dcr_share"]
     assert (v.level, v.gating, v.tolerance) == (level, True, 0.05)
-    assert (v.effect, v.ci, v.p_value, v.p_adjusted) == (effect, ci, p, p)
+    assert (v.effect, v.p_value, v.p_adjusted) == (effect, p, p)
     assert verdict.overall == level
+    # one test alone: each end a one-sided 95 % bound, the dual of a one-sided test at
+    # alpha = 0.05 (a two-sided 90 % interval), rescaled from the 95 % one
+    assert v.ci is not None
+    assert v.ci_level == pytest.approx(0.9)
+    assert v.ci[1] == pytest.approx(effect + (ci[1] - effect) * 1.6448536 / 1.9599640)
+    assert (v.ci[0] > 0.0) == (p < 0.05)
+    assert "90 % interval" in v.reason
 
 
 def test_an_attack_no_better_than_its_control_reads_as_no_evidence() -> None:
@@ -456,10 +463,12 @@ def test_tolerances_and_alpha_can_be_overridden() -> None:
     assert (
         judge(report(result), strict).overall == "review"
     )  # p = 0.001 is not below 0.0001
-    with pytest.raises(
-        ParameterError, match="`alpha` must be a number strictly between 0 and 1"
-    ):
-        Thresholds(alpha=1.0)
+    for alpha in (1.0, 0.5, 0.0):
+        with pytest.raises(
+            ParameterError,
+            match=r"`alpha` must be a number strictly between 0 and 0\.5",
+        ):
+            Thresholds(alpha=alpha)
     with pytest.raises(
         ParameterError, match=r"`tolerances.dcr_share` must be a number in \[0, 1\]"
     ):

@@ -218,7 +218,7 @@ def evaluate_inference_guesses(
             g.astype(np.float64),
             t.astype(np.float64),
             regression=True,
-            tolerance=tolerance,
+            closeness=tolerance,
             rule="anonymeter",
         )
     else:

@@ -227,7 +227,10 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
                 msg = f"{where}: parameters of metric {metric_id!r} must be a mapping; got {params!r}."
                 raise ConfigError(msg)
             try:
-                get_metric(str(metric_id)).from_params(params)
+                cls = get_metric(str(metric_id))
+                # an old parameter name warns once, here, and is stored under its new name
+                params = cls.rename_params(params)
+                cls.from_params(params)
             except SynthriskError as exc:
                 key = f"metrics.{metric_id}"
                 if exc.parameter is not None:

@@ -16,6 +16,7 @@ import difflib
 import inspect
 import logging
 import time
+import warnings
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -25,7 +26,12 @@ import numpy as np
 from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
 from synthrisk._typing import Backend, JSONValue
-from synthrisk.exceptions import InputError, ParameterError, SynthriskError
+from synthrisk.exceptions import (
+    InputError,
+    ParameterError,
+    SynthriskDeprecationWarning,
+    SynthriskError,
+)
 from synthrisk.metrics._params import NOT_A_PARAM, Param
 from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
@@ -191,6 +197,10 @@ class Metric(abc.ABC):
     runs_partitioned: ClassVar[bool] = False
     #: the declared parameters by name, in declaration order (set per class)
     declared_params: ClassVar[Mapping[str, Param[Any]]] = MappingProxyType({})
+    #: renamed parameters still accepted under their old name, with a
+    #: :class:`~synthrisk.exceptions.SynthriskDeprecationWarning`:
+    #: ``{old: (new, version that removes the old name)}``
+    renamed_params: ClassVar[Mapping[str, tuple[str, str]]] = MappingProxyType({})
 
     params: dict[str, JSONValue]
 
@@ -235,8 +245,31 @@ class Metric(abc.ABC):
     def __init__(self, **params: Any) -> None:
         self._init_params(params)
 
+    @classmethod
+    def rename_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` with old parameter names replaced by the new ones (warning for each)."""
+        out = dict(params)
+        for old, (new, removed_in) in cls.renamed_params.items():
+            if old not in out:
+                continue
+            if new in out:
+                msg = (
+                    f"metric {cls.id!r}: give `{new}` only; `{old}` is its old name (deprecated, "
+                    f"removed in synthrisk {removed_in})."
+                )
+                raise ParameterError(msg)
+            warnings.warn(
+                f"metric {cls.id!r}: the parameter `{old}` was renamed `{new}`; the old name still works "
+                f"but is deprecated and will be removed in synthrisk {removed_in}. Write `{new}` instead.",
+                SynthriskDeprecationWarning,
+                stacklevel=4,
+            )
+            out[new] = out.pop(old)
+        return out
+
     def _init_params(self, params: Mapping[str, Any]) -> None:
         cls = type(self)
+        params = cls.rename_params(params)
         declared = cls.declared_params
         unknown = sorted(set(params) - set(declared))
         if unknown:
@@ -306,7 +339,7 @@ class Metric(abc.ABC):
         options comes from a YAML file, the command line or a ``metrics`` mapping,
         where several metrics are built at once.
         """
-        params = dict(params or {})
+        params = cls.rename_params(params or {})
         allowed = cls.param_names()
         unknown = sorted(set(params) - set(allowed))
         if unknown:

@@ -170,6 +170,38 @@ def test_petsard_defaults_follow_petsard(tmp_path: Path, fake_anonymeter: None) 
     assert any("`n_jobs` was ignored" in note for note in config.notes)
 
 
+def test_inference_closeness_and_its_old_name(tmp_path: Path) -> None:
+    # synthrisk's own `closeness` passes through; its old name `tolerance` still works
+    # for one release, with a deprecation warning, and becomes `closeness`
+    from synthrisk.exceptions import SynthriskDeprecationWarning
+
+    head = (
+        "Splitter: {s: {method: custom_data, filepath: {ori: a.csv, control: b.csv}}}\n"
+        "Synthesizer: {y: {method: custom_data, filepath: c.csv}}\n"
+        "Evaluator:\n"
+    )
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        head + "  inf: {method: anonymeter-inference, secret: income, closeness: 0.1}\n"
+    )
+    config = load_config(path)
+    assert isinstance(config, PetsardConfig)
+    assert config.evaluators[0].params["closeness"] == 0.1
+    path.write_text(
+        head + "  inf: {method: anonymeter-inference, secret: income, tolerance: 0.1}\n"
+    )
+    with pytest.warns(SynthriskDeprecationWarning, match="renamed `closeness`"):
+        old = load_config(path)
+    assert isinstance(old, PetsardConfig)
+    assert dict(old.evaluators[0].params) == dict(config.evaluators[0].params)
+    path.write_text(
+        head
+        + "  inf: {method: anonymeter-inference, secret: income, tolerance: 0.1, closeness: 0.1}\n"
+    )
+    with pytest.raises(ConfigError, match="give `closeness` only"):
+        load_config(path)
+
+
 @pytest.mark.parametrize(
     ("text", "match"),
     [

@@ -67,7 +67,7 @@ def test_exact_guesses(guesses: tuple, secrets: tuple, expected: tuple) -> None:
 
 
 @pytest.mark.parametrize(
-    ("guesses", "secrets", "tolerance", "expected"),
+    ("guesses", "secrets", "closeness", "expected"),
     [
         ((1.0, 1.0), (1.05, 1.06), 0.05, (True, False)),
         ((1.0, 1.0), (1.05, 1.06), 0.06, (True, True)),
@@ -78,20 +78,20 @@ def test_exact_guesses(guesses: tuple, secrets: tuple, expected: tuple) -> None:
         ((1.0, 1.0), (1.26, 1.25), 0.25, (False, True)),
     ],
 )
-def test_anonymeter_tolerance_is_relative_to_the_guess(
-    guesses: tuple, secrets: tuple, tolerance: float, expected: tuple
+def test_anonymeter_closeness_is_relative_to_the_guess(
+    guesses: tuple, secrets: tuple, closeness: float, expected: tuple
 ) -> None:
     got = inference_success(
         np.array(guesses),
         np.array(secrets),
         regression=True,
-        tolerance=tolerance,
+        closeness=closeness,
         rule="anonymeter",
     )
     assert tuple(got.tolist()) == expected
 
 
-def test_fixed_tolerance_is_relative_to_the_true_value() -> None:
+def test_fixed_closeness_is_relative_to_the_true_value() -> None:
     g = np.array([-5.0, 1.0, 0.0, 100.0, 95.0])
     s = np.array([3.0, 1.04, 0.0, 95.0, 100.0])
     assert inference_success(g, s, regression=True, rule="anonymeter").tolist() == [
@@ -205,7 +205,7 @@ def test_regression_follows_the_column_kind_unless_compat() -> None:
     )  # type: ignore[index]
 
 
-def test_datetime_secret_tolerance_uses_the_range() -> None:
+def test_datetime_secret_closeness_uses_the_range() -> None:
     g = np.random.default_rng(11)
     frame = pd.DataFrame(
         {
@@ -300,7 +300,7 @@ def test_runs_by_default_on_every_column() -> None:
         ({"secret": "s", "aux_cols": []}, "`aux_cols` must name at least one column"),
         ({"secret": "s", "aux_cols": [1]}, "`aux_cols` must be a list of column names"),
         ({"secret": "s", "n_attacks": 0}, "`n_attacks` must be an integer >= 1"),
-        ({"secret": "s", "tolerance": 0}, "`tolerance` must be a positive number"),
+        ({"secret": "s", "closeness": 0}, "`closeness` must be a positive number"),
         (
             {"secret": "s", "regression": "yes"},
             "`regression` must be True, False or None",
@@ -354,3 +354,132 @@ def test_n_attacks_capped_with_warnings_and_small_tables() -> None:
     one = people(1, 24)
     out = InferenceRisk(secret="secret").compute(one, one, one)
     assert out.breakdown["n_attacks"] == {"main": 1, "baseline": 1, "control": 1}
+
+
+# --- the holdout test of a named secret ---------------------------------------------
+
+
+def test_a_named_secret_gates_like_every_column() -> None:
+    # the demo's inference (secret income, 6 known columns) on a small demo population
+    from synthrisk.datasets import load_demo
+    from synthrisk.datasets.demo import demo_metrics
+
+    demo = load_demo(n_rows=2000, seed=0)
+    params = demo_metrics()["inference"]
+    levels = {}
+    for name, syn in demo.synthetic.items():
+        report = evaluate(
+            demo.real,
+            syn,
+            demo.holdout,
+            metadata=demo.metadata,
+            metrics={"inference": params},
+            seed=0,
+        )
+        result = report["inference"]
+        test = result.breakdown["holdout_test"]
+        # the every-column default's test: training people's success minus holdout
+        # people's, on the attacked targets of each side
+        n_success = result.breakdown["n_success"]
+        n_attacks = result.breakdown["n_attacks"]
+        assert test["effect"] == pytest.approx(  # type: ignore[index]
+            n_success["main"] / n_attacks["main"]  # type: ignore[index, operator]
+            - n_success["control"] / n_attacks["control"]  # type: ignore[index, operator]
+        )
+        assert test["statistic"] == (  # type: ignore[index]
+            "share of training people whose 'income' was guessed minus the same for holdout people"
+        )
+        v = report.verdict["inference"]  # type: ignore[index]
+        assert v.gating
+        assert v.tolerance == 0.09
+        levels[name] = v.level
+    assert levels == {
+        "leaky": "fail",
+        "partial": "fail",
+        "fresh": "pass",
+        "independent": "pass",
+    }
+
+
+def test_several_named_secrets_each_gate_and_share_holms_correction() -> None:
+    from synthrisk import EvaluationReport
+    from synthrisk.verdict import judge
+
+    real, hold = people(400, 30), people(400, 31)
+    leaky = real.copy()
+    results = tuple(
+        InferenceRisk(secret=secret, aux_cols=["x", "y"]).compute(
+            real, leaky, hold, seed=0
+        )
+        for secret in ("secret", "group")
+    )
+    p = [float(r.breakdown["holdout_test"]["p_value"]) for r in results]  # type: ignore[index]
+    verdict = judge(EvaluationReport("0.1.0", 0, {"holdout": {"rows": 400}}, results))
+    assert [v.gating for v in verdict.metrics] == [True, True]
+    assert [v.level for v in verdict.metrics] == ["fail", "fail"]
+    smaller = min(p)
+    assert min(v.p_adjusted for v in verdict.metrics) == pytest.approx(  # type: ignore[type-var]
+        min(1.0, 2 * smaller)
+    )
+    # without a holdout there is no control attack and no test
+    alone = InferenceRisk(secret="secret").compute(real, leaky)
+    assert "holdout_test" not in alone.breakdown
+
+
+# --- `closeness` (formerly `tolerance`) ------------------------------------------------
+
+
+def test_tolerance_is_a_deprecated_alias_of_closeness() -> None:
+    from synthrisk import SynthriskDeprecationWarning, SynthriskWarning
+
+    with pytest.warns(
+        SynthriskDeprecationWarning,
+        match=r"the parameter `tolerance` was renamed `closeness`.*removed in synthrisk 0\.2\.0",
+    ) as caught:
+        old = InferenceRisk(secret="amount", tolerance=0.2)
+    assert caught[0].filename == __file__  # points at the caller
+    assert issubclass(SynthriskDeprecationWarning, SynthriskWarning)
+    assert issubclass(SynthriskDeprecationWarning, FutureWarning)  # shown by default
+    assert old.closeness == 0.2
+    assert old.params["closeness"] == 0.2
+    assert "tolerance" not in old.params
+    with pytest.warns(SynthriskDeprecationWarning):
+        built = InferenceRisk.from_params({"secret": "amount", "tolerance": 0.2})
+    assert built.params == old.params
+    with pytest.raises(ParameterError, match="give `closeness` only"):
+        InferenceRisk(secret="amount", tolerance=0.2, closeness=0.1)
+    real, syn, hold = people(300, 8), people(300, 9), people(300, 10)
+    new = evaluate(
+        real, syn, hold, metrics={"inference": {"secret": "amount", "closeness": 0.2}}
+    )
+    with pytest.warns(SynthriskDeprecationWarning):
+        renamed = evaluate(
+            real,
+            syn,
+            hold,
+            metrics={"inference": {"secret": "amount", "tolerance": 0.2}},
+        )
+    assert renamed["inference"].breakdown == new["inference"].breakdown
+    assert renamed["inference"].params == new["inference"].params
+    looser = InferenceRisk(secret="amount", closeness=0.5).compute(real, syn, hold)
+    assert (
+        looser.breakdown["n_success"]["main"]  # type: ignore[index]
+        > new["inference"].breakdown["n_success"]["main"]  # type: ignore[index]
+    )
+
+
+@pytest.mark.parametrize("secret", ["secret", None])
+def test_intervals_at_level_0_still_give_a_verdict(secret: str | None) -> None:
+    # confidence_level=0 makes every interval the point itself: the verdict's interval
+    # then has no width to rescale, and still agrees with the test
+    real, hold = people(200, 40), people(200, 41)
+    report = evaluate(
+        real,
+        real.copy(),
+        hold,
+        metrics={"inference": {"secret": secret, "confidence_level": 0}},
+    )
+    v = report.verdict["inference"]  # type: ignore[index]
+    assert v.level == "fail"
+    assert v.ci is not None
+    assert v.ci[0] > 0.09

@@ -317,6 +317,58 @@ def test_dcr_share_small_holdout_is_corrected_and_warned() -> None:
     assert again.breakdown["p_value"] == result.breakdown["p_value"]
 
 
+def test_dcr_share_test_quotes_numbers_on_the_scale_of_its_score() -> None:
+    # a 4:1 training / holdout split (Anonymeter's Adult files are 39,032 / 9,758):
+    # the full-table share sits near 0.8 without memorisation, the score near 0.5
+    from synthrisk.verdict import judge_result
+
+    rng = np.random.default_rng(21)
+    real, holdout = _mixed(rng, 800), _mixed(rng, 200)
+    for synthetic, leaks in ((_mixed(rng, 400), False), (real.iloc[:400], True)):
+        result = DCRShare().compute(real, synthetic, holdout, seed=3)
+        test = result.breakdown["holdout_test"]
+        # the excess is estimate - control on the score's equal-size scale
+        assert test["control"] == 0.5
+        assert test["estimate"] == pytest.approx(0.5 + test["effect"])
+        if leaks:
+            # every synthetic row copies a training row: all closer to the training side
+            assert test["estimate"] == pytest.approx(1.0, abs=0.01)
+        else:
+            assert abs(test["estimate"] - result.score) < 0.06
+        # the full-table numbers are kept, named for what they are
+        assert abs(test["share_full_tables"] - (1.0 if leaks else 0.8)) < 0.06
+        assert abs(test["expected_full_tables"] - 0.8) < 0.01
+        reason = judge_result(result).reason
+        full = f"{test['share_full_tables']:.4g} vs {test['expected_full_tables']:.4g} by chance"
+        assert full in reason
+        assert "where 80 % of the real rows are training rows" in reason
+        assert (
+            f"{test['estimate']:.4g} of synthetic rows closer to training rows in equal-size units vs 0.5"
+            in reason
+        )
+        assert (
+            f"the score, {result.score:.4g}, compares equal-size subsamples" in reason
+        )
+        assert "on training rows vs" not in reason
+    # APT's share is the score in mode="apt": quoted with its own value by chance
+    numbers = pd.DataFrame(rng.normal(size=(1400, 2)), columns=["a", "b"])
+    apt = DCRShare(mode="apt").compute(
+        numbers.iloc[:800], numbers.iloc[1000:], numbers.iloc[800:1000], seed=3
+    )
+    expected = apt.breakdown["expected_share_no_memorisation"]["share"]
+    assert abs(apt.score - 0.8) < 0.06
+    assert (
+        f"the score, APT's share on the full tables, {apt.score:.4g} vs {expected:.4g} by chance"
+        in judge_result(apt).reason
+    )
+    # at equal sizes the full-table share is the score: nothing to rescale
+    same = DCRShare().compute(real.iloc[:200], synthetic, holdout, seed=3)
+    test = same.breakdown["holdout_test"]
+    assert test["estimate"] == pytest.approx(same.score)
+    assert test["estimate"] == test["share_full_tables"]
+    assert "compared" not in test
+
+
 def test_dcr_share_size_correction_matches_direct_subsample_search() -> None:
     """The pooled-list shortcut equals comparing against each subsample directly."""
     rng = np.random.default_rng(4)

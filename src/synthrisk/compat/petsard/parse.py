@@ -624,13 +624,19 @@ def _parse_evaluators(
             )
         cls = METRICS[metric]
         petsard_keys = _PETSARD_EVALUATOR_KEYS[metric]
-        extra_keys = [p for p in cls.param_names() if p not in petsard_keys]
+        # synthrisk's own parameters, and their old names (deprecated, still accepted)
+        extra_keys = [
+            p
+            for p in (*cls.param_names(), *cls.renamed_params)
+            if p not in petsard_keys
+        ]
         _check_keys(entry, (*petsard_keys, *extra_keys), here)
         params = _map_evaluator(metric, entry, here, notes)
         for key in extra_keys:
             if key in entry:
                 params[key] = entry[key]
         try:
+            params = cls.rename_params(params)
             cls.from_params(params)
         except SynthriskError as exc:
             raise _err(here, str(exc)) from None

@@ -16,10 +16,11 @@ from synthrisk.metrics.attacks.inference import (
     InferenceAttack,
     InferenceRisk,
     inference_attack,
+    secret_test,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.holdout import holm, mean_difference_test
+from synthrisk.stats.holdout import ALPHA, holm, holm_levels, matched_interval
 from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = ["every_column"]
@@ -29,10 +30,19 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     """Inference with every usable column as the secret in turn; the worst column is the headline.
 
     Each column is attacked with all the others known; its holdout test compares the
-    success on training people with holdout people, and the p-values are Holm-adjusted
-    across the columns. The headline (score, rates, records, ``holdout_test``) is the
-    column whose excess has the highest lower bound; ``holdout_test["upper"]`` is the
-    highest upper bound of any column, which the verdict needs below the tolerance.
+    success on training people with holdout people (:func:`secret_test`, the same test
+    as for a named secret), and the p-values are Holm-adjusted across the columns. The
+    headline (score, rates, records, ``holdout_test``) is the column whose excess has
+    the highest lower bound. ``holdout_test["parts"]`` holds every column's raw test and
+    ``holdout_test["part"]`` the headline column: the verdict corrects the columns again
+    at the level the run's correction leaves the metric, and needs every column's upper
+    bound below the tolerance (``holdout_test["upper"]``: the highest 95 % one).
+
+    Each column's entry of ``columns`` gives its interval at two levels: ``effect_ci``
+    (95 %, with the raw ``p_value``) and ``effect_ci_adjusted`` at ``effect_ci_adjusted_level``,
+    the level matching its Holm step across the columns at the verdict's family-wise
+    error of 0.05, one-sided (:func:`~synthrisk.stats.holdout.holm_levels`): it excludes
+    0 exactly when ``p_adjusted < 0.05``.
     """
     columns = [c.name for c in tables.schema.modelable]
     n_attacks = metric.n_attacks
@@ -50,7 +60,7 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
                 aux_cols=[c for c in columns if c != column],
                 n_attacks=n_attacks,
                 regression=None,
-                tolerance=metric.tolerance,
+                closeness=metric.closeness,
                 compat=metric.compat,
                 rng=stream,
                 context=context,
@@ -60,22 +70,15 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
             context.warn(f"{column}: {message}")
         estimate = result.estimate(confidence_level=level)
         runs[column] = (result, estimate)
-        if result.control_success is not None:
-            tests[column] = mean_difference_test(
-                result.main_success,
-                result.control_success,
-                statistic=f"share of training people whose {column!r} was guessed minus the same for holdout people",
-                confidence_level=level,
-            )
+        test = secret_test(result, confidence_level=level)
+        if test is not None:
+            tests[column] = test
     table: dict[str, JSONValue] = {}
     usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
-    adjusted = dict(
-        zip(
-            usable_tests,
-            holm([float(t["p_value"]) for t in usable_tests.values()]),
-            strict=True,
-        )
-    )
+    raw = [float(t["p_value"]) for t in usable_tests.values()]
+    adjusted = dict(zip(usable_tests, holm(raw), strict=True))
+    family = ALPHA  # the verdict's default family-wise error (one-sided)
+    matched = dict(zip(usable_tests, holm_levels(raw, family), strict=True))
     for column, (result, estimate) in runs.items():
         risk = estimate.risk()
         entry: dict[str, JSONValue] = {
@@ -91,11 +94,21 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
         }
         test = usable_tests.get(column)
         if test is not None:
+            low, high = matched_interval(
+                float(test["effect"]),
+                test["ci"],
+                level=matched[column],
+                significant=adjusted[column] < family,
+                p_value=float(test["p_value"]),
+                confidence_level=level,
+            )
             entry.update(
                 effect=test["effect"],
                 effect_ci=test["ci"],
                 p_value=test["p_value"],
                 p_adjusted=adjusted[column],
+                effect_ci_adjusted=[low, high],
+                effect_ci_adjusted_level=1.0 - 2.0 * matched[column],
             )
         table[column] = entry
     if usable_tests:
@@ -120,6 +133,16 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
         headline = dict(usable_tests[worst])
         headline["p_value"] = adjusted[worst]
         headline["upper"] = max(float(t["ci"][1]) for t in usable_tests.values())
+        headline["part"] = worst
+        headline["parts"] = {
+            c: {
+                "effect": t["effect"],
+                "ci": t["ci"],
+                "p_value": t["p_value"],
+                "confidence_level": level,
+            }
+            for c, t in usable_tests.items()
+        }
         headline["statistic"] = (
             f"inference success on training minus holdout people, worst of {len(usable_tests)} columns "
             f"({worst!r}; p-value Holm-adjusted across the columns)"

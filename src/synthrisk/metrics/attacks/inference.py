@@ -4,16 +4,20 @@
 The attacker knows some columns (``aux_cols``) of a target person and guesses a
 ``secret`` column from the synthetic row nearest to them (1-NN, Anonymeter's Gower
 variant, ties broken uniformly at random). A categorical secret must be guessed
-exactly; a numeric one within a relative ``tolerance``. The main attack targets real
+exactly; a numeric one within a relative ``closeness``. The main attack targets real
 rows, the control attack holdout rows; the baseline guesses are secrets of random
 synthetic rows (draws from the synthetic marginal) compared position by position with
 random real targets. Risk = ``(main - control) / (1 - control)``.
+
+With a holdout, the result's ``holdout_test`` (:func:`secret_test`) compares the share
+of training people whose secret was guessed with the same share for holdout people:
+the test the release verdict judges, for a named secret and for every column in turn.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -41,6 +45,11 @@ from synthrisk.metrics.attacks._common import (
     check_not_excluded,
     shared_scale,
 )
+from synthrisk.metrics.attacks._inference_guesses import (
+    InferenceAttack,
+    inference_success,
+    secret_test,
+)
 from synthrisk.metrics.attacks._partitioned import (
     encoder_of,
     n_rows,
@@ -51,12 +60,14 @@ from synthrisk.metrics.attacks._queries import unified_values
 from synthrisk.metrics.attacks._secrets import SecretValues, gather_values
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.intervals import (
-    AttackEstimate,
-    estimate_attack,
-)
 
-__all__ = ["InferenceAttack", "InferenceRisk", "inference_attack", "inference_success"]
+__all__ = [
+    "InferenceAttack",
+    "InferenceRisk",
+    "inference_attack",
+    "inference_success",
+    "secret_test",
+]
 
 #: per-secret-value breakdowns are reported for at most this many distinct values
 MAX_GROUPS = 50
@@ -64,153 +75,6 @@ MAX_GROUPS = 50
 ALL_COLUMNS_ATTACKS = 3000
 
 GuessFunction = Callable[[str, IntArray], FloatArray]
-
-
-def inference_success(
-    guesses: FloatArray,
-    secrets: FloatArray,
-    *,
-    regression: bool,
-    tolerance: float = 0.05,
-    rule: str = "fixed",
-    scale: float | None = None,
-) -> np.ndarray:
-    """Which guesses of a secret are correct (a missing guess of a missing secret is).
-
-    Parameters
-    ----------
-    guesses, secrets : ndarray of shape (n,)
-        Encoded values (numbers, or category codes as floats), NaN for missing.
-    regression : bool
-        Numeric secret guessed within a tolerance (True) or exactly (False).
-    tolerance : float, default=0.05
-        Relative tolerance of a regression guess.
-    rule : {"fixed", "anonymeter"}, default="fixed"
-        ``"anonymeter"``: ``|g - s| / (g + 1e-12) <= tolerance``, relative to the signed
-        *guess* (every negative guess passes, a zero guess needs an exact match);
-        ``"fixed"``: ``|g - s| <= tolerance * |s|``, or ``tolerance * scale`` when a
-        ``scale`` (the column's range, used for datetimes) is given.
-    scale : float, default=None
-        Range of the secret column, for ``rule="fixed"`` on columns without a natural zero.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> g, s = np.array([-5.0, 1.0]), np.array([3.0, 1.04])
-    >>> inference_success(g, s, regression=True, rule="anonymeter").tolist()
-    [True, True]
-    >>> inference_success(g, s, regression=True).tolist()
-    [False, True]
-    """
-    both_missing = np.isnan(guesses) & np.isnan(secrets)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if not regression:
-            match = guesses == secrets
-        elif rule == "anonymeter":
-            match = np.abs(guesses - secrets) / (guesses + 1e-12) <= tolerance
-        elif scale is not None:
-            match = np.abs(guesses - secrets) <= tolerance * scale
-        else:
-            match = np.abs(guesses - secrets) <= tolerance * np.abs(secrets)
-    return both_missing | match
-
-
-@dataclasses.dataclass(frozen=True)
-class InferenceAttack:
-    """Guesses and their correctness for the main, baseline and control inference attacks.
-
-    Attributes
-    ----------
-    secret : str
-        The column guessed.
-    aux_cols : tuple of str
-        The columns the attacker knows.
-    regression : bool
-        Whether guesses are judged within a tolerance.
-    targets : ndarray of shape (n_main,)
-        Attacked real rows.
-    main_secrets, main_guesses : ndarray of shape (n_main,)
-        Encoded true values and guesses (category codes as floats, NaN missing).
-    main_success : ndarray of shape (n_main,) of bool
-    baseline_success : ndarray of shape (n_baseline,) of bool
-    control_targets : ndarray of shape (n_control,) or None
-    control_secrets, control_guesses : ndarray of shape (n_control,) or None
-    control_success : ndarray of shape (n_control,) of bool or None
-    group_labels : dict of float to str
-        Readable label of each encoded secret value (for the per-value breakdown).
-    holdout_group_sizes : dict of float to int
-        Holdout rows per encoded secret value (Anonymeter 1.1's per-group denominator);
-        on partitioned tables, for the values of ``group_labels`` only.
-    compat : str or None
-    warnings : tuple of str
-    """
-
-    secret: str
-    aux_cols: tuple[str, ...]
-    regression: bool
-    targets: IntArray
-    main_secrets: FloatArray
-    main_guesses: FloatArray
-    main_success: np.ndarray
-    baseline_success: np.ndarray
-    control_targets: IntArray | None
-    control_secrets: FloatArray | None
-    control_guesses: FloatArray | None
-    control_success: np.ndarray | None
-    group_labels: dict[float, str]
-    holdout_group_sizes: dict[float, int]
-    compat: str | None
-    warnings: tuple[str, ...]
-
-    def estimate(self, *, confidence_level: float = 0.95) -> AttackEstimate:
-        """Rates and risk at ``confidence_level``."""
-        control = self.control_success
-        return estimate_attack(
-            n_success=int(self.main_success.sum()),
-            n_attacks=int(self.main_success.size),
-            n_baseline=int(self.baseline_success.sum()),
-            n_baseline_attacks=int(self.baseline_success.size),
-            n_control=None if control is None else int(control.sum()),
-            n_control_attacks=None if control is None else int(control.size),
-            confidence_level=confidence_level,
-        )
-
-    def groups(self, *, confidence_level: float = 0.95) -> dict[float, AttackEstimate]:
-        """Rates and risk per value of the secret (Anonymeter 1.1's ``risk_for_groups``).
-
-        Main and control successes are counted among the targets holding that value;
-        the baseline is shared. Values no real target holds are left out. Without
-        ``compat``, the control denominator is the number of attacked holdout rows
-        with the value; with ``compat="anonymeter-1.1"`` it is every holdout row with
-        the value, attacked or not (1.1's behaviour, which deflates the control rate).
-        Keys are encoded secret values; ``group_labels`` gives their text.
-        """
-        out: dict[float, AttackEstimate] = {}
-        for value in self.group_labels:
-            in_main = self.main_secrets == value
-            if not in_main.any():
-                continue
-            n_control = n_control_attacks = None
-            if self.control_success is not None and self.control_secrets is not None:
-                in_control = self.control_secrets == value
-                if self.compat == "anonymeter-1.1":
-                    n_control_attacks = self.holdout_group_sizes.get(value, 0)
-                else:
-                    n_control_attacks = int(in_control.sum())
-                if n_control_attacks:
-                    n_control = int(self.control_success[in_control].sum())
-                else:
-                    n_control_attacks = None
-            out[value] = estimate_attack(
-                n_success=int(self.main_success[in_main].sum()),
-                n_attacks=int(in_main.sum()),
-                n_baseline=int(self.baseline_success.sum()),
-                n_baseline_attacks=int(self.baseline_success.size),
-                n_control=n_control,
-                n_control_attacks=n_control_attacks,
-                confidence_level=confidence_level,
-            )
-        return out
 
 
 def _label(tables: Tables, secret: str, value: float) -> str:
@@ -230,7 +94,7 @@ def inference_attack(
     aux_cols: Sequence[str],
     n_attacks: int | None = None,
     regression: bool | None = None,
-    tolerance: float = 0.05,
+    closeness: float = 0.05,
     compat: str | None = None,
     rng: np.random.Generator,
     context: Context | None = None,
@@ -251,10 +115,11 @@ def inference_attack(
     n_attacks : int or None, default=None
         Targets per attack; None = the holdout's size (the real table's without holdout).
     regression : bool or None, default=None
-        None: automatic (numerical and datetime secrets use the tolerance; with
-        ``compat="anonymeter-1.1"`` never, with ``"anonymeter-1.0"`` for numerical ones).
-    tolerance : float, default=0.05
-        Relative tolerance of numeric guesses.
+        None: automatic (numerical and datetime secrets are judged within ``closeness``;
+        with ``compat="anonymeter-1.1"`` never, with ``"anonymeter-1.0"`` for numerical
+        ones).
+    closeness : float, default=0.05
+        How close a numeric guess must be, relative to the true value.
     compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
         Reference behaviour to reproduce.
     rng : numpy Generator
@@ -327,7 +192,7 @@ def inference_attack(
             guesses,
             secrets,
             regression=regression,
-            tolerance=tolerance,
+            closeness=closeness,
             rule=rule,
             scale=scale,
         )
@@ -436,17 +301,26 @@ class InferenceRisk(Metric):
         and at most ``ALL_COLUMNS_ATTACKS`` per column when every column is attacked.
         Capped with a warning to the sizes of the real table and the holdout.
     regression : bool or None, default=None
-        Judge guesses within ``tolerance`` (True) or exactly (False); None decides from
+        Judge guesses within ``closeness`` (True) or exactly (False); None decides from
         the secret's kind (numerical and datetime: True).
-    tolerance : float, default=0.05
-        Relative tolerance of numeric guesses: ``|guess - secret| <= tolerance * |secret|``
-        (datetime secrets: ``tolerance`` times the column's range).
+    closeness : float, default=0.05
+        How close a numeric guess must be to count as correct, relative to the true
+        value: ``|guess - secret| <= closeness * |secret|`` (datetime secrets:
+        ``closeness`` times the column's range). Anonymeter calls it ``tolerance``; its
+        old synthrisk name ``tolerance`` still works for one release, with a
+        :class:`~synthrisk.exceptions.SynthriskDeprecationWarning` (the verdict's
+        *tolerance* is another thing: the largest excess over the holdout that is not
+        material).
     confidence_level : float, default=0.95
         Confidence level of the intervals.
     compat : {None, "anonymeter-1.0", "anonymeter-1.1"}, default=None
         None fixes Anonymeter's bugs (baseline aligned by position, regression from the
-        column kind, tolerance relative to the true value, NaN never poisons distances);
+        column kind, closeness relative to the true value, NaN never poisons distances);
         a version string reproduces that version.
+
+    With a holdout, ``breakdown["holdout_test"]`` compares the success on training
+    people with holdout people (:func:`secret_test`); the release verdict judges it
+    against the tolerance of 0.09, for a named secret as for every column.
 
     On tables partitioned on a Dask cluster
     (:func:`synthrisk.cluster.evaluate_dataset`) it runs on every row, with the
@@ -477,9 +351,14 @@ class InferenceRisk(Metric):
     regression = Param(
         boolean(allow_none=True),
         None,
-        "Judge guesses within tolerance (True) or exactly; None: from the secret's kind.",
+        "Judge guesses within `closeness` (True) or exactly; None: from the secret's kind.",
     )
-    tolerance = Param(positive_float(), 0.05, "Relative tolerance of numeric guesses.")
+    closeness = Param(
+        positive_float(),
+        0.05,
+        "How close a numeric guess must be, relative to the true value (Anonymeter's `tolerance`).",
+    )
+    renamed_params = MappingProxyType({"tolerance": ("closeness", "0.2.0")})
     confidence_level = CONFIDENCE_LEVEL
     compat = COMPAT
 
@@ -541,7 +420,7 @@ class InferenceRisk(Metric):
             aux_cols=aux,
             n_attacks=self.n_attacks,
             regression=self.regression,
-            tolerance=self.tolerance,
+            closeness=self.closeness,
             compat=self.compat,
             rng=context.rng,
             context=context,
@@ -580,16 +459,20 @@ class InferenceRisk(Metric):
         }
         params: dict[str, Any] = dict(self.params)
         params["aux_cols"] = aux
+        details: dict[str, JSONValue] = {
+            "secret": self.secret,
+            "aux_cols": aux,
+            "regression": result.regression,
+            "groups": groups,
+        }
+        test = secret_test(result, confidence_level=level)
+        if test is not None:
+            details["holdout_test"] = test
         return attack_outcome(
             result.estimate(confidence_level=level),
             context,
             attack="inference attack",
-            details={
-                "secret": self.secret,
-                "aux_cols": aux,
-                "regression": result.regression,
-                "groups": groups,
-            },
+            details=details,
             records=records,
             run_warnings=result.warnings,
             params=params,

@@ -235,6 +235,49 @@ class _Shares:
         return lists
 
 
+def _on_score_scale(
+    test: dict[str, Any],
+    weight: float,
+    *,
+    score: float,
+    apt_expected: float | None,
+) -> dict[str, Any]:
+    """The holdout test with ``estimate`` and ``control`` on the scale of the score.
+
+    The permutation test compares the share on the full tables with its value under
+    random relabelling, then rescales the excess to equal-size units. Where the two
+    sides differ in size, those full-table shares (``share_full_tables`` and
+    ``expected_full_tables``, kept in the test) sit near the training share of the
+    pooled rows — 0.8 for a 4:1 split — not near the size-corrected score (0.5 without
+    memorisation): ``estimate`` becomes ``0.5 + effect`` and ``control`` 0.5, so that
+    ``effect == estimate - control`` on the score's scale, and ``compared`` says in
+    words what each number is, the ``score`` included (it compares equal-size
+    subsamples, which see fewer of the larger side's copies; with ``apt_expected``,
+    APT's share on the full tables). At equal sizes the full-table share is the score
+    itself (in either mode) and nothing changes but the two added keys.
+    """
+    if test.get("effect") is None or test.get("null") != 0.0:
+        return test  # the size-corrected share against 0.5: already the score's scale
+    full, expected = float(test["estimate"]), float(test["control"])
+    test["share_full_tables"] = full
+    test["expected_full_tables"] = expected
+    if abs(weight - 0.5) < 1e-12:
+        return test
+    estimate = 0.5 + float(test["effect"])
+    test["estimate"] = estimate
+    test["control"] = 0.5
+    if apt_expected is None:
+        the_score = f"the score, {score:.4g}, compares equal-size subsamples"
+    else:
+        the_score = f"the score, APT's share on the full tables, {score:.4g} vs {apt_expected:.4g} by chance"
+    test["compared"] = (
+        f"{estimate:.4g} of synthetic rows closer to training rows in equal-size units vs 0.5 without "
+        f"memorisation; on the full tables, where {100 * weight:.0f} % of the real rows are training rows, "
+        f"{full:.4g} vs {expected:.4g} by chance; {the_score}"
+    )
+    return test
+
+
 @register
 class DCRShare(Metric):
     """Share of synthetic rows closer to the real table than to the holdout.
@@ -501,8 +544,17 @@ class DCRShare(Metric):
             "n_repeats": shares.repeats,
             "n_permutations": n_perm,
             "distance": self.distance,
-            "holdout_test": share_holdout_test(
-                corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
+            "holdout_test": _on_score_scale(
+                share_holdout_test(
+                    corrected_rows, null_sd, p_value, full, half_null_mean, apt_weight
+                ),
+                apt_weight,
+                score=score,
+                apt_expected=(
+                    (expected_apt if expected_apt is not None else apt_weight)
+                    if apt_mode
+                    else None
+                ),
             ),
         }
         records = {
