@@ -45,6 +45,7 @@ from synthrisk.metrics import (
     IdenticalMatchShare,
     InferenceRisk,
     KAnonymity,
+    LDiversity,
     LinkabilityRisk,
     MembershipClassification,
     MembershipKnnProbabilities,
@@ -57,6 +58,7 @@ from synthrisk.metrics import (
     NumericalSVR,
     ReplicatedUniques,
     SinglingOutRisk,
+    TCloseness,
     UniqueExactMatches,
 )
 from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
@@ -103,6 +105,8 @@ __all__ += [  # noqa: RUF022
     "UniqueExactMatches",
     "ApparentMatchDistribution",
     "KAnonymity",
+    "LDiversity",
+    "TCloseness",
     "SinglingOutRisk",
     "LinkabilityRisk",
     "InferenceRisk",

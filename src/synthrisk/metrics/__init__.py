@@ -41,7 +41,9 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtectionEstimate,
     DiSCO,
     KAnonymity,
+    LDiversity,
     ReplicatedUniques,
+    TCloseness,
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
@@ -95,6 +97,7 @@ __all__ = [
     "IdenticalMatchShare",
     "InferenceRisk",
     "KAnonymity",
+    "LDiversity",
     "LinkabilityRisk",
     "MembershipClassification",
     "MembershipKnnProbabilities",
@@ -109,6 +112,7 @@ __all__ = [
     "ReplicatedUniques",
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
+    "TCloseness",
     "UniqueExactMatches",
     "get_metric",
     "make_context",
