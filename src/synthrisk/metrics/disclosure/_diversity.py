@@ -25,6 +25,8 @@ from synthrisk.stats.control import wilson_bounds
 __all__ = ["LDiversity", "TCloseness"]
 
 _DIVERSITY = ("distinct", "entropy", "recursive")
+#: the tables in the breakdown: the released one first, then its references
+_SYNTHETIC_FIRST = ("synthetic", "real", "holdout")
 
 
 def _class_l(stat: ClassStatistics, diversity: str) -> np.ndarray:
@@ -118,12 +120,17 @@ class LDiversity(ClassMetric):
         ell, diversity = self.l, self.diversity
         found = self._classes(tables)
         breakdown: dict[str, JSONValue] = {
+            "not_diverse_share": None,
+            "n_not_diverse": 0,
             "l": ell,
             "diversity": diversity,
             "c": self.c,
         }
         shares: dict[str, tuple[int, int]] = {}
-        for name, stat in found.stats.items():
+        for name in _SYNTHETIC_FIRST:
+            stat = found.stats.get(name)
+            if stat is None:
+                continue
             per_class = _class_l(stat, diversity)
             below = _below(per_class[found.classes[name]], ell)
             shares[name] = (int(below.sum()), int(below.size))
@@ -241,10 +248,15 @@ class TCloseness(ClassMetric):
         found = self._classes(tables)
         t = self.t
         breakdown: dict[str, JSONValue] = {
+            "t": None,
+            "farther_share": None,
             "t_distance": self._distance_name(found),
             "threshold": t,
         }
-        for name, stat in found.stats.items():
+        for name in _SYNTHETIC_FIRST:
+            stat = found.stats.get(name)
+            if stat is None:
+                continue
             distance = stat.t_distance[found.classes[name]]
             nonempty = stat.size > 0
             farther = nonempty & (stat.t_distance > t + 1e-12)
