@@ -69,7 +69,7 @@ def test_readme_lists_exactly_the_metrics_of_the_default_run() -> None:
     ]
     default = [m for m, cls in METRICS.items() if cls.runs_by_default]
     assert re.findall(r"`([a-z_]+)`", listed) == default
-    assert f"runs the {_NUMBERS[len(default)]} metrics that need no parameters" in text
+    assert f"runs the {_NUMBERS[len(default)]} metrics below" in text
     assert "every family above" not in text
     # the others are named as running only when asked for
     rest = text[text.index("<!-- /default-run -->") :].split("The **verdict**")[0]

@@ -46,6 +46,7 @@ from synthrisk.metrics import (
     IdenticalMatchShare,
     InferenceRisk,
     KAnonymity,
+    LDiversity,
     LinkabilityRisk,
     MembershipClassification,
     MembershipKnnProbabilities,
@@ -58,6 +59,7 @@ from synthrisk.metrics import (
     NumericalSVR,
     ReplicatedUniques,
     SinglingOutRisk,
+    TCloseness,
     UniqueExactMatches,
 )
 from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
@@ -105,6 +107,8 @@ __all__ += [  # noqa: RUF022
     "UniqueExactMatches",
     "ApparentMatchDistribution",
     "KAnonymity",
+    "LDiversity",
+    "TCloseness",
     "SinglingOutRisk",
     "LinkabilityRisk",
     "InferenceRisk",

@@ -190,7 +190,7 @@ def test_demo_writes_reports_and_table(
 
 def test_metrics_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["metrics"]) == 0
-    assert "dcr_overfitting_protection (needs holdout)" in capsys.readouterr().out
+    assert "dcr_overfitting_protection (needs a holdout)" in capsys.readouterr().out
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

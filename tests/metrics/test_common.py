@@ -48,6 +48,8 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "unique_exact_matches": {},
     "apparent_match_distribution": {"quasi_identifiers": ["city", "sex"]},
     "k_anonymity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
+    "l_diversity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
+    "t_closeness": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
     "domias": {"max_fit_rows": 30},
     "monte_carlo_membership": {},
     "collision_membership": {},

@@ -105,7 +105,7 @@ def print_metric_help(cls: type[Metric]) -> None:
     default = (
         "yes"
         if cls.runs_by_default
-        else "no: name it with --metrics (and give its parameters)"
+        else "no: name it with --metrics (its parameters have documented defaults)"
     )
     out.print(f"In the full assessment (no --metrics): {default}")
     out.print(f"Needs a holdout table: {'yes' if cls.requires_holdout else 'no'}")

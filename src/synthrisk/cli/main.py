@@ -117,9 +117,9 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         print_metric_help(get_metric(args.metric.strip().lower()))
         return EXIT_OK
     for metric_id, cls in sorted(METRICS.items()):
-        needs = ["holdout"] if cls.requires_holdout else []
-        needs += [] if cls.runs_by_default else ["parameters"]
-        suffix = f" (needs {', '.join(needs)})" if needs else ""
+        notes = ["needs a holdout"] if cls.requires_holdout else []
+        notes += [] if cls.runs_by_default else ["runs when named"]
+        suffix = f" ({'; '.join(notes)})" if notes else ""
         out.print(f"[bold]{metric_id}[/bold]{suffix}: {cls.attack}")
     out.print(
         "\n`synthrisk metrics METRIC` describes one metric and its parameters; set them with "

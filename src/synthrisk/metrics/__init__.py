@@ -43,7 +43,9 @@ from synthrisk.metrics.disclosure import (
     DisclosureProtectionEstimate,
     DiSCO,
     KAnonymity,
+    LDiversity,
     ReplicatedUniques,
+    TCloseness,
     UniqueExactMatches,
 )
 from synthrisk.metrics.membership import (
@@ -97,6 +99,7 @@ __all__ = [
     "IdenticalMatchShare",
     "InferenceRisk",
     "KAnonymity",
+    "LDiversity",
     "LinkabilityRisk",
     "MembershipClassification",
     "MembershipKnnProbabilities",
@@ -111,6 +114,7 @@ __all__ = [
     "ReplicatedUniques",
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
+    "TCloseness",
     "UniqueExactMatches",
     "for_metric",
     "get_metric",

@@ -616,13 +616,28 @@ def test_estimate_takes_the_options_of_disclosure_protection() -> None:
     plain = DisclosureProtection(known_column_names=["k"], sensitive_column_names=["s"])
     assert metric.params == {
         **plain.params,
-        "num_rows_subsample": 1000,
+        "num_rows_subsample": None,
         "num_iterations": 3,
     }
     with pytest.raises(ParameterError, match="`num_discrete_bins` must be an integer"):
         DisclosureProtectionEstimate(
             known_column_names=["k"], sensitive_column_names=["s"], num_discrete_bins=0
         )
+
+
+def test_estimate_default_subsample_fits_small_tables() -> None:
+    # SDMetrics' 1000 rows, at most the larger table: 40 rows here, recorded
+    real = pd.DataFrame({"k": list("abab" * 10), "s": list("xyyx" * 10)})
+    syn = real.iloc[:30]
+    metric = DisclosureProtectionEstimate(
+        known_column_names=["k"], sensitive_column_names=["s"], num_iterations=2
+    )
+    result = metric.compute(real, syn)
+    assert result.params["num_rows_subsample"] == 40
+    exact = DisclosureProtection(known_column_names=["k"], sensitive_column_names=["s"])
+    assert result.score == pytest.approx(exact.compute(real, syn).score)
+    big = pd.concat([real] * 30, ignore_index=True)
+    assert metric.compute(big, big).params["num_rows_subsample"] == 1000
 
 
 def test_estimate_subsample_larger_than_one_table_warns() -> None:
@@ -742,8 +757,8 @@ def test_method_is_case_insensitive() -> None:
             r"`num_rows_subsample` must be an integer >= 1; got 0",
         ),
         (
-            {"num_rows_subsample": None},
-            r"`num_rows_subsample` must be an integer; got None",
+            {"num_rows_subsample": 2.5},
+            r"`num_rows_subsample` must be an integer or None; got 2.5",
         ),
         ({"num_iterations": 0}, r"`num_iterations` must be an integer >= 1; got 0"),
     ],

@@ -137,7 +137,7 @@ def test_equal_sizes_in_the_control() -> None:
 
 def test_parameters() -> None:
     with pytest.raises(ParameterError, match="quasi_identifiers"):
-        ApparentMatchDistribution()
+        ApparentMatchDistribution(quasi_identifiers=[])
     with pytest.raises(ParameterError, match="not in the tables"):
         ApparentMatchDistribution(quasi_identifiers=["nope"]).compute(REAL, SYN)
     with pytest.raises(ParameterError, match="missing_matches"):

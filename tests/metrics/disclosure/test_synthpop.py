@@ -264,9 +264,11 @@ def test_equal_size_control_when_holdout_is_smaller() -> None:
 
 def test_parameters_are_checked() -> None:
     with pytest.raises(ParameterError, match="`keys` must name at least one column"):
-        DiSCO(target="t")
+        DiSCO(keys=[], target="t")
     with pytest.raises(ParameterError, match="`target` must name one column"):
-        DiSCO(keys=["k"])
+        DiSCO(keys=["k"], target="")
+    with pytest.raises(ParameterError, match="use_missing_keys"):
+        DiSCO(use_missing_keys=[True, 1])
     with pytest.raises(ParameterError, match="use_missing_keys"):
         DiSCO(keys=["k"], target="t", use_missing_keys=[True, False])
     with pytest.raises(ParameterError, match="also one of the `keys`"):

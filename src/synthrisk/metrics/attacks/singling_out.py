@@ -82,6 +82,8 @@ __all__ = [
 ]
 
 Mode = Literal["univariate", "multivariate"]
+#: Anonymeter's default cap on candidate multivariate queries
+_DEFAULT_MAX_ATTEMPTS = 10_000_000
 MODES: tuple[Mode, ...] = ("multivariate", "univariate")
 
 
@@ -256,7 +258,7 @@ def singling_out_attack(
     mode: Mode = "multivariate",
     n_attacks: int = 2000,
     n_cols: int = 3,
-    max_attempts: int | None = 10_000_000,
+    max_attempts: int | None = _DEFAULT_MAX_ATTEMPTS,
     compat: str | None = None,
     rng: np.random.Generator,
     progress: Progress | None = None,
@@ -323,7 +325,7 @@ def singling_out_attack(
         if len(queries) < n_attacks and (
             max_attempts is not None and n_attempts >= max_attempts
         ):
-            reason = f"`max_attempts` ({max_attempts}) was reached"
+            reason = _budget_reason(len(queries), n_attacks, max_attempts)
         else:
             reason = "the synthetic table offers no more distinct ones"
     else:
@@ -344,8 +346,8 @@ def singling_out_attack(
                 "under-states the risk"
             )
         warnings.append(
-            f"only {len(queries)} of the requested {n_attacks} singling-out queries could be generated "
-            f"({reason}); {denominator}."
+            f"only {len(queries)} of the requested {n_attacks} singling-out queries could be generated: "
+            f"{reason}. {denominator[0].upper()}{denominator[1:]}."
         )
 
     width = n_cols if mode == "multivariate" else 1
@@ -415,6 +417,19 @@ def singling_out_attack(
     )
 
 
+def _budget_reason(n_found: int, n_attacks: int, max_attempts: int) -> str:
+    """Why the attempts ran out, and how many would give ``n_attacks`` queries."""
+    reason = f"`max_attempts` ({max_attempts:,}) was reached"
+    advice = f"raise `max_attempts`, or leave it out: synthrisk's default is {_DEFAULT_MAX_ATTEMPTS:,}"
+    if n_found == 0:
+        return f"{reason} without one candidate singling out a synthetic row ({advice})"
+    needed = float(f"{n_attacks * max_attempts / n_found:.2g}")
+    return (
+        f"{reason}, and about 1 candidate in {max_attempts / n_found:,.0f} singles out a synthetic row on "
+        f"these tables, so about {needed:,.0f} attempts would give {n_attacks} ({advice})"
+    )
+
+
 @register
 class SinglingOutRisk(Metric):
     """Singling-out risk: can a query written on the synthetic table isolate one real person?
@@ -468,7 +483,7 @@ class SinglingOutRisk(Metric):
     n_cols = Param(integer(minimum=1), 3, "Columns per multivariate query.")
     max_attempts = Param(
         integer(minimum=1, allow_none=True),
-        10_000_000,
+        _DEFAULT_MAX_ATTEMPTS,
         "Cap on candidate queries in multivariate mode; None for no cap.",
     )
     confidence_level = CONFIDENCE_LEVEL

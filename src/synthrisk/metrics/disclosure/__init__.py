@@ -9,14 +9,17 @@ The metric classes, and the kernels other packages use: :func:`cap_probabilities
 from __future__ import annotations
 
 from synthrisk.metrics.disclosure._cap import (
+    DisclosureProtection,
+    DisclosureProtectionEstimate,
+)
+from synthrisk.metrics.disclosure._categorical_cap import (
     CategoricalCAP,
     CategoricalCAPBase,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
-    DisclosureProtection,
-    DisclosureProtectionEstimate,
 )
 from synthrisk.metrics.disclosure._codes import column_list
+from synthrisk.metrics.disclosure._diversity import LDiversity, TCloseness
 from synthrisk.metrics.disclosure._kanonymity import KAnonymity
 from synthrisk.metrics.disclosure._kernels import (
     cap_probabilities,
@@ -39,7 +42,9 @@ __all__ = [
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "KAnonymity",
+    "LDiversity",
     "ReplicatedUniques",
+    "TCloseness",
     "UniqueExactMatches",
     "cap_probabilities",
     "cap_protection",

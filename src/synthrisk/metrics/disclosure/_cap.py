@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Disclosure protection: SDMetrics' DisclosureProtection, its Estimate and the CAP family.
+"""Disclosure protection: SDMetrics' DisclosureProtection, its Estimate and the CAP attack.
 
 The attacker knows a few columns of a real person (the *known* or *key* columns, e.g.
 age bracket and sex), looks them up in the synthetic table and lets the synthetic rows
@@ -46,9 +46,7 @@ from synthrisk.metrics._params import (
 )
 from synthrisk.metrics.disclosure._codes import (
     AttackCodes,
-    MissingRule,
     NatBinning,
-    attack_codes,
     cap_method,
     check_binnable,
 )
@@ -69,15 +67,18 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import N_RESAMPLES, percentile_interval
 
 __all__ = [
-    "CategoricalCAP",
-    "CategoricalGeneralizedCAP",
-    "CategoricalZeroCAP",
+    "RECORD_DESCRIPTION",
+    "DisclosureBase",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "default_cap_columns",
+    "no_match_warning",
+    "row_summary",
 ]
 
 _RISK_LEVELS = (0.5, 0.9)
+#: SDMetrics' default ``num_rows_subsample`` of the Estimate
+_SDMETRICS_SUBSAMPLE = 1000
 
 
 def _ratio_score(cap: float, baseline: float) -> float:
@@ -86,7 +87,7 @@ def _ratio_score(cap: float, baseline: float) -> float:
     return min(cap / baseline, 1.0)
 
 
-def _row_summary(p: FloatArray) -> dict[str, int]:
+def row_summary(p: FloatArray) -> dict[str, int]:
     out = {"total": int(p.shape[0]), "scored": int((~np.isnan(p)).sum())}
     for level in _RISK_LEVELS:
         out[f"guessed_p_ge_{level}"] = int((p >= level).sum())
@@ -105,7 +106,7 @@ _ATTACK = (
     "An attacker who knows some columns of a real person looks them up in the synthetic table "
     "and guesses the person's sensitive columns from the matching synthetic rows."
 )
-_RECORD_DESCRIPTION = (
+RECORD_DESCRIPTION = (
     "probability that the attacker guesses this real row's sensitive values "
     "(share of the matching synthetic rows' votes); NaN where {why}"
 )
@@ -125,7 +126,7 @@ def _required(value: list[str] | None, name: str) -> list[str]:
     return value
 
 
-class _DisclosureBase(Metric):
+class DisclosureBase(Metric):
     """Shared parameters and preprocessing of the disclosure metrics."""
 
     runs_by_default = False
@@ -155,7 +156,7 @@ class _DisclosureBase(Metric):
         ]
 
 
-def _no_match_warning(context: Context, p: FloatArray, method: str) -> None:
+def no_match_warning(context: Context, p: FloatArray, method: str) -> None:
     n_scored = int((~np.isnan(p)).sum())
     if method != "cap":
         return
@@ -172,7 +173,7 @@ def _no_match_warning(context: Context, p: FloatArray, method: str) -> None:
 
 
 @register
-class DisclosureProtection(_DisclosureBase):
+class DisclosureProtection(DisclosureBase):
     """How well the synthetic table protects real people's sensitive values, against random data.
 
     ``score = min(cap_protection / baseline_protection, 1)``: 1 means the synthetic
@@ -267,7 +268,7 @@ class DisclosureProtection(_DisclosureBase):
             self.sensitive_column_names,
             self.continuous_column_names,
         )
-        self.auto_columns = type(self) is DisclosureProtection and given == (None,) * 3
+        self.auto_columns = given == (None,) * 3
         if self.auto_columns:
             self.known, self.sensitive, self.continuous = [], [], []
         else:
@@ -302,14 +303,12 @@ class DisclosureProtection(_DisclosureBase):
         """Resolve the default columns for these tables (when asked to), then compute."""
         if not self.auto_columns:
             return super().run(tables, context)
-        return run_with_default_columns(
-            DisclosureProtection, dict(self.params), tables, context
-        )
+        return run_with_default_columns(self, tables, context)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         codes = self._codes(tables, context)
         p = codes.probabilities(self.method, context)
-        _no_match_warning(context, p, self.method)
+        no_match_warning(context, p, self.method)
         cap = cap_protection(p)
         score = _ratio_score(cap, codes.baseline)
         ci = None
@@ -322,14 +321,14 @@ class DisclosureProtection(_DisclosureBase):
         why = "no synthetic row has the row's known values (plain CAP skips it)"
         records = {
             "guess_probability": RecordScores(
-                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
+                "real", np.arange(p.shape[0]), p, RECORD_DESCRIPTION.format(why=why)
             )
         }
         breakdown: dict[str, Any] = {
             "score": score,
             "cap_protection": cap,
             "baseline_protection": codes.baseline,
-            "real_rows": _row_summary(p),
+            "real_rows": row_summary(p),
         }
         if tables.holdout is not None:
             breakdown["holdout_test"] = cap_holdout_test(
@@ -352,9 +351,11 @@ class DisclosureProtectionEstimate(DisclosureProtection):
 
     Parameters
     ----------
-    num_rows_subsample : int, default=1000
+    num_rows_subsample : int or None, default=None
         Rows drawn from each table per iteration; a table with fewer rows is used
         whole. Larger than both tables is an error (nothing would be subsampled).
+        None: SDMetrics' default 1000, or the larger table's size when both tables
+        are smaller (the result's parameters give the number used).
     num_iterations : int, default=10
         Number of subsamples.
     **options
@@ -367,14 +368,22 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     runs_partitioned = False  # subsamples of in-memory codes
 
     num_rows_subsample = Param(
-        integer(minimum=1), 1000, "Rows drawn from each table per iteration."
+        integer(minimum=1, allow_none=True),
+        None,
+        "Rows drawn from each table per iteration; None: 1000, at most the larger table.",
     )
     num_iterations = Param(integer(minimum=1), 10, "Number of subsamples.")
+
+    def _subsample_size(self, tables: Tables) -> int:
+        """``num_rows_subsample``; for None, 1000 or the larger table's size when smaller."""
+        if self.num_rows_subsample is not None:
+            return self.num_rows_subsample
+        return min(_SDMETRICS_SUBSAMPLE, max(len(tables.real), len(tables.synthetic)))
 
     def check_tables(self, tables: Tables) -> None:
         """Also check ``num_rows_subsample`` against the table sizes."""
         super().check_tables(tables)
-        n_sub = self.num_rows_subsample
+        n_sub = self._subsample_size(tables)
         n_real, n_syn = len(tables.real), len(tables.synthetic)
         if n_sub > n_real and n_sub > n_syn:
             msg = (
@@ -385,7 +394,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             raise ParameterError(msg)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        n_sub, n_iter = self.num_rows_subsample, self.num_iterations
+        n_sub, n_iter = self._subsample_size(tables), self.num_iterations
         n_real, n_syn = len(tables.real), len(tables.synthetic)
         if n_sub > min(n_real, n_syn):
             smaller = "real" if n_real < n_syn else "synthetic"
@@ -443,7 +452,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
                 np.minimum(boot / codes.baseline, 1.0),
                 confidence_level=self.confidence_level,
             )
-        summary = _row_summary(p_mean)
+        summary = row_summary(p_mean)
         summary["total"] = n_real
         breakdown = {
             "score": score,
@@ -452,7 +461,10 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             "cap_protection_per_iteration": [float(c) for c in caps],
             "real_rows": summary,
         }
-        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
+        params = {**self.params, "num_rows_subsample": n_sub}
+        return Outcome(
+            score=score, breakdown=breakdown, ci=ci, records=records, params=params
+        )
 
 
 def estimate_iterations(
@@ -480,111 +492,3 @@ def estimate_mean(caps: Sequence[float]) -> float:
     for cap in caps:
         total += cap
     return total / float(len(caps))
-
-
-class CategoricalCAPBase(_DisclosureBase):
-    """SDMetrics' legacy CategoricalCAP family: CAP protection without baseline or binning."""
-
-    method: CapMethod = "cap"
-
-    key_fields = Param(column_list(), None, "Columns the attacker knows.")
-    sensitive_fields = Param(column_list(), None, "Columns the attacker guesses.")
-    missing = Param(
-        option(get_args(MissingRule)), "category", "How missing values are matched."
-    )
-    strict_types = Param(
-        boolean(), False, "Raise where SDMetrics 0.32 raises instead of handling it."
-    )
-    confidence_level = Param(
-        confidence(), 0.95, "Two-sided level of the bootstrap interval."
-    )
-
-    def _check_params(self) -> None:
-        self.known, self.sensitive, self.continuous = (
-            self.key_fields,
-            self.sensitive_fields,
-            [],
-        )
-
-    def _column_params(self) -> list[tuple[str, list[str]]]:
-        return [("key_fields", self.known), ("sensitive_fields", self.sensitive)]
-
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        codes = attack_codes(
-            tables,
-            self.known,
-            self.sensitive,
-            context,
-            missing=self.missing,
-            strict_types=self.strict_types,
-            numeric_hint="bin it first, or use 'disclosure_protection' with `continuous_column_names`",
-        )
-        p = codes.probabilities(self.method, context)
-        _no_match_warning(context, p, self.method)
-        cap = cap_protection(p)
-        why = "no synthetic row has the row's known values (CAP skips it)"
-        records = {
-            "guess_probability": RecordScores(
-                "real", np.arange(p.shape[0]), p, _RECORD_DESCRIPTION.format(why=why)
-            )
-        }
-        ci = percentile_interval(
-            bootstrap_cap(p, context.rng),
-            confidence_level=self.confidence_level,
-        )
-        breakdown = {"score": cap, "real_rows": _row_summary(p)}
-        return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
-
-
-@register
-class CategoricalCAP(CategoricalCAPBase):
-    """CAP protection ``1 - mean P(true sensitive | known)``; unmatched real rows are skipped.
-
-    SDMetrics' legacy ``CategoricalCAP`` (no baseline, no binning: every column is
-    matched on exact values). NaN when no real row's key occurs in the synthetic table.
-
-    Parameters
-    ----------
-    key_fields : list of str
-        Columns the attacker knows.
-    sensitive_fields : list of str
-        Columns the attacker guesses (matched as one tuple).
-    missing : {"category", "never_equal"}, default="category"
-        Missing values form one category per column; or ``"never_equal"``: a missing
-        value equals nothing, not even another missing value (what SDMetrics does for
-        float columns; for object columns it depends on object identity).
-    strict_types : bool, default=False
-        Raise where SDMetrics 0.32 raises (datetime columns) instead of matching exactly.
-    confidence_level : float, default=0.95
-        Two-sided level of the bootstrap interval.
-    """
-
-    id = "categorical_cap"
-    report_order = 50
-    method = "cap"
-
-
-@register
-class CategoricalZeroCAP(CategoricalCAPBase):
-    """Like :class:`CategoricalCAP`, but a real row with no matching synthetic key counts as protected (p = 0).
-
-    SDMetrics' legacy ``CategoricalZeroCAP``; parameters as :class:`CategoricalCAP`.
-    """
-
-    id = "categorical_zero_cap"
-    report_order = 60
-    method = "zero_cap"
-
-
-@register
-class CategoricalGeneralizedCAP(CategoricalCAPBase):
-    """Like :class:`CategoricalCAP`, but unmatched real rows pool the nearest synthetic keys.
-
-    All distinct synthetic keys at the minimum Hamming distance are pooled, weighted by
-    their row counts. SDMetrics' legacy ``CategoricalGeneralizedCAP``; parameters as
-    :class:`CategoricalCAP`.
-    """
-
-    id = "categorical_generalized_cap"
-    report_order = 70
-    method = "generalized_cap"

@@ -1,17 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CAP attack in the default run: synthrisk's default columns, the holdout test, and
-the choice between the in-memory encoding and the one on a cluster."""
+"""synthrisk's default columns of the disclosure measures, the CAP attack's holdout test,
+and the choice between the in-memory encoding and the one on a cluster.
+
+Every disclosure measure runs without column parameters: it then attacks with the same
+attacker, the one :func:`default_cap_columns` describes (the sensitive column is the
+last categorical column; the attacker knows the 3 other columns with the fewest distinct
+values), and records the columns and the rule in its result's parameters
+(``columns_chosen_by``). :func:`default_key_columns` is that rule for the measures that
+match exact values; :func:`run_resolved` runs a metric with the chosen columns.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._base import Context
+from synthrisk.metrics._base import Context, Metric
 from synthrisk.metrics.disclosure._cap_partitioned import (
     PartitionedAttack,
     distinct_real_values,
@@ -27,11 +35,15 @@ if TYPE_CHECKING:
     from synthrisk.metrics.disclosure._cap import DisclosureProtection
 
 __all__ = [
+    "CAP_CHOICE",
     "DEFAULT_KNOWN",
     "Attack",
     "cap_holdout_test",
     "default_cap_columns",
+    "default_key_columns",
     "encode_attack",
+    "exact_choice_text",
+    "run_resolved",
     "run_with_default_columns",
 ]
 
@@ -109,28 +121,158 @@ def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]
     return [c.name for c in known], [sensitive.name], continuous
 
 
-def run_with_default_columns(
-    cls: Any, params: dict[str, Any], tables: Tables, context: Context
-) -> MetricResult:
-    """Run ``cls`` (DisclosureProtection) with :func:`default_cap_columns`, recording the choice."""
-    known, sensitive, continuous = default_cap_columns(tables)
-    resolved = cls(
-        known_column_names=known,
-        sensitive_column_names=sensitive,
-        computation_method=params["computation_method"],
-        continuous_column_names=continuous,
-        num_discrete_bins=params["num_discrete_bins"],
-        nat_binning=params["nat_binning"],
-        strict_types=params["strict_types"],
-        confidence_level=params["confidence_level"],
+def default_key_columns(
+    tables: Tables,
+    *,
+    keys: Sequence[str] | None,
+    sensitive: Sequence[str] | None,
+    metric: str,
+    hint: str,
+    n_keys: int = DEFAULT_KNOWN,
+    exclude: Sequence[str] = (),
+) -> tuple[list[str], list[str]]:
+    """The key and sensitive columns of a measure that matches exact values; defaults fill what is None.
+
+    :func:`default_cap_columns`' rule, with the values counted exactly:
+
+    * sensitive (when ``sensitive`` is None): the last categorical or boolean usable
+      column outside ``keys`` in table order, else the last usable column outside them;
+    * keys (when ``keys`` is None): the ``n_keys`` other usable columns with the fewest
+      distinct real values, counted exactly (a missing value is one value; this measure
+      matches exact values, so a numerical column counts all its values), ties in table
+      order; listed in table order. Fewer when the table has fewer columns.
+
+    Parameters
+    ----------
+    tables : Tables
+        Validated tables.
+    keys, sensitive : list of str or None
+        The columns given by the user; None: choose them.
+    metric : str
+        The metric's id, for the error message.
+    hint : str
+        How to name the columns instead, for the error message.
+    n_keys : int, default=DEFAULT_KNOWN
+        Number of key columns to choose.
+    exclude : sequence of str, default=()
+        Columns never chosen.
+
+    Raises
+    ------
+    ParameterError
+        If no key or no sensitive column is left to choose.
+    """
+    usable = [c for c in tables.schema.modelable if c.name not in set(exclude)]
+    names = [c.name for c in usable]
+    taken = set(keys or ())
+    if sensitive is None:
+        outside = [c for c in usable if c.name not in taken]
+        categorical = [c for c in outside if c.kind in ("categorical", "boolean")]
+        pool = categorical or outside
+        if not pool:
+            msg = (
+                f"metric {metric!r} found no column outside the keys to use as its sensitive column "
+                f"(usable columns: {names}); {hint}."
+            )
+            raise ParameterError(msg)
+        sensitive = [pool[-1].name]
+    if keys is None:
+        others = [c.name for c in usable if c.name not in set(sensitive)]
+        if not others:
+            msg = (
+                f"metric {metric!r} needs at least one usable column besides {list(sensitive)} to use as "
+                f"a key (usable columns: {names}); {hint}."
+            )
+            raise ParameterError(msg)
+        real = tables.real
+
+        def distinct(name: str) -> int:
+            return int(real[name].nunique(dropna=False))
+
+        ranked = sorted(others, key=lambda n: (distinct(n), names.index(n)))
+        keys = sorted(ranked[:n_keys], key=names.index)
+    return list(keys), list(sensitive)
+
+
+def exact_choice_text(
+    *,
+    keys: str | None,
+    sensitive: str | None,
+    uses_sensitive: bool = True,
+    n_keys: int = DEFAULT_KNOWN,
+) -> str:
+    """What ``columns_chosen_by`` says for :func:`default_key_columns`' choice.
+
+    ``keys`` and ``sensitive`` name the parameters that were chosen (None: given);
+    ``uses_sensitive`` is False for a measure without a sensitive column (its keys
+    still leave out the column the others would guess).
+    """
+    parts = []
+    if sensitive is not None:
+        where = "" if keys is not None else " outside the given keys"
+        parts.append(f"`{sensitive}` = the last categorical column{where}")
+    if keys is not None:
+        outside = (
+            "the other usable columns"
+            if uses_sensitive
+            else "the usable columns other than the last categorical one (the column the family's "
+            "default attacker guesses)"
+        )
+        parts.append(
+            f"`{keys}` = the {n_keys} of {outside} with the fewest distinct real values, counted exactly "
+            "because this metric matches exact values (coarse attributes an attacker is likely to know)"
+        )
+    return (
+        "synthrisk's default (docs/disclosure.md, 'Default columns'): "
+        + "; ".join(parts)
+        + "."
     )
+
+
+def run_resolved(
+    metric: Metric,
+    chosen: dict[str, Any],
+    why: str,
+    tables: Tables,
+    context: Context,
+    *,
+    note: Callable[[MetricResult], str | None] | None = None,
+) -> MetricResult:
+    """Run ``metric`` with the parameters ``chosen`` for these tables, recording the choice.
+
+    The result is that of the metric built with its own parameters and ``chosen`` (so
+    the JSON names the columns used), with ``columns_chosen_by`` = ``why`` added to its
+    parameters, and the warning ``note(result)`` when that says something.
+    """
+    resolved = type(metric).from_params({**metric.params, **chosen})
     result = resolved.run(tables, context)
     out = dict(result.params)
-    out["columns_chosen_by"] = (
-        "synthrisk's default: sensitive = the last categorical column, known = the 3 other columns "
-        "with the fewest distinct values (numeric ones binned)"
-    )
-    return dataclasses.replace(result, params=out)
+    out["columns_chosen_by"] = why
+    result = dataclasses.replace(result, params=out)
+    extra = None if note is None else note(result)
+    if extra:
+        result = dataclasses.replace(result, warnings=(*result.warnings, extra))
+    return result
+
+
+#: what ``columns_chosen_by`` says for :func:`default_cap_columns`' choice
+CAP_CHOICE = (
+    "synthrisk's default: sensitive = the last categorical column, known = the 3 other columns "
+    "with the fewest distinct values (numeric ones binned)"
+)
+
+
+def run_with_default_columns(
+    metric: Metric, tables: Tables, context: Context
+) -> MetricResult:
+    """Run ``metric`` (a DisclosureProtection) with :func:`default_cap_columns`, recording the choice."""
+    known, sensitive, continuous = default_cap_columns(tables)
+    chosen = {
+        "known_column_names": known,
+        "sensitive_column_names": sensitive,
+        "continuous_column_names": continuous,
+    }
+    return run_resolved(metric, chosen, CAP_CHOICE, tables, context)
 
 
 def cap_holdout_test(

@@ -1,29 +1,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The k-anonymity family on equivalence classes of declared quasi-identifiers.
+"""``k_anonymity``: the k-anonymity family on equivalence classes of quasi-identifiers.
 
-One metric, ``k_anonymity``, reports k-anonymity, distinct / entropy / recursive
-l-diversity and t-closeness of the synthetic table (and of the real table and the
-holdout as references), k-map and δ-presence of the synthetic table against the real
-one, and a per-class drill-down. Classes are exact combinations of the
-quasi-identifier values (a missing value is a value), not clusters: synthcity's
-metrics of the same names cluster the data with k-means instead, which is why its
-users see non-integer k and equal k and l.
+One metric reports k-anonymity, distinct / entropy / recursive l-diversity and
+t-closeness of the synthetic table (and of the real table and the holdout as
+references), k-map and δ-presence of the synthetic table against the real one, and a
+per-class drill-down; its score is the k-map share. ``l_diversity`` and ``t_closeness``
+(:mod:`~synthrisk.metrics.disclosure._diversity`) score the same classes by l and t.
+Classes are exact combinations of the quasi-identifier values (a missing value is a
+value), not clusters: synthcity's metrics of the same names cluster the data with
+k-means instead, which is why its users see non-integer k and equal k and l.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk._validation import check_columns
-from synthrisk.exceptions import ParameterError
-from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, column_list, integer, number, option
-from synthrisk.metrics.disclosure._classes import combination_codes
-from synthrisk.metrics.disclosure._kanonymity_kernel import class_statistics
+from synthrisk.metrics._base import Context, Outcome, register
+from synthrisk.metrics._params import Param, column_list, integer
+from synthrisk.metrics.disclosure._class_metric import Z95, ClassMetric, class_values
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions, wilson_bounds
@@ -32,7 +27,7 @@ __all__ = ["KAnonymity"]
 
 
 @register
-class KAnonymity(Metric):
+class KAnonymity(ClassMetric):
     """k-anonymity, l-diversity, t-closeness, k-map and δ-presence on quasi-identifier classes.
 
     An equivalence class is the set of records sharing every quasi-identifier value.
@@ -53,13 +48,19 @@ class KAnonymity(Metric):
     minimum), and ``classes``: the ``top_n`` riskiest synthetic classes (fewest real
     records first) with their counts, l and t. Their quasi-identifier values are in
     ``class_values``, written to JSON only with ``include_values``.
+    :class:`LDiversity` and :class:`TCloseness` score the same classes by l and t.
 
     Parameters
     ----------
-    quasi_identifiers : list of str
-        Columns an attacker can know (age, sex, postcode, ...).
+    quasi_identifiers : list of str, default=None
+        Columns an attacker can know (age, sex, postcode, ...). None: synthrisk's
+        default, the 3 usable columns with the fewest distinct real values outside
+        the sensitive column (``docs/disclosure.md``, "Default columns"); the columns
+        used are recorded in the result's parameters.
     sensitive : list of str, default=None
         Sensitive column(s) for l-diversity and t-closeness (several are one tuple).
+        None with ``quasi_identifiers`` None: the last categorical column; None with
+        ``quasi_identifiers`` given, or ``[]``: no sensitive column (k and k-map only).
     k : int, default=5
         Smallest acceptable number of real records behind a synthetic class.
     c : float, default=2.0
@@ -78,71 +79,31 @@ class KAnonymity(Metric):
         "An attacker who knows a real person's quasi-identifiers finds the synthetic records with the same "
         "values; when only a few real people share them, the synthetic records point at those people."
     )
-    higher_is_safer = False
-    runs_by_default = False
 
-    quasi_identifiers = Param(column_list(), None, "Columns an attacker can know.")
     sensitive = Param(
-        column_list(allow_empty=True),
+        column_list(allow_none=True, allow_empty=True),
         None,
-        "Sensitive columns for l-diversity and t-closeness.",
+        "Sensitive columns for l-diversity and t-closeness; None: synthrisk's choice.",
     )
     k = Param(integer(minimum=1), 5, "Smallest acceptable number of real records.")
-    c = Param(number(ge=1), 2.0, "The c of recursive (c, l)-diversity.")
-    t_distance = Param(
-        option(("equal", "ordered"), allow_none=True),
-        None,
-        "Ground distance of t-closeness; None: from the sensitive column.",
-    )
     top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
 
-    def _check_params(self) -> None:
-        overlap = sorted(set(self.quasi_identifiers) & set(self.sensitive))
-        if overlap:
-            msg = f"`sensitive` columns {overlap} are also quasi-identifiers; a column is one or the other."
-            raise ParameterError(msg)
+    needs_sensitive = False
 
-    def check_tables(self, tables: Tables) -> None:
-        """Check the column names."""
-        names = tables.schema.names
-        check_columns(self.quasi_identifiers, name="quasi_identifiers", available=names)
-        check_columns(
-            self.sensitive,
-            name="sensitive",
-            available=names,
-            allow_empty=True,
-        )
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.quasi_identifiers is not None and self.sensitive is None:
+            self._replace_param("sensitive", [])
+
+    def _unresolved(self) -> bool:
+        return self.quasi_identifiers is None
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        qi: list[str] = list(self.quasi_identifiers)
-        sens: list[str] = list(self.sensitive)
+        qi: list[str] = list(self.quasi_identifiers or ())
+        sens: list[str] = list(self.sensitive or ())
         k = self.k
-        classes, n_classes = combination_codes(tables, qi)
-        names = list(classes)
-        values: dict[str, Any] = dict.fromkeys(names)
-        n_values = 0
-        ordered = False
-        if sens:
-            values, n_values = _sorted_codes(tables, sens)
-            distance = self.t_distance
-            if distance is None:
-                ordered = len(sens) == 1 and tables.schema[sens[0]].kind in (
-                    "numerical",
-                    "datetime",
-                )
-            else:
-                ordered = distance == "ordered"
-        stats = {
-            name: class_statistics(
-                classes[name],
-                values[name],
-                n_classes=n_classes,
-                n_values=n_values,
-                c=self.c,
-                ordered=ordered,
-            )
-            for name in names
-        }
+        found = self._classes(tables)
+        classes, n_classes, stats = found.classes, found.n_classes, found.stats
         n_real_of = stats["real"].size
         n_syn_of = stats["synthetic"].size
         syn_classes = classes["synthetic"]
@@ -166,7 +127,7 @@ class KAnonymity(Metric):
                 if (n_real_of > 0).any()
                 else None,
             },
-            "t_distance": "ordered" if ordered else ("equal" if sens else None),
+            "t_distance": self._distance_name(found),
             **{name: to_jsonable(stat.summary()) for name, stat in stats.items()},
         }
         records = {
@@ -209,16 +170,10 @@ class KAnonymity(Metric):
             }
             for rank, c in enumerate(order.tolist())
         ]
-        first_row = np.full(n_classes, -1, dtype=np.int64)
-        first_row[syn_classes[::-1]] = np.arange(n_s)[::-1]
-        frame = tables.synthetic
-        breakdown["class_values"] = [
-            {col: to_jsonable(frame[col].iloc[int(first_row[c])]) for col in qi}
-            for c in order.tolist()
-        ]
-        ci = (
-            wilson_bounds(float(at_risk.sum()), n_s, 1.959963984540054) if n_s else None
+        breakdown["class_values"] = class_values(
+            tables, qi, syn_classes, n_classes, order
         )
+        ci = wilson_bounds(float(at_risk.sum()), n_s, Z95) if n_s else None
         return Outcome(
             score=breakdown["at_risk_share"],
             breakdown=breakdown,
@@ -226,23 +181,3 @@ class KAnonymity(Metric):
             records=records,
             value_keys=("class_values",),
         )
-
-
-def _sorted_codes(tables: Tables, columns: list[str]) -> tuple[dict[str, Any], int]:
-    """Sensitive value ids in sort order of the values (for the ordered distance)."""
-    codes, n = combination_codes(tables, columns)
-    if len(columns) != 1:
-        return codes, n
-    names = list(codes)
-    stacked = pd.concat(
-        [tables.table(name)[columns[0]] for name in names], ignore_index=True
-    )
-    all_codes = np.concatenate([codes[name] for name in names])
-    first = pd.Series(np.arange(all_codes.size)).groupby(all_codes).first().to_numpy()
-    try:
-        rank = np.argsort(
-            np.argsort(stacked.iloc[first].to_numpy(), kind="stable"), kind="stable"
-        )
-    except TypeError:
-        return codes, n
-    return {name: rank[codes[name]] for name in names}, n

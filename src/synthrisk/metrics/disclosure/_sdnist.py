@@ -28,7 +28,12 @@ from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, integer
 from synthrisk.metrics.disclosure._classes import combination_codes
-from synthrisk.results import RecordScores
+from synthrisk.metrics.disclosure._defaults import (
+    default_key_columns,
+    exact_choice_text,
+    run_resolved,
+)
+from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_means, compare_proportions, wilson_bounds
 
@@ -62,6 +67,13 @@ def _modelable(tables: Tables) -> list[str]:
     return [spec.name for spec in tables.schema.modelable]
 
 
+#: ``columns_chosen_by`` of :class:`UniqueExactMatches` without ``columns``
+_ALL_COLUMNS = (
+    "synthrisk's default (docs/disclosure.md, 'Default columns'): every usable column; columns of "
+    "kind id, pii and text are left out (they identify a record on their own)."
+)
+
+
 def _equal_size_counts(
     flags_of: object, n_rows: int, m: int, repeats: int, rng: np.random.Generator
 ) -> tuple[float, float]:
@@ -90,7 +102,9 @@ class UniqueExactMatches(Metric):
     Parameters
     ----------
     columns : list of str, default=None
-        Columns a record consists of (default: every column except ids and free text).
+        Columns a record consists of. None (or ``[]``): every usable column, leaving
+        out columns of kind id, pii and text (synthrisk's default, recorded in the
+        result's parameters).
     missing_is_value : bool, default=True
         A record with a missing value can be unique (missing is a value of its own).
         False reproduces SDNist, whose ``groupby`` drops such records, so they never
@@ -111,9 +125,9 @@ class UniqueExactMatches(Metric):
     runs_by_default = False
 
     columns = Param(
-        column_list(allow_empty=True),
+        column_list(allow_none=True, allow_empty=True),
         None,
-        "Columns a record consists of; default: all but ids and free text.",
+        "Columns a record consists of; None: every usable column (not ids, pii, free text).",
     )
     missing_is_value = Param(
         boolean(), True, "A record with a missing value can be unique."
@@ -128,14 +142,22 @@ class UniqueExactMatches(Metric):
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""
         check_columns(
-            self.columns,
+            self.columns or [],
             name="columns",
             available=tables.schema.names,
             allow_empty=True,
         )
 
+    def run(self, tables: Tables, context: Context) -> MetricResult:
+        """Use every usable column when none is named (recorded), then compute."""
+        if self.columns:
+            return super().run(tables, context)
+        return run_resolved(
+            self, {"columns": _modelable(tables)}, _ALL_COLUMNS, tables, context
+        )
+
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        columns = list(self.columns) or _modelable(tables)
+        columns = list(self.columns or ()) or _modelable(tables)
         codes, n_codes = combination_codes(tables, columns)
         real, syn = codes["real"], codes["synthetic"]
         eligible = None
@@ -266,6 +288,17 @@ def apparent_match_shares(
     return out
 
 
+def _no_match_note(result: MetricResult) -> str | None:
+    """A warning when synthrisk's default quasi-identifiers give no apparent match."""
+    if result.breakdown.get("n_apparent_matches") != 0:
+        return None
+    return (
+        f"synthrisk's default quasi-identifiers {result.params['quasi_identifiers']} give no apparent "
+        "match: an attacker who knows only these coarse columns finds nobody this way. Name the columns "
+        "an attacker would know with `quasi_identifiers` to measure a better-informed attacker."
+    )
+
+
 @register
 class ApparentMatchDistribution(Metric):
     """How much of a real record its apparent match in the synthetic table reproduces (SDNist).
@@ -283,8 +316,12 @@ class ApparentMatchDistribution(Metric):
 
     Parameters
     ----------
-    quasi_identifiers : list of str
-        Columns an attacker knows (SDNist uses e.g. SEX, MSP, RAC1P, OWN_RENT, EDU, PUMA).
+    quasi_identifiers : list of str, default=None
+        Columns an attacker knows (SDNist uses e.g. SEX, MSP, RAC1P, OWN_RENT, EDU,
+        PUMA). None: synthrisk's default, the 3 usable columns with the fewest distinct
+        real values, leaving out the last categorical column and ``exclude_columns``
+        (``docs/disclosure.md``, "Default columns"; recorded in the result's
+        parameters).
     exclude_columns : list of str, default=None
         Columns left out of the comparison (SDNist's ``exclude_cols``).
     missing_matches : bool, default=True
@@ -303,7 +340,11 @@ class ApparentMatchDistribution(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    quasi_identifiers = Param(column_list(), None, "Columns an attacker knows.")
+    quasi_identifiers = Param(
+        column_list(allow_none=True),
+        None,
+        "Columns an attacker knows; None: synthrisk's default choice.",
+    )
     exclude_columns = Param(
         column_list(allow_empty=True), None, "Columns left out of the comparison."
     )
@@ -315,12 +356,40 @@ class ApparentMatchDistribution(Metric):
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""
         names = tables.schema.names
-        check_columns(self.quasi_identifiers, name="quasi_identifiers", available=names)
+        if self.quasi_identifiers is not None:
+            check_columns(
+                self.quasi_identifiers, name="quasi_identifiers", available=names
+            )
         check_columns(
             self.exclude_columns,
             name="exclude_columns",
             available=names,
             allow_empty=True,
+        )
+
+    def run(self, tables: Tables, context: Context) -> MetricResult:
+        """Choose the quasi-identifiers when none are named (synthrisk's default, recorded), then compute."""
+        if self.quasi_identifiers is not None:
+            return super().run(tables, context)
+        self.check_tables(tables)
+        qi, _ = default_key_columns(
+            tables,
+            keys=None,
+            sensitive=None,
+            metric=self.id,
+            hint="name them with `quasi_identifiers`",
+            exclude=self.exclude_columns,
+        )
+        why = exact_choice_text(
+            keys="quasi_identifiers", sensitive=None, uses_sensitive=False
+        )
+        return run_resolved(
+            self,
+            {"quasi_identifiers": qi},
+            why,
+            tables,
+            context,
+            note=_no_match_note,
         )
 
     def _other_codes(self, tables: Tables, columns: list[str]) -> dict[str, IntArray]:
@@ -351,7 +420,7 @@ class ApparentMatchDistribution(Metric):
         }
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
-        qi = list(self.quasi_identifiers)
+        qi = list(self.quasi_identifiers or ())
         excluded = set(self.exclude_columns)
         others = [c for c in tables.schema.names if c not in qi and c not in excluded]
         qi_codes, n_qi = combination_codes(tables, qi)

@@ -28,11 +28,16 @@ from synthrisk.metrics._params import (
     integer,
 )
 from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
+from synthrisk.metrics.disclosure._defaults import (
+    default_key_columns,
+    exact_choice_text,
+    run_resolved,
+)
 from synthrisk.metrics.disclosure._synthpop_kernel import (
     SynthpopDisclosure,
     synthpop_disclosure,
 )
-from synthrisk.results import RecordScores, to_jsonable
+from synthrisk.results import MetricResult, RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions, wilson_bounds
 
@@ -52,7 +57,9 @@ def _flags(value: Any, *, name: str, n: int) -> list[bool]:
     raise ParameterError(msg)
 
 
-def _target_column(value: Any, name: str) -> str:
+def _target_column(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
     if not isinstance(value, str) or not value:
         msg = f"`target` must name one column; got {value!r}."
         raise ParameterError(msg)
@@ -102,14 +109,59 @@ class _SynthpopBase(Metric):
 
     runs_by_default = False
     higher_is_safer = False
+    #: whether the measure has a target column (chosen by default when not given)
+    _has_target = False
 
     keys = Param(
-        column_list(), None, "Key columns (quasi-identifiers) an intruder could know."
+        column_list(allow_none=True),
+        None,
+        "Key columns (quasi-identifiers) an intruder could know; None: synthrisk's choice.",
     )
 
     def _check_params(self) -> None:
+        if self.keys is None:  # the length is checked once the keys are chosen
+            flags = self._key_flags()
+            n = len(flags) if isinstance(flags, (list, tuple)) else 1
+            _flags(flags, name="use_missing_keys", n=n)
+            return
         flags = _flags(self._key_flags(), name="use_missing_keys", n=len(self.keys))
         self._replace_param("use_missing_keys", flags)
+
+    def _chosen_keys(self) -> list[str]:
+        assert self.keys is not None  # chosen by :meth:`run` when not given
+        return self.keys
+
+    def _note(self, result: MetricResult) -> str | None:
+        """A warning when synthrisk's default keys single out nobody (none by default)."""
+        return None
+
+    def run(self, tables: Tables, context: Context) -> MetricResult:
+        """Choose the key (and target) columns left out (synthrisk's default, recorded), then compute."""
+        target = self._target()
+        wants_target = self._has_target
+        if self.keys is not None and (target is not None or not wants_target):
+            return super().run(tables, context)
+        names = tables.schema.names
+        if self.keys is not None:
+            check_columns(self.keys, name="keys", available=names)
+        if target is not None:
+            check_columns([target], name="target", available=names)
+        keys, sensitive = default_key_columns(
+            tables,
+            keys=self.keys,
+            sensitive=None if target is None else [target],
+            metric=self.id,
+            hint="name them with `keys`" + (" and `target`" if wants_target else ""),
+        )
+        chosen: dict[str, Any] = {"keys": keys}
+        if wants_target:
+            chosen["target"] = sensitive[0]
+        why = exact_choice_text(
+            keys="keys" if self.keys is None else None,
+            sensitive="target" if wants_target and target is None else None,
+            uses_sensitive=wants_target,
+        )
+        return run_resolved(self, chosen, why, tables, context, note=self._note)
 
     # what the measures add to the shared steps (replicated uniques have no target)
     def _key_flags(self) -> Any:
@@ -131,21 +183,23 @@ class _SynthpopBase(Metric):
     def check_tables(self, tables: Tables) -> None:
         """Check the key and target columns against the tables."""
         names = tables.schema.names
-        check_columns(self.keys, name="keys", available=names)
+        check_columns(self._chosen_keys(), name="keys", available=names)
         target = self._target()
         if target is not None:
             check_columns([target], name="target", available=names)
-            if target in self.keys:
+            if target in self._chosen_keys():
                 msg = f"`target` {target!r} is also one of the `keys`; synthpop needs it outside the keys."
                 raise ParameterError(msg)
 
     def _prepare(self, tables: Tables) -> _Prepared:
-        key_codes, n_keys = combination_codes(tables, self.keys)
+        key_codes, n_keys = combination_codes(tables, self._chosen_keys())
         frames = {name: tables.table(name) for name in present_tables(tables)}
         excluded_keys = None
         flags = self._key_flags()
         if not all(flags):
-            dropped = [k for k, use in zip(self.keys, flags, strict=True) if not use]
+            dropped = [
+                k for k, use in zip(self._chosen_keys(), flags, strict=True) if not use
+            ]
             excluded_keys = _matching_ids(
                 frames, key_codes, lambda f: f[dropped].isna().any(axis=1), n_keys
             )
@@ -225,8 +279,11 @@ class ReplicatedUniques(_SynthpopBase):
 
     Parameters
     ----------
-    keys : list of str
-        Key columns (quasi-identifiers) an intruder could know.
+    keys : list of str, default=None
+        Key columns (quasi-identifiers) an intruder could know. None: synthrisk's
+        default, the 3 usable columns with the fewest distinct real values, leaving out
+        the last categorical column (``docs/disclosure.md``, "Default columns";
+        recorded in the result's parameters).
     use_missing_keys : bool or list of bool, default=True
         synthpop's ``usekeysNA``: False drops the records with a missing value in
         that key (all keys when one boolean is given).
@@ -257,6 +314,17 @@ class ReplicatedUniques(_SynthpopBase):
 
     def _key_flags(self) -> Any:
         return self.use_missing_keys
+
+    def _note(self, result: MetricResult) -> str | None:
+        synthpop = result.breakdown.get("synthpop")
+        ident = synthpop.get("ident") if isinstance(synthpop, dict) else None
+        if isinstance(ident, dict) and ident.get("UiO") == 0:
+            return (
+                f"no real record is unique on synthrisk's default keys {result.params['keys']}, so repU is 0 "
+                "by construction: an attacker who knows only these coarse columns singles out nobody. Name "
+                "the columns an attacker would know with `keys` to measure a better-informed attacker."
+            )
+        return None
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         prepared = self._prepare(tables)
@@ -337,10 +405,14 @@ class DiSCO(_SynthpopBase):
 
     Parameters
     ----------
-    keys : list of str
+    keys : list of str, default=None
         Key columns an intruder knows; matched on exact values (missing is a value).
-    target : str
-        The column the intruder wants to learn.
+        None: synthrisk's default, the 3 usable columns outside the target with the
+        fewest distinct real values (``docs/disclosure.md``, "Default columns";
+        recorded in the result's parameters).
+    target : str, default=None
+        The column the intruder wants to learn. None: the last categorical column
+        outside the keys.
     not_target_levels : list, default=None
         synthpop's ``not.targetlev``: target values whose disclosure does not count.
     use_missing_target : bool, default=True
@@ -363,10 +435,12 @@ class DiSCO(_SynthpopBase):
         "matching synthetic records share one target value, the intruder takes it as the person's."
     )
 
+    _has_target = True
+
     target = Param(
-        custom(_target_column, "one column name"),
+        custom(_target_column, "one column name or None"),
         None,
-        "The column the intruder wants to learn.",
+        "The column the intruder wants to learn; None: synthrisk's choice.",
     )
     not_target_levels = Param(
         custom(_levels, "a list of target values"),

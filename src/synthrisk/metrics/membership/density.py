@@ -37,6 +37,7 @@ from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics.disclosure._classes import combination_codes
+from synthrisk.metrics.membership._columns import ALL_COLUMNS, with_columns
 from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
 from synthrisk.neighbors import rows_per_block
 from synthrisk.results import RecordScores
@@ -325,7 +326,11 @@ class DOMIAS(Metric):
             n_synthetic_fit=int(syn.shape[0]),
             dimensions=int(points.shape[1]),
         )
-        return outcome
+        why = (
+            f"{ALL_COLUMNS}; numbers min-max scaled, categories one-hot, columns constant over the tables "
+            "left out of the densities"
+        )
+        return with_columns(outcome, self, tables, why=why)
 
 
 @register
@@ -390,7 +395,7 @@ class MonteCarloMembership(Metric):
                 f"more than 5% of the rows have all {k} inspected synthetic neighbours within eps; raise "
                 "`max_neighbors` for a finer count."
             )
-        return outcome
+        return with_columns(outcome, self, tables)
 
 
 @register
@@ -431,4 +436,4 @@ class CollisionMembership(Metric):
             if non_member.size
             else None,
         )
-        return outcome
+        return with_columns(outcome, self, tables)

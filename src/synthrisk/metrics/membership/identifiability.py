@@ -31,6 +31,7 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
+from synthrisk.metrics.membership._columns import with_columns
 from synthrisk.metrics.membership._space import (
     Data,
     Space,
@@ -357,12 +358,13 @@ class EpsilonIdentifiability(Metric):
                 hold_flags.astype(np.float64),
                 "1 if the holdout record's nearest synthetic record is closer than its nearest other holdout record",
             )
-        return Outcome(
+        outcome = Outcome(
             score=n_id / n_r,
             breakdown=breakdown,
             ci=wilson_bounds(n_id, n_r, 1.959963984540054),
             records=records,
         )
+        return with_columns(outcome, self, tables)
 
     @staticmethod
     def _k_inner(n: int, m: int) -> int:
