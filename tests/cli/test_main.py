@@ -190,7 +190,11 @@ def test_demo_writes_reports_and_table(
 
 def test_metrics_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["metrics"]) == 0
-    assert "dcr_overfitting_protection (needs a holdout)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "dcr_overfitting_protection (needs a holdout)" in out
+    # every metric runs without parameters now: the others say when they run
+    assert "k_anonymity (runs when named)" in out
+    assert "needs parameters" not in out
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
