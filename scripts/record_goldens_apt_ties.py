@@ -13,6 +13,16 @@ visible:
 * ``repeated``: 20 Gaussian columns, every row drawn from a pool of 60 (brute force);
 * ``coarse_tree``: 8 coarse columns (scikit-learn's KD tree: exact differences).
 
+Because the rounding is the BLAS kernel's (and the probabilities' ``exp`` is NumPy's,
+whose AVX-512 code rounds other last bits than its other code), APT's numbers on these
+cases differ from one machine to another. APT therefore runs once per OpenBLAS kernel this
+machine can run (``OPENBLAS_CORETYPE`` unset, ``Haswell``, ``SandyBridge``, ``Nehalem``)
+and NumPy dispatch level (``NPY_DISABLE_CPU_FEATURES`` unset, ``"X86_V4"``), and each run is
+filed under fingerprints of both (``_reference.blas_fingerprint`` and ``exp_fingerprint``,
+the same functions as in ``tests/conftest.py``): the test compares exactly wherever the
+machine rounds as one of the recorded runs did, and everywhere with scikit-learn run in
+its own process.
+
 The inputs are written as CSV into ``tests/compat/data/apt_ties/`` and APT runs
 inside its own virtual environment, writing ``goldens.json`` next to them:
 
@@ -22,12 +32,16 @@ inside its own virtual environment, writing ``goldens.json`` next to them:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
+from _reference import blas_fingerprint, exp_fingerprint
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "tests" / "compat" / "data" / "apt_ties"
@@ -73,6 +87,13 @@ def _coarse_tree(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return _split(rng.integers(0, 3, size=(80, 8)) / 7.0, rng)
 
 
+#: OpenBLAS kernels to record (unset: the one the machine picks); those the CPU cannot run
+#: fall back to what it can, and runs that round alike are filed once
+KERNELS = ("", "Haswell", "SandyBridge", "Nehalem")
+#: NumPy dispatch levels to record (``NPY_DISABLE_CPU_FEATURES``)
+NUMPY_LEVELS = ("", "X86_V4")
+
+
 CASES = {
     "onehot": _onehot,
     "integer": _integer,
@@ -94,7 +115,7 @@ def write_inputs(out: Path) -> None:
             frame.to_csv(out / f"{case}_{name}.csv", index=False)
 
 
-def _record(out: Path) -> None:  # pragma: no cover - runs inside APT's venv
+def _record(out: Path, dump: Path) -> None:  # pragma: no cover - runs inside APT's venv
     import apt
     import pandas as pd
     import sklearn
@@ -106,12 +127,22 @@ def _record(out: Path) -> None:  # pragma: no cover - runs inside APT's venv
         DatasetAttackWholeDatasetKnnDistance,
     )
     from apt.utils.datasets import ArrayDataset
+    from threadpoolctl import threadpool_info
 
+    kernels = sorted(
+        {
+            str(i.get("architecture"))
+            for i in threadpool_info()
+            if i["user_api"] == "blas"
+        }
+    )
     goldens: dict[str, object] = {
         "apt_version": getattr(apt, "__version__", "0.2.1"),
         "sklearn_version": sklearn.__version__,
         "numpy_version": np.__version__,
         "seed": SEED,
+        "blas": f"{blas_fingerprint()}/{exp_fingerprint()}",
+        "kernels": kernels,
         "cases": {},
     }
     for case in CASES:
@@ -147,9 +178,7 @@ def _record(out: Path) -> None:  # pragma: no cover - runs inside APT's venv
             "algorithm": attack.knn_learner_members._fit_method,
         }
         goldens["cases"][case] = record  # type: ignore[index]
-    (out / "goldens.json").write_text(
-        json.dumps(goldens, indent=1) + "\n", encoding="utf-8"
-    )
+    dump.write_text(json.dumps(goldens), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,21 +193,57 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_OUT,
         help="folder for the inputs and goldens.json",
     )
-    parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--inner", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.inner:
-        _record(args.out)
+        _record(args.out, args.inner)
         return 0
     if args.ref_venv is None:
         parser.error("--ref-venv is required (a virtual environment with APT 0.2.1)")
     write_inputs(args.out)
     python = args.ref_venv / "bin" / "python"
-    subprocess.run(
-        [str(python), str(Path(__file__).resolve()), "--inner", "--out", str(args.out)],
-        check=True,
-    )
-    print(f"wrote {args.out / 'goldens.json'}")
+    runs: dict[str, dict[str, object]] = {}
+    meta: dict[str, object] = {}
+    for kernel, level in itertools.product(KERNELS, NUMPY_LEVELS):
+        env = dict(os.environ)
+        env.pop("OPENBLAS_CORETYPE", None)
+        if kernel:
+            env["OPENBLAS_CORETYPE"] = kernel
+        env["NPY_DISABLE_CPU_FEATURES"] = level
+        with tempfile.TemporaryDirectory() as tmp:
+            dump = Path(tmp) / "run.json"
+            subprocess.run(
+                [
+                    str(python),
+                    str(Path(__file__).resolve()),
+                    "--inner",
+                    str(dump),
+                    "--out",
+                    str(args.out),
+                ],
+                check=True,
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
+            run = json.loads(dump.read_text(encoding="utf-8"))
+        cases = run.pop("cases")
+        blas, kernels = run.pop("blas"), run.pop("kernels")
+        meta = run
+        entry = runs.setdefault(blas, {"kernels": [], "numpy": [], "cases": cases})
+        if entry["cases"] != cases:
+            sys.exit(f"two runs that round alike ({blas}) disagree")
+        entry["kernels"] = sorted({*entry["kernels"], *kernels})  # type: ignore[misc]
+        entry["numpy"] = sorted({*entry["numpy"], level or "all available"})  # type: ignore[misc]
+        print(
+            f"OPENBLAS_CORETYPE={kernel!r} NPY_DISABLE_CPU_FEATURES={level!r}: "
+            f"{kernels}, rounding {blas}",
+            flush=True,
+        )
+    goldens = {**meta, "by_blas": runs}
+    path = args.out / "goldens.json"
+    path.write_text(json.dumps(goldens, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(runs)} rounding(s))")
     return 0
 
 

@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _reference import partition_fingerprint
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "metrics" / "data"
@@ -549,6 +550,8 @@ def record() -> None:
         ),
     }
     print(goldens["new_row_synthesis"], goldens["failures"], flush=True)
+    # KNN and the ensemble keep, among tied rows, those NumPy's partition keeps here
+    goldens["numpy_partition"] = partition_fingerprint()
     path = OUT / "ml_inference_goldens.json"
     path.write_text(json.dumps(goldens, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path}")

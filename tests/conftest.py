@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,6 +17,74 @@ import pytest
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20241122)
+
+
+def partition_fingerprint() -> str:
+    """Which of 171 equal values ``numpy.argpartition`` keeps among the 10 smallest.
+
+    NumPy partitions with AVX-512, AVX2 or plain code as the CPU allows, and each keeps
+    other rows among ties; so does scikit-learn's brute-force neighbour search, and
+    with it SDMetrics' ``CategoricalKNN``. The same function files the goldens of
+    ``scripts/record_goldens_sdmetrics_ties.py`` (``scripts/_reference.py``).
+    """
+    values = (np.arange(512) * 7919 % 3).astype(np.float64)
+    kept = np.sort(np.argpartition(values, 9)[:10]).astype(np.int64)
+    return hashlib.sha1(kept.tobytes()).hexdigest()[:12]
+
+
+def _blas_fingerprint() -> str:
+    """How this process's BLAS rounds what scikit-learn's Euclidean search asks of it.
+
+    One-thread ``dgemm`` (``-2 X Y^T`` as scikit-learn issues it) and ``ddot`` norms of
+    fixed random values; OpenBLAS's kernels (``OPENBLAS_CORETYPE``) round them
+    differently. The same function files the goldens of
+    ``scripts/record_goldens_apt_ties.py`` (``scripts/_reference.py``).
+    """
+    from scipy.linalg.blas import ddot, dgemm
+    from threadpoolctl import threadpool_limits
+
+    g = np.random.default_rng(0)
+    digest = hashlib.sha1()
+    with threadpool_limits(limits=1, user_api="blas"):
+        shapes = ((256, 256, 24), (44, 44, 24), (256, 44, 20), (44, 256, 20), (7, 5, 3))
+        for n_x, n_y, p in shapes:
+            x, y = g.normal(size=(n_x, p)), g.normal(size=(n_y, p))
+            digest.update(dgemm(-2.0, y.T, x.T, trans_a=1, trans_b=0).T.tobytes())
+            digest.update(np.array([ddot(row, row) for row in x]).tobytes())
+    return digest.hexdigest()[:12]
+
+
+def _exp_fingerprint() -> str:
+    """How NumPy's ``exp`` rounds here: its AVX-512 code and the others differ in the last bit."""
+    values = np.exp(-np.linspace(0.0, 8.0, 10_007))
+    return hashlib.sha1(values.tobytes()).hexdigest()[:12]
+
+
+@pytest.fixture(scope="session")
+def rounding_fingerprint() -> str:
+    """How this process rounds scikit-learn's Euclidean search (BLAS) and NumPy's ``exp``,
+    as ``scripts/record_goldens_apt_ties.py`` files its runs."""
+    return f"{_blas_fingerprint()}/{_exp_fingerprint()}"
+
+
+_TIE_GOLDENS = (
+    Path(__file__).parent / "metrics" / "data" / "sdmetrics_ties" / "goldens.json"
+)
+
+
+@pytest.fixture(scope="session")
+def numpy_partition() -> str:
+    """:func:`partition_fingerprint` of this process."""
+    return partition_fingerprint()
+
+
+@pytest.fixture(scope="session")
+def sdmetrics_on_this_partition() -> dict[str, dict[str, Any]] | None:
+    """SDMetrics' recorded categorical attackers on the tied cases, for the way NumPy
+    partitions ties on this machine; None where no recorded run partitioned this way."""
+    goldens = json.loads(_TIE_GOLDENS.read_text(encoding="utf-8"))
+    entry = goldens["by_partition"].get(partition_fingerprint())
+    return None if entry is None else entry["cases"]
 
 
 def make_mixed(n: int, seed: int, *, prefix: str = "r") -> pd.DataFrame:

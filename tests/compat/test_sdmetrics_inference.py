@@ -75,11 +75,31 @@ def _cases(kind: str):
                 yield pytest.param(case, model, id=f"{case}-{model}")
 
 
+#: attackers whose number on tied keys depends on how NumPy partitions ties
+TIE_DEPENDENT = ("knn", "ensemble")
+
+
+def expected_here(case: str, model: str, spec: dict, recorded: dict | None) -> dict:
+    """The golden of ``case``; for KNN and the ensemble, SDMetrics' number recorded for
+    this machine's NumPy partition (``tests/metrics/data/sdmetrics_ties``)."""
+    if model not in TIE_DEPENDENT:
+        return spec["scores"][model]
+    if recorded is None:
+        pytest.skip(
+            "SDMetrics' KNN on these tied keys depends on how NumPy partitions ties, and "
+            "no recorded run partitioned as this machine does; "
+            "tests/compat/test_sdmetrics_ties.py compares with scikit-learn run here"
+        )
+    return {"value": recorded[f"ml_inference_{case}"][model]}
+
+
 @pytest.mark.parametrize(("case", "model"), list(_cases("categorical")))
-def test_categorical_classes_match_sdmetrics(tables, case, model) -> None:
+def test_categorical_classes_match_sdmetrics(
+    tables, case, model, sdmetrics_on_this_partition
+) -> None:
     spec = GOLDENS["categorical"][case]
     got = _compute(model, *tables, spec, mode="sdmetrics")
-    assert_matches(got, spec["scores"][model])
+    assert_matches(got, expected_here(case, model, spec, sdmetrics_on_this_partition))
 
 
 @pytest.mark.parametrize(("case", "model"), list(_cases("numerical")))
@@ -89,11 +109,21 @@ def test_numerical_classes_match_sdmetrics(tables, case, model) -> None:
     assert_matches(got, spec["scores"][model])
 
 
+def recorded_on_this_partition(model: str, numpy_partition: str) -> None:
+    """Skip a KNN golden recorded where NumPy partitions ties otherwise than here."""
+    if model == "knn" and numpy_partition != GOLDENS["numpy_partition"]:
+        pytest.skip(
+            "SDMetrics' KNN golden was recorded where NumPy partitions ties otherwise; "
+            "tests/compat/test_sdmetrics_ties.py compares with scikit-learn run here"
+        )
+
+
 @pytest.mark.parametrize("model", ["knn", "nb", "svm", "ensemble"])
-def test_default_mode_counts_missing_as_missing(tables, model) -> None:
+def test_default_mode_counts_missing_as_missing(tables, model, numpy_partition) -> None:
     # SDMetrics never guesses a missing real value; the default guesses it like any
     # other category: SDMetrics' number once its placeholder is written in both tables
     spec = GOLDENS["categorical"]["missing_sensitive"]
+    recorded_on_this_partition(model, numpy_partition)
     assert_matches(_compute(model, *tables, spec), spec["default_scores"][model])
     empty = GOLDENS["categorical"]["all_missing_sensitive"]
     if model in ("knn", "nb"):
@@ -125,9 +155,10 @@ def test_dict_input_and_sdv_metadata(tables) -> None:
 
 
 @pytest.mark.parametrize("model", list(GOLDENS["model_kwargs"]))
-def test_model_kwargs_reach_the_estimator(tables, model) -> None:
+def test_model_kwargs_reach_the_estimator(tables, model, numpy_partition) -> None:
     entry = GOLDENS["model_kwargs"][model]
     spec = GOLDENS[entry["kind"]][entry["case"]]
+    recorded_on_this_partition(model, numpy_partition)
     got = _compute(model, *tables, spec, model_kwargs=entry["model_kwargs"])
     assert_matches(got, entry["value"])
 

@@ -251,7 +251,10 @@ class CategoricalPrivacyMetric(_PrivacyMetric):
 
         ``model_kwargs`` are passed to the scikit-learn estimator (SDMetrics 0.32 passes
         them to its attacker class, which takes none); ``mode="sdmetrics"`` keeps
-        SDMetrics' handling of missing values.
+        SDMetrics' handling of missing values. The attackers are SDMetrics' scikit-learn
+        estimators in both modes, so that on tied keys the k-nearest-neighbours attacker
+        keeps the rows SDMetrics keeps on this machine (the native metric's default,
+        ``ties="lowest_index"``, is the same on every machine instead).
         """
         return cls._run(
             (
@@ -267,6 +270,7 @@ class CategoricalPrivacyMetric(_PrivacyMetric):
                 sensitive_fields=sensitive,
                 model_kwargs=model_kwargs,
                 mode=mode,
+                ties="sklearn",
             ),
             seed=seed,
             mode=mode,
@@ -377,7 +381,11 @@ class CategoricalEnsemble(CategoricalPrivacyMetric):
                 sensitive_fields,
             ),
             lambda keys, sensitive: _ml.CategoricalEnsemble(
-                key_fields=keys, sensitive_fields=sensitive, attackers=names, mode=mode
+                key_fields=keys,
+                sensitive_fields=sensitive,
+                attackers=names,
+                mode=mode,
+                ties="sklearn",
             ),
             seed=seed,
             mode=mode,

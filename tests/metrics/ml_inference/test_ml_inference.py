@@ -108,8 +108,20 @@ def _cases(kind: str, skip: tuple[str, ...] = ()):
 @pytest.mark.parametrize(
     ("case", "model"), list(_cases("categorical", skip=ALL_MISSING_CASES))
 )
-def test_categorical_metrics_match_sdmetrics(tables, case, model) -> None:
+def test_categorical_metrics_match_sdmetrics(
+    tables, case, model, sdmetrics_on_this_partition
+) -> None:
     spec = GOLDENS["categorical"][case]
+    if model in ("knn", "ensemble"):
+        # on tied keys SDMetrics' KNN keeps the rows NumPy's partition keeps, which
+        # depends on the CPU: compare with the run recorded for this machine's partition
+        # (tests/compat/test_sdmetrics_ties.py covers the others and the default's rule)
+        if sdmetrics_on_this_partition is None:
+            pytest.skip("no SDMetrics run recorded for this machine's NumPy partition")
+        expected = {"value": sdmetrics_on_this_partition[f"ml_inference_{case}"][model]}
+        got = _score(CATEGORICAL_IDS[model], tables, spec, "sdmetrics")
+        assert_matches(got, expected)
+        return
     got = _score(CATEGORICAL_IDS[model], tables, spec, "sdmetrics")
     assert_matches(got, spec["scores"][model])
     # synthrisk's default: missing equals missing (SDMetrics on the tables with its
@@ -171,9 +183,14 @@ def test_numerical_default_scores_the_complete_rows(tables, case, model) -> None
 
 
 @pytest.mark.parametrize("model", list(GOLDENS["model_kwargs"]))
-def test_model_kwargs_reach_the_estimator(tables, model) -> None:
+def test_model_kwargs_reach_the_estimator(tables, model, numpy_partition) -> None:
     entry = GOLDENS["model_kwargs"][model]
     assert entry["sdmetrics"]["error"] == "TypeError"  # SDMetrics' attacker takes none
+    if model == "knn" and numpy_partition != GOLDENS["numpy_partition"]:
+        pytest.skip(
+            "SDMetrics' KNN golden was recorded where NumPy partitions ties otherwise; "
+            "tests/compat/test_sdmetrics_ties.py compares with scikit-learn run here"
+        )
     spec = GOLDENS[entry["kind"]][entry["case"]]
     model_id = {**CATEGORICAL_IDS, **NUMERICAL_IDS}[model]
     got = _score(

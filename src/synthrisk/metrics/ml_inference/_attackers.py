@@ -6,6 +6,18 @@ predict its sensitive columns, then predicts every real row one ``DataFrame.iloc
 a time. Here the same models are fitted on the same encodings and every row is
 predicted in one call; the per-row outcomes (hit or miss, loss) are returned so that
 the metric can score real and holdout rows alike.
+
+**Ties in the k-nearest-neighbours attacker.** On one-hot keys many synthetic rows are
+equally close to a query (the squared distance is twice the number of key columns that
+differ). scikit-learn's ``KNeighborsClassifier``, which SDMetrics uses, takes the k
+nearest by ``numpy.argpartition``, and which of the equally distant rows that keeps
+depends on the CPU: NumPy partitions with AVX-512, AVX2 or plain code as the machine
+allows, and each picks other rows among ties. SDMetrics' own score on a tied table
+therefore differs from one machine to another (on its test tables by up to 0.2).
+``ties="lowest_index"`` (synthrisk's default) keeps the same rule everywhere: the k
+nearest, ties at the k-th distance to the lowest synthetic row; ``ties="sklearn"``
+(``mode="sdmetrics"`` and the drop-in ``synthrisk.compat.sdmetrics``) lets
+scikit-learn's estimator search, which gives SDMetrics' number on the same machine.
 """
 
 from __future__ import annotations
@@ -27,12 +39,18 @@ __all__ = [
     "CATEGORICAL_MODELS",
     "NUMERICAL_MODELS",
     "PLACEHOLDER",
+    "TIES",
     "categorical_hits",
     "inverse_cdf_loss",
+    "knn_lowest_index",
     "numerical_losses",
 ]
 
 CATEGORICAL_MODELS = ("knn", "nb", "rf", "svm")
+#: how the k-nearest-neighbours attacker chooses among equally distant synthetic rows
+TIES = ("lowest_index", "sklearn")
+#: KNeighborsClassifier arguments under which the exact search gives its neighbours
+_EXACT_KNN_KWARGS = frozenset({"n_neighbors", "algorithm", "leaf_size", "n_jobs"})
 NUMERICAL_MODELS = ("lr", "mlp", "svr", "radius_nearest_neighbor")
 #: the value SDMetrics puts in place of a missing categorical value
 PLACEHOLDER = "place_holder_for_nan"
@@ -123,6 +141,49 @@ def _make_estimator(model: str, *, seed: int, model_kwargs: Mapping[str, Any]) -
     return getattr(importlib.import_module(module), name)(**kwargs)
 
 
+def knn_lowest_index(
+    x_syn: np.ndarray, y_syn: np.ndarray, x_query: np.ndarray, *, k: int
+) -> np.ndarray:
+    """k-nearest-neighbours guesses on one-hot keys, ties to the lowest synthetic row.
+
+    ``x_syn`` (n, c) and ``x_query`` (m, c) hold key codes (one column per key); the
+    squared Euclidean distance of their one-hot rows is twice the number of key columns
+    that differ, so the neighbours are those with the fewest differing keys. Every row
+    closer than the k-th distance is a neighbour, and the rows at the k-th distance fill
+    the remaining places in row order. The guess for each sensitive column of ``y_syn``
+    (n, s), codes ``0..L-1``, is the most frequent code among the k neighbours, the
+    smallest code on a tie (as scikit-learn's ``KNeighborsClassifier``). Returns the
+    guessed codes, shape (m, s). Exact integer arithmetic: the same on every machine.
+    """
+    n, m = x_syn.shape[0], x_query.shape[0]
+    n_out = y_syn.shape[1]
+    out = np.empty((m, n_out), dtype=np.int64)
+    if m == 0:
+        return out
+    dtype = np.int16 if x_syn.shape[1] < 2**15 else np.int64
+    n_levels = [int(y_syn[:, j].max()) + 1 for j in range(n_out)]
+    one_hot = [
+        np.eye(lv, dtype=np.float64)[y_syn[:, j]] for j, lv in enumerate(n_levels)
+    ]
+    step = max(1, _BLOCK // max(1, n))
+    for start in range(0, m, step):
+        block = x_query[start : start + step]
+        differ = np.zeros((block.shape[0], n), dtype=dtype)
+        for c in range(x_syn.shape[1]):
+            differ += block[:, c, None] != x_syn[None, :, c]
+        kth = np.partition(differ, k - 1, axis=1)[:, k - 1 : k]
+        closer = differ < kth
+        at_kth = differ == kth
+        need = k - closer.sum(axis=1, keepdims=True)
+        chosen = closer | (at_kth & (np.cumsum(at_kth, axis=1) <= need))
+        weights = chosen.astype(np.float64)
+        for j in range(n_out):
+            # counts of at most k: exact in any floating-point order
+            votes = weights @ one_hot[j]
+            out[start : start + step, j] = np.argmax(votes, axis=1)
+    return out
+
+
 def _predict_categorical(
     model: str,
     x_syn: np.ndarray,
@@ -132,6 +193,8 @@ def _predict_categorical(
     *,
     seed: int,
     model_kwargs: Mapping[str, Any],
+    ties: str = "lowest_index",
+    mode: str = "default",
 ) -> np.ndarray:
     """Predicted sensitive codes, shape (n_query, n_sensitive)."""
     if model == "nb":  # ordinal keys, one model per sensitive column
@@ -150,8 +213,16 @@ def _predict_categorical(
             f"got {y_syn.shape[0]}. Pass model_kwargs={{'n_neighbors': ...}} or more rows."
         )
         raise InputError(msg)
+    if (
+        model == "knn"
+        and ties == "lowest_index"
+        and set(model_kwargs) <= _EXACT_KNN_KWARGS
+    ):
+        return knn_lowest_index(x_syn, y_syn, x_query, k=k)
     try:
-        return _fit_predict(model, design_syn, y_syn, design_query, seed, model_kwargs)
+        return _fit_predict(
+            model, design_syn, y_syn, design_query, seed, model_kwargs, mode=mode
+        )
     except ValueError as exc:  # scikit-learn refusing degenerate training data
         msg = (
             f"the {model} attacker could not be trained on the synthetic table ({exc}); "
@@ -167,6 +238,8 @@ def _fit_predict(
     design_query: Any,
     seed: int,
     model_kwargs: Mapping[str, Any],
+    *,
+    mode: str = "default",
 ) -> np.ndarray:
     if model in ("knn", "rf"):  # multi-output natively
         clf = _make_estimator(model, seed=seed, model_kwargs=model_kwargs)
@@ -178,6 +251,13 @@ def _fit_predict(
     for j in range(y_syn.shape[1]):
         classes = np.unique(y_syn[:, j])
         if classes.size == 1:  # one value to learn: the guess (SVC refuses to fit it)
+            if model == "svm" and mode == "sdmetrics":
+                msg = (
+                    "a sensitive column holds one value in the synthetic table; SDMetrics 0.32 "
+                    "fails here (scikit-learn's SVC needs two classes). Use mode='default', "
+                    "where the attacker guesses that value."
+                )
+                raise InputError(msg)
             columns.append(np.full(design_query.shape[0], classes[0], dtype=np.int64))
             continue
         clf = _make_estimator(model, seed=seed, model_kwargs=model_kwargs)
@@ -219,6 +299,7 @@ def categorical_hits(
     mode: str,
     seed: int,
     model_kwargs: Mapping[str, Any],
+    ties: str = "lowest_index",
 ) -> dict[str, np.ndarray]:
     """Whether the attacker guesses every sensitive value of each row, per scored table.
 
@@ -227,7 +308,9 @@ def categorical_hits(
     is a miss (SDMetrics' attacker returns ``None`` for it). With ``mode="sdmetrics"`` a
     missing real sensitive value never equals the predicted placeholder, as in SDMetrics;
     by default missing equals missing. With several ``models`` the majority vote of
-    their predictions is the guess (SDMetrics' ``CategoricalEnsemble``).
+    their predictions is the guess (SDMetrics' ``CategoricalEnsemble``). ``ties`` is how
+    the k-nearest-neighbours attacker chooses among equally distant synthetic rows (see
+    the module docstring).
     """
     syn = frames["synthetic"]
     key_levels = [_levels(syn[c], column=c, mode=mode) for c in key_fields]
@@ -278,6 +361,8 @@ def categorical_hits(
                         n_levels,
                         seed=seed,
                         model_kwargs=model_kwargs,
+                        ties=ties,
+                        mode=mode,
                     )
                 )
         if len(preds) == 1:

@@ -11,9 +11,10 @@ import numpy as np
 from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, register
-from synthrisk.metrics._params import NOT_A_PARAM, Param, custom, number
+from synthrisk.metrics._params import NOT_A_PARAM, Param, custom, number, option
 from synthrisk.metrics.ml_inference._attackers import (
     CATEGORICAL_MODELS,
+    TIES,
     categorical_hits,
     numerical_losses,
 )
@@ -64,6 +65,14 @@ class _Categorical(MLInferenceMetric):
     mode : {"default", "sdmetrics"}, default="default"
         ``"sdmetrics"`` keeps SDMetrics 0.32's behaviour: a missing real sensitive value
         never counts as guessed, and missing values in non-text columns fail.
+    ties : {"lowest_index", "sklearn"} or None, default=None
+        How the k-nearest-neighbours attacker chooses among equally distant synthetic
+        rows. ``"lowest_index"``: the rows at the k-th distance fill the remaining places
+        in row order, the same on every machine. ``"sklearn"``: scikit-learn's
+        ``KNeighborsClassifier`` searches, as in SDMetrics, whose choice among ties
+        depends on the CPU (NumPy partitions with AVX-512, AVX2 or plain code). None:
+        ``"sklearn"`` with ``mode="sdmetrics"``, else ``"lowest_index"``. Other
+        attackers have no such choice.
     confidence_level : float, default=0.95
         Level of the holdout-control interval.
     """
@@ -72,6 +81,18 @@ class _Categorical(MLInferenceMetric):
     default_kinds = ("categorical", "boolean")
     success_name = "correct guess of every sensitive value"
     models: ClassVar[tuple[str, ...]] = ()
+
+    ties = Param(
+        option(TIES, allow_none=True),
+        None,
+        "How the k-NN attacker picks among equally distant rows; None: 'sklearn' with "
+        "mode='sdmetrics', else 'lowest_index'.",
+    )
+
+    def _ties(self) -> str:
+        if self.ties is not None:
+            return str(self.ties)
+        return "sklearn" if self.mode == "sdmetrics" else "lowest_index"
 
     def _successes(
         self, frames: Frames, keys: list[str], sensitive: list[str], context: Context
@@ -84,8 +105,13 @@ class _Categorical(MLInferenceMetric):
             mode=self.mode,
             seed=context.seed,
             model_kwargs=self._estimator_kwargs(),
+            ties=self._ties(),
         )
-        extra = {"accuracy": float(hits["real"].mean()) if hits["real"].size else None}
+        extra: dict[str, Any] = {
+            "accuracy": float(hits["real"].mean()) if hits["real"].size else None
+        }
+        if "knn" in self.models:  # which rows the k-NN attacker keeps among ties
+            extra["ties"] = self._ties()
         return {k: v.astype(np.float64) for k, v in hits.items()}, extra
 
     def _score(self, success: np.ndarray) -> float:
