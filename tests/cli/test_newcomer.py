@@ -259,13 +259,35 @@ def test_a_run_file_names_its_report_key(
 # ------------------------------------------------------------------ metric parameters
 
 
-def test_a_metric_needing_parameters_says_how_to_pass_them(
+def test_a_metric_named_alone_runs_on_its_default_columns(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--metrics categorical_cap`` needs no parameters: its columns are chosen and recorded."""
+    out = tmp_path / "r.json"
+    argv = _evaluate(
+        files, "--metrics", "categorical_cap", "--json", str(out), "--quiet"
+    )
+    assert main(argv) == 0, capsys.readouterr().err
+    params = json.loads(out.read_text())["results"][0]["params"]
+    assert params["key_fields"] and params["sensitive_fields"]
+    assert params["columns_chosen_by"]
+
+
+def test_a_wrong_parameter_names_the_metric_and_says_how_to_pass_them(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(_evaluate(files, "--metrics", "categorical_cap")) == 2
+    argv = _evaluate(
+        files,
+        "--metrics",
+        "categorical_cap",
+        "--param",
+        "categorical_cap.key_fields=[]",
+    )
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        "synthrisk: error: metric 'categorical_cap': `key_fields` must name at least one column; got None."
+        "synthrisk: error: metric 'categorical_cap': `key_fields` must name at least one column; "
+        "got an empty list."
     )
     assert "`--param categorical_cap.key_fields=VALUE`" in err
     assert "`synthrisk metrics categorical_cap`" in err
