@@ -269,7 +269,8 @@ def test_a_metric_named_alone_runs_on_its_default_columns(
     )
     assert main(argv) == 0, capsys.readouterr().err
     params = json.loads(out.read_text())["results"][0]["params"]
-    assert params["key_fields"] and params["sensitive_fields"]
+    assert params["key_fields"]
+    assert params["sensitive_fields"]
     assert params["columns_chosen_by"]
 
 
