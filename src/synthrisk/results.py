@@ -398,6 +398,14 @@ class MetricVerdict:
         Largest excess that is not material (the documented default or the user's).
     skipped : bool
         The metric did not run (a default run skips what does not apply).
+    detectable : float or None
+        The smallest excess the test finds with 80 % power at its level, at this size
+        (in the units of ``effect``; for a test with a tolerance, the smallest excess
+        that fails): what a pass can and cannot rule out.
+    underpowered : bool
+        At this size the test cannot tell an excess at its tolerance from none (its
+        ``detectable`` excess is beyond twice the tolerance): without significance it
+        passes and leaves the decision to the tests that can decide.
     """
 
     metric: str
@@ -416,6 +424,8 @@ class MetricVerdict:
     tolerance: float | None = None
     skipped: bool = False
     ci_level: float | None = None
+    detectable: float | None = None
+    underpowered: bool = False
 
     def __repr__(self) -> str:
         parts = [f"metric={self.metric!r}", f"level={self.level!r}"]
@@ -456,6 +466,8 @@ class MetricVerdict:
             "p_adjusted": to_jsonable(self.p_adjusted),
             "tolerance": to_jsonable(self.tolerance),
             "skipped": self.skipped,
+            "detectable": to_jsonable(self.detectable),
+            "underpowered": self.underpowered,
         }
 
     @classmethod
@@ -478,6 +490,8 @@ class MetricVerdict:
             tolerance=_opt_float(data.get("tolerance")),
             skipped=bool(data.get("skipped", False)),
             ci_level=_opt_float(data.get("ci_level")),
+            detectable=_opt_float(data.get("detectable")),
+            underpowered=bool(data.get("underpowered", False)),
         )
 
 

@@ -47,6 +47,8 @@ import numbers
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from scipy import stats
+
 from synthrisk.exceptions import ParameterError
 from synthrisk.results import (
     LEVELS,
@@ -108,6 +110,11 @@ class Tolerance:
         people already give away.
     ceiling : float or None, default=None
         The relative part never raises the tolerance above this value.
+    decision : {"interval", "significance"}, default="interval"
+        ``"interval"``: fail when significant and the interval's lower end is above
+        the tolerance, pass when its upper end is within it, review otherwise.
+        ``"significance"`` (a tolerance of 0): any significant excess fails, anything
+        else passes, and the verdict states the excess the test detects at this size.
 
     Examples
     --------
@@ -121,6 +128,7 @@ class Tolerance:
     reasoning: str
     relative: float | None = None
     ceiling: float | None = None
+    decision: str = "interval"
 
     def for_test(self, test: Mapping[str, Any]) -> float:
         """The tolerance that applies to ``test`` (see ``relative`` and ``ceiling``)."""
@@ -157,8 +165,23 @@ _CAP_TOLERANCE = (
     "averaged over every real row, so this is measured precisely"
 )
 
+_IDENTIFICATION_TOLERANCE = (
+    "a synthetic row that copies one real person's record — exactly, or far closer to them than any "
+    "other real person is — finds that person: releasing it discloses them, however few they are. So "
+    "any significant excess of identified training people over the identified holdout people (whom "
+    "chance alone identifies) fails: the tolerance is 0 people. The holdout control keeps new people "
+    "from failing (chance matches are common on coarse tables, and count on both sides), and the "
+    "verdict states how many identified training people the test would have found at this size"
+)
+
 #: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
 DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
+    "identification": Tolerance(
+        0.0,
+        "training people identified beyond the holdout's chance rate (people)",
+        _IDENTIFICATION_TOLERANCE,
+        decision="significance",
+    ),
     "dcr_share": Tolerance(
         0.05,
         "share of synthetic rows closer to training than to holdout rows, minus 0.5",
@@ -489,22 +512,27 @@ class Thresholds(Mapping[str, Threshold]):
             msg = f"`tolerances` must map metric ids to numbers; got {tolerances!r}."
             raise ParameterError(msg)
         for metric, value in (tolerances or {}).items():
+            default = DEFAULT_TOLERANCES.get(str(metric))
+            # a tolerance in people (identification) is a count; the others are shares
+            in_people = default is not None and default.unit.endswith("(people)")
+            top = math.inf if in_people else 1.0
             if (
                 isinstance(value, bool)
                 or not isinstance(value, numbers.Real)
-                or not 0.0 <= float(value) <= 1.0
+                or not 0.0 <= float(value) <= top
             ):
-                msg = (
-                    f"`tolerances.{metric}` must be a number in [0, 1]; got {value!r}."
-                )
+                what = "a number of people >= 0" if in_people else "a number in [0, 1]"
+                msg = f"`tolerances.{metric}` must be {what}; got {value!r}."
                 raise ParameterError(msg)
-            default = DEFAULT_TOLERANCES.get(str(metric))
             self._tolerances[str(metric)] = Tolerance(
                 float(value),
                 "" if default is None else default.unit,
                 "user-supplied"
                 if default is None
                 else f"user-supplied (default {default.value:g})",
+                decision="significance"
+                if in_people and float(value) == 0.0
+                else "interval",
             )
 
     @classmethod
@@ -809,10 +837,28 @@ def _test_verdict(
     n = int(test.get("n", 0))
     statistic = str(test.get("statistic", tolerance.unit))
     pct = level_text(ci_level)
-    rule = (
-        f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
-        f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted test)"
-    )
+    decision = str(test.get("decision") or tolerance.decision)
+    if decision == "significance" and t > 0:
+        decision = "interval"  # a user tolerance of some people: judged on the interval
+    reach = (
+        float(stats.norm.isf(min(max(level, 1e-300), 0.5))) + _Z_POWER
+    ) * _standard_error(test)
+    if decision == "significance":
+        detectable = None if test.get("mde") is None else float(test["mde"])
+        underpowered = False
+        rule = (
+            f"fail if the excess is significant (Holm-adjusted p < {alpha:g}); pass otherwise (a "
+            f"tolerance of 0 {tolerance.unit.rsplit('(', 1)[-1].rstrip(')') or 'units'})"
+        )
+    else:
+        detectable = t + reach if math.isfinite(reach) else None
+        underpowered = math.isfinite(reach) and reach > t
+        rule = (
+            f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
+            f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted "
+            "test), or if not significant where the test cannot tell an excess at the tolerance from none "
+            "at this size (80 % power)"
+        )
     level_name: Level
     compare = ""
     if test.get("estimate") is not None and test.get("control") is not None:
@@ -826,12 +872,37 @@ def _test_verdict(
             f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "
             f"excess {_fmt(effect)}, {interval}."
         )
+    elif decision == "significance":
+        found = (
+            ""
+            if detectable is None
+            else f"; at this size {math.ceil(detectable)} such training people would have been "
+            "detected (80 % power)"
+        )
+        if significant:
+            level_name = "fail"
+            reason = (
+                f"the synthetic table reproduces training people beyond chance{compare}: excess "
+                f"{_fmt(effect)}, {interval}, significant (Holm-adjusted p = {p_adjusted:.2g}); any "
+                "significant excess fails (tolerance 0)."
+            )
+        else:
+            level_name = "pass"
+            reason = f"no significant excess{compare}; excess {_fmt(effect)}, {interval}{found}."
     elif significant and low > t:
         level_name = "fail"
         reason = (
             f"the attack learns materially more about the training rows than about new people: excess "
             f"{_fmt(effect)}{compare}, {interval} entirely above the tolerance {tol}, "
             f"significant (Holm-adjusted p = {p_adjusted:.2g})."
+        )
+    elif not significant and underpowered and upper > t:
+        level_name = "pass"
+        reason = (
+            f"no significant excess{compare}; excess {_fmt(effect)}, {interval}. At this size the test "
+            f"only detects an excess above {_fmt(t + reach)} (80 % power), beyond its tolerance {tol}: "
+            "too imprecise to show the excess within it, it does not hold the verdict back (the per-person "
+            "identification test judges copies of people)."
         )
     elif upper <= t:
         level_name = "pass"
@@ -879,7 +950,28 @@ def _test_verdict(
         p_adjusted=p_adjusted,
         tolerance=t,
         ci_level=ci_level,
+        detectable=detectable,
+        underpowered=bool(underpowered and level_name == "pass" and not significant),
     )
+
+
+#: the power at which a test's detectable excess is stated
+POWER = 0.8
+_Z_POWER = float(stats.norm.ppf(POWER))
+
+
+def _standard_error(test: Mapping[str, Any]) -> float:
+    """The test's standard error: its own ``se``, or its interval's half-width over z."""
+    if test.get("se") is not None and math.isfinite(float(test["se"])):
+        return float(test["se"])
+    ci = test.get("ci")
+    if not ci or ci[0] is None or ci[1] is None:
+        return math.nan
+    z = float(stats.norm.ppf(0.5 + float(test.get("confidence_level") or 0.95) / 2))
+    low, high = float(ci[0]), float(ci[1])
+    if not (math.isfinite(low) and math.isfinite(high)) or z <= 0:
+        return math.nan
+    return (high - low) / (2.0 * z)
 
 
 def _info_verdict(
@@ -1017,6 +1109,7 @@ def judge(
             f"{overall}: {counts['pass']} of {len(gating)} gating tests pass, {counts['review']} need review, "
             f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
         )
+        reason += _power_sentence(verdicts)
     return Verdict(
         overall=overall,
         metrics=tuple(verdicts),
@@ -1025,6 +1118,24 @@ def judge(
         alpha=thresholds.alpha,
         correction="holm",
     )
+
+
+def _power_sentence(verdicts: Sequence[MetricVerdict]) -> str:
+    """What the run could have caught at this size, in words."""
+    out = []
+    for v in verdicts:
+        if v.metric == "identification" and v.gating and v.detectable is not None:
+            out.append(
+                f" At this size, copies of {math.ceil(v.detectable)} training people (the most "
+                "isolated) would have been detected (80 % power)."
+            )
+    quiet = [v.metric for v in verdicts if v.underpowered]
+    if quiet:
+        out.append(
+            f" Too imprecise at this size to show their excess within tolerance, and not significant: "
+            f"{', '.join(quiet)} (they pass; their sections say what they would detect)."
+        )
+    return "".join(out)
 
 
 def _worst(levels: Sequence[str]) -> str:

@@ -16,6 +16,7 @@ from synthrisk.metrics.membership.density import (
 )
 from synthrisk.metrics.membership.distribution import DistributionValidation
 from synthrisk.metrics.membership.identifiability import EpsilonIdentifiability
+from synthrisk.metrics.membership.identification import Identification
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
 from synthrisk.metrics.membership.nndr import NNDR
 from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
@@ -28,6 +29,7 @@ __all__ = [
     "DistributionValidation",
     "EpsilonIdentifiability",
     "IdenticalMatchShare",
+    "Identification",
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "MonteCarloMembership",

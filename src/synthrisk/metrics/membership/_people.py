@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Real people and how isolated each is: the geometry of the per-person tests.
+
+The unit of the per-person tests is a real person of the pooled training ∪ holdout
+rows: a row, or every row that shares a person key (panel data, several rows per
+person). A person's **isolation** is the distance from their record to the nearest
+record of *another* real person in the pool (Meeus, Guépin, Creţu & de Montjoye 2023,
+"Achilles' heels", arXiv 2306.10308: the records far from everyone are the ones attacks
+expose); a person with several rows takes their most isolated row. Isolation 0 means
+another real person shares the record exactly: such a record identifies no one.
+
+A synthetic row **identifies** a row ``r`` when it is far closer to ``r`` than any other
+real person is: its distance, divided by ``r``'s isolation, is at most the threshold
+``c`` (an exact copy has ratio 0). ``c`` is derived from the real people themselves
+(:func:`near_threshold`): how much closer their nearest stranger comes than the next
+one, a ratio that only one real person in ``1 / quantile`` reaches by chance.
+
+Distances are those of the DCR metrics (:mod:`synthrisk.metrics.membership._space`),
+on the columns that describe a person (the person key itself is left out).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics._base import Context
+from synthrisk.metrics.membership._space import Data, Space, concat_rows, n_rows
+from synthrisk.schema.tables import Tables
+
+__all__ = [
+    "MAX_ROWS_PER_PERSON",
+    "Geometry",
+    "People",
+    "find_person_column",
+    "geometry",
+    "near_threshold",
+    "people_of",
+]
+
+#: a person key with more rows than this per person is refused (the search for the
+#: nearest *other* person needs this many neighbours per row)
+MAX_ROWS_PER_PERSON = 200
+_ID_LIKE = ("id", "key", "person", "subject", "patient", "customer", "user", "member")
+
+
+@dataclasses.dataclass(frozen=True)
+class People:
+    """Who is who in the pooled training ∪ holdout rows (training rows first).
+
+    ``person[i]`` numbers the person of pooled row ``i``; training people come first
+    (``0 .. n_train - 1``), then holdout people. ``column`` is the person key, or None
+    when every row is a person.
+    """
+
+    person: IntArray
+    n_train: int
+    n_holdout: int
+    n_real_rows: int
+    column: str | None
+    max_rows: int
+
+    @property
+    def n_people(self) -> int:
+        """Training and holdout people together."""
+        return self.n_train + self.n_holdout
+
+    def rows_of(self, people: IntArray) -> IntArray:
+        """Pooled rows of the given people, ascending."""
+        return np.flatnonzero(np.isin(self.person, people))
+
+
+def find_person_column(tables: Tables) -> str | None:
+    """The column that names people in a panel table, when one is unambiguous.
+
+    A column whose name says it is an identifier (``id``, ``person_id``, ``user``,
+    ``patient_key`` …) and whose values repeat in the training table: several rows
+    then belong to one person. Columns whose values never repeat are row ids (every
+    row is then a person anyway).
+    """
+    found = []
+    for column in tables.real.columns:
+        name = str(column).lower()
+        words = name.replace("-", "_").split("_")
+        if not (name in _ID_LIKE or any(w in _ID_LIKE for w in words)):
+            continue
+        values = tables.real[column]
+        if values.isna().any() or values.is_unique:
+            continue
+        found.append(str(column))
+    return found[0] if len(found) == 1 else None
+
+
+def people_of(tables: Tables, column: str | None) -> People:
+    """Number the real people of the training and holdout tables."""
+    if tables.holdout is None:
+        msg = "the per-person tests need a holdout table (real people the generator never saw)."
+        raise InputError(msg)
+    n_real, n_hold = len(tables.real), len(tables.holdout)
+    if column is None:
+        person = np.arange(n_real + n_hold, dtype=np.int64)
+        return People(person, n_real, n_hold, n_real, None, 1)
+    if column not in tables.real.columns:
+        msg = f"`person` names {column!r}, which is not a column; columns: {list(map(str, tables.real.columns))}."
+        raise ParameterError(msg)
+    keys = []
+    for name, frame in (("real", tables.real), ("holdout", tables.holdout)):
+        values = frame[column]
+        if values.isna().any():
+            msg = (
+                f"the person key {column!r} is missing in {int(values.isna().sum())} row(s) of the "
+                f"{name} table; every row must name its person."
+            )
+            raise InputError(msg)
+        keys.append(values.astype(str).to_numpy())
+    shared = np.intersect1d(keys[0], keys[1])
+    if shared.size:
+        msg = (
+            f"{shared.size} person(s) of {column!r} have rows in both the training and the holdout "
+            "table: the holdout must hold other people, split by person (each person's rows on one "
+            "side), or the holdout control compares people with themselves."
+        )
+        raise InputError(msg)
+    codes_real, first_real = pd.factorize(keys[0])[0], None
+    codes_hold = pd.factorize(keys[1])[0]
+    del first_real
+    n_train = int(codes_real.max()) + 1 if codes_real.size else 0
+    n_holdout = int(codes_hold.max()) + 1 if codes_hold.size else 0
+    person = np.concatenate([codes_real, codes_hold + n_train]).astype(np.int64)
+    max_rows = int(np.bincount(person).max()) if person.size else 1
+    if max_rows > MAX_ROWS_PER_PERSON:
+        msg = (
+            f"a person of {column!r} has {max_rows} rows (at most {MAX_ROWS_PER_PERSON} are supported); "
+            "is it the person key? Name another column with `person`, or pass person=None "
+            "to treat each row as a person."
+        )
+        raise ParameterError(msg)
+    return People(person, n_train, n_holdout, n_real, column, max_rows)
+
+
+@dataclasses.dataclass(frozen=True)
+class Geometry:
+    """Distances of every pooled real row (training rows first).
+
+    ``isolation``: to the nearest row of another person (0: another person shares the
+    record); ``second``: to the nearest row of a third person (for the threshold);
+    ``to_synthetic``: to the nearest synthetic row, with its position ``synthetic_row``.
+    """
+
+    isolation: FloatArray
+    second: FloatArray
+    to_synthetic: FloatArray
+    synthetic_row: IntArray
+
+    def ratio(self) -> FloatArray:
+        """Distance to the nearest synthetic row over isolation (inf where isolation is 0)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = self.to_synthetic / self.isolation
+        return np.where(self.isolation > 0, out, np.inf)
+
+
+def _other_people(
+    distances: FloatArray, indices: IntArray, person: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """Nearest and second-nearest *other* person of each query row (rows in pool order)."""
+    n = distances.shape[0]
+    own = person[np.arange(n)]
+    first = np.full(n, np.inf)
+    second = np.full(n, np.inf)
+    first_person = np.full(n, -1, dtype=np.int64)
+    for j in range(distances.shape[1]):
+        other = person[indices[:, j]]
+        d = distances[:, j]
+        take_first = (other != own) & np.isinf(first)
+        first[take_first] = d[take_first]
+        first_person[take_first] = other[take_first]
+        take_second = (
+            (other != own)
+            & (other != first_person)
+            & np.isinf(second)
+            & ~take_first
+            & (first_person >= 0)
+        )
+        second[take_second] = d[take_second]
+    return first, second
+
+
+def geometry(
+    tables: Tables,
+    people: People,
+    *,
+    context: Context,
+    space: Space | None = None,
+) -> tuple[Geometry, Space, Data, Data]:
+    """The pooled rows' isolation and their distance to the synthetic table.
+
+    Returns the geometry, the space, the pooled real data and the synthetic data (so
+    that planted copies can be measured in the same units).
+    """
+    if people.column is not None:
+        tables = tables.select([c for c in tables.real.columns if c != people.column])
+    space = Space.for_tables(tables, "dcr") if space is None else space
+    real = space.data(tables, "real")
+    holdout = space.data(tables, "holdout")
+    synthetic = space.data(tables, "synthetic")
+    pool = concat_rows(real, holdout)
+    n = n_rows(pool)
+    # the nearest rows of two other people: at most max_rows of one's own are nearer
+    k = min(n, 2 * people.max_rows + 1)
+    nn = space.search(
+        pool, pool, k=k, context=context, description="isolation of real people"
+    )
+    isolation, second = _other_people(nn.distances, nn.indices, people.person)
+    syn = space.search(
+        pool, synthetic, k=1, context=context, description="real people → synthetic"
+    )
+    return (
+        Geometry(isolation, second, syn.distances[:, 0], syn.indices[:, 0]),
+        space,
+        pool,
+        synthetic,
+    )
+
+
+def near_threshold(geo: Geometry, quantile: float) -> float:
+    """The ratio below which a synthetic row identifies a person rather than resembles them.
+
+    Among the real people whose record no one else shares, the ratio of the distance to
+    their nearest stranger over the distance to the next stranger: new people come
+    that much closer than the runner-up only for a share ``quantile`` of real people.
+    A synthetic row whose distance over a person's isolation is at most that ratio is
+    closer to them than chance puts a stranger (capped at 0.5; 0 when no real person
+    has two strangers at a distance).
+    """
+    ok = (geo.isolation > 0) & np.isfinite(geo.second) & (geo.second > 0)
+    if not ok.any():
+        return 0.0
+    ratios = geo.isolation[ok] / geo.second[ok]
+    return float(min(0.5, np.quantile(ratios, quantile, method="lower")))
+
+
+def per_person(
+    values: FloatArray, person: IntArray, n_people: int, *, how: str
+) -> FloatArray:
+    """Reduce one value per pooled row to one per person (``"min"`` or ``"max"``)."""
+    out = np.full(n_people, np.inf if how == "min" else -np.inf)
+    if how == "min":
+        np.minimum.at(out, person, values)
+    else:
+        np.maximum.at(out, person, values)
+    return out
+
+
+def isolation_rank(isolation: FloatArray) -> IntArray:
+    """Rank of each person by isolation, 0 the most isolated (ties by position)."""
+    order = np.argsort(-isolation, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
+def stratum(
+    rank: IntArray, share: float, eligible: Sequence[bool] | np.ndarray
+) -> np.ndarray:
+    """The most isolated ``share`` of the eligible people (at least one)."""
+    eligible = np.asarray(eligible, dtype=bool)
+    size = max(1, round(share * int(eligible.sum())))
+    ranked = np.where(eligible, rank, np.iinfo(np.int64).max)
+    cut = np.sort(ranked)[min(size, ranked.size) - 1]
+    return eligible & (ranked <= cut)

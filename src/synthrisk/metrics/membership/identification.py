@@ -1,0 +1,376 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Identification: real people the synthetic table reproduces, training against holdout.
+
+The unit is a real person (:mod:`synthrisk.metrics.membership._people`). A synthetic row
+identifies a person when it is an exact copy of a record no other real person shares,
+or a near copy: closer to them, relative to their nearest other real person, than
+chance brings strangers. Every training person and every holdout person is judged — no
+arm is subsampled, so no copy is lost — and the share of identified training people is
+compared with the share of identified holdout people (new people the generator never
+saw, who are identified only by chance):
+
+* **all people**: identified training people against identified holdout people,
+  Boschloo's exact unconditional test (Fisher's on large tables);
+* **the most isolated people** (Meeus et al. 2023): exact copies among the most
+  isolated 1 % and 5 % of training people against exact copies among the most isolated
+  20 % of holdout people. A generator that memorised no one reproduces an isolated
+  record no more often than a less isolated one (an isolated record lies where real
+  people are rare), so the wider holdout stratum bounds the chance rate of the narrow
+  one, and copies of a handful of isolated people stand out where a comparison of
+  everyone would drown them in chance matches (frequent on coarse tables).
+
+The three p-values are combined by Bonferroni; the headline effect is the excess number
+of identified training people of the part with the smallest p-value. The verdict's
+tolerance is 0 people: any significant excess fails, and the result states how many
+identified training people the test would have detected at this size.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from synthrisk._typing import JSONValue
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import Param, custom, number, probability
+from synthrisk.metrics.membership._people import (
+    Geometry,
+    People,
+    find_person_column,
+    geometry,
+    isolation_rank,
+    near_threshold,
+    people_of,
+    per_person,
+    stratum,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.exact import detectable_excess, excess_greater_p, newcombe_interval
+from synthrisk.stats.intervals import wilson_interval
+
+__all__ = ["Identification", "IdentificationParts", "identification_parts"]
+
+#: the level at which "detectable at this size" is stated: the first Holm step of a
+#: default run (about ten gating tests at 0.05) within the three parts of this test
+REFERENCE_LEVEL = 0.05 / 10 / 3
+#: identified training people listed in the breakdown (all are in the records)
+LIST_LIMIT = 200
+
+
+def _person_param(value: Any, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    msg = f"`{name}` must be a column name, 'auto' or None; got {value!r}."
+    raise ParameterError(msg)
+
+
+def _shares(value: Any, name: str) -> tuple[float, ...]:
+    if isinstance(value, (int, float)):
+        value = [value]
+    try:
+        shares = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        shares = ()
+    if not shares or not all(0 < s < 1 for s in shares):
+        msg = f"`{name}` must be a list of shares in (0, 1); got {value!r}."
+        raise ParameterError(msg)
+    return tuple(sorted(set(shares)))
+
+
+class IdentificationParts:
+    """The counts and tests of one identification run (also used by the self-test)."""
+
+    def __init__(
+        self,
+        people: People,
+        geo: Geometry,
+        threshold: float,
+        strata: tuple[float, ...],
+        control_share: float,
+    ) -> None:
+        self.people = people
+        self.threshold = threshold
+        n_people, person = people.n_people, people.person
+        ratio = geo.ratio()
+        row_identified = ratio <= threshold
+        row_exact = (geo.to_synthetic == 0) & (geo.isolation > 0)
+        self.row_ratio = ratio
+        self.identified = (
+            per_person(row_identified.astype(float), person, n_people, how="max") > 0
+        )
+        self.exact = (
+            per_person(row_exact.astype(float), person, n_people, how="max") > 0
+        )
+        self.isolation = per_person(geo.isolation, person, n_people, how="max")
+        self.ratio = per_person(ratio, person, n_people, how="min")
+        self.training = np.arange(n_people) < people.n_train
+        eligible = self.isolation > 0
+        rank = isolation_rank(np.where(eligible, self.isolation, -1.0))
+        self.control = stratum(rank, control_share, eligible) & ~self.training
+        self.strata = {s: stratum(rank, s, eligible) & self.training for s in strata}
+        self.top_holdout = {
+            s: stratum(rank, s, eligible) & ~self.training for s in strata
+        }
+        self.control_share = control_share
+
+    def parts(self) -> list[dict[str, Any]]:
+        """Each part's counts, exact p-value, interval inputs and description."""
+        t, h = self.training, ~self.training
+        a, n_a = int((self.identified & t).sum()), int(t.sum())
+        b, n_b = int((self.identified & h).sum()), int(h.sum())
+        out = [
+            {
+                "part": "all people",
+                "training": [a, n_a],
+                "holdout": [b, n_b],
+                "what": "identified (exact or near copy)",
+                "p_value": excess_greater_p(a, n_a, b, n_b),
+            }
+        ]
+        b_c, n_c = int((self.exact & self.control).sum()), int(self.control.sum())
+        for share, top in self.strata.items():
+            a_s, n_s = int((self.exact & top).sum()), int(top.sum())
+            out.append(
+                {
+                    "part": f"most isolated {share:.0%}, exact copies",
+                    "training": [a_s, n_s],
+                    "holdout": [b_c, n_c],
+                    "what": (
+                        f"exactly copied; control: exact copies of the most isolated "
+                        f"{self.control_share:.0%} of holdout people"
+                    ),
+                    "p_value": excess_greater_p(a_s, n_s, b_c, n_c),
+                }
+            )
+        # near (not exact) copies in the widest stratum, against the same stratum of
+        # holdout people: exchangeable, no assumption on how chance varies with isolation
+        share = max(self.strata)
+        near = self.identified & ~self.exact
+        top_t, top_h = self.strata[share], self.top_holdout[share]
+        a_s, n_s = int((near & top_t).sum()), int(top_t.sum())
+        b_s, n_h = int((near & top_h).sum()), int(top_h.sum())
+        out.append(
+            {
+                "part": f"most isolated {share:.0%}, near copies",
+                "training": [a_s, n_s],
+                "holdout": [b_s, n_h],
+                "what": "near-copied (not exactly); control: the same stratum of holdout people",
+                "p_value": excess_greater_p(a_s, n_s, b_s, n_h),
+            }
+        )
+        return out
+
+
+def identification_parts(
+    tables: Tables,
+    *,
+    person: str | None,
+    near_quantile: float,
+    strata: tuple[float, ...],
+    control_share: float,
+    context: Context,
+) -> tuple[IdentificationParts, Geometry]:
+    """Geometry and counts of the identification test on ``tables``."""
+    column = find_person_column(tables) if person == "auto" else person
+    people = people_of(tables, column)
+    geo, _, _, _ = geometry(tables, people, context=context)
+    threshold = near_threshold(geo, near_quantile)
+    return IdentificationParts(people, geo, threshold, strata, control_share), geo
+
+
+def identification_test(
+    counts: IdentificationParts, *, confidence_level: float
+) -> dict[str, JSONValue]:
+    """The holdout test of the identification metric (see the module docstring)."""
+    parts = counts.parts()
+    m = len(parts)
+    for part in parts:
+        part["p_value_adjusted"] = min(1.0, m * float(part["p_value"]))
+    worst = min(parts, key=lambda part: (part["p_value"], part["part"] != "all people"))
+    a, n_a = worst["training"]
+    b, n_b = worst["holdout"]
+    rate = b / n_b if n_b else 0.0
+    effect = a - n_a * rate
+    if n_a and n_b:
+        low, high = newcombe_interval(a, n_a, b, n_b, confidence_level=confidence_level)
+        z = float(_z(confidence_level))
+        se = (high - low) / (2 * z) * n_a
+        ci = [low * n_a, high * n_a]
+    else:
+        se, ci = float("nan"), [float("nan"), float("nan")]
+    detectable = {}
+    for part in parts:
+        (_, n_p), (b_p, n_q) = part["training"], part["holdout"]
+        k = (
+            detectable_excess(n_p, b_p, n_q, level=REFERENCE_LEVEL)
+            if n_p and n_q
+            else None
+        )
+        part["detectable_people"] = k
+        detectable[part["part"]] = k
+    smallest = [k for k in detectable.values() if k is not None]
+    return {
+        "statistic": "training people identified beyond the holdout's chance rate (people)",
+        "effect": float(effect),
+        "ci": [float(ci[0]), float(ci[1])],
+        "se": se,
+        "p_value": float(worst["p_value_adjusted"]),
+        "n": int(min(counts.training.sum(), (~counts.training).sum())),
+        "null": 0.0,
+        "estimate": float(a),
+        "control": float(n_a * rate),
+        "compared": (
+            f"{worst['part']}: {a} of {n_a} training people {worst['what'].split(';')[0]} vs "
+            f"{b} of {n_b} holdout people"
+        ),
+        "confidence_level": confidence_level,
+        "unit": "people",
+        "decision": "significance",
+        "component": worst["part"],
+        "components": parts,  # type: ignore[dict-item]
+        "mde": float(min(smallest)) if smallest else None,
+        "mde_level": REFERENCE_LEVEL,
+    }
+
+
+def _z(confidence_level: float) -> float:
+    from scipy import stats
+
+    return float(stats.norm.ppf(0.5 + confidence_level / 2))
+
+
+@register
+class Identification(Metric):
+    """Real people the synthetic table identifies: training people against holdout people.
+
+    See :mod:`synthrisk.metrics.membership.identification`. The score is the share of
+    training people identified by some synthetic row (an exact copy of their record, or
+    a near copy far closer to them than any other real person is).
+
+    Parameters
+    ----------
+    person : str, "auto" or None, default="auto"
+        The column that names people when one person has several rows (panel data):
+        their rows are judged together and never count as each other's neighbours.
+        ``"auto"``: a column named like an identifier (``id``, ``person_id``, ``user`` …)
+        whose values repeat in the training table; None: every row is a person.
+    near_quantile : float, default=0.001
+        The threshold of a near copy: the ratio (nearest over second-nearest stranger)
+        that only this share of real people reaches by chance.
+    strata : list of float, default=[0.01, 0.05]
+        The most isolated shares of training people whose exact copies are tested
+        against the control stratum of holdout people.
+    control_share : float, default=0.2
+        The most isolated share of holdout people that gives the control rate.
+    confidence_level : float, default=0.95
+        Level of the excess's interval.
+    """
+
+    id = "identification"
+    report_order = 5
+    attack = (
+        "An attacker holding the synthetic table looks for rows that copy one real person's record, "
+        "exactly or closer to them than any other real person is, and so finds that person."
+    )
+    higher_is_safer = False
+    requires_holdout = True
+
+    person = Param(
+        custom(_person_param, "a column name, 'auto' or None"),
+        "auto",
+        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
+    )
+    near_quantile = Param(
+        number(gt=0, lt=0.5),
+        0.001,
+        "Share of real people whose nearest stranger comes as close by chance.",
+    )
+    strata = Param(
+        custom(_shares, "a list of shares in (0, 1)"),
+        (0.01, 0.05),
+        "Most isolated shares of training people tested for exact copies.",
+    )
+    control_share = Param(
+        number(gt=0, le=1), 0.2, "Most isolated share of holdout people (the control)."
+    )
+    confidence_level = Param(probability(), 0.95, "Level of the excess's interval.")
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        counts, geo = identification_parts(
+            tables,
+            person=self.person,
+            near_quantile=self.near_quantile,
+            strata=tuple(self.strata),
+            control_share=self.control_share,
+            context=context,
+        )
+        people = counts.people
+        test = identification_test(counts, confidence_level=self.confidence_level)
+        n_train = people.n_train
+        found = int(counts.identified[:n_train].sum())
+        # the identified training people: their rows, how close, how isolated; no values
+        listed = np.flatnonzero(counts.identified[:n_train])
+        order = listed[np.argsort(counts.ratio[listed], kind="stable")]
+        row_person = people.person[: people.n_real_rows]
+        identified_rows = np.flatnonzero(
+            counts.identified[row_person]
+            & (counts.row_ratio[: people.n_real_rows] <= counts.threshold)
+        )
+        entries: list[JSONValue] = []
+        for p in order[:LIST_LIMIT]:
+            rows = np.flatnonzero(row_person == p)
+            entries.append(
+                {
+                    "rows": [int(r) for r in rows],
+                    "ratio": float(counts.ratio[p]),
+                    "exact": bool(counts.exact[p]),
+                    "isolation": float(counts.isolation[p]),
+                }
+            )
+        if found > 0:
+            context.warn(
+                f"{found} training people have a synthetic row that copies their record "
+                f"({int(counts.exact[:n_train].sum())} exactly); their row numbers are in the "
+                "breakdown (`identified`) and the records — delete or regenerate those rows, and "
+                "remember that the next most isolated people become the exposed ones (the privacy onion)."
+                if found <= 0.05 * n_train
+                else f"{found} of {n_train} training people have a synthetic row that copies their record."
+            )
+        breakdown: dict[str, JSONValue] = {
+            "identified_training": found,
+            "identified_holdout": int(counts.identified[n_train:].sum()),
+            "training_people": n_train,
+            "holdout_people": people.n_holdout,
+            "exact_training": int(counts.exact[:n_train].sum()),
+            "exact_holdout": int(counts.exact[n_train:].sum()),
+            "near_threshold": counts.threshold,
+            "near_quantile": self.near_quantile,
+            "person_column": people.column,
+            "unique_records": float((counts.isolation > 0).mean()),
+            "identified": entries,
+            "holdout_test": test,
+        }
+        records = {
+            "identified": RecordScores(
+                "real",
+                identified_rows.astype(np.int64),
+                counts.row_ratio[identified_rows].astype(np.float64),
+                "training rows a synthetic row identifies: its distance over the distance to "
+                "the nearest other real person (0: an exact copy)",
+            ),
+            "isolation": RecordScores(
+                "real",
+                np.arange(people.n_real_rows, dtype=np.int64),
+                geo.isolation[: people.n_real_rows].astype(np.float64),
+                "distance of each training row to the nearest record of another real person",
+            ),
+        }
+        ci = wilson_interval(found, n_train) if n_train else None
+        score = found / n_train if n_train else None
+        if score is not None and not math.isfinite(score):
+            score = None
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)

@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The per-person identification test: hand-computed geometry, copies caught, new people pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.datasets.calibration import coarse_data, continuous_data
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics import get_metric
+from synthrisk.metrics.membership import Identification
+from synthrisk.metrics.membership._people import (
+    Geometry,
+    _other_people,
+    find_person_column,
+    near_threshold,
+)
+from synthrisk.schema.tables import prepare_tables
+
+
+def _thirds(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, ...]:
+    order = np.random.default_rng(seed).permutation(len(frame))
+    n = len(frame) // 3
+    return tuple(
+        frame.iloc[order[i * n : (i + 1) * n]].reset_index(drop=True) for i in range(3)
+    )
+
+
+def test_geometry_by_hand() -> None:
+    """One numeric column: isolation, ratio and the near threshold, computed by hand."""
+    real = pd.DataFrame({"x": [0.0, 10.0, 30.0, 60.0]})
+    holdout = pd.DataFrame({"x": [100.0, 101.0, 70.0, 40.0]})
+    # 30 copied exactly; 60 copied to within 0.5; 100.2 lies near 100 and 101
+    synthetic = pd.DataFrame({"x": [30.0, 60.5, 100.2, 5.0]})
+    result = Identification(near_quantile=0.49).compute(
+        real, synthetic, holdout, seed=0
+    )
+    iso = result.records["isolation"]
+    # the dcr distance of one numeric column: |x - y| / range (range 101)
+    np.testing.assert_allclose(iso.values * 101, [10, 10, 10, 10], atol=1e-9)
+    b = result.breakdown
+    # nearest / second-nearest stranger in the pool: 0: 10/30, 10: 10/20, 30: 10/20
+    # (40 is nearer than 10), 60: 10/20, 100: 1/30, 101: 1/31, 70: 10/30, 40: 10/20;
+    # the lower 0.49 quantile of the 8 ratios is the 4th smallest, 1/3
+    ratios = sorted([1 / 3, 0.5, 0.5, 0.5, 1 / 30, 1 / 31, 1 / 3, 0.5])
+    assert ratios[3] == pytest.approx(1 / 3)
+    assert b["near_threshold"] == pytest.approx(1 / 3)
+    # 30: exact copy (ratio 0); 60: 0.5 / 10 = 0.05 <= 1/3; 0 and 10: 5 / 10 > 1/3
+    identified = {tuple(e["rows"]): e for e in b["identified"]}
+    assert set(identified) == {(2,), (3,)}
+    assert identified[(2,)]["exact"]
+    assert identified[(3,)]["ratio"] == pytest.approx(0.05)
+    assert b["identified_training"] == 2
+    # holdout 100 (isolation 1): 100.2 at 0.2 -> ratio 0.2 <= 1/3: chance finds them too
+    assert b["identified_holdout"] == 1
+    assert result.score == pytest.approx(0.5)
+
+
+def test_nearest_other_person_skips_ones_own_rows() -> None:
+    person = np.array([0, 0, 1, 2])
+    distances = np.array(
+        [[0.0, 0.1, 0.5], [0.0, 0.1, 0.4], [0.0, 0.4, 0.5], [0.0, 0.5, 0.9]]
+    )
+    indices = np.array([[0, 1, 2], [1, 0, 2], [2, 1, 0], [3, 0, 2]])
+    first, second = _other_people(distances, indices, person)
+    np.testing.assert_allclose(first, [0.5, 0.4, 0.4, 0.5])
+    # row 0's neighbours hold one other person only; row 3: persons 0 then 1
+    np.testing.assert_allclose(second, [np.inf, np.inf, np.inf, 0.9])
+
+
+def test_near_threshold_is_capped_and_zero_without_strangers() -> None:
+    geo = Geometry(
+        isolation=np.array([1.0, 2.0]),
+        second=np.array([1.0, 2.0]),
+        to_synthetic=np.zeros(2),
+        synthetic_row=np.zeros(2, dtype=np.int64),
+    )
+    assert near_threshold(geo, 0.5) == 0.5  # ratios of 1 capped at 0.5
+    lonely = Geometry(
+        np.array([0.0]), np.array([np.inf]), np.zeros(1), np.zeros(1, dtype=np.int64)
+    )
+    assert near_threshold(lonely, 0.001) == 0.0
+
+
+def test_a_copy_of_the_training_table_identifies_every_unique_person() -> None:
+    real, holdout, _ = _thirds(continuous_data(1500, np.random.default_rng(0)), 1)
+    result = Identification().compute(real, real.copy(), holdout, seed=0)
+    b = result.breakdown
+    assert b["identified_training"] == b["training_people"]
+    assert b["exact_training"] == b["training_people"]
+    test = b["holdout_test"]
+    assert test["p_value"] < 1e-100
+    assert test["effect"] == pytest.approx(len(real), abs=5)
+
+
+@pytest.mark.parametrize("make", [coarse_data, continuous_data])
+def test_new_people_are_not_identified_beyond_chance(make) -> None:
+    real, holdout, fresh = _thirds(make(3000, np.random.default_rng(3)), 3)
+    test = (
+        Identification().compute(real, fresh, holdout, seed=0).breakdown["holdout_test"]
+    )
+    assert test["p_value"] > 0.05
+    assert test["decision"] == "significance"
+    assert test["mde"] is not None
+    assert test["mde"] <= 10
+
+
+@pytest.mark.parametrize("make", [coarse_data, continuous_data])
+def test_four_copies_of_the_most_isolated_training_people_are_caught(make) -> None:
+    """0.2 % verbatim copies of the most isolated people: invisible to averages, not here."""
+    real, holdout, fresh = _thirds(make(6000, np.random.default_rng(4)), 4)
+    isolation = (
+        Identification().compute(real, fresh, holdout, seed=0).records["isolation"]
+    )
+    most = np.argsort(-isolation.values, kind="stable")[:4]
+    synthetic = pd.concat([fresh.iloc[4:], real.iloc[most]], ignore_index=True)
+    result = Identification().compute(real, synthetic, holdout, seed=0)
+    test = result.breakdown["holdout_test"]
+    assert test["p_value"] < 1e-3
+    assert test["component"].startswith("most isolated")
+    listed = {r for entry in result.breakdown["identified"] for r in entry["rows"]}
+    assert set(most.tolist()) <= listed
+    # no value of a real record is in the breakdown: rows, ratios, isolation only
+    assert set(result.breakdown["identified"][0]) == {
+        "rows",
+        "ratio",
+        "exact",
+        "isolation",
+    }
+
+
+def test_panel_people_are_judged_as_people() -> None:
+    """Several identical yearly rows of one person: unique as a person, and one copy finds them."""
+    rng = np.random.default_rng(5)
+    n = 400
+
+    def panel(first_id: int) -> pd.DataFrame:
+        base = pd.DataFrame(
+            {
+                "person_id": np.arange(first_id, first_id + n),
+                "age": rng.integers(20, 80, n),
+                "income": rng.normal(3000, 800, n).round(0),
+                "region": rng.choice(list("abcd"), n),
+            }
+        )
+        return pd.concat([base, base], ignore_index=True)  # two identical years
+
+    real, holdout = panel(0), panel(10_000)
+    synthetic = panel(20_000).iloc[:n]  # a generator's own person ids
+    tables = prepare_tables(real, synthetic, holdout)
+    assert find_person_column(tables) == "person_id"
+    null = Identification().compute(real, synthetic, holdout, seed=0).breakdown
+    assert null["person_column"] == "person_id"
+    assert null["training_people"] == n
+    # without the person key every record has an identical twin: nobody is unique
+    rows_only = Identification(person=None).compute(real, synthetic, holdout, seed=0)
+    assert rows_only.breakdown["unique_records"] < 0.01
+    copied = pd.concat(
+        [synthetic.iloc[20:], real.iloc[:20]],
+        ignore_index=True,
+    )
+    found = Identification().compute(real, copied, holdout, seed=0).breakdown
+    assert found["identified_training"] >= 20
+    assert found["holdout_test"]["p_value"] < 1e-3
+
+
+def test_a_person_on_both_sides_is_refused() -> None:
+    real = pd.DataFrame({"person_id": [1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 4.0]})
+    holdout = pd.DataFrame({"person_id": [2, 3], "x": [5.0, 6.0]})
+    with pytest.raises(InputError, match="both the training and the holdout"):
+        Identification(person="person_id").compute(real, real, holdout)
+
+
+def test_parameters_are_checked() -> None:
+    with pytest.raises(ParameterError, match="strata"):
+        Identification(strata=[0.0])
+    with pytest.raises(ParameterError, match="person"):
+        Identification(person=3)
+    with pytest.raises(ParameterError, match="not a column"):
+        Identification(person="nope").compute(
+            pd.DataFrame({"x": [1.0, 2.0]}),
+            pd.DataFrame({"x": [1.0, 2.0]}),
+            pd.DataFrame({"x": [3.0, 4.0]}),
+        )
+
+
+def test_registered_and_in_the_default_run() -> None:
+    cls = get_metric("identification")
+    assert cls is Identification
+    assert cls.runs_by_default
+    assert cls.requires_holdout
