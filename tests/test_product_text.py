@@ -136,3 +136,16 @@ def test_no_third_party_cache_is_committed() -> None:
         check=True,
     ).stdout
     assert tracked == ""
+
+
+def test_report_docs_describe_the_threat_model_json() -> None:
+    from synthrisk.results import ThreatModel
+
+    text = " ".join((ROOT / "docs" / "report.md").read_text(encoding="utf-8").split())
+    assert '"threat_model": {' in text
+    assert "### Threat model of every number" in (
+        ROOT / "docs" / "report.md"
+    ).read_text(encoding="utf-8")
+    keys = ThreatModel("a", "b", "c").to_dict()
+    for key in keys:
+        assert f"| `{key}` |" in text, key
