@@ -545,3 +545,18 @@ def test_each_metric_section_states_its_threat_model_in_one_line() -> None:
     card = with_threat._repr_html_()  # type: ignore[attr-defined]
     assert "Attacker holds: the synthetic table and some columns" in card
     assert "&lt;b&gt;zip&lt;/b&gt;" in card
+
+
+def test_verdict_section_says_the_verdict_is_not_an_oracle() -> None:
+    for html in (
+        render_html(hand_report(anonymeter_result())),
+        render_html(hand_report(anonymeter_result()), fragment=True),
+    ):
+        how = html[html.index('<details id="how-to-read"') : html.index("</details>")]
+        note = re.search(r'<p class="small" id="not-an-oracle">(.*?)</p>', how)
+        assert note is not None
+        text = note.group(1)
+        assert "Do not regenerate or tune a generator until this verdict passes" in text
+        assert "ReconSyn" in text
+        assert "arXiv:2312.05114" in text
+        assert "not a licence to search" in text
