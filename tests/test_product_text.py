@@ -136,3 +136,31 @@ def test_no_third_party_cache_is_committed() -> None:
         check=True,
     ).stdout
     assert tracked == ""
+
+
+def test_docs_say_the_verdict_is_not_an_oracle() -> None:
+    verdict = (ROOT / "docs" / "verdict.md").read_text(encoding="utf-8")
+    assert "\n## Not an oracle\n" in verdict
+    section = " ".join(
+        verdict.split("\n## Not an oracle\n")[1].split("\n## ")[0].split()
+    )
+    assert "must not drive a loop that regenerates or tunes a generator" in section
+    assert "ReconSyn" in section
+    assert "arXiv:2312.05114" in section
+    assert "not a licence to search" in section
+    readme = _readme()
+    assert "is **not an oracle**" in readme
+    assert "arXiv:2312.05114" in readme
+
+
+def test_report_docs_describe_the_threat_model_json() -> None:
+    from synthrisk.results import ThreatModel
+
+    text = " ".join((ROOT / "docs" / "report.md").read_text(encoding="utf-8").split())
+    assert '"threat_model": {' in text
+    assert "### Threat model of every number" in (
+        ROOT / "docs" / "report.md"
+    ).read_text(encoding="utf-8")
+    keys = ThreatModel("a", "b", "c").to_dict()
+    for key in keys:
+        assert f"| `{key}` |" in text, key

@@ -8,7 +8,13 @@ import re
 import numpy as np
 import pytest
 
-from synthrisk.results import EvaluationReport, MetricResult, RecordScores, to_jsonable
+from synthrisk.results import (
+    EvaluationReport,
+    MetricResult,
+    RecordScores,
+    ThreatModel,
+    to_jsonable,
+)
 
 
 def _report() -> EvaluationReport:
@@ -285,3 +291,91 @@ def test_notebook_view_shows_the_verdict_first() -> None:
         < body.index('<section id="metrics">')
     )
     assert body.index('id="caveats"') < body.index('<section id="metrics">')
+
+
+def _threat(**fields: object) -> ThreatModel:
+    base: dict[str, object] = {
+        "attacker_holds": "the synthetic table and some columns of a target person's record",
+        "target": "training people",
+        "meaning": "share of secrets guessed right",
+    }
+    base.update(fields)
+    return ThreatModel(**base)  # type: ignore[arg-type]
+
+
+def test_threat_model_names_the_columns_of_the_run() -> None:
+    inference = _threat(known=("aux_cols",), guessed=("secret",), unset_means_all=True)
+    assert (
+        inference.for_params({"aux_cols": ["age", "sex"], "secret": "income"}).columns
+        == "knows age, sex; guesses income"
+    )
+    assert (
+        inference.for_params({"aux_cols": None, "secret": "income"}).columns
+        == "knows every other column; guesses income"
+    )
+    assert (
+        inference.for_params({"aux_cols": None, "secret": None}).columns
+        == "guesses each column in turn from all the others"
+    )
+    cap = _threat(known=("key_fields",), guessed=("sensitive_fields",))
+    # unset columns that a run resolves later: nothing said before the run
+    assert (
+        cap.for_params({"key_fields": None, "sensitive_fields": None}).columns is None
+    )
+    link = _threat(known=("aux_cols",))
+    assert (
+        link.for_params({"aux_cols": [["age", "city"], ["sex"]]}).columns
+        == "knows age, city in one record and sex in the other"
+    )
+    many = _threat(compared=("columns",))
+    names = [f"c{i}" for i in range(10)]
+    assert (
+        many.for_params({"columns": names}).columns
+        == "columns c0, c1, c2, c3, c4, c5 and 4 more"
+    )
+    assert _threat().for_params({"columns": names}).columns is None
+
+
+def test_threat_model_in_json_round_trips_and_old_reports_read() -> None:
+    tm = _threat(known=("aux_cols",), guessed=("secret",)).for_params(
+        {"aux_cols": ["age"], "secret": "income"}
+    )
+    result = MetricResult(
+        "inference", 0.1, {}, params={"secret": "income"}, threat_model=tm
+    )
+    entry = result.to_dict()
+    assert entry["threat_model"] == {
+        "attacker_holds": tm.attacker_holds,
+        "target": "training people",
+        "meaning": "share of secrets guessed right",
+        "columns": "knows age; guesses income",
+    }
+    again = MetricResult.from_dict(json.loads(json.dumps(entry)))
+    assert again.threat_model == tm
+    assert again.to_dict() == entry
+    assert tm.describe() == (
+        "Attacker holds: the synthetic table and some columns of a target person's record "
+        "(knows age; guesses income). Target: training people. "
+        "The number: share of secrets guessed right."
+    )
+    # a report written before threat models existed reads as before, and writes none
+    old = dict(entry)
+    del old["threat_model"]
+    before = MetricResult.from_dict(old)
+    assert before.threat_model is None
+    assert "threat_model" not in before.to_dict()
+    # an incomplete block is ignored rather than breaking the report
+    broken = {**entry, "threat_model": {"target": "x"}}
+    assert MetricResult.from_dict(broken).threat_model is None
+    skipped = MetricResult.skipped("inference", "no holdout", threat_model=tm)
+    assert MetricResult.from_dict(skipped.to_dict()).threat_model == tm
+
+
+@pytest.mark.parametrize("field", ["attacker_holds", "target", "meaning"])
+def test_threat_model_fields_are_one_non_empty_line(field: str) -> None:
+    with pytest.raises(ValueError, match=f"`{field}` of a threat model must be"):
+        _threat(**{field: " "})
+    with pytest.raises(ValueError, match=f"`{field}` of a threat model must be"):
+        _threat(**{field: "two\nlines"})
+    with pytest.raises(ValueError, match="`known` of a threat model must be a tuple"):
+        _threat(known="aux_cols")

@@ -9,7 +9,9 @@ JSON report (schema_version 1; keys fixed, more may be added)::
      "results": [{"metric": id, "status": "ok" | "undefined" | "skipped", "reason": str | null,
                   "score": float | null, "breakdown": {...},
                   "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float,
-                  "attack": str, "higher_is_safer": bool, "value_keys": [str] (when any)}]}
+                  "attack": str, "higher_is_safer": bool, "value_keys": [str] (when any),
+                  "threat_model": {"attacker_holds": str, "target": str, "meaning": str,
+                                   "columns": str | null} (absent in reports before it)}]}
 
 ``status`` says whether a metric ran: ``ok`` (it has a score), ``undefined`` (it ran
 but its score is undefined on these tables, ``reason`` says why) or ``skipped`` (it did
@@ -48,6 +50,7 @@ __all__ = [
     "MetricVerdict",
     "RecordScores",
     "Status",
+    "ThreatModel",
     "Verdict",
     "check_fail_on",
     "register_html_renderers",
@@ -146,6 +149,145 @@ class RecordScores:
         )
 
 
+#: column lists longer than this are cut in a threat model's text ("a, b, c and 4 more")
+_THREAT_COLUMNS_SHOWN = 6
+
+
+def _names(value: Any) -> str | None:
+    """Column names of a parameter value as words (None when it names none)."""
+    if isinstance(value, str):
+        return value or None
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    if all(isinstance(v, (list, tuple)) for v in value):
+        groups = [g for g in (_names(v) for v in value) if g]
+        if len(groups) == 2:
+            return f"{groups[0]} in one record and {groups[1]} in the other"
+        return " | ".join(groups) or None
+    items = [str(v) for v in value]
+    keep = _THREAT_COLUMNS_SHOWN
+    if len(items) > keep + 1:
+        return f"{', '.join(items[:keep])} and {len(items) - keep} more"
+    return ", ".join(items)
+
+
+@dataclasses.dataclass(frozen=True)
+class ThreatModel:
+    """What the attacker behind a metric holds, whom it attacks, and what the number means.
+
+    Every registered metric declares one as its ``threat_model`` class attribute; each
+    result carries it, with the columns of that run, into the JSON and the HTML report.
+
+    Attributes
+    ----------
+    attacker_holds : str
+        What the attacker has, in a few plain words: "the synthetic table only", "the
+        synthetic table and some columns of a target person's record", ...
+    target : str
+        Whose privacy is attacked: "training people" (the rows of the real table the
+        generator saw), ...
+    meaning : str
+        What the score means, in one line: its definition, scale and no-leak value.
+    known, guessed, compared : tuple of str
+        Names of the metric's parameters that list the columns the attacker knows of a
+        target (``aux_cols``, ``key_fields``), the columns it tries to learn (``secret``,
+        ``sensitive_fields``) and the columns a record is compared on (``columns``).
+        They turn into :attr:`columns` for a result; not written to JSON.
+    unset_means_all : bool
+        True when an unset (None) ``known`` parameter means every other column and an
+        unset ``guessed`` parameter every column in turn (inference attacks).
+    columns : str or None
+        The columns of one run in words, from the result's parameters
+        ("knows age, sex; guesses income"); None where the metric names no columns or
+        for the class-level declaration.
+
+    Examples
+    --------
+    >>> tm = ThreatModel(
+    ...     attacker_holds="the synthetic table and some columns of a target person's record",
+    ...     target="training people",
+    ...     meaning="share of secrets guessed right",
+    ...     known=("aux_cols",),
+    ...     guessed=("secret",),
+    ... )
+    >>> tm.for_params({"aux_cols": ["age", "sex"], "secret": "income"}).columns
+    'knows age, sex; guesses income'
+    """
+
+    attacker_holds: str
+    target: str
+    meaning: str
+    known: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    guessed: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    compared: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    unset_means_all: bool = dataclasses.field(default=False, compare=False)
+    columns: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("attacker_holds", "target", "meaning"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                msg = (
+                    f"`{name}` of a threat model must be a non-empty text of one line; "
+                    f"got {value!r}."
+                )
+                raise ValueError(msg)
+        for name in ("known", "guessed", "compared"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                msg = (
+                    f"`{name}` of a threat model must be a tuple of parameter names; "
+                    f"got {value!r}."
+                )
+                raise ValueError(msg)
+
+    def for_params(self, params: Mapping[str, Any]) -> ThreatModel:
+        """This threat model with :attr:`columns` read from a result's parameters."""
+        known = [t for t in (_names(params.get(p)) for p in self.known) if t]
+        guessed = [t for t in (_names(params.get(p)) for p in self.guessed) if t]
+        parts = []
+        if known:
+            parts.append("knows " + "; ".join(known))
+        elif self.unset_means_all and self.guessed and guessed:
+            parts.append("knows every other column")
+        if guessed:
+            parts.append("guesses " + "; ".join(guessed))
+        elif self.unset_means_all and self.guessed:
+            parts.append(
+                "guesses each column in turn"
+                + ("" if known else " from all the others")
+            )
+        compared = [t for t in (_names(params.get(p)) for p in self.compared) if t]
+        if compared:
+            parts.append("columns " + "; ".join(compared))
+        return dataclasses.replace(self, columns="; ".join(parts) or None)
+
+    def describe(self) -> str:
+        """The threat model in one line (the HTML report's wording)."""
+        holds = self.attacker_holds + (f" ({self.columns})" if self.columns else "")
+        return f"Attacker holds: {holds}. Target: {self.target}. The number: {self.meaning}."
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (a result's ``threat_model``)."""
+        return {
+            "attacker_holds": self.attacker_holds,
+            "target": self.target,
+            "meaning": self.meaning,
+            "columns": self.columns,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ThreatModel:
+        """Rebuild from :meth:`to_dict` output."""
+        columns = data.get("columns")
+        return cls(
+            attacker_holds=str(data.get("attacker_holds", "")),
+            target=str(data.get("target", "")),
+            meaning=str(data.get("meaning", "")),
+            columns=None if columns is None else str(columns),
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class MetricResult:
     """The outcome of one metric.
@@ -183,6 +325,9 @@ class MetricResult:
         given: ``undefined`` when ``score`` is None or not finite (it is then None).
     reason : str or None
         Why the score is undefined or the metric was skipped (None when ``ok``).
+    threat_model : ThreatModel or None
+        What the attacker holds, whom it attacks and what the score means, with the
+        columns of this run (None in reports written before synthrisk recorded it).
     """
 
     metric: str
@@ -200,6 +345,7 @@ class MetricResult:
     value_keys: tuple[str, ...] = ()
     status: Status = "ok"
     reason: str | None = None
+    threat_model: ThreatModel | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -230,6 +376,7 @@ class MetricResult:
         params: Mapping[str, JSONValue] | None = None,
         attack: str = "",
         higher_is_safer: bool = True,
+        threat_model: ThreatModel | None = None,
     ) -> MetricResult:
         """The result of a metric that did not run, with the reason."""
         return cls(
@@ -241,6 +388,7 @@ class MetricResult:
             higher_is_safer=higher_is_safer,
             status="skipped",
             reason=reason,
+            threat_model=threat_model,
         )
 
     def __repr__(self) -> str:
@@ -290,6 +438,8 @@ class MetricResult:
         }
         if self.value_keys:
             out["value_keys"] = list(self.value_keys)
+        if self.threat_model is not None:
+            out["threat_model"] = self.threat_model.to_dict()
         if include_records and self.records:
             out["records"] = {name: rec.to_dict() for name, rec in self.records.items()}
         return out
@@ -324,7 +474,18 @@ class MetricResult:
             value_keys=tuple(data.get("value_keys") or ()),
             status=data.get("status") or "ok",
             reason=data.get("reason"),
+            threat_model=_threat_model(data.get("threat_model")),
         )
+
+
+def _threat_model(data: Any) -> ThreatModel | None:
+    """A result's threat model from JSON; None when absent (older reports) or incomplete."""
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return ThreatModel.from_dict(data)
+    except ValueError:
+        return None
 
 
 Level = Literal["pass", "review", "fail"]

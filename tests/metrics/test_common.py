@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
-from synthrisk.metrics import METRICS, Metric
+from synthrisk.metrics import METRICS, InferenceRisk, Metric, register
 from synthrisk.metrics._params import NOT_A_PARAM, Param
-from synthrisk.results import MetricResult, to_jsonable
+from synthrisk.results import MetricResult, ThreatModel, to_jsonable
 
 #: parameters that make each metric runnable on ``_tables()``; metrics that run by
 #: default are tested with their defaults (plus the speed-ups listed here)
@@ -121,6 +121,52 @@ def test_metric_has_an_example(metric_id: str) -> None:
 
 
 @pytest.mark.parametrize("metric_id", IDS)
+def test_metric_declares_its_threat_model(metric_id: str) -> None:
+    cls = METRICS[metric_id]
+    declared = vars(cls).get("threat_model")
+    assert isinstance(declared, ThreatModel), (
+        f"{metric_id}: declare `threat_model = ThreatModel(...)` on the class"
+    )
+    for text in (declared.attacker_holds, declared.target, declared.meaning):
+        assert text.strip()
+        assert "\n" not in text
+        assert len(text) <= 300, f"{metric_id}: one line, please"
+    assert declared.columns is None  # the columns belong to a run
+    # the parameters it reads the columns from exist (``columns`` of the membership
+    # attacks is recorded by the run, see the round-trip test)
+    for name in (*declared.known, *declared.guessed, *declared.compared):
+        assert name in cls.param_names() or name == "columns", (metric_id, name)
+
+
+def test_registering_a_metric_without_a_threat_model_fails_and_says_how() -> None:
+    class NoThreat(Metric):
+        id = "no_threat_model_metric"
+
+        def _compute(self, tables: Any, context: Any) -> Any:
+            raise AssertionError
+
+    before = dict(METRICS)
+    with pytest.raises(
+        TypeError,
+        match=r"metric 'no_threat_model_metric' \(NoThreat\) declares no threat model\. "
+        r"Add the class attribute `threat_model = ThreatModel\(attacker_holds=\.\.\., "
+        r"target=\.\.\., meaning=\.\.\.\)`",
+    ):
+        register(NoThreat)
+
+    class QuietInference(InferenceRisk):
+        id = "quiet_inference"
+
+    with pytest.raises(
+        TypeError,
+        match=r"declares no threat model of its own \(it would inherit InferenceRisk's: "
+        r"write `threat_model = InferenceRisk\.threat_model`",
+    ):
+        register(QuietInference)
+    assert before == METRICS
+
+
+@pytest.mark.parametrize("metric_id", IDS)
 def test_unknown_parameter_gets_the_house_message(metric_id: str) -> None:
     with pytest.raises(
         ParameterError,
@@ -141,6 +187,24 @@ def test_same_seed_same_json_and_json_round_trips(metric_id: str) -> None:
     text = json.dumps(first.to_dict(include_records=True), allow_nan=False)
     again = MetricResult.from_dict(json.loads(text))
     assert _json(again) == _json(first)
+    # the threat model travels with the result, naming the columns the run used
+    declared = METRICS[metric_id].threat_model
+    assert declared is not None
+    threat = _json(first)["threat_model"]
+    assert threat["meaning"] == declared.meaning
+    assert threat["attacker_holds"] == declared.attacker_holds
+    named = [
+        first.params.get(name)
+        for name in (*declared.known, *declared.guessed, *declared.compared)
+    ]
+    if any(named) or (declared.unset_means_all and declared.guessed):
+        assert threat["columns"], metric_id
+    else:
+        assert threat["columns"] is None, metric_id
+    for value in named:
+        for column in value if isinstance(value, list) else [value]:
+            if isinstance(column, str):
+                assert column in threat["columns"], (metric_id, column)
 
 
 @pytest.mark.parametrize("metric_id", IDS)

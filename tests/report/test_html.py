@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import re
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.report import Thresholds, render_html, write_html
 from synthrisk.report.html import SECTIONS
-from synthrisk.results import EvaluationReport, MetricResult, RecordScores
+from synthrisk.results import EvaluationReport, MetricResult, RecordScores, ThreatModel
 
 
 def anonymeter_result(metric: str = "singling_out", risk: float = 0.12) -> MetricResult:
@@ -506,3 +507,56 @@ def test_a_million_row_record_set_renders_from_arrays() -> None:
     # closest first: the two zeros (row 123456 before row 999999), then the next smallest
     drill = html[html.index("closest first") :]
     assert drill.index("123456") < drill.index("999999") < drill.index("999998")
+
+
+def test_each_metric_section_states_its_threat_model_in_one_line() -> None:
+    threat = ThreatModel(
+        attacker_holds="the synthetic table and some columns of a target person's record",
+        target="training people",
+        meaning="share of secrets <guessed> right",
+        known=("aux_cols",),
+        guessed=("secret",),
+    ).for_params({"aux_cols": ["age", "<b>zip</b>"], "secret": "income"})
+    with_threat = dataclasses.replace(
+        anonymeter_result("inference"), threat_model=threat
+    )
+    html = render_html(hand_report(with_threat, anonymeter_result()))
+    line = re.search(r'<span class="threat" id="threat-m0">(.*?)</span>', html)
+    assert line is not None
+    assert "&lt;b&gt;zip&lt;/b&gt;" in line.group(1)  # escaped, never markup
+    text = unescape(re.sub(r"<[^>]+>", "", line.group(1)))
+    assert text == (
+        "Attacker holds: the synthetic table and some columns of a target person's record "
+        "(knows age, <b>zip</b>; guesses income) · target: training people · "
+        "the number: share of secrets <guessed> right."
+    )
+    # it joins the attack's sentence in the same paragraph, not a second heading
+    paragraph = html[
+        html.index('<p class="attack">') : html.index(
+            "</p>", html.index('<p class="attack">')
+        )
+    ]
+    assert "What the attack assumes: An attacker writes queries" in paragraph
+    assert 'id="threat-m0"' in paragraph
+    # a result without one (a report written before threat models) keeps the sentence only
+    assert 'id="threat-m1"' not in html
+    assert html.count("What the attack assumes:") == 2
+    # the notebook card says it too
+    card = with_threat._repr_html_()  # type: ignore[attr-defined]
+    assert "Attacker holds: the synthetic table and some columns" in card
+    assert "&lt;b&gt;zip&lt;/b&gt;" in card
+
+
+def test_verdict_section_says_the_verdict_is_not_an_oracle() -> None:
+    for html in (
+        render_html(hand_report(anonymeter_result())),
+        render_html(hand_report(anonymeter_result()), fragment=True),
+    ):
+        how = html[html.index('<details id="how-to-read"') : html.index("</details>")]
+        note = re.search(r'<p class="small" id="not-an-oracle">(.*?)</p>', how)
+        assert note is not None
+        text = note.group(1)
+        assert "Do not regenerate or tune a generator until this verdict passes" in text
+        assert "ReconSyn" in text
+        assert "arXiv:2312.05114" in text
+        assert "not a licence to search" in text

@@ -33,7 +33,7 @@ from synthrisk.exceptions import (
     SynthriskError,
 )
 from synthrisk.metrics._params import NOT_A_PARAM, Param
-from synthrisk.results import MetricResult, RecordScores, to_jsonable
+from synthrisk.results import MetricResult, RecordScores, ThreatModel, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
 
 __all__ = [
@@ -57,13 +57,49 @@ M = TypeVar("M", bound="type[Metric]")
 
 
 def register(cls: M) -> M:
-    """Class decorator adding a metric to the registry under its ``id``."""
+    """Class decorator adding a metric to the registry under its ``id``.
+
+    Raises
+    ------
+    TypeError
+        If the class does not declare its own :attr:`Metric.threat_model` (a
+        :class:`~synthrisk.results.ThreatModel`): every number in a report says what
+        the attacker holds and what it means.
+    """
+    if not isinstance(vars(cls).get("threat_model"), ThreatModel):
+        raise TypeError(_no_threat_model_message(cls))
     METRICS[cls.id] = cls
     # stable sort: metrics of equal report_order keep their registration order
     ranked = sorted(METRICS.items(), key=lambda item: item[1].report_order)
     METRICS.clear()
     METRICS.update(ranked)
     return cls
+
+
+def _no_threat_model_message(cls: type[Metric]) -> str:
+    parent = next(
+        (
+            k
+            for k in cls.__mro__[1:]
+            if isinstance(vars(k).get("threat_model"), ThreatModel)
+        ),
+        None,
+    )
+    hint = (
+        ""
+        if parent is None
+        else f" of its own (it would inherit {parent.__name__}'s: write "
+        f"`threat_model = {parent.__name__}.threat_model` if that one is right for it)"
+    )
+    return (
+        f"metric {cls.id!r} ({cls.__name__}) declares no threat model{hint}. Add the class "
+        "attribute `threat_model = ThreatModel(attacker_holds=..., target=..., meaning=...)` "
+        '(`from synthrisk.results import ThreatModel`): what the attacker holds ("the synthetic '
+        'table only", "the synthetic table and some columns of a target person\'s record"), whom '
+        'it attacks ("training people") and what the score means, in one line each; name the '
+        "parameters that list the attacker's columns in `known=`, `guessed=` or `compared=`. "
+        "See docs/report.md, 'Threat model of every number'."
+    )
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:
@@ -183,6 +219,9 @@ class Metric(abc.ABC):
     id: ClassVar[str] = ""
     #: one plain sentence: what the attacker knows and tries
     attack: ClassVar[str] = ""
+    #: what the attacker holds, whom it attacks and what the score means; every
+    #: registered metric declares its own (:func:`register` refuses a class without)
+    threat_model: ClassVar[ThreatModel | None] = None
     #: True when a higher score means better protection
     higher_is_safer: ClassVar[bool] = True
     requires_holdout: ClassVar[bool] = False
@@ -412,12 +451,13 @@ class Metric(abc.ABC):
         score = outcome.score
         if score is not None and not np.isfinite(score):
             score = None
+        params = dict(self.params) if outcome.params is None else outcome.params
         return MetricResult(
             metric=self.id,
             score=None if score is None else float(score),
             breakdown=outcome.breakdown,
             ci=outcome.ci,
-            params=dict(self.params) if outcome.params is None else outcome.params,
+            params=params,
             warnings=tuple(context.warnings),
             seconds=seconds,
             records=outcome.records,
@@ -425,6 +465,7 @@ class Metric(abc.ABC):
             higher_is_safer=self.higher_is_safer,
             value_keys=outcome.value_keys,
             reason=outcome.reason if score is None else None,
+            threat_model=self._threat_model(params),
         )
 
     def skipped(self, reason: str) -> MetricResult:
@@ -435,7 +476,13 @@ class Metric(abc.ABC):
             params=self.params,
             attack=self.attack,
             higher_is_safer=self.higher_is_safer,
+            threat_model=self._threat_model(self.params),
         )
+
+    def _threat_model(self, params: Mapping[str, Any]) -> ThreatModel | None:
+        """The class's threat model with the columns named in ``params``."""
+        declared = type(self).threat_model
+        return None if declared is None else declared.for_params(params)
 
     def supports_partitioned(self) -> bool:
         """True when this metric, with its parameters, runs on every row of partitioned tables.

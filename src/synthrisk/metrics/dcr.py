@@ -25,6 +25,7 @@ from synthrisk._typing import IntArray
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
+from synthrisk.metrics._threat import AUDIT, SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.neighbors import nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
@@ -309,6 +310,13 @@ class DCRBaselineProtection(_DCRMetric):
         "An attacker holding the synthetic table looks for real people among its rows: "
         "if synthetic rows sit much closer to real rows than random rows do, they copy them."
     )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "median distance from synthetic rows to their closest training row over that of uniformly random rows, capped at 1: 1 = as far as random data, 0 = copies (a faithful generator also scores low)"
+        ),
+    )
 
     confidence_level = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
@@ -457,6 +465,13 @@ class DCROverfittingProtection(_DCRMetric):
     attack = (
         "A generator that memorised its training rows produces synthetic rows closer to those "
         "rows than to real rows it never saw (the holdout)."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=AUDIT,
+        target=TRAINING,
+        meaning=(
+            "2 × (1 − share of synthetic rows strictly closer to a training row than to a holdout row), capped at 1: 1 = at most half are (no memorisation, with a holdout as large as the training table), 0 = all are"
+        ),
     )
     requires_holdout = True
 

@@ -301,6 +301,19 @@ def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
     }
 
 
+def _threat_view(data: Any) -> dict[str, str] | None:
+    """A result's threat model for the page (None in reports written before it existed)."""
+    if not isinstance(data, Mapping):
+        return None
+    view = {
+        key: str(data.get(key) or "").strip()
+        for key in ("attacker_holds", "target", "meaning", "columns")
+    }
+    if not (view["attacker_holds"] and view["target"] and view["meaning"]):
+        return None
+    return view
+
+
 def _result_view(
     index: int,
     result: Mapping[str, Any],
@@ -363,6 +376,7 @@ def _result_view(
         if label is None
         else f"{label} ({result.get('metric')})",
         "attack": result.get("attack") or "",
+        "threat": _threat_view(result.get("threat_model")),
         "orientation": orientation,
         "score": _fmt(result.get("score")),
         "status": str(result.get("status") or "ok"),

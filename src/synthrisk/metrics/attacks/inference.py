@@ -34,6 +34,7 @@ from synthrisk.metrics._params import (
     custom,
     positive_float,
 )
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
@@ -333,6 +334,16 @@ class InferenceRisk(Metric):
     attack = (
         "An attacker who knows some attributes of a person guesses a secret attribute from the most "
         "similar synthetic row, compared with real people the generator never saw."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "Anonymeter's risk: share of targets whose secret the nearest synthetic row gives away, beyond the share for holdout people (the worst column when every column is attacked): 0 = no more than for new people, 1 = every target"
+        ),
+        known=("aux_cols",),
+        guessed=("secret",),
+        unset_means_all=True,
     )
     higher_is_safer = False
     runs_partitioned = True

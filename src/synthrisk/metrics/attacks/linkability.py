@@ -30,6 +30,7 @@ from synthrisk._validation import check_columns, check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, integer
+from synthrisk.metrics._threat import TRAINING, ThreatModel
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
@@ -438,6 +439,14 @@ class LinkabilityRisk(Metric):
     attack = (
         "An attacker holding two datasets about the same people, with different columns, links their "
         "records through the synthetic rows nearest to each of them."
+    )
+    threat_model = ThreatModel(
+        attacker_holds="the synthetic table and two partial records of each target, from sources with different columns",
+        target=TRAINING,
+        meaning=(
+            "Anonymeter's risk: share of targets whose two partial records are linked through their nearest synthetic rows, beyond the share for holdout people: 0 = no more than for new people, 1 = every target"
+        ),
+        known=("aux_cols",),
     )
     higher_is_safer = False
     runs_partitioned = True

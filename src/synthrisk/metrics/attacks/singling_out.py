@@ -39,6 +39,7 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
@@ -470,6 +471,13 @@ class SinglingOutRisk(Metric):
         "checks how many of them also match exactly one real person, compared with real people the "
         "generator never saw."
     )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "Anonymeter's risk: share of queries of several columns that isolate one synthetic row and exactly one training person, beyond the share on holdout people: 0 = no more than for new people, 1 = every query"
+        ),
+    )
     higher_is_safer = False
     requires_holdout = True
     runs_partitioned = True
@@ -560,6 +568,13 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
     """
 
     id = "singling_out_univariate"
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "Anonymeter's risk: share of one-column queries that isolate one synthetic row and exactly one training person, beyond the share on holdout people: 0 = no more than for new people, 1 = every query"
+        ),
+    )
     report_order = 125
 
     mode = Param(

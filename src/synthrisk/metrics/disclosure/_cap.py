@@ -44,6 +44,7 @@ from synthrisk.metrics._params import (
     integer,
     option,
 )
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._codes import (
     AttackCodes,
     NatBinning,
@@ -218,6 +219,15 @@ class DisclosureProtection(DisclosureBase):
     """
 
     id = "disclosure_protection"
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "CAP protection (1 − mean probability that the synthetic rows sharing a person's known values vote for their sensitive values) over that of random guessing, capped at 1: 1 = no more help than random data, 0 = gives the values away"
+        ),
+        known=("known_column_names",),
+        guessed=("sensitive_column_names",),
+    )
     report_order = 30
     runs_by_default = True
     runs_partitioned = True
@@ -363,6 +373,15 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     """
 
     id = "disclosure_protection_estimate"
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "disclosure_protection on subsamples: mean CAP protection over the iterations, over that of random guessing, capped at 1: 1 = no more help than random data, 0 = gives the values away"
+        ),
+        known=("known_column_names",),
+        guessed=("sensitive_column_names",),
+    )
     report_order = 40
     runs_by_default = False
     runs_partitioned = False  # subsamples of in-memory codes

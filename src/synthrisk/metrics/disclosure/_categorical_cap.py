@@ -17,6 +17,7 @@ import numpy as np
 from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, option
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._cap import (
     RECORD_DESCRIPTION,
     DisclosureBase,
@@ -161,6 +162,15 @@ class CategoricalCAP(CategoricalCAPBase):
     """
 
     id = "categorical_cap"
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − mean probability that the synthetic rows sharing a person's key values vote for their sensitive values (people without such rows are skipped): 1 = never guessed, 0 = always"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+    )
     report_order = 50
     method = "cap"
 
@@ -173,6 +183,15 @@ class CategoricalZeroCAP(CategoricalCAPBase):
     """
 
     id = "categorical_zero_cap"
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − mean probability that the synthetic rows sharing a person's key values vote for their sensitive values (people without such rows count as never guessed): 1 = never guessed, 0 = always"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+    )
     report_order = 60
     method = "zero_cap"
 
@@ -187,5 +206,14 @@ class CategoricalGeneralizedCAP(CategoricalCAPBase):
     """
 
     id = "categorical_generalized_cap"
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − mean probability that the synthetic rows sharing a person's key values vote for their sensitive values (people without such rows use the rows with the nearest keys): 1 = never guessed, 0 = always"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+    )
     report_order = 70
     method = "generalized_cap"

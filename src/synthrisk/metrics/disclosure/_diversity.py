@@ -16,6 +16,7 @@ from scipy import stats
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, confidence, integer, number, option
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._class_metric import ClassMetric, class_values
 from synthrisk.metrics.disclosure._kanonymity_kernel import ClassStatistics
 from synthrisk.results import RecordScores, to_jsonable
@@ -104,6 +105,15 @@ class LDiversity(ClassMetric):
         "An attacker who knows a real person's quasi-identifiers finds their class in the synthetic table; "
         "when the class holds fewer than l distinct sensitive values (l-diversity), the attacker reads off "
         "the person's sensitive value."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "share of synthetic records in quasi-identifier classes with fewer than l well-represented sensitive values (the homogeneity attack): 0 = none"
+        ),
+        known=("quasi_identifiers",),
+        guessed=("sensitive",),
     )
 
     l = Param(integer(minimum=2), 2, "Smallest acceptable l of a class.")  # noqa: E741
@@ -238,6 +248,15 @@ class TCloseness(ClassMetric):
         "An attacker who knows a real person's quasi-identifiers finds their class in the synthetic table; "
         "the farther the class's sensitive values are from the whole table's (t-closeness), the more the "
         "attacker learns about the person's sensitive value."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "largest distance (earth mover's) between the sensitive values of a quasi-identifier class and those of the whole synthetic table: 0 = every class looks like the table"
+        ),
+        known=("quasi_identifiers",),
+        guessed=("sensitive",),
     )
 
     t = Param(number(gt=0, le=1), 0.2, "Acceptable distance of a class from the table.")

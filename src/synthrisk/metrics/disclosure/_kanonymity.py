@@ -18,6 +18,7 @@ import numpy as np
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, column_list, integer
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._class_metric import Z95, ClassMetric, class_values
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
@@ -78,6 +79,14 @@ class KAnonymity(ClassMetric):
     attack = (
         "An attacker who knows a real person's quasi-identifiers finds the synthetic records with the same "
         "values; when only a few real people share them, the synthetic records point at those people."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "share of synthetic records whose quasi-identifier values only 1 to k − 1 real records share (records that point at fewer than k people): 0 = none"
+        ),
+        known=("quasi_identifiers",),
     )
 
     sensitive = Param(

@@ -27,6 +27,12 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, integer
+from synthrisk.metrics._threat import (
+    SOME_COLUMNS,
+    SYNTHETIC_ONLY,
+    TRAINING,
+    ThreatModel,
+)
 from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.disclosure._defaults import (
     default_key_columns,
@@ -120,6 +126,14 @@ class UniqueExactMatches(Metric):
     attack = (
         "An attacker finds, in the synthetic table, the exact record of a real person who is the only one "
         "with that combination of values in the real data."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of the real records unique on every compared column that the synthetic table reproduces exactly (SDNist): 0 = none"
+        ),
+        compared=("columns",),
     )
     higher_is_safer = False
     runs_by_default = False
@@ -336,6 +350,14 @@ class ApparentMatchDistribution(Metric):
     attack = (
         "An attacker who knows a real person's quasi-identifiers, unique in the real data, finds the one "
         "synthetic record with those values and reads the person's other values off it."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "mean share of a person's other columns that the one synthetic record matching their unique quasi-identifiers gets right (SDNist): 0 = it says nothing true about them, 1 = it is their record"
+        ),
+        known=("quasi_identifiers",),
     )
     higher_is_safer = False
     runs_by_default = False

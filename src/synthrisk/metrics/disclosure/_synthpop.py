@@ -27,6 +27,7 @@ from synthrisk.metrics._params import (
     custom,
     integer,
 )
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
 from synthrisk.metrics.disclosure._defaults import (
     default_key_columns,
@@ -299,6 +300,14 @@ class ReplicatedUniques(_SynthpopBase):
         "An intruder who knows a real person's key values finds a synthetic record that is the only one "
         "with those values, while the person is the only one with them in the real data."
     )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "share of real records unique on the keys whose key values are unique in the synthetic table too (synthpop's repU): 0 = none replicated"
+        ),
+        known=("keys",),
+    )
 
     use_missing_keys = Param(
         custom(_any, "true, false or a list of booleans (one per key column)"),
@@ -433,6 +442,15 @@ class DiSCO(_SynthpopBase):
     attack = (
         "An intruder who knows a real person's key values looks them up in the synthetic table; when all "
         "matching synthetic records share one target value, the intruder takes it as the person's."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "share of real records whose keys occur in the synthetic table with a single target value, theirs (synthpop's DiSCO): 0 = none disclosed; compare with DiO, what the real data alone disclose"
+        ),
+        known=("keys",),
+        guessed=("target",),
     )
 
     _has_target = True

@@ -24,6 +24,7 @@ from synthrisk._optional import import_optional
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, number, option
+from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._space import MODES, numeric_matrix
 from synthrisk.neighbors import column_ranges
 from synthrisk.schema.tables import Tables
@@ -169,6 +170,13 @@ class MembershipClassification(Metric):
     attack = (
         "If synthetic rows are harder to tell from the training rows than from unseen real rows, the "
         "generator reproduced its training data rather than the population."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=AUDIT,
+        target=TRAINING,
+        meaning=(
+            "how much harder synthetic rows are to tell from training rows than from holdout rows (a classifier's AUC against the holdout ÷ its AUC against the training rows − 1, when positive): 0 = no memorisation"
+        ),
     )
     higher_is_safer = False
     requires_holdout = True

@@ -36,6 +36,7 @@ from synthrisk._typing import FloatArray, JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
+from synthrisk.metrics._threat import FULL_RECORD, MEMBERS, ThreatModel
 from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.membership._columns import ALL_COLUMNS, with_columns
 from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
@@ -255,6 +256,14 @@ class DOMIAS(Metric):
         "An attacker holding the synthetic table and real people from the same population guesses that "
         "a person was in the training data where synthetic rows are denser than the population."
     )
+    threat_model = ThreatModel(
+        attacker_holds="the synthetic table, a target person's full record and a sample of real people from the same population (half the holdout)",
+        target=MEMBERS,
+        meaning=(
+            "ROC AUC of telling training people from holdout people by the synthetic table's density at their record over the population's: 0.5 = a coin toss, 1 = always right"
+        ),
+        compared=("columns",),
+    )
     higher_is_safer = False
     requires_holdout = True
     runs_by_default = False
@@ -351,6 +360,14 @@ class MonteCarloMembership(Metric):
         "An attacker counts, for each real person, the synthetic rows that fall within a small distance of "
         "their record; many close rows suggest the person was in the training data."
     )
+    threat_model = ThreatModel(
+        attacker_holds=FULL_RECORD,
+        target=MEMBERS,
+        meaning=(
+            "ROC AUC of telling training people from holdout people by the number of synthetic rows within a small distance of their record: 0.5 = a coin toss, 1 = always right"
+        ),
+        compared=("columns",),
+    )
     higher_is_safer = False
     requires_holdout = True
     runs_by_default = False
@@ -407,6 +424,14 @@ class CollisionMembership(Metric):
     attack = (
         "An attacker guesses that a real person was in the training data when their exact record "
         "occurs in the synthetic table."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=FULL_RECORD,
+        target=MEMBERS,
+        meaning=(
+            "ROC AUC of telling training people from holdout people by the number of synthetic rows identical to their record: 0.5 = a coin toss, 1 = always right"
+        ),
+        compared=("columns",),
     )
     higher_is_safer = False
     requires_holdout = True

@@ -32,6 +32,7 @@ from scipy import stats
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, option
+from synthrisk.metrics._threat import ThreatModel
 from synthrisk.schema.tables import Tables
 
 __all__ = [
@@ -186,6 +187,13 @@ class DistributionValidation(Metric):
     attack = (
         "Not an attack: checks that each synthetic column follows the real distribution, without which "
         "the membership attacks' verdicts are meaningless."
+    )
+    threat_model = ThreatModel(
+        attacker_holds="nothing (not an attack: a fidelity check of the synthetic table against the real one)",
+        target="no one (it says how to read the attacks)",
+        meaning=(
+            "share of columns whose synthetic distribution does not differ significantly from the real one (two-sample tests, Holm-adjusted): 1 = every column follows it"
+        ),
     )
     higher_is_safer = True
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, number, option
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership._space import (
     DISTANCES,
@@ -102,6 +103,13 @@ class IdenticalMatchShare(Metric):
     id = "identical_match_share"
     report_order = 200
     attack = "An attacker holding the synthetic table finds real people's records copied into it verbatim."
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of synthetic rows that copy a training row (distance at most the tolerance; exact by default): 0 = none; compare with how often holdout rows coincide by chance"
+        ),
+    )
     higher_is_safer = False
 
     tolerance = Param(

@@ -31,6 +31,7 @@ from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._columns import with_columns
 from synthrisk.metrics.membership._space import (
     Data,
@@ -259,6 +260,14 @@ class EpsilonIdentifiability(Metric):
     attack = (
         "An attacker holding the synthetic table finds, for a real person, a synthetic record closer to "
         "them than any other real person is: the synthetic record identifies them."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of real records whose nearest synthetic record is closer than their nearest other real record (ε-identifiability): 0 = no one identifiable"
+        ),
+        compared=("columns",),
     )
     higher_is_safer = False
     runs_by_default = False

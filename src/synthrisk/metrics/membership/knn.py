@@ -20,6 +20,7 @@ from synthrisk._validation import check_option
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, integer, option
+from synthrisk.metrics._threat import FULL_RECORD, MEMBERS, ThreatModel
 from synthrisk.metrics.membership._space import (
     DISTANCES,
     MODES,
@@ -104,6 +105,13 @@ class MembershipKnnProbabilities(Metric):
     attack = (
         "An attacker holding the synthetic table guesses that a real person was in the training data "
         "when many synthetic rows sit close to their record."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=FULL_RECORD,
+        target=MEMBERS,
+        meaning=(
+            "ROC AUC of telling training people from holdout people by how many synthetic rows sit close to their record: 0.5 = a coin toss, 1 = always right"
+        ),
     )
     higher_is_safer = False
     requires_holdout = True

@@ -8,6 +8,7 @@ import numpy as np
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
+from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._space import (
     DISTANCES,
     Space,
@@ -61,6 +62,13 @@ class NNDR(Metric):
     attack = (
         "Synthetic rows that sit much closer to one training row than to any other point at individual "
         "people; the holdout shows how often that happens by chance."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=AUDIT,
+        target=TRAINING,
+        meaning=(
+            "the rank-th (by default 10th) smallest ratio of a synthetic row's distances to its nearest and second-nearest training rows, over the same against the holdout: about 1 = no memorisation, below 1 = synthetic rows sit on single training rows"
+        ),
     )
     higher_is_safer = True
     requires_holdout = True

@@ -25,6 +25,7 @@ import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, confidence, integer, option
+from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._holdout import share_holdout_test
 from synthrisk.metrics.membership._share_kernels import (
@@ -321,6 +322,13 @@ class DCRShare(Metric):
     attack = (
         "A generator that memorised its training rows puts synthetic rows closer to those rows than to "
         "real rows it never saw (the holdout)."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=AUDIT,
+        target=TRAINING,
+        meaning=(
+            "share of synthetic rows closer to a training row than to a holdout row, at equal sizes (ties count ½): 0.5 = no memorisation, 1 = every row clings to training rows (mode 'apt': APT's share on the full tables)"
+        ),
     )
     higher_is_safer = False
     requires_holdout = True

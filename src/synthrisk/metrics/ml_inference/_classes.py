@@ -12,6 +12,7 @@ from synthrisk._validation import check_option
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, register
 from synthrisk.metrics._params import NOT_A_PARAM, Param, custom, number, option
+from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.ml_inference._attackers import (
     CATEGORICAL_MODELS,
     TIES,
@@ -137,6 +138,16 @@ class CategoricalKNN(_Categorical):
     id = "categorical_knn"
     report_order = 220
     attack = "A k-nearest-neighbours model trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − share of training people whose sensitive values a k-nearest-neighbours model trained on the synthetic table guesses right from their keys (the worst column when every column is attacked): 1 = never right"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     models = ("knn",)
 
 
@@ -147,6 +158,16 @@ class CategoricalNB(_Categorical):
     id = "categorical_nb"
     report_order = 230
     attack = "A naive Bayes model trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − share of training people whose sensitive values a naive Bayes model trained on the synthetic table guesses right from their keys (the worst column when every column is attacked): 1 = never right"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     models = ("nb",)
 
 
@@ -157,6 +178,16 @@ class CategoricalRF(_Categorical):
     id = "categorical_rf"
     report_order = 240
     attack = "A random forest trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − share of training people whose sensitive values a random forest trained on the synthetic table guesses right from their keys (the worst column when every column is attacked): 1 = never right"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     models = ("rf",)
 
 
@@ -167,6 +198,16 @@ class CategoricalSVM(_Categorical):
     id = "categorical_svm"
     report_order = 250
     attack = "A support-vector classifier trained on the synthetic table guesses real people's sensitive categories from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − share of training people whose sensitive values a support-vector classifier trained on the synthetic table guesses right from their keys (the worst column when every column is attacked): 1 = never right"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     models = ("svm",)
 
 
@@ -183,6 +224,16 @@ class CategoricalEnsemble(_Categorical):
     id = "categorical_ensemble"
     report_order = 260
     attack = "Several models trained on the synthetic table vote on real people's sensitive categories given their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "1 − share of training people whose sensitive values the majority vote of several models trained on the synthetic table guesses right from their keys (the worst column when every column is attacked): 1 = never right"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
 
     attackers = Param(
         custom(_attackers, f"a non-empty list of {list(CATEGORICAL_MODELS)}"),
@@ -273,6 +324,16 @@ class NumericalLR(_Numerical):
     id = "numerical_lr"
     report_order = 270
     attack = "A linear regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "mean squared gap between the quantiles of the sensitive numbers that a linear regression trained on the synthetic table predicts from a person's keys and the true ones (the worst column when every column is attacked): 0 = every value guessed, higher = safer"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     model = "lr"
 
 
@@ -283,6 +344,16 @@ class NumericalMLP(_Numerical):
     id = "numerical_mlp"
     report_order = 280
     attack = "A neural network trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "mean squared gap between the quantiles of the sensitive numbers that a neural network trained on the synthetic table predicts from a person's keys and the true ones (the worst column when every column is attacked): 0 = every value guessed, higher = safer"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     model = "mlp"
 
 
@@ -293,6 +364,16 @@ class NumericalSVR(_Numerical):
     id = "numerical_svr"
     report_order = 290
     attack = "A support-vector regression trained on the synthetic table guesses real people's sensitive numbers from their key columns."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "mean squared gap between the quantiles of the sensitive numbers that a support-vector regression trained on the synthetic table predicts from a person's keys and the true ones (the worst column when every column is attacked): 0 = every value guessed, higher = safer"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     model = "svr"
 
 
@@ -313,6 +394,16 @@ class NumericalRadiusNearestNeighbor(_Numerical):
     id = "numerical_radius_nearest_neighbor"
     report_order = 300
     attack = "Real people's sensitive numbers are guessed as the mean of synthetic rows whose key columns are close to theirs."
+    threat_model = ThreatModel(
+        attacker_holds=SOME_COLUMNS,
+        target=TRAINING,
+        meaning=(
+            "mean squared gap between the quantiles of the sensitive numbers guessed as the mean of the synthetic rows whose keys are close to a person's and the true ones (the worst column when every column is attacked): 0 = every value guessed, higher = safer"
+        ),
+        known=("key_fields",),
+        guessed=("sensitive_fields",),
+        unset_means_all=True,
+    )
     model = "radius_nearest_neighbor"
 
     model_kwargs = NOT_A_PARAM  # the radius attacker is not a scikit-learn estimator

@@ -17,6 +17,7 @@ import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, number, probability
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions
 
@@ -123,6 +124,13 @@ class NewRowSynthesis(Metric):
     id = "new_row_synthesis"
     report_order = 210
     attack = "Synthetic rows that repeat a real person's row, every value equal or within a small tolerance, disclose that person."
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of synthetic rows that match no training row (numbers within a relative tolerance, 1 % by default): 1 = every row is new, 0 = every row copies one"
+        ),
+    )
     higher_is_safer = True
     runs_by_default = False
 
