@@ -96,6 +96,7 @@ __all__ = [
 ]
 # the metric classes in report order (``report_order``), family by family
 __all__ += [  # noqa: RUF022
+    "Identification",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DisclosureProtection",
@@ -120,7 +121,6 @@ __all__ += [  # noqa: RUF022
     "NNDR",
     "IdenticalMatchShare",
     "EpsilonIdentifiability",
-    "Identification",
     "DOMIAS",
     "MonteCarloMembership",
     "CollisionMembership",

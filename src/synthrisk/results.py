@@ -565,8 +565,9 @@ class MetricVerdict:
         that fails): what a pass can and cannot rule out.
     underpowered : bool
         At this size the test cannot tell an excess at its tolerance from none (its
-        ``detectable`` excess is beyond twice the tolerance): without significance it
-        passes and leaves the decision to the tests that can decide.
+        ``detectable`` excess is beyond twice the tolerance), and it passed because its
+        excess is within the tolerance and not significant: it leaves the decision to
+        the tests that can decide.
     """
 
     metric: str

@@ -856,8 +856,8 @@ def _test_verdict(
         rule = (
             f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
             f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted "
-            "test), or if not significant where the test cannot tell an excess at the tolerance from none "
-            "at this size (80 % power)"
+            "test), or if not significant with the excess within the tolerance where the test cannot tell "
+            "an excess at the tolerance from none at this size (80 % power)"
         )
     level_name: Level
     compare = ""
@@ -896,13 +896,13 @@ def _test_verdict(
             f"{_fmt(effect)}{compare}, {interval} entirely above the tolerance {tol}, "
             f"significant (Holm-adjusted p = {p_adjusted:.2g})."
         )
-    elif not significant and underpowered and upper > t:
+    elif not significant and underpowered and effect <= t and upper > t:
         level_name = "pass"
         reason = (
-            f"no significant excess{compare}; excess {_fmt(effect)}, {interval}. At this size the test "
-            f"only detects an excess above {_fmt(t + reach)} (80 % power), beyond its tolerance {tol}: "
-            "too imprecise to show the excess within it, it does not hold the verdict back (the per-person "
-            "identification test judges copies of people)."
+            f"no significant excess{compare}; excess {_fmt(effect)}, within the tolerance {tol}, "
+            f"{interval}. At this size the test only detects an excess above {_fmt(t + reach)} "
+            "(80 % power): too imprecise to show the excess within its tolerance, it does not hold the "
+            "verdict back (the per-person identification test judges copies of people)."
         )
     elif upper <= t:
         level_name = "pass"
@@ -951,7 +951,9 @@ def _test_verdict(
         tolerance=t,
         ci_level=ci_level,
         detectable=detectable,
-        underpowered=bool(underpowered and level_name == "pass" and not significant),
+        underpowered=bool(
+            underpowered and level_name == "pass" and not significant and upper > t
+        ),
     )
 
 

@@ -96,8 +96,9 @@ def test_a_skipped_metric_is_a_line_too(
     assert main(argv) == 0
     lines = capsys.readouterr().err.splitlines()
     n = len(lines)
-    assert n == 13
-    assert "[2/13] dcr_overfitting_protection  skipped  (" in lines[1]
+    assert n == 14
+    assert "[1/14] identification  skipped  (" in lines[0]
+    assert "[3/14] dcr_overfitting_protection  skipped  (" in lines[2]
 
 
 class _Recorder:

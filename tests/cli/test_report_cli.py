@@ -44,9 +44,9 @@ def _evaluate(files: dict[str, Path], synthetic: str, *extra: str) -> list[str]:
     [
         ("leaky", "fail", 1),
         ("leaky", "review", 1),
-        # 300 holdout rows are too few to show that new people are within every
-        # tolerance: the ideal generator is "review" (inconclusive), never "fail"
-        ("fresh", "review", 1),
+        # new real people pass even at 300 holdout rows: tests too imprecise at this
+        # size pass when not significant, and the per-person test decides
+        ("fresh", "review", 0),
         ("fresh", "fail", 0),
         ("leaky", None, 0),
     ],
@@ -65,7 +65,7 @@ def test_fail_on_gates_a_leaky_table_and_passes_a_safe_one(
         argv += ["--fail-on", fail_on]
     assert main(argv) == code
     err = capsys.readouterr().err
-    expected = "fail" if synthetic == "leaky" else "review"
+    expected = "fail" if synthetic == "leaky" else "pass"
     if code == 1:
         assert err.startswith(
             f"synthrisk: gate failed: the overall verdict is '{expected}', at or below --fail-on '{fail_on}'."

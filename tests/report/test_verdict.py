@@ -19,6 +19,7 @@ from synthrisk.results import EvaluationReport, MetricResult, Verdict
 
 #: every metric id the project defines
 ALL_METRIC_IDS = (
+    "identification",
     "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection",
     "disclosure_protection_estimate", "categorical_cap", "categorical_zero_cap", "categorical_generalized_cap",
     "singling_out", "linkability", "inference", "membership_knn_probabilities", "dcr_share",
@@ -117,7 +118,13 @@ def test_defaults_have_sources_and_valid_limits() -> None:
         assert metric in ALL_METRIC_IDS
         assert tolerance.reasoning
         assert tolerance.unit
-        assert 0 < tolerance.value <= 0.15
+        if (
+            tolerance.decision == "significance"
+        ):  # a count of people: 0, any excess fails
+            assert tolerance.value == 0
+            assert tolerance.unit.endswith("(people)")
+        else:
+            assert 0 < tolerance.value <= 0.15
 
 
 def test_reasons_say_what_was_compared() -> None:
@@ -329,7 +336,9 @@ def holdout_result(
         (0.05, (0.02, 0.08), 0.001, "review"),  # straddles the tolerance
         (0.10, (0.06, 0.14), 1e-6, "fail"),  # significant and entirely above it
         (0.10, (0.06, 0.14), 0.2, "review"),  # above it but not significant
-        (0.0, (-0.2, 0.2), 0.5, "review"),  # inconclusive
+        (0.03, (-0.005, 0.065), 0.5, "review"),  # precise enough, but straddles it
+        (0.06, (-0.2, 0.32), 0.5, "review"),  # imprecise, and the excess is above it
+        (0.0, (-0.2, 0.2), 0.5, "pass"),  # imprecise: quiet tests pass (power stated)
     ],
 )
 def test_holdout_rule_each_level(
@@ -347,6 +356,15 @@ def test_holdout_rule_each_level(
     assert v.ci[1] == pytest.approx(effect + (ci[1] - effect) * 1.6448536 / 1.9599640)
     assert (v.ci[0] > 0.0) == (p < 0.05)
     assert "90 % interval" in v.reason
+    # what the test detects at this size: the tolerance plus (z_0.95 + z_0.8) standard errors
+    se = (ci[1] - ci[0]) / (2 * 1.9599640)
+    assert v.detectable == pytest.approx(0.05 + (1.6448536 + 0.8416212) * se)
+    assert v.underpowered == (
+        level == "pass" and v.detectable > 0.1 and p >= 0.05 and v.ci[1] > 0.05
+    )
+    if v.underpowered:
+        assert "too imprecise" in v.reason
+        assert "dcr_share (they pass" in verdict.reason
 
 
 def test_an_attack_no_better_than_its_control_reads_as_no_evidence() -> None:

@@ -36,6 +36,7 @@ from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, probability
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._people import (
     Geometry,
     People,
@@ -275,6 +276,15 @@ class Identification(Metric):
     attack = (
         "An attacker holding the synthetic table looks for rows that copy one real person's record, "
         "exactly or closer to them than any other real person is, and so finds that person."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of training people a synthetic row copies (exactly, or closer to them than any other "
+            "real person is); the test counts them against holdout people, whom chance alone "
+            "identifies: 0 identified beyond chance = no one given away"
+        ),
     )
     higher_is_safer = False
     requires_holdout = True
