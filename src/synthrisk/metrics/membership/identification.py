@@ -232,7 +232,7 @@ def identification_test(
         "unit": "people",
         "decision": "significance",
         "component": worst["part"],
-        "components": parts,  # type: ignore[dict-item]
+        "components": parts,
         "mde": float(min(smallest)) if smallest else None,
         "mde_level": REFERENCE_LEVEL,
     }
