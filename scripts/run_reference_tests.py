@@ -33,9 +33,11 @@ checkout states. Every run prints a digest of the test files it ran.
 unseeded run's result varies. The runner seeds Python's ``random`` and numpy's global
 generator before every test, from a base seed (``--seed``, default 0) and the test's id,
 so a run is reproducible (an unseeded ``numpy.random.default_rng()`` takes its seed from
-that global generator). ``--repeat N`` runs every test with the base seeds
-``seed, …, seed + N - 1`` in one pytest session and reports per test in how many runs it
-passed, and the smallest and largest totals.
+that global generator). ``--repeat N`` runs the suite with the base seeds
+``seed, …, seed + N - 1``, one pytest session each (run ``k`` is the run of ``--seed k``),
+and reports per test in how many runs it passed, and the smallest and largest totals;
+``--one-session`` runs them all in one session, which is faster, but there a test module's
+own state (such as a generator it makes at import) carries over between the seeds.
 
 **Import hook.** Every ``import sdmetrics…`` / ``anonymeter…`` / ``apt…`` is answered by
 synthrisk's compat module (``synthrisk.compat.sdmetrics``, ``synthrisk.compat.anonymeter``,
@@ -72,9 +74,7 @@ import argparse
 import csv
 import dataclasses
 import hashlib
-import importlib
 import importlib.metadata
-import importlib.util
 import itertools
 import json
 import os
@@ -229,19 +229,34 @@ EXTRAS: dict[str, dict[str, str]] = {
 }
 
 
-def _importable(module: str) -> bool:
+_PROBE = """
+import importlib, json, sys
+found = {}
+for name in sys.argv[1:]:
     try:
-        importlib.import_module(module)
+        found[name] = getattr(importlib.import_module(name), "__file__", None) or "?"
     except ImportError:
-        return False
-    return True
+        found[name] = None
+print(json.dumps(found))
+"""
+
+
+def probe(modules: Sequence[str]) -> dict[str, str | None]:
+    """Where a fresh interpreter (as pytest will be) imports each module from (None: it cannot)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *modules],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"could not check this Python's packages:\n{proc.stderr[-2000:]}")
+    found: dict[str, str | None] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return found
 
 
 def missing_requirements(
-    library: str,
-    *,
-    reference: bool,
-    importable: Callable[[str], bool] = _importable,
+    library: str, *, reference: bool, importable: Callable[[str], bool]
 ) -> list[str]:
     """The ``pip install`` arguments for what the test run of ``library`` lacks.
 
@@ -261,9 +276,18 @@ def missing_requirements(
     return args
 
 
+def _modules(library: str, *, reference: bool) -> list[str]:
+    suite = SUITES[library]
+    names = [*BASE_NEEDS, *(m for extra in suite["extras"] for m in EXTRAS[extra])]
+    return names if reference else [*names, suite["compat"], "synthrisk"]
+
+
 def ensure_environment(library: str, *, reference: bool, install: bool) -> None:
     """Install (or, with ``install=False``, name) what the test run lacks; exit on failure."""
-    missing = missing_requirements(library, reference=reference)
+    found = probe(_modules(library, reference=reference))
+    missing = missing_requirements(
+        library, reference=reference, importable=lambda m: found.get(m) is not None
+    )
     if missing:
         command = [sys.executable, "-m", "pip", "install", *missing]
         if not install:
@@ -277,8 +301,10 @@ def ensure_environment(library: str, *, reference: bool, install: bool) -> None:
                 "pip could not install into this Python; run the script with "
                 "--venv benchmarks/.venvs/reference-tests to use a dedicated environment"
             )
-        importlib.invalidate_caches()
-        still = missing_requirements(library, reference=reference)
+        found = probe(_modules(library, reference=reference))
+        still = missing_requirements(
+            library, reference=reference, importable=lambda m: found.get(m) is not None
+        )
         if still:
             sys.exit(f"still missing after pip install: {' '.join(still)}")
     if reference:
@@ -297,14 +323,13 @@ def ensure_environment(library: str, *, reference: bool, install: bool) -> None:
         )
         print(f"reference: {release.project} {installed}{note}")
         return
-    synthrisk = importlib.import_module("synthrisk")
-    origin = Path(synthrisk.__file__ or "").resolve()
+    origin = Path(found["synthrisk"] or "").resolve()
     where = (
         f"{origin.parent.relative_to(ROOT)}/"
         if origin.is_relative_to(ROOT)
         else f"{origin.parent} (not this repository's src/)"
     )
-    print(f"synthrisk {getattr(synthrisk, '__version__', '?')} from {where}")
+    print(f"synthrisk from {where}")
 
 
 def venv_python(venv: Path) -> Path:
@@ -955,24 +980,21 @@ def run_suite(
     reference: bool = False,
     adult: tuple[Path, Path] | None = None,
     keyword: str | None = None,
+    one_session: bool = False,
 ) -> tuple[list[Outcome], list[str]]:
-    """Run the suite's test files once per seed; the outcomes and the files run."""
+    """Run the suite's test files once per seed; the outcomes and the files run.
+
+    Each seed gets its own pytest session, so that run ``k`` of ``--repeat`` is the run
+    of ``--seed k``; with ``one_session`` all seeds run in one session (faster, but a test
+    module's own state, such as a generator it creates at import, carries over from one
+    seed's tests to the next).
+    """
     suite = SUITES[library]
     with tempfile.TemporaryDirectory(prefix=f"synthrisk-{library}-tests-") as tmp:
         root = Path(tmp)
         shutil.copytree(tree / "tests", root / "tests")
         # the repositories have it; the sdists leave it out
         (root / "tests" / "__init__.py").touch()
-        (root / "conftest.py").write_text(
-            CONFTEST.format(
-                package=suite["package"],
-                compat=None if reference else suite["compat"],
-                checkout=str(tree),
-                fixture_modules=suite["fixture_modules"],
-                seeds=list(seeds),
-                seed_id=SEED_ID,
-            )
-        )
         (root / "pytest.ini").write_text("[pytest]\n")
         if library == "apt":
             print("data:", write_apt_data(root, adult))
@@ -981,22 +1003,44 @@ def run_suite(
             print(f"not in these test sources: {absent}")
         if not files:
             sys.exit("none of the suite's test files is in these test sources")
-        junit = root / "junit.xml"
-        cmd = [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root),
-            "--import-mode=prepend", f"--junitxml={junit}", "-W", "ignore::DeprecationWarning",
-            *(["-k", keyword] if keyword else []), *files,
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        start = time.perf_counter()
-        proc = subprocess.run(
-            cmd, cwd=root, capture_output=True, text=True, check=False, env=env
-        )
-        last = proc.stdout.strip().splitlines()[-1:] or ["(no output)"]
-        print(f"pytest: {last[0]} ({time.perf_counter() - start:.0f} s)")
-        if not junit.exists():
-            sys.exit(proc.stdout[-3000:] + proc.stderr[-3000:])
-        return parse_junit(junit, files, seeds), files
+        sessions = [list(seeds)] if one_session else [[seed] for seed in seeds]
+        outcomes: list[Outcome] = []
+        for number, session in enumerate(sessions, 1):
+            (root / "conftest.py").write_text(
+                CONFTEST.format(
+                    package=suite["package"],
+                    compat=None if reference else suite["compat"],
+                    checkout=str(tree),
+                    fixture_modules=suite["fixture_modules"],
+                    seeds=session,
+                    seed_id=SEED_ID,
+                )
+            )
+            junit = root / f"junit-{number}.xml"
+            cmd = [
+                sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root),
+                "--import-mode=prepend", f"--junitxml={junit}", "-W", "ignore::DeprecationWarning",
+                *(["-k", keyword] if keyword else []), *files,
+            ]  # fmt: skip
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
+            start = time.perf_counter()
+            proc = subprocess.run(
+                cmd, cwd=root, capture_output=True, text=True, check=False, env=env
+            )
+            last = proc.stdout.strip().splitlines()[-1:] or ["(no output)"]
+            label = (
+                f"seed {session[0]}"
+                if len(session) == 1
+                else f"seeds {session[0]}–{session[-1]}"
+            )
+            print(
+                f"pytest ({label}): {last[0]} ({time.perf_counter() - start:.0f} s)",
+                flush=True,
+            )
+            if not junit.exists():
+                sys.exit(proc.stdout[-3000:] + proc.stderr[-3000:])
+            outcomes += parse_junit(junit, files, session)
+        return outcomes, files
 
 
 # ------------------------------------------------------------------------ report
@@ -1137,6 +1181,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="run with N base seeds (default 1)",
     )
     parser.add_argument(
+        "--one-session",
+        action="store_true",
+        help="run the --repeat seeds in one pytest session (faster; module state carries over)",
+    )
+    parser.add_argument(
         "-k", dest="keyword", help="pytest's -k: only the tests it selects"
     )
     parser.add_argument(
@@ -1232,6 +1281,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.adult is None
         else (args.adult[0].resolve(), args.adult[1].resolve()),
         keyword=args.keyword,
+        one_session=args.one_session,
     )
     summary = summarize(outcomes, seeds, files)
     print("\n".join(report_lines(summary, args.library, every_test=args.list)))

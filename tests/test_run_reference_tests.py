@@ -140,13 +140,15 @@ def test_the_conftest_seeds_every_test_per_run(
     (tree / "tests").mkdir(parents=True)
     (tree / "tests" / "test_confidence.py").write_text(SEEDED_TEST)
     seeds = list(range(8))
-    first, files = rrt.run_suite("anonymeter", tree, seeds=seeds, reference=True)
+    first, files = rrt.run_suite(
+        "anonymeter", tree, seeds=seeds, reference=True, one_session=True
+    )
     assert files == ["tests/test_confidence.py"]
     assert sorted(o.seed for o in first) == seeds
     assert {o.test for o in first} == {"test_draw"}
     passed = sum(o.outcome == "passed" for o in first)
     assert 0 < passed < len(seeds)  # uniform draws below 0.5: some runs pass, some fail
-    # a run with one of the seeds alone gives that seed's outcome: reproducible
+    # a session of one of the seeds gives that seed's outcome: reproducible
     for seed in (3, 6):
         (single,), _ = rrt.run_suite("anonymeter", tree, seeds=[seed], reference=True)
         assert single.outcome == next(o.outcome for o in first if o.seed == seed)
@@ -332,6 +334,12 @@ def test_missing_requirements(rrt: ModuleType) -> None:
         )
         == []
     )
+
+
+def test_probe_asks_a_fresh_interpreter(rrt: ModuleType) -> None:
+    found = rrt.probe(["json", "no_such_module_for_the_probe"])
+    assert found["no_such_module_for_the_probe"] is None
+    assert Path(found["json"]).name == "__init__.py"
 
 
 def test_requirements_match_pyproject(rrt: ModuleType) -> None:
