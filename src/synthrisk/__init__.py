@@ -62,6 +62,7 @@ from synthrisk.metrics import (
     SinglingOutRisk,
     TCloseness,
     UniqueExactMatches,
+    VulnerablePeople,
 )
 from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
@@ -97,6 +98,7 @@ __all__ = [
 # the metric classes in report order (``report_order``), family by family
 __all__ += [  # noqa: RUF022
     "Identification",
+    "VulnerablePeople",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DisclosureProtection",

@@ -174,12 +174,26 @@ _IDENTIFICATION_TOLERANCE = (
     "verdict states how many identified training people the test would have found at this size"
 )
 
+_VULNERABLE_TOLERANCE = (
+    "the most isolated people are the ones a membership attack can single out (Meeus et al. 2023, "
+    "'Achilles' heels'); among them, training and holdout people were chosen alike, so an attack that "
+    "ranks significantly more training people at the top has found people the generator memorised. As "
+    "for identification, any significant excess fails (0 people): the holdout people of the same "
+    "stratum carry the chance rate, and the result states the excess the test would have detected"
+)
+
 #: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
 DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
     "identification": Tolerance(
         0.0,
         "training people identified beyond the holdout's chance rate (people)",
         _IDENTIFICATION_TOLERANCE,
+        decision="significance",
+    ),
+    "vulnerable_people": Tolerance(
+        0.0,
+        "training people among the most isolated that an attack ranks highest, beyond chance (people)",
+        _VULNERABLE_TOLERANCE,
         decision="significance",
     ),
     "dcr_share": Tolerance(
@@ -866,7 +880,7 @@ def _test_verdict(
         if test.get("compared"):
             compare = f" ({test['compared']})"
     interval = f"{pct} interval [{_fmt(low)}, {_fmt(high)}]"
-    if n < MIN_ROWS:
+    if n < MIN_ROWS and decision != "significance":  # exact tests decide at any size
         level_name = "review"
         reason = (
             f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "

@@ -96,9 +96,10 @@ def test_a_skipped_metric_is_a_line_too(
     assert main(argv) == 0
     lines = capsys.readouterr().err.splitlines()
     n = len(lines)
-    assert n == 14
-    assert "[1/14] identification  skipped  (" in lines[0]
-    assert "[3/14] dcr_overfitting_protection  skipped  (" in lines[2]
+    assert n == 15
+    assert "[1/15] identification  skipped  (" in lines[0]
+    assert "[2/15] vulnerable_people  skipped  (" in lines[1]
+    assert "[4/15] dcr_overfitting_protection  skipped  (" in lines[3]
 
 
 class _Recorder:

@@ -60,6 +60,7 @@ from synthrisk.metrics.membership import (
     MembershipClassification,
     MembershipKnnProbabilities,
     MonteCarloMembership,
+    VulnerablePeople,
 )
 from synthrisk.metrics.ml_inference import (
     CategoricalEnsemble,
@@ -118,6 +119,7 @@ __all__ = [
     "SinglingOutUnivariateRisk",
     "TCloseness",
     "UniqueExactMatches",
+    "VulnerablePeople",
     "for_metric",
     "get_metric",
     "make_context",

@@ -13,8 +13,8 @@ import functools
 import math
 import re
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,8 @@ from synthrisk.schema.schema import (
 if TYPE_CHECKING:
     from synthrisk._typing import JSONValue
     from synthrisk.schema.encoding import EncodedTable, Encoder
+
+T = TypeVar("T")
 
 __all__ = ["TABLE_NAMES", "Tables", "as_pandas", "prepare_tables"]
 
@@ -80,6 +82,9 @@ class Tables:
     _cache: dict[str, EncodedTable] = dataclasses.field(
         default_factory=dict, repr=False
     )
+    _derived: dict[tuple[str, ...], object] = dataclasses.field(
+        default_factory=dict, repr=False
+    )
 
     def table(self, name: str) -> pd.DataFrame:
         """Return one table by name (``real``, ``synthetic`` or ``holdout``)."""
@@ -102,6 +107,17 @@ class Tables:
         if name not in self._cache:
             self._cache[name] = self.encoder.transform(self.table(name))
         return self._cache[name]
+
+    def derived(self, key: tuple[str, ...], compute: Callable[[], T]) -> T:
+        """A value derived from these tables alone, computed once per Tables object.
+
+        Metrics of one run share the Tables object, so an expensive search that
+        depends only on the tables (such as the real people's isolation, used by the
+        per-person tests) runs once. ``key`` must name everything the value depends on.
+        """
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return cast("T", self._derived[key])
 
     def select(self, columns: list[str]) -> Tables:
         """The same tables restricted to ``columns`` (modelable column names).

@@ -3,7 +3,8 @@
 
 ai-privacy-toolkit's dataset assessments and their peers (``docs/membership.md``):
 kNN membership probabilities, the DCR share, NNDR, identical matches, a membership
-classifier and distribution validation.
+classifier and distribution validation; and the per-person tests: people the synthetic
+table identifies, and the membership attacks on the most isolated people.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from synthrisk.metrics.membership.identification import Identification
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
 from synthrisk.metrics.membership.nndr import NNDR
 from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
+from synthrisk.metrics.membership.vulnerable import VulnerablePeople
 
 __all__ = [
     "DOMIAS",
@@ -33,4 +35,5 @@ __all__ = [
     "MembershipClassification",
     "MembershipKnnProbabilities",
     "MonteCarloMembership",
+    "VulnerablePeople",
 ]

@@ -197,11 +197,23 @@ def geometry(
     context: Context,
     space: Space | None = None,
 ) -> tuple[Geometry, Space, Data, Data]:
-    """The pooled rows' isolation and their distance to the synthetic table.
+    """The pooled rows' isolation and their distances to the synthetic table.
 
     Returns the geometry, the space, the pooled real data and the synthetic data (so
-    that planted copies can be measured in the same units).
+    that planted copies can be measured in the same units). Computed once per tables
+    and person column (:meth:`Tables.derived`): the per-person tests of one run share it.
     """
+    if space is not None:
+        return _geometry(tables, people, context=context, space=space)
+    key = ("people-geometry", str(people.column), str(people.max_rows))
+    return tables.derived(
+        key, lambda: _geometry(tables, people, context=context, space=None)
+    )
+
+
+def _geometry(
+    tables: Tables, people: People, *, context: Context, space: Space | None
+) -> tuple[Geometry, Space, Data, Data]:
     if people.column is not None:
         tables = tables.select([c for c in tables.real.columns if c != people.column])
     space = Space.for_tables(tables, "dcr") if space is None else space
@@ -217,7 +229,11 @@ def geometry(
     )
     isolation, second = _other_people(nn.distances, nn.indices, people.person)
     syn = space.search(
-        pool, synthetic, k=1, context=context, description="real people → synthetic"
+        pool,
+        synthetic,
+        k=1,
+        context=context,
+        description="real people → synthetic",
     )
     return (
         Geometry(isolation, second, syn.distances[:, 0], syn.indices[:, 0]),
