@@ -46,6 +46,7 @@ from synthrisk.metrics.membership._people import (
     near_threshold,
     people_of,
     per_person,
+    person_param,
     stratum,
 )
 from synthrisk.results import RecordScores
@@ -60,13 +61,6 @@ __all__ = ["Identification", "IdentificationParts", "identification_parts"]
 REFERENCE_LEVEL = 0.05 / 10 / 3
 #: identified training people listed in the breakdown (all are in the records)
 LIST_LIMIT = 200
-
-
-def _person_param(value: Any, name: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    msg = f"`{name}` must be a column name, 'auto' or None; got {value!r}."
-    raise ParameterError(msg)
 
 
 def _shares(value: Any, name: str) -> tuple[float, ...]:
@@ -290,7 +284,7 @@ class Identification(Metric):
     requires_holdout = True
 
     person = Param(
-        custom(_person_param, "a column name, 'auto' or None"),
+        custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )

@@ -63,11 +63,12 @@ from synthrisk.metrics.membership._people import (
     isolation_rank,
     people_of,
     per_person,
+    person_param,
     stratum,
 )
 from synthrisk.metrics.membership._space import Data, Space, n_rows, take_rows
 from synthrisk.metrics.membership.density import _KDE, numeric_embedding
-from synthrisk.metrics.membership.identification import _person_param, _shares
+from synthrisk.metrics.membership.identification import _shares
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import LOW_FPRS, auc_control, clopper_pearson, tpr_at_fpr
@@ -246,7 +247,7 @@ class VulnerablePeople(Metric):
     requires_holdout = True
 
     person = Param(
-        custom(_person_param, "a column name, 'auto' or None"),
+        custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )
