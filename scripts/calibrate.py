@@ -485,7 +485,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("| dataset | split | scenario | runs | pass | review | fail |")
     print("|---|---|---|---|---|---|---|")
-    for (name, layout, scenario), c in counts.items():
+    # the totals over every dataset last
+    for (name, layout, scenario), c in sorted(
+        counts.items(), key=lambda item: item[0][0] == "all"
+    ):
         total = sum(c.values())
         print(
             f"| {name} | {layout} | {scenario} | {total} | {c['pass']} | {c['review']} | {c['fail']} |"
