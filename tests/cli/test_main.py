@@ -181,9 +181,10 @@ def test_demo_writes_reports_and_table(
     out = capsys.readouterr().out
     assert "leaky" in out
     assert "independent" in out
+    assert "isolated_copies" in out
     data = json.loads((tmp_path / "d" / "report.json").read_text())
     assert data["inputs"]["real"]["rows"] == 300
-    for name in ("leaky", "partial", "fresh", "independent"):
+    for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):
         assert (tmp_path / "d" / "reports" / f"{name}.json").is_file()
         assert (tmp_path / "d" / "data" / f"synthetic_{name}.csv").is_file()
 
