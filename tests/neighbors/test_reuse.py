@@ -168,3 +168,19 @@ def test_progress_is_reported_for_reused_searches(rng: np.random.Generator) -> N
         nearest_neighbors(query, reference, distance="dcr", progress=seen.append)
         nearest_neighbors(query, reference, distance="dcr", progress=seen.append)
     assert sum(seen) == 60
+
+
+def test_the_oldest_searches_are_forgotten_beyond_the_memory_budget(
+    rng: np.random.Generator,
+) -> None:
+    query = rng.random((40, 3))
+    references = [rng.random((50, 3)) for _ in range(4)]
+    options = {"k": 2, "distance": "dcr", "scale": np.ones(3)}
+    # one search remembers 40 x 2 results and 90 rows of 3 numbers: about 3.5 kB
+    with reuse_searches(max_mib=8e-3) as store:
+        for reference in references:
+            nearest_neighbors(query, reference, **options)
+        assert 1 <= len(store) < 4
+        assert store.nbytes <= 8e-3 * 2**20
+        nearest_neighbors(query, references[-1], **options)  # the newest is kept
+        assert store.stats.identical == 1

@@ -154,10 +154,15 @@ class SearchReuse:
     max_changed : float, default=0.2
         A remembered search is reused when at most this share of the rows of the
         side that changed differ; beyond it, the search runs in full.
+    max_mib : float, default=1024
+        Memory for the remembered results and the rows they were searched on (rows
+        that other objects hold too are counted all the same); beyond it, the oldest
+        searches are forgotten first.
     """
 
-    def __init__(self, *, max_changed: float = 0.2) -> None:
+    def __init__(self, *, max_changed: float = 0.2, max_mib: float = 1024) -> None:
         self.max_changed = float(max_changed)
+        self.max_bytes = float(max_mib) * 2**20
         self.stats = ReuseStats()
         self._entries: list[_Entry] = []
         self._rows: dict[bytes, Rows] = {}
@@ -166,16 +171,30 @@ class SearchReuse:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the remembered results and rows."""
+        results = sum(e.distances.nbytes + e.indices.nbytes for e in self._entries)
+        rows = sum(num.nbytes + cat.nbytes for num, cat in self._rows.values())
+        return int(results + rows)
+
     def sweep(self) -> None:
         """Forget the searches neither made nor reused since the last sweep."""
         with self._lock:
             self._entries = [e for e in self._entries if e.used]
             for entry in self._entries:
                 entry.used = False
-            kept = {e.query for e in self._entries} | {
-                e.reference for e in self._entries
-            }
-            self._rows = {d: rows for d, rows in self._rows.items() if d in kept}
+            self._drop_unused_rows()
+
+    def _drop_unused_rows(self) -> None:
+        kept = {e.query for e in self._entries} | {e.reference for e in self._entries}
+        self._rows = {d: rows for d, rows in self._rows.items() if d in kept}
+
+    def _trim(self) -> None:
+        """Forget the oldest searches while over the memory budget (never the newest)."""
+        while len(self._entries) > 1 and self.nbytes > self.max_bytes:
+            del self._entries[0]
+            self._drop_unused_rows()
 
     def kneighbors(
         self,
@@ -230,6 +249,7 @@ class SearchReuse:
                         exact_only,
                     )
                 )
+                self._trim()
         if progress is not None:
             progress(n_query)
         return distances, indices
@@ -315,8 +335,12 @@ def active_reuse() -> SearchReuse | None:
 
 
 @contextlib.contextmanager
-def reuse_searches(*, max_changed: float = 0.2) -> Iterator[SearchReuse]:
+def reuse_searches(
+    *, max_changed: float = 0.2, max_mib: float = 1024
+) -> Iterator[SearchReuse]:
     """Remember the searches run inside the block and reuse them (see the module docstring).
+
+    ``max_changed`` and ``max_mib`` are those of :class:`SearchReuse`.
 
     Examples
     --------
@@ -332,7 +356,7 @@ def reuse_searches(*, max_changed: float = 0.2) -> Iterator[SearchReuse]:
     >>> store.stats.delta, store.stats.pairs_searched < 2 * 50 * 80, int(second.indices[0, 0])
     (1, True, 7)
     """
-    store = SearchReuse(max_changed=max_changed)
+    store = SearchReuse(max_changed=max_changed, max_mib=max_mib)
     token = _ACTIVE.set(store)
     try:
         yield store
