@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
             "known-leak self-test: plant copies of the most isolated training people "
             "(exact and near, 0.1 / 0.5 / 1 %% of the synthetic rows), re-run the gating "
             "tests and report whether the verdict would have caught them (needs --holdout; "
-            "about six times the gating tests' time)"
+            "adds about twice the evaluation's time)"
         ),
     )
     _add_report_options(ev)
