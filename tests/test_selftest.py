@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import numpy as np
@@ -89,8 +90,10 @@ def test_self_test_catches_exact_copies_where_identification_has_power(
 
 def test_self_test_reruns_only_the_gating_metrics(
     frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     real, synthetic, holdout = frames
+    caplog.set_level(logging.INFO, logger="synthrisk.selftest")
     report = evaluate(
         real,
         synthetic,
@@ -101,6 +104,11 @@ def test_self_test_reruns_only_the_gating_metrics(
     )
     assert report.self_test is not None
     assert report.self_test.metrics == ("identification",)
+    # 6 planted tables x 2 searches; the isolation ranking's 2 come from the run's
+    (logged,) = [r.getMessage() for r in caplog.records if "searches" in r.getMessage()]
+    assert logged.startswith(
+        "self-test: 14 searches, 8 answered from memory, 6 from a few"
+    )
     for scenario in report.self_test.scenarios:
         assert set(scenario.failed + scenario.review + scenario.passed) == {
             "identification"

@@ -322,6 +322,7 @@ def _self_test(
 ) -> SelfTest:
     """:func:`run_self_test` once the gating metrics are known and searches are reused."""
     reporter = progress
+    before = dataclasses.replace(store.stats)
     with stage(reporter, "self-test"):
         context = make_context(
             _STREAM,
@@ -399,15 +400,17 @@ def _self_test(
                 inputs=tables.summary(),
                 results=tuple(results),
             )
-    stats = store.stats
+    after = store.stats
     logger.info(
         "self-test: %d searches, %d answered from memory, %d from a few changed rows, "
         "%d in full; %.1f %% of the distances computed",
-        stats.searches,
-        stats.identical,
-        stats.delta,
-        stats.full,
-        100.0 * stats.pairs_searched / max(stats.pairs_asked, 1),
+        after.searches - before.searches,
+        after.identical - before.identical,
+        after.delta - before.delta,
+        after.full - before.full,
+        100.0
+        * (after.pairs_searched - before.pairs_searched)
+        / max(after.pairs_asked - before.pairs_asked, 1),
     )
     scenarios = []
     for kind in KINDS:
