@@ -469,3 +469,14 @@ def test_self_test_without_scenarios_says_why() -> None:
         ("identification",), 100, 100, 0, notes=("every record is shared",),
     )  # fmt: skip
     assert empty.headline == "No planted leak was evaluated: every record is shared"
+
+
+def test_self_test_headline_of_one_person() -> None:
+    one = SelfTest(
+        (SelfTestScenario("exact", 0.001, 1, "fail", ("identification",)),),
+        ("identification",), 100, 100, 100,
+    )  # fmt: skip
+    assert one.headline == (
+        "The verdict would have caught exact copies of 1 training person (0.1 % of the "
+        "synthetic rows); every planted leak fails."
+    )

@@ -896,8 +896,9 @@ class SelfTest:
         clauses = []
         for i, s in enumerate(caught):
             if i == 0:
+                people = "training person" if s.planted == 1 else "training people"
                 clauses.append(
-                    f"{s.kind} copies of {s.planted} training people "
+                    f"{s.kind} copies of {s.planted} {people} "
                     f"({_share_text(s.share)} of the synthetic rows)"
                 )
             else:
