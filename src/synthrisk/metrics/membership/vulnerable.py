@@ -156,10 +156,12 @@ def _detectable_tail(n: int, n_train: int, m: int, level: float) -> int | None:
     counts = np.arange(max(0, m - (n - n_train)), min(m, n_train) + 1)
     weights = chance.pmf(counts)
     most = min(m, n_train)
+    # the p-value of every possible count, computed once
+    p_of = np.ones(most + 1)
+    p_of[counts] = chance.sf(counts - 1)
 
     def detected(k: int) -> bool:
-        shifted = np.minimum(counts + k, most)
-        p_shift = stats.hypergeom.sf(shifted - 1, n, n_train, m)
+        p_shift = p_of[np.minimum(counts + k, most)]
         return float(weights[p_shift < level].sum()) >= 0.8
 
     low, high = 1, most
