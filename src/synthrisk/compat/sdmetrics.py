@@ -472,7 +472,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             ``{'score', 'cap_protection', 'baseline_protection'}`` with the mean CAP
             protection over the iterations.
         """
-        n_sub = int(check_int(num_rows_subsample, name="num_rows_subsample", minimum=1))  # type: ignore[arg-type]
+        n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
         real = as_frame(real_data, name="real_data")
         synthetic = as_frame(synthetic_data, name="synthetic_data")
         n_sub = min(

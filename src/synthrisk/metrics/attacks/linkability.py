@@ -145,7 +145,7 @@ class LinkabilityAttack:
         k = (
             self.n_neighbors
             if n_neighbors is None
-            else int(check_int(n_neighbors, name="n_neighbors", minimum=1) or 1)
+            else check_int(n_neighbors, name="n_neighbors", minimum=1)
         )
         if k > self.n_neighbors:
             msg = (
