@@ -41,7 +41,7 @@ import copy
 import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 
@@ -547,6 +547,10 @@ CAP_DEPRECATION_MSG = (
 )
 
 
+#: how missing values are matched (``CategoricalCAPBase``'s ``missing``)
+_Missing = Literal["category", "never_equal"]
+
+
 class _LegacyCAP(CategoricalPrivacyMetric):
     """SDMetrics' legacy ``compute(real, synthetic, metadata, table_name, key_fields, sensitive_fields)``."""
 
@@ -563,7 +567,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         sensitive_fields: Sequence[str] | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
         *,
-        missing: str = "category",
+        missing: _Missing = "category",
         strict_types: bool = False,
     ) -> float:
         """CAP protection ``1 - mean P(true sensitive | key)`` over the real rows.
@@ -607,7 +611,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         sensitive_fields: Sequence[str] | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
         *,
-        missing: str = "category",
+        missing: _Missing = "category",
         strict_types: bool = False,
     ) -> dict[str, float]:
         """``{'score': compute(...)}``, as SDMetrics' single-table metrics do."""

@@ -13,6 +13,8 @@ k-means instead, which is why its users see non-integer k and equal k and l.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from synthrisk._typing import JSONValue
@@ -89,13 +91,15 @@ class KAnonymity(ClassMetric):
         known=("quasi_identifiers",),
     )
 
-    sensitive = Param(
+    sensitive: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, allow_empty=True),
         None,
         "Sensitive columns for l-diversity and t-closeness; None: synthrisk's choice.",
     )
-    k = Param(integer(minimum=1), 5, "Smallest acceptable number of real records.")
-    top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
+    k: Param[int] = Param(
+        integer(minimum=1), 5, "Smallest acceptable number of real records."
+    )
+    top_n: Param[int] = Param(integer(minimum=0), 20, "Classes in the drill-down.")
 
     needs_sensitive = False
 

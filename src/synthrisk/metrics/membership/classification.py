@@ -181,14 +181,14 @@ class MembershipClassification(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    classifier = Param(
+    classifier: Param[str] = Param(
         option(CLASSIFIERS), "logistic_regression", "The attacker's classifier."
     )
-    threshold = Param(
+    threshold: Param[float] = Param(
         number(gt=0, le=1), 0.9, "AUC from which the quality warning is raised."
     )
-    mode = Param(option(MODES), "default", "'apt' reproduces APT.")
-    n_repeats = Param(
+    mode: Param[str] = Param(option(MODES), "default", "'apt' reproduces APT.")
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 1, "Seeded repetitions whose AUCs are averaged."
     )
 

@@ -197,17 +197,17 @@ class DistributionValidation(Metric):
     )
     higher_is_safer = True
 
-    numeric_test = Param(
+    numeric_test: Param[str] = Param(
         option(NUMERIC_TESTS), "KS", "Test of numeric and datetime columns."
     )
-    categorical_test = Param(
+    categorical_test: Param[str] = Param(
         option(CATEGORICAL_TESTS), "CHI", "Test of categorical and boolean columns."
     )
-    alpha = Param(number(gt=0, lt=1), 0.05, "Significance level.")
-    correction = Param(
+    alpha: Param[float] = Param(number(gt=0, lt=1), 0.05, "Significance level.")
+    correction: Param[str] = Param(
         option(CORRECTIONS), "holm", "Multiple-testing correction of the p-values."
     )
-    categorical_features = Param(
+    categorical_features: Param[list[str | int], Sequence[str | int] | None] = Param(
         custom(_features, "a list of column names or positions"),
         None,
         "Columns to test as categorical whatever their kind.",

@@ -112,10 +112,12 @@ class IdenticalMatchShare(Metric):
     )
     higher_is_safer = False
 
-    tolerance = Param(
+    tolerance: Param[float] = Param(
         number(ge=0), 0.0, "Largest distance that counts as a match; 0: exact."
     )
-    distance = Param(option(DISTANCES), "dcr", "Distance used when tolerance > 0.")
+    distance: Param[str] = Param(
+        option(DISTANCES), "dcr", "Distance used when tolerance > 0."
+    )
 
     runs_partitioned = True
 

@@ -73,8 +73,10 @@ class NNDR(Metric):
     higher_is_safer = True
     requires_holdout = True
 
-    rank = Param(integer(minimum=1), 10, "Which smallest ratio summarises each side.")
-    distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
+    rank: Param[int] = Param(
+        integer(minimum=1), 10, "Which smallest ratio summarises each side."
+    )
+    distance: Param[str] = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
     runs_partitioned = True
 

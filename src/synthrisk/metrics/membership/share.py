@@ -333,22 +333,22 @@ class DCRShare(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    mode = Param(
+    mode: Param[str] = Param(
         option(MODES), "default", "'apt': APT's share on the full tables is the score."
     )
-    distance = Param(
+    distance: Param[str | None] = Param(
         option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
     )
-    n_repeats = Param(
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 10, "Subsamples of the larger table for the share."
     )
-    n_permutations = Param(
+    n_permutations: Param[int] = Param(
         integer(minimum=0), 999, "Relabellings for the p-value; 0 skips the test."
     )
-    column_subsets = Param(
+    column_subsets: Param[str] = Param(
         option(SUBSETS), "all", "'worst': also correlated and random column groups."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
 
