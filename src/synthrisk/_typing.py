@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import numpy as np
@@ -41,7 +42,11 @@ __all__ = [
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 IntArray: TypeAlias = npt.NDArray[np.int64]
 SeedLike: TypeAlias = int | np.random.Generator | None
-JSONValue: TypeAlias = Any
+#: a value of synthrisk's JSON (reports, breakdowns, parameters): what ``json.dumps``
+#: writes (a tuple as a list) and, as lists and dicts, what ``json.loads`` reads back
+JSONValue: TypeAlias = (
+    str | int | float | bool | Sequence["JSONValue"] | Mapping[str, "JSONValue"] | None
+)
 
 Backend: TypeAlias = Literal["auto", "numpy", "numba", "dask", "torch"]
 DistanceName: TypeAlias = Literal["dcr", "gower", "euclidean"]

@@ -25,7 +25,10 @@ __all__ = ["MetricsSpec", "evaluate", "resolve_metrics"]
 
 logger = logging.getLogger(__name__)
 
-MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] | None
+#: metric ids or instances, or metric ids with their parameters (checked when built)
+MetricsSpec = (
+    Sequence["str | Metric"] | Mapping[str, Mapping[str, object] | None] | None
+)
 
 
 def resolve_metrics(metrics: MetricsSpec) -> list[Metric]:

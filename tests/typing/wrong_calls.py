@@ -21,9 +21,11 @@ from synthrisk import (
     SinglingOutRisk,
     evaluate,
 )
+from synthrisk._typing import JSONValue
 from synthrisk._validation import check_int
 from synthrisk.metrics import Context, Metric, Outcome, get_metric
 from synthrisk.metrics._params import Param, column_list, integer
+from synthrisk.results import MetricResult, to_jsonable
 from synthrisk.schema import Tables
 
 real = pd.DataFrame({"age": [30, 40]})
@@ -79,6 +81,17 @@ class _Declared(Metric):
 
 _Declared(size=2, columns="age")
 _Declared(size=2.5)  # E: arg-type
+
+# ------------------------------------------------------------------ JSON is typed
+
+Outcome(score=None, breakdown={"share": 0.5, "columns": ["age"], "test": {"n": 3}})
+Outcome(score=None, breakdown={"columns": {"age", "sex"}})  # E: dict-item
+as_dict: dict[str, JSONValue] = to_jsonable({"share": 0.5})
+
+
+def _read(result: MetricResult) -> float:
+    return float(result.breakdown["share"])  # E: arg-type
+
 
 # ------------------------------------------------------------------------ check_int
 

@@ -41,7 +41,7 @@ import copy
 import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import pandas as pd
 
@@ -265,8 +265,8 @@ def _clip_score(cap: float, baseline: float) -> float:
 
 def _disclosure_breakdown(result: MetricResult) -> dict[str, Any]:
     """SDMetrics' breakdown dict of DisclosureProtection (and its Estimate)."""
-    cap = float(result.breakdown["cap_protection"])
-    baseline = float(result.breakdown["baseline_protection"])
+    cap = float(cast("float", result.breakdown["cap_protection"]))
+    baseline = float(cast("float", result.breakdown["baseline_protection"]))
     return {
         "score": _clip_score(cap, baseline),
         "cap_protection": cap,
@@ -598,7 +598,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
             [*keys, *sens],
             strict_columns=[*keys, *sens] if strict_types else (),
         )
-        return float(result.breakdown["score"])
+        return float(cast("float", result.breakdown["score"]))
 
     @classmethod
     def compute_breakdown(

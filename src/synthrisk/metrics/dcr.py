@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from synthrisk._typing import IntArray
+from synthrisk._typing import IntArray, JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
@@ -557,7 +557,7 @@ class DCROverfittingProtection(_DCRMetric):
                         _overfitting_protection, closer, rng=rng, confidence_level=level
                     )
         score = float(np.mean(scores))
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "score": score,
             "synthetic_data_percentages": {
                 "closer_to_training": float(np.mean(shares)),

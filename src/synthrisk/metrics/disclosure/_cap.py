@@ -31,7 +31,7 @@ from typing import Any, get_args
 
 import numpy as np
 
-from synthrisk._typing import FloatArray, IntArray
+from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -475,7 +475,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             )
         summary = row_summary(p_mean)
         summary["total"] = n_real
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "score": score,
             "cap_protection": mean_cap,
             "baseline_protection": codes.baseline,

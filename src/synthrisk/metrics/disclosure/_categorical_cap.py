@@ -15,6 +15,7 @@ from typing import ClassVar, get_args
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, option
@@ -127,7 +128,7 @@ class CategoricalCAPBase(DisclosureBase):
             bootstrap_cap(p, context.rng),
             confidence_level=self.confidence_level,
         )
-        breakdown = {"score": cap, "real_rows": row_summary(p)}
+        breakdown: dict[str, JSONValue] = {"score": cap, "real_rows": row_summary(p)}
         return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
 
 

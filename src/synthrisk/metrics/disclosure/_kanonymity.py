@@ -126,8 +126,9 @@ class KAnonymity(ClassMetric):
         matched = n_syn_of > 0
         with_real = matched & (n_real_of > 0)
         delta = np.minimum(1.0, n_syn_of / np.maximum(n_real_of, 1))
+        score = float(at_risk.mean()) if n_s else None
         breakdown: dict[str, JSONValue] = {
-            "at_risk_share": float(at_risk.mean()) if n_s else None,
+            "at_risk_share": score,
             "n_at_risk": int(at_risk.sum()),
             "k": k,
             "k_map": int(n_real_of[with_real].min()) if with_real.any() else None,
@@ -188,7 +189,7 @@ class KAnonymity(ClassMetric):
         )
         ci = wilson_bounds(float(at_risk.sum()), n_s, Z95) if n_s else None
         return Outcome(
-            score=breakdown["at_risk_share"],
+            score=score,
             breakdown=breakdown,
             ci=ci,
             records=records,

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, option
@@ -321,7 +322,7 @@ class DistributionValidation(Metric):
                 f"({sorted(differing)}); membership results partly reflect fidelity, not only memorisation."
             )
         score = (n_columns - len(differing)) / n_columns if n_columns else float("nan")
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "distributions_valid": not differing,
             "distributions_validated": not failed,
             "member_column_distribution_diff": differ["real"],

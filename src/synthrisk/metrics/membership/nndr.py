@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
@@ -123,7 +124,7 @@ class NNDR(Metric):
             rank = n_s
         stat_r, stat_h = _kth_smallest(ratio_r, rank), _kth_smallest(ratio_h, rank)
         score = stat_r / stat_h
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "nndr_ratio": score,
             "nndr_training": stat_r,
             "nndr_holdout": stat_h,

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
@@ -530,7 +531,7 @@ class DCRShare(Metric):
             if apt_mode
             else corrected_rows
         )
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "share": share_apt,
             "size_corrected_share": share_corrected,
             "share_ties_half": share_half,
