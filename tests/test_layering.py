@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The package layering of ``docs/architecture.md``, checked on the source's imports.
 
-cli → pipeline → compat → io → evaluate / report / datasets → metrics →
-neighbors → schema / stats / results → the foundation modules (``synthrisk._*``,
+cli → pipeline → compat → io → evaluate / report / datasets → selftest → metrics /
+verdict → neighbors → schema / stats / results → the foundation modules (``synthrisk._*``,
 ``exceptions``, ``settings``); see ``docs/architecture.md``. A package imports only packages of lower layers (so there
 is no import cycle between packages), and never another package's private module.
 Imports inside ``if TYPE_CHECKING:`` are for annotations only and do not count.
@@ -36,14 +36,15 @@ LAYERS: dict[str, int] = {
     "neighbors": 3,
     "metrics": 4,
     "verdict": 4,
-    "datasets": 5,
-    "evaluate": 5,
-    "report": 5,
-    "io": 6,
-    "compat": 7,
-    "cluster": 7,
-    "pipeline": 8,
-    "cli": 9,
+    "selftest": 5,
+    "datasets": 6,
+    "evaluate": 6,
+    "report": 6,
+    "io": 7,
+    "compat": 8,
+    "cluster": 8,
+    "pipeline": 9,
+    "cli": 10,
 }
 
 #: private imports across packages that are known and scheduled to go: the

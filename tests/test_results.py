@@ -12,6 +12,8 @@ from synthrisk.results import (
     EvaluationReport,
     MetricResult,
     RecordScores,
+    SelfTest,
+    SelfTestScenario,
     ThreatModel,
     to_jsonable,
 )
@@ -379,3 +381,102 @@ def test_threat_model_fields_are_one_non_empty_line(field: str) -> None:
         _threat(**{field: "two\nlines"})
     with pytest.raises(ValueError, match="`known` of a threat model must be a tuple"):
         _threat(known="aux_cols")
+
+
+def _scenario(kind: str, share: float, n: int, level: str) -> SelfTestScenario:
+    failed = ("identification",) if level == "fail" else ()
+    review = ("dcr_share",) if level == "review" else ()
+    return SelfTestScenario(kind, share, n, level, failed, review, reason=level)
+
+
+def _self_test(*levels: str) -> SelfTest:
+    shares = ((0.001, 39), (0.005, 195), (0.01, 390))
+    kinds = [("exact", s) for s in shares] + [("near", s) for s in shares]
+    scenarios = tuple(
+        _scenario(kind, share, n, level)
+        for (kind, (share, n)), level in zip(kinds, levels, strict=True)
+    )
+    return SelfTest(scenarios, ("identification", "dcr_share"), 39_040, 39_032, 39_000)
+
+
+@pytest.mark.parametrize(
+    ("levels", "headline"),
+    [
+        (
+            ["fail"] * 6,
+            "The verdict would have caught exact copies of 39 training people (0.1 % of "
+            "the synthetic rows) and near copies of 39 (0.1 %); every planted leak fails.",
+        ),
+        (
+            ["fail", "fail", "fail", "pass", "review", "fail"],
+            "The verdict would have caught exact copies of 39 training people (0.1 % of "
+            "the synthetic rows) and near copies of 390 (1 %). Not caught: near copies of "
+            "39 (0.1 %: pass), near copies of 195 (0.5 %: review).",
+        ),
+        (
+            ["pass", "review", "review", "pass", "pass", "pass"],
+            "The verdict would have caught none of the planted leaks: exact copies of 39 "
+            "(0.1 %: pass), exact copies of 195 (0.5 %: review), exact copies of 390 "
+            "(1 %: review), near copies of 39 (0.1 %: pass), near copies of 195 "
+            "(0.5 %: pass), near copies of 390 (1 %: pass).",
+        ),
+    ],
+)
+def test_self_test_headline_says_what_was_caught(
+    levels: list[str], headline: str
+) -> None:
+    assert _self_test(*levels).headline == headline
+
+
+def test_self_test_in_json_and_print() -> None:
+    tested = _self_test("fail", "fail", "fail", "review", "fail", "fail")
+    report = dataclasses.replace(_report(), self_test=tested)
+    data = json.loads(report.to_json())
+    assert list(data)[-2:] == ["self_test", "results"]
+    block = data["self_test"]
+    assert set(block) == {
+        "headline", "metrics", "synthetic_rows", "training_people", "candidates",
+        "person_column", "near_move", "notes", "scenarios",
+    }  # fmt: skip
+    assert block["scenarios"][3] == {
+        "kind": "near", "share": 0.001, "planted": 39, "overall": "review",
+        "caught": False, "failed": [], "review": ["dcr_share"], "passed": [],
+        "reason": "review",
+    }  # fmt: skip
+    assert EvaluationReport.from_json(report.to_json()).self_test == tested
+    assert "self_test" not in json.loads(_report().to_json())
+    lines = report.summary_lines(width=100)
+    assert all(len(line) <= 100 for line in lines)
+    text = "\n".join(lines)
+    assert (
+        "self-test (copies of the most isolated training people planted): The verdict"
+        in text
+    )
+    assert (
+        "exact: 0.1 % fail, 0.5 % fail, 1 % fail · near: 0.1 % review, 0.5 % fail, 1 % fail"
+        in text
+    )
+    assert repr(report).endswith("self_test=5/6 caught)")
+
+
+def test_self_test_without_scenarios_says_why() -> None:
+    empty = SelfTest(
+        tuple(
+            SelfTestScenario(k, s, 0, "skipped", reason="skipped: nobody")
+            for k in ("exact", "near")
+            for s in (0.001, 0.005, 0.01)
+        ),
+        ("identification",), 100, 100, 0, notes=("every record is shared",),
+    )  # fmt: skip
+    assert empty.headline == "No planted leak was evaluated: every record is shared"
+
+
+def test_self_test_headline_of_one_person() -> None:
+    one = SelfTest(
+        (SelfTestScenario("exact", 0.001, 1, "fail", ("identification",)),),
+        ("identification",), 100, 100, 100,
+    )  # fmt: skip
+    assert one.headline == (
+        "The verdict would have caught exact copies of 1 training person (0.1 % of the "
+        "synthetic rows); every planted leak fails."
+    )

@@ -213,7 +213,8 @@ def test_the_interval_shown_excludes_0_exactly_when_the_test_is_significant(
             assert not significant
             assert test["effect"] <= v.tolerance
             assert v.detectable is not None
-            assert v.detectable > 2 * v.tolerance
+            # imprecise at this size, or too few units to judge
+            assert v.detectable > 2 * v.tolerance or test["n"] < 30
         if test["n"] >= 30 and "parts" not in test:
             if by_significance:
                 expected = "fail" if significant else "pass"

@@ -66,7 +66,13 @@ from synthrisk.metrics import (
 )
 from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
 from synthrisk.report import Thresholds, render_html
-from synthrisk.results import EvaluationReport, MetricResult, RecordScores
+from synthrisk.results import (
+    EvaluationReport,
+    MetricResult,
+    RecordScores,
+    SelfTest,
+    SelfTestScenario,
+)
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
@@ -83,6 +89,8 @@ __all__ = [
     "RecordScores",
     "Schema",
     "SchemaMismatchError",
+    "SelfTest",
+    "SelfTestScenario",
     "SynthriskDeprecationWarning",
     "SynthriskError",
     "SynthriskWarning",

@@ -27,8 +27,8 @@ from synthrisk._optional import is_available
 from synthrisk._progress import as_progress, stage
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
-from synthrisk.evaluate import evaluate
-from synthrisk.exceptions import InputError
+from synthrisk.evaluate import check_self_test, evaluate
+from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.io.dataset import is_dataset
 from synthrisk.io.files import (
     add_provenance,
@@ -132,6 +132,7 @@ def evaluate_files(
     include_values: bool = False,
     top_n: int = 20,
     encoding: str | None = None,
+    self_test: bool = False,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -162,6 +163,9 @@ def evaluate_files(
     encoding : str, default=None
         Text encoding of CSV / TSV files (``latin-1``, ``cp1252``, ...); None
         means UTF-8 (see :func:`synthrisk.io.read_table`).
+    self_test : bool, default=False
+        Run the known-leak self-test (see :func:`synthrisk.evaluate`); single files
+        only, with a holdout.
 
     Returns
     -------
@@ -169,10 +173,19 @@ def evaluate_files(
     """
     if sample_rows is not None:
         check_int(sample_rows, name="sample_rows", minimum=1)
+    check_self_test(self_test, has_holdout=holdout is not None)
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
     check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
     notes: list[str] = []
+    checked = _thresholds(thresholds)
     if any(is_dataset(path) for path in files.values() if path is not None):
+        if self_test:
+            msg = (
+                "the self-test needs the tables in memory; it does not run on folder or "
+                "glob inputs (read partition by partition on a Dask cluster). Evaluate "
+                "single files, or leave the self-test off."
+            )
+            raise ParameterError(msg)
         from synthrisk.cluster import evaluate_dataset
 
         report = evaluate_dataset(
@@ -208,10 +221,11 @@ def evaluate_files(
             backend=backend,
             scheduler=scheduler,
             progress=progress,
+            thresholds=checked,
+            self_test=self_test,
         )
     if notes:
         report = dataclasses.replace(report, warnings=(*notes, *report.warnings))
-    checked = _thresholds(thresholds)
     verdict = judge(report, checked)
     report = dataclasses.replace(report, verdict=verdict)
     evaluation = FileEvaluation(add_provenance(report, files), verdict, tables)
@@ -432,6 +446,7 @@ def run_file(
             include_values=values,
             top_n=top,
             encoding=config.encoding,
+            self_test=config.self_test,
         )
         written = tuple(p for p in (config.json, html_path) if p is not None)
         return RunOutcome((evaluation,), written, gate=config.gate)

@@ -11,7 +11,15 @@ JSON report (schema_version 1; keys fixed, more may be added)::
                   "ci": [low, high] | null, "params": {...}, "warnings": [str], "seconds": float,
                   "attack": str, "higher_is_safer": bool, "value_keys": [str] (when any),
                   "threat_model": {"attacker_holds": str, "target": str, "meaning": str,
-                                   "columns": str | null} (absent in reports before it)}]}
+                                   "columns": str | null} (absent in reports before it)}],
+     "self_test": {"headline": str, "metrics": [id], "synthetic_rows": int,
+                   "training_people": int, "candidates": int, "person_column": str | null,
+                   "near_move": float, "notes": [str],
+                   "scenarios": [{"kind": "exact" | "near", "share": float, "planted": int,
+                                  "overall": "pass" | "review" | "fail" | "skipped",
+                                  "caught": bool, "failed": [id], "review": [id],
+                                  "passed": [id], "reason": str}]}
+                  (only with the known-leak self-test)}
 
 ``status`` says whether a metric ran: ``ok`` (it has a score), ``undefined`` (it ran
 but its score is undefined on these tables, ``reason`` says why) or ``skipped`` (it did
@@ -49,6 +57,8 @@ __all__ = [
     "MetricResult",
     "MetricVerdict",
     "RecordScores",
+    "SelfTest",
+    "SelfTestScenario",
     "Status",
     "ThreatModel",
     "Verdict",
@@ -767,6 +777,216 @@ class Verdict:
         )
 
 
+def _share_text(share: float) -> str:
+    """``0.001`` -> ``0.1 %``."""
+    return f"{share * 100:g} %"
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfTestScenario:
+    """One planted leak of the known-leak self-test and the verdict it got.
+
+    Attributes
+    ----------
+    kind : {"exact", "near"}
+        ``exact``: copies of training records; ``near``: the same copies with every
+        numerical (and date) cell moved by a small share of the column's standard
+        deviation.
+    share : float
+        The share of synthetic rows replaced by the copies.
+    planted : int
+        Rows replaced, one per training person copied (the most isolated first).
+    overall : {"pass", "review", "fail", "skipped"}
+        The overall verdict of the gating tests re-run on the planted table
+        (``skipped``: the scenario did not run, ``reason`` says why).
+    failed, review, passed : tuple of str
+        The gating tests (metric ids) at each level.
+    reason : str
+        The verdict's reason, or why the scenario was skipped.
+    """
+
+    kind: str
+    share: float
+    planted: int
+    overall: str
+    failed: tuple[str, ...] = ()
+    review: tuple[str, ...] = ()
+    passed: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def caught(self) -> bool:
+        """True when the verdict fails: the planted leak would have been stopped."""
+        return self.overall == "fail"
+
+    @property
+    def label(self) -> str:
+        """``exact copies, 0.1 % (39 rows)``."""
+        return f"{self.kind} copies, {_share_text(self.share)} ({self.planted} rows)"
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (an entry of ``self_test.scenarios``)."""
+        return {
+            "kind": self.kind,
+            "share": self.share,
+            "planted": self.planted,
+            "overall": self.overall,
+            "caught": self.caught,
+            "failed": list(self.failed),
+            "review": list(self.review),
+            "passed": list(self.passed),
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelfTestScenario:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            kind=str(data["kind"]),
+            share=float(data["share"]),
+            planted=int(data["planted"]),
+            overall=str(data["overall"]),
+            failed=tuple(str(m) for m in data.get("failed") or ()),
+            review=tuple(str(m) for m in data.get("review") or ()),
+            passed=tuple(str(m) for m in data.get("passed") or ()),
+            reason=str(data.get("reason") or ""),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfTest:
+    """The known-leak self-test: would the verdict have caught planted copies of people?
+
+    Copies of the most isolated training people replace random synthetic rows (exact
+    and near copies, several shares of the synthetic rows); the gating tests of the run
+    are re-run on each planted table with the same parameters and seed, and judged as
+    the run was. See ``docs/verdict.md``, "Known-leak self-test".
+
+    Attributes
+    ----------
+    scenarios : tuple of SelfTestScenario
+        One per planted leak, exact copies first, smaller shares first.
+    metrics : tuple of str
+        The gating tests re-run (the run's metrics whose verdict gates).
+    synthetic_rows : int
+        Rows of the synthetic table.
+    training_people : int
+        Training people (rows, or people of the person column).
+    candidates : int
+        Training people whose record no other real person shares, the most isolated
+        of whom are copied.
+    person_column : str or None
+        The column naming people with several rows (their most isolated row is copied).
+    near_move : float
+        How far a near copy's numerical cells move, as a share of the column's standard
+        deviation in the real table.
+    notes : tuple of str
+        What qualifies the scenarios (fewer candidates than rows to plant, no column
+        for near copies to move).
+    """
+
+    scenarios: tuple[SelfTestScenario, ...]
+    metrics: tuple[str, ...]
+    synthetic_rows: int
+    training_people: int
+    candidates: int
+    person_column: str | None = None
+    near_move: float = 0.01
+    notes: tuple[str, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        """What the verdict would have caught, in one or two sentences."""
+        ran = [s for s in self.scenarios if s.overall != "skipped"]
+        if not ran:
+            return "No planted leak was evaluated" + (
+                f": {self.notes[0]}" if self.notes else "."
+            )
+        caught = []
+        for kind in dict.fromkeys(s.kind for s in ran):
+            failing = [s for s in ran if s.kind == kind and s.caught]
+            if failing:
+                caught.append(min(failing, key=lambda s: s.share))
+        missed = [s for s in ran if not s.caught]
+        clauses = []
+        for i, s in enumerate(caught):
+            if i == 0:
+                people = "training person" if s.planted == 1 else "training people"
+                clauses.append(
+                    f"{s.kind} copies of {s.planted} {people} "
+                    f"({_share_text(s.share)} of the synthetic rows)"
+                )
+            else:
+                clauses.append(
+                    f"{s.kind} copies of {s.planted} ({_share_text(s.share)})"
+                )
+        missed_text = ", ".join(
+            f"{s.kind} copies of {s.planted} ({_share_text(s.share)}: {s.overall})"
+            for s in missed
+        )
+        if not caught:
+            return (
+                "The verdict would have caught none of the planted leaks: "
+                f"{missed_text}."
+            )
+        text = "The verdict would have caught " + " and ".join(clauses)
+        if not missed:
+            return text + "; every planted leak fails."
+        return f"{text}. Not caught: {missed_text}."
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (the report's ``self_test`` block): counts and verdicts only."""
+        return {
+            "headline": self.headline,
+            "metrics": list(self.metrics),
+            "synthetic_rows": self.synthetic_rows,
+            "training_people": self.training_people,
+            "candidates": self.candidates,
+            "person_column": self.person_column,
+            "near_move": self.near_move,
+            "notes": list(self.notes),
+            "scenarios": [s.to_dict() for s in self.scenarios],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelfTest:
+        """Rebuild from :meth:`to_dict` output."""
+        person = data.get("person_column")
+        return cls(
+            scenarios=tuple(
+                SelfTestScenario.from_dict(s) for s in data.get("scenarios") or ()
+            ),
+            metrics=tuple(str(m) for m in data.get("metrics") or ()),
+            synthetic_rows=int(data.get("synthetic_rows") or 0),
+            training_people=int(data.get("training_people") or 0),
+            candidates=int(data.get("candidates") or 0),
+            person_column=None if person is None else str(person),
+            near_move=float(data.get("near_move", 0.01)),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
+        )
+
+    def summary_lines(self, *, width: int = 120) -> list[str]:
+        """The self-test in ``print(report)``: the headline and one line of levels."""
+        lines = textwrap.wrap(
+            "self-test (copies of the most isolated training people planted): "
+            + self.headline,
+            width=width,
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+        )
+        parts = []
+        for kind in dict.fromkeys(s.kind for s in self.scenarios):
+            levels = ", ".join(
+                f"{_share_text(s.share)} {s.overall}"
+                for s in self.scenarios
+                if s.kind == kind
+            )
+            parts.append(f"{kind}: {levels}")
+        if parts:
+            lines.append(shorten("  " + " · ".join(parts), width))
+        return lines
+
+
 #: informational metrics whose warnings qualify the verdict: fidelity checks that say how
 #: to read the gating metrics (synthetic columns that differ from the real ones make the
 #: membership attacks partly measure fidelity)
@@ -934,6 +1154,8 @@ class EvaluationReport:
     schema_version: int = SCHEMA_VERSION
     #: the release verdict (set by ``evaluate``; None on a report built by hand)
     verdict: Verdict | None = None
+    #: the known-leak self-test (``evaluate(..., self_test=True)``; None otherwise)
+    self_test: SelfTest | None = None
 
     def __getitem__(self, metric: str) -> MetricResult:
         for result in self.results:
@@ -952,9 +1174,13 @@ class EvaluationReport:
     def __repr__(self) -> str:
         verdict = "None" if self.verdict is None else repr(self.verdict.overall)
         warnings = f", warnings={len(self.warnings)}" if self.warnings else ""
+        tested = ""
+        if self.self_test is not None:
+            caught = sum(s.caught for s in self.self_test.scenarios)
+            tested = f", self_test={caught}/{len(self.self_test.scenarios)} caught"
         return (
             f"EvaluationReport(synthrisk_version={self.synthrisk_version!r}, seed={self.seed}, "
-            f"results={len(self.results)}, verdict={verdict}{warnings})"
+            f"results={len(self.results)}, verdict={verdict}{warnings}{tested})"
         )
 
     def __str__(self) -> str:
@@ -964,8 +1190,9 @@ class EvaluationReport:
         """The summary that ``print(report)`` shows, as lines of at most ``width`` characters.
 
         The inputs, the overall verdict with its reason, one line per metric (verdict
-        level, score, excess over the holdout with its 95 % interval, a short reason)
-        and the caveats of :meth:`verdict_caveats`.
+        level, score, excess over the holdout with its 95 % interval, a short reason),
+        the caveats of :meth:`verdict_caveats` and, after a known-leak self-test, its
+        headline and levels.
         """
         width = max(int(width), 60)
         lines = [
@@ -993,8 +1220,10 @@ class EvaluationReport:
             lines += _result_lines(self.results, width)
             caveats = self.verdict_caveats(width=None)
             lines += _caveat_lines(caveats, width)
-            return lines
-        lines += _summary_lines(self.verdict, self.results, width=width)
+        else:
+            lines += _summary_lines(self.verdict, self.results, width=width)
+        if self.self_test is not None:
+            lines += self.self_test.summary_lines(width=width)
         return lines
 
     def verdict_caveats(
@@ -1069,6 +1298,8 @@ class EvaluationReport:
         }
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
+        if self.self_test is not None:
+            out["self_test"] = self.self_test.to_dict()
         out["results"] = [
             r.to_dict(include_records=include_records, include_values=include_values)
             for r in self.results
@@ -1155,6 +1386,9 @@ class EvaluationReport:
             verdict=None
             if data.get("verdict") is None
             else Verdict.from_dict(data["verdict"]),
+            self_test=None
+            if data.get("self_test") is None
+            else SelfTest.from_dict(data["self_test"]),
         )
 
     @classmethod

@@ -881,7 +881,16 @@ def _test_verdict(
         if test.get("compared"):
             compare = f" ({test['compared']})"
     interval = f"{pct} interval [{_fmt(low)}, {_fmt(high)}]"
-    if n < MIN_ROWS and decision != "significance":  # exact tests decide at any size
+    few = n < MIN_ROWS and decision != "significance"  # exact tests decide at any size
+    if few and not significant and effect <= t:
+        level_name = "pass"
+        underpowered = True
+        reason = (
+            f"too few units ({n}) to judge precisely; excess {_fmt(effect)}, within the tolerance {tol}, "
+            f"not significant{compare}, {interval}. It does not hold the verdict back (the per-person "
+            "identification test judges copies of people)."
+        )
+    elif few:
         level_name = "review"
         reason = (
             f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "
@@ -967,7 +976,10 @@ def _test_verdict(
         ci_level=ci_level,
         detectable=detectable,
         underpowered=bool(
-            underpowered and level_name == "pass" and not significant and upper > t
+            underpowered
+            and level_name == "pass"
+            and not significant
+            and (few or upper > t)
         ),
     )
 

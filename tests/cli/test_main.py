@@ -181,9 +181,10 @@ def test_demo_writes_reports_and_table(
     out = capsys.readouterr().out
     assert "leaky" in out
     assert "independent" in out
+    assert "isolated_copies" in out
     data = json.loads((tmp_path / "d" / "report.json").read_text())
     assert data["inputs"]["real"]["rows"] == 300
-    for name in ("leaky", "partial", "fresh", "independent"):
+    for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):
         assert (tmp_path / "d" / "reports" / f"{name}.json").is_file()
         assert (tmp_path / "d" / "data" / f"synthetic_{name}.csv").is_file()
 
@@ -202,3 +203,59 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith("synthrisk ")
+
+
+def test_evaluate_self_test_writes_json_and_shows_its_steps(
+    demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.json"
+    code = main([
+        "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
+        "--holdout", str(demo_files["holdout"]), "--metadata", str(demo_files["metadata"]),
+        "--metrics", "identification", "--self-test", "--json", str(out),
+    ])  # fmt: skip
+    assert code == 0
+    data = json.loads(out.read_text())
+    kinds = [(s["kind"], s["share"]) for s in data["self_test"]["scenarios"]]
+    assert kinds == [(k, s) for k in ("exact", "near") for s in (0.001, 0.005, 0.01)]
+    assert data["self_test"]["metrics"] == ["identification"]
+    captured = capsys.readouterr()
+    # off a terminal: one progress line per metric run, named by its scenario
+    assert "self-test · exact copies, " in captured.err
+    assert "known-leak self-test" in captured.out
+    assert data["self_test"]["headline"].split("(")[0] in " ".join(captured.out.split())
+
+
+def test_evaluate_self_test_without_holdout_exits_2(
+    demo_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main([
+        "evaluate", "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
+        "--self-test", "--quiet",
+    ])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "synthrisk: error: the self-test (`self_test=True`, `--self-test`) needs a `holdout` table"
+    )
+
+
+def test_run_file_passes_self_test_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthrisk.pipeline as pipeline
+
+    seen: dict[str, object] = {}
+
+    def fake(*args: object, **options: object) -> object:
+        seen.update(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(pipeline, "evaluate_files", fake)
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "data: {real: r.csv, synthetic: s.csv, holdout: h.csv}\nself_test: true\n"
+    )
+    with pytest.raises(SystemExit):
+        pipeline.run_file(config)
+    assert seen["self_test"] is True

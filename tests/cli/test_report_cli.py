@@ -306,7 +306,7 @@ def test_demo_writes_the_html_report(
     )
     text = path.read_text(encoding="utf-8")
     assert "synthrisk demo: the &#39;partial&#39; synthetic version" in text
-    for name in ("leaky", "partial", "fresh", "independent"):
+    for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):
         assert (tmp_path / "d" / "reports" / f"{name}.html").is_file()
     # the demo records the data files it wrote, with their hashes
     assert "synthetic_partial.csv" in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from synthrisk import evaluate
-from synthrisk.datasets import load_demo
+from synthrisk.datasets import demo_metrics, load_demo
 
 
 def test_demo_is_reproducible_and_has_every_kind() -> None:
@@ -19,8 +19,10 @@ def test_demo_is_reproducible_and_has_every_kind() -> None:
 def test_leaky_scores_worse_than_independent() -> None:
     demo = load_demo(n_rows=2000, seed=0)
     scores = {
-        name: evaluate(demo.real, frame, demo.holdout, metadata=demo.metadata)
-        for name, frame in demo.synthetic.items()
+        name: evaluate(
+            demo.real, demo.synthetic[name], demo.holdout, metadata=demo.metadata
+        )
+        for name in ("leaky", "partial", "fresh", "independent")
     }
     for metric in ("dcr_baseline_protection", "dcr_overfitting_protection"):
         leaky = scores["leaky"][metric].score
@@ -32,3 +34,47 @@ def test_leaky_scores_worse_than_independent() -> None:
         assert leaky < partial < independent, metric
     assert scores["leaky"]["dcr_overfitting_protection"].score == 0.0
     assert scores["fresh"]["dcr_overfitting_protection"].score > 0.8  # type: ignore[operator]
+
+
+def test_isolated_copies_is_fresh_with_a_few_verbatim_copies_of_isolated_people() -> (
+    None
+):
+    demo = load_demo(n_rows=2000, seed=0)
+    fresh, copies = demo.synthetic["fresh"], demo.synthetic["isolated_copies"]
+    assert copies.dtypes.equals(fresh.dtypes)
+    pd.testing.assert_series_equal(copies["person_id"], fresh["person_id"])
+    columns = [c for c in fresh.columns if c != "person_id"]
+    changed = ~((copies == fresh) | (copies.isna() & fresh.isna()))[columns].all(axis=1)
+    assert changed.sum() == 5  # 0.2 % of 1,000 rows, at least 5
+
+    # each changed row is a real record that no other real or holdout person shares
+    def records(frame: pd.DataFrame) -> pd.Series:
+        return pd.util.hash_pandas_object(frame[columns], index=False)
+
+    counts = records(pd.concat([demo.real, demo.holdout])).value_counts()
+    copied = records(copies[changed])
+    assert set(copied) <= set(records(demo.real))
+    assert (counts[copied] == 1).all()
+    assert copied.is_unique
+
+
+def test_isolated_copies_fail_through_identification_only() -> None:
+    """A handful of copied people: every average-based test passes, identification fails."""
+    demo = load_demo(n_rows=2000, seed=0)
+    report = evaluate(
+        demo.real,
+        demo.synthetic["isolated_copies"],
+        demo.holdout,
+        metadata=demo.metadata,
+        metrics=demo_metrics(),
+        seed=0,
+    )
+    verdict = report.verdict
+    assert verdict is not None
+    assert verdict.overall == "fail"
+    levels = {v.metric: v.level for v in verdict.metrics if v.gating}
+    assert levels.pop("identification") == "fail"
+    assert set(levels.values()) == {"pass"}, levels
+    found = report["identification"].breakdown
+    assert found["exact_training"] == found["identified_training"] == 5
+    assert found["identified_holdout"] == 0

@@ -40,13 +40,21 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     [
         (
             "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
-            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate'\]",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate', 'self_test'\]",
         ),
         (
             "data: {real: a, synthetic: b, control: c}\n",
             r"`data` has unknown keys \['control'\]",
         ),
         ("data: {real: a}\n", r"`data.synthetic` is required"),
+        (
+            "data: {real: a, synthetic: b, holdout: c}\nself_test: yes please\n",
+            r"run\.yaml: `self_test` must be true or false; got 'yes please'\.",
+        ),
+        (
+            "data: {real: a, synthetic: b}\nself_test: true\n",
+            r"`self_test: true` needs `data.holdout`",
+        ),
         (
             "data: {real: a, synthetic: b}\nmetrics: {zz: {}}\n",
             r"`metrics.zz`: unknown metric 'zz'\. Available metrics",
@@ -115,3 +123,13 @@ def test_an_old_parameter_name_warns_once_and_is_stored_under_the_new_one(
         config = load_config(path)
     assert len(w) == 1
     assert config.metrics == {"inference": {"secret": "s", "closeness": 0.1}}
+
+
+def test_self_test_key(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "data: {real: r.csv, synthetic: s.csv, holdout: h.csv}\nself_test: true\n",
+    )
+    assert load_config(path).self_test is True
+    plain = _write(tmp_path, "data: {real: r.csv, synthetic: s.csv}\n")
+    assert load_config(plain).self_test is False

@@ -16,7 +16,14 @@ from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.report import Thresholds, render_html, write_html
 from synthrisk.report.html import SECTIONS
-from synthrisk.results import EvaluationReport, MetricResult, RecordScores, ThreatModel
+from synthrisk.results import (
+    EvaluationReport,
+    MetricResult,
+    RecordScores,
+    SelfTest,
+    SelfTestScenario,
+    ThreatModel,
+)
 
 
 def anonymeter_result(metric: str = "singling_out", risk: float = 0.12) -> MetricResult:
@@ -560,3 +567,55 @@ def test_verdict_section_says_the_verdict_is_not_an_oracle() -> None:
         assert "ReconSyn" in text
         assert "arXiv:2312.05114" in text
         assert "not a licence to search" in text
+
+
+def _self_test(person_column: str | None = None) -> SelfTest:
+    scenarios = tuple(
+        SelfTestScenario(kind, share, n, level, failed, review, reason="r")
+        for kind, share, n, level, failed, review in (
+            ("exact", 0.001, 1, "fail", ("dcr_overfitting_protection",), ()),
+            ("exact", 0.01, 4, "fail", ("dcr_overfitting_protection",), ()),
+            ("near", 0.001, 1, "review", (), ("not_in_this_report",)),
+            ("near", 0.01, 4, "fail", ("dcr_overfitting_protection",), ()),
+        )
+    )
+    return SelfTest(
+        scenarios, ("dcr_overfitting_protection",), 400, 50, 48, person_column
+    )
+
+
+def test_self_test_section_is_rendered_from_the_report_alone() -> None:
+    report = hand_report(
+        anonymeter_result(), dcr_result(), self_test=_self_test("<b>pid</b>")
+    )
+    html = render_html(report)
+    assert '<section id="self-test">' in html
+    assert '<a href="#self-test">Self-test</a>' in html
+    assert (
+        html.index('id="verdict"')
+        < html.index('id="self-test"')
+        < html.index('id="metrics"')
+    )
+    assert unescape(report.self_test.headline) in unescape(html)  # type: ignore[union-attr]
+    assert "<b>pid</b>" not in html
+    assert "&lt;b&gt;pid&lt;/b&gt;" in html
+    assert (
+        html.count('<span class="badge fail">fail</span></td><td class="small">') == 3
+    )
+    # a re-run metric links to its section; one not in the report is plain text
+    assert '<a href="#m1">dcr_overfitting_protection</a>' in html
+    assert "not_in_this_report" in html
+    assert 'href="#not_in_this_report"' not in html
+
+    def section(page: str) -> str:
+        return page[page.index('<section id="self-test">') : page.index('id="metrics"')]
+
+    assert section(render_html(report.to_dict())) == section(html)  # from its JSON
+    fragment = render_html(report, fragment=True)
+    assert '<section id="self-test">' in fragment
+
+
+def test_no_self_test_section_without_a_self_test() -> None:
+    html = render_html(hand_report(dcr_result()))
+    assert 'id="self-test"' not in html
+    assert "Self-test" not in html

@@ -375,12 +375,20 @@ def test_an_attack_no_better_than_its_control_reads_as_no_evidence() -> None:
     assert v.reason.startswith("no evidence of leakage")
 
 
-def test_too_few_rows_are_inconclusive() -> None:
-    v = judge(report(holdout_result("dcr_share", 0.0, (-0.01, 0.01), 0.5, n=10)))[
+def test_too_few_rows_are_inconclusive_unless_quiet() -> None:
+    # an excess beyond the tolerance on 10 units: too few to tell
+    v = judge(report(holdout_result("dcr_share", 0.2, (-0.1, 0.5), 0.2, n=10)))[
         "dcr_share"
     ]
     assert v.level == "review"
     assert v.reason.startswith("inconclusive: too few rows (10)")
+    # within the tolerance and not significant: it does not hold the verdict back
+    quiet = judge(report(holdout_result("dcr_share", 0.0, (-0.3, 0.3), 0.5, n=10)))
+    v = quiet["dcr_share"]
+    assert v.level == "pass"
+    assert v.underpowered
+    assert v.reason.startswith("too few units (10)")
+    assert "dcr_share (they pass" in quiet.reason
 
 
 def test_holm_corrects_across_the_gating_tests() -> None:

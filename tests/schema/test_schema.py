@@ -44,10 +44,20 @@ def test_infer_schema_kinds_from_dtypes() -> None:
     }
 
 
-def test_infer_schema_keeps_numeric_column_with_repeats_numerical() -> None:
-    frame = pd.DataFrame({"user_id": [1, 1, 2, 3]})
-    # named like an id but not unique: it is a number, not an identifier
-    assert infer_schema(frame)["user_id"].kind == "numerical"
+def test_a_person_key_is_an_identifier_and_a_repeating_code_is_not() -> None:
+    # named like an id, a few rows per value: the key of people with several rows,
+    # left out of distances like any identifier
+    frame = pd.DataFrame({"user_id": [1, 1, 2, 3], "patient": ["a", "a", "b", "c"]})
+    schema = infer_schema(frame)
+    assert schema["user_id"].kind == "id"
+    assert "several rows" in (schema["user_id"].note or "")
+    assert schema["patient"].kind == "id"
+    # named like an id, but 3 values over 300 rows: a code (an attribute), kept
+    codes = pd.DataFrame({"region_id": [1, 2, 3] * 100})
+    assert infer_schema(codes)["region_id"].kind == "numerical"
+    # a value with more rows than any person has: not a person key
+    many = pd.DataFrame({"user_id": [0] * 201 + list(range(1, 5000))})
+    assert infer_schema(many)["user_id"].kind == "numerical"
 
 
 def test_sdmetrics_metadata_with_extra_keys() -> None:

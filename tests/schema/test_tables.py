@@ -190,3 +190,31 @@ def test_timezone_aware_datetimes_are_converted_to_utc() -> None:
     )
     tables = prepare_tables(real, real)
     assert tables.real["t"].iloc[0] == pd.Timestamp("2020-01-01 11:00")
+
+
+def test_with_synthetic_reuses_the_encoding_of_real_and_holdout() -> None:
+    real = pd.DataFrame({"x": [1.0, 2.0, 3.0], "c": ["a", "b", "c"]})
+    synthetic = pd.DataFrame({"x": [1.5, 2.5], "c": ["b", "d"]})
+    tables = prepare_tables(real, synthetic, real.iloc[:2])
+    replaced = tables.synthetic.copy()
+    replaced.loc[0, "c"] = "a"
+    other = tables.with_synthetic(replaced)
+    assert other.encoder is tables.encoder
+    assert other.encoded("real") is tables.encoded("real")
+    assert other.encoded("holdout") is tables.encoded("holdout")
+    assert other.encoded("synthetic").codes[:, 0].tolist() == [
+        tables.encoder.categories["c"].get_loc("a"),
+        tables.encoder.categories["c"].get_loc("d"),
+    ]
+    assert tables.synthetic.loc[0, "c"] == "b"  # the original is not modified
+
+
+def test_with_synthetic_refuses_other_columns_and_unknown_categories() -> None:
+    real = pd.DataFrame({"x": [1.0, 2.0, 3.0], "c": ["a", "b", "c"]})
+    tables = prepare_tables(real, real, real)
+    with pytest.raises(InputError, match="must have the synthetic table's columns"):
+        tables.with_synthetic(tables.synthetic[["c", "x"]])
+    unknown = tables.synthetic.copy()
+    unknown.loc[1, "c"] = "zz"
+    with pytest.raises(InputError, match=r"column 'c' .* 1 value\(s\) the encoding"):
+        tables.with_synthetic(unknown)

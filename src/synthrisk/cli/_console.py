@@ -16,13 +16,14 @@ from synthrisk.report import judge
 if TYPE_CHECKING:
     from synthrisk.metrics import Metric
     from synthrisk.report import Verdict
-    from synthrisk.results import EvaluationReport
+    from synthrisk.results import EvaluationReport, SelfTest
 
 __all__ = [
     "console",
     "esc",
     "print_demo_table",
     "print_metric_help",
+    "print_self_test",
     "print_summary",
     "print_written",
 ]
@@ -96,6 +97,36 @@ def print_summary(
         out.print(esc(verdict.reason))
     for warning in report.verdict_caveats(verdict=verdict):
         out.print(f"[yellow]caveat:[/yellow] {esc(warning)}")
+    if report.self_test is not None:
+        print_self_test(report.self_test, quiet=quiet)
+
+
+def print_self_test(self_test: SelfTest, *, quiet: bool) -> None:
+    """The known-leak self-test: one row per planted leak, then the headline."""
+    out = console(quiet=quiet)
+    table = Table(
+        title="known-leak self-test: copies of the most isolated training people planted"
+    )
+    table.add_column("planted", no_wrap=True)
+    table.add_column("share", justify="right")
+    table.add_column("rows", justify="right")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("failed")
+    table.add_column("review")
+    for s in self_test.scenarios:
+        color = _COLORS.get(s.overall, "dim")
+        table.add_row(
+            f"{s.kind} copies",
+            f"{s.share * 100:g} %",
+            str(s.planted),
+            f"[{color}]{s.overall}[/{color}]",
+            esc(", ".join(s.failed)) or "—",
+            esc(", ".join(s.review)) or "—",
+        )
+    out.print(table)
+    out.print(esc(self_test.headline))
+    for note in self_test.notes:
+        out.print(f"[yellow]self-test note:[/yellow] {esc(note)}")
 
 
 def print_metric_help(cls: type[Metric]) -> None:

@@ -92,6 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add per-record scores (row positions) to the JSON",
     )
+    ev.add_argument(
+        "--self-test",
+        action="store_true",
+        help=(
+            "known-leak self-test: plant copies of the most isolated training people "
+            "(exact and near, 0.1 / 0.5 / 1 %% of the synthetic rows), re-run the gating "
+            "tests and report whether the verdict would have caught them (needs --holdout; "
+            "adds about twice the evaluation's time)"
+        ),
+    )
     _add_report_options(ev)
     ev.add_argument(
         "--working-memory",

@@ -173,6 +173,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             include_values=args.include_values,
             top_n=_top_n(args.top_n) or 20,
             encoding=args.encoding,
+            self_test=args.self_test,
         )
     except ParameterError as exc:
         raise _with_hint(exc) from None

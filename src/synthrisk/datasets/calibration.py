@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Generated populations for calibrating the verdict (``scripts/calibrate.py``) and its tests.
 
-Two kinds of table a generator meets in practice: a coarse census-like one, where many
-people share a record, and correlated continuous measurements with missing values, where
-no two people do. Each draw is seeded by the generator passed in.
+Three kinds of table a generator meets in practice: a coarse census-like one, where many
+people share a record; correlated continuous measurements with missing values, where no
+two people do; and a coarse panel, several yearly rows per person that often repeat one
+another. Each draw is seeded by the generator passed in, and built from integer and
+uniform draws only (no BLAS or LAPACK), so a seed gives the same table on every CPU.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["coarse_data", "continuous_data", "equicorrelated_normal"]
+__all__ = ["coarse_data", "continuous_data", "equicorrelated_normal", "panel_data"]
 
 
 def equicorrelated_normal(
@@ -88,3 +90,82 @@ def continuous_data(
     for column in missing:
         frame.loc[rng.random(n) < 0.05, column] = np.nan
     return frame
+
+
+def _within_person(
+    steps: np.ndarray, starts: np.ndarray, years: np.ndarray
+) -> np.ndarray:
+    """Running sum of ``steps`` restarted at each person's first row (rows grouped by person)."""
+    total = np.cumsum(steps)
+    before = total[starts] - steps[starts]
+    return total - np.repeat(before, years)
+
+
+def panel_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Coarse yearly panel: 2 to 6 rows per person (``person_id``), often identical.
+
+    About ``n`` rows (whole people, at most ``n``), grouped by person. Sex, region, age
+    band, education and marital status stay fixed over a person's years; employment
+    flips, and the income band and household size step by one, with small yearly
+    probabilities, so that about half of the people have identical rows in every year.
+    Split such a table by person (all rows of a person on one side): ``person_id``
+    repeats, which is how the per-person tests recognise it.
+    """
+    years = rng.integers(2, 7, n // 2 + 1)
+    years = years[np.cumsum(years) <= n]
+    if years.size == 0:
+        years = np.array([min(max(n, 1), 6)])
+    m = years.size
+    starts = np.r_[0, np.cumsum(years)[:-1]]
+    rows = int(years.sum())
+    age_band = rng.choice(8, m, p=[0.08, 0.14, 0.16, 0.16, 0.15, 0.13, 0.10, 0.08])
+    sex = rng.choice(["f", "m"], m)
+    region = rng.choice(list("ABCDEFGHIJ"), m, p=np.r_[0.3, np.full(9, 0.7 / 9)])
+    edu = np.clip(np.round(rng.normal(2 + 0.2 * (age_band < 4), 1.1, m)), 0, 5).astype(
+        int
+    )
+    marital = rng.choice(
+        ["single", "married", "divorced", "widowed"], m, p=[0.35, 0.45, 0.12, 0.08]
+    )
+    children = np.minimum(rng.poisson(0.4 + 0.25 * age_band.clip(0, 4)), 5)
+    employed0 = rng.random(m) < 0.25 + 0.1 * edu
+    first = np.zeros(rows, dtype=bool)
+    first[starts] = True
+    # yearly changes (none in a person's first year)
+    flips = (rng.random(rows) < 0.08) & ~first
+    employed = np.repeat(employed0, years) ^ (
+        _within_person(flips, starts, years) % 2 == 1
+    )
+    income_step = (
+        np.where(rng.random(rows) < 0.1, rng.choice([-1, 1], rows), 0) * ~first
+    )
+    income_band = np.clip(
+        np.repeat(edu, years)
+        + employed * 2
+        + np.repeat(rng.integers(-1, 2, m), years)
+        + _within_person(income_step, starts, years),
+        0,
+        8,
+    )
+    household_step = (
+        np.where(rng.random(rows) < 0.06, rng.choice([-1, 1], rows), 0) * ~first
+    )
+    household = np.clip(
+        np.repeat(1 + children + (marital == "married") + rng.poisson(0.3, m), years)
+        + _within_person(household_step, starts, years),
+        1,
+        8,
+    )
+    return pd.DataFrame(
+        {
+            "person_id": np.repeat(np.arange(m, dtype=np.int64), years),
+            "marital": np.repeat(marital, years),
+            "household_size": household.astype(np.int64),
+            "age_band": np.repeat(age_band, years).astype(np.int64),
+            "sex": np.repeat(sex, years),
+            "region": np.repeat(region, years),
+            "education": np.repeat(edu.astype(str), years),
+            "employed": np.where(employed, "yes", "no"),
+            "income_band": income_band.astype(np.int64),
+        }
+    )

@@ -5,6 +5,10 @@ The synthetic versions leak by design, from worst to best:
 
 * ``leaky`` — every real row copied with small noise (a generator that memorised);
 * ``partial`` — 40 % noisy copies of real rows, 60 % new people from the population;
+* ``isolated_copies`` — ``fresh`` with a few rows (0.2 %, at least 5) replaced by
+  verbatim copies of the most isolated real people (those farthest from every other
+  real person): every average looks clean, yet each copy gives a person away, which the
+  per-person ``identification`` test finds;
 * ``fresh`` — new people drawn from the same population model (an ideal generator);
 * ``independent`` — every column drawn independently from the population's marginals
   (a fresh sample with each column shuffled on its own: safe, but useless, since all
@@ -75,6 +79,12 @@ DEMO_METADATA: dict[str, Any] = {
 }
 
 
+#: share of the ``isolated_copies`` version's rows that copy real people (at least
+#: ``_ISOLATED_MIN``): few enough that no average-based test notices them
+_ISOLATED_SHARE = 0.002
+_ISOLATED_MIN = 5
+
+
 @dataclasses.dataclass(frozen=True)
 class DemoData:
     """Real, holdout and synthetic demo tables.
@@ -86,7 +96,8 @@ class DemoData:
     holdout : DataFrame
         Rows from the same population the generator never saw.
     synthetic : dict of str to DataFrame
-        Synthetic versions by name: ``leaky``, ``partial``, ``fresh``, ``independent``.
+        Synthetic versions by name: ``leaky``, ``partial``, ``isolated_copies``,
+        ``fresh``, ``independent``.
     metadata : dict
         SDMetrics-style metadata of the tables.
     """
@@ -187,6 +198,37 @@ def _independent(n: int, rng: np.random.Generator, prefix: str) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+def _isolated_copies(
+    fresh: pd.DataFrame,
+    real: pd.DataFrame,
+    holdout: pd.DataFrame,
+    rng: np.random.Generator,
+    *,
+    seed: int,
+) -> pd.DataFrame:
+    """``fresh`` with rows replaced by verbatim copies of the most isolated real people.
+
+    Isolation is the per-person tests' (the ``identification`` metric's records): the
+    distance from a real record to the nearest record of another real person of the
+    pooled real ∪ holdout rows. Only records no other real person shares are copied.
+    """
+    from synthrisk.metrics.membership import Identification
+
+    result = Identification().compute(
+        real, fresh, holdout, metadata=DEMO_METADATA, seed=seed
+    )
+    isolation = result.records["isolation"]
+    order = np.argsort(-isolation.values, kind="stable")
+    order = order[isolation.values[order] > 0]
+    n_copy = min(order.size, max(_ISOLATED_MIN, round(_ISOLATED_SHARE * len(fresh))))
+    sources = isolation.index[order[:n_copy]]
+    places = np.sort(rng.choice(len(fresh), n_copy, replace=False))
+    # the copies keep the ids of the rows they replace (a generator names its own rows)
+    copies = real.iloc[sources].set_axis(places)
+    copies["person_id"] = fresh["person_id"].iloc[places].to_numpy()
+    return pd.concat([fresh.drop(places), copies]).sort_index()
+
+
 def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     """Generate the demo data.
 
@@ -202,7 +244,7 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     --------
     >>> demo = load_demo(n_rows=1000)
     >>> len(demo.real), len(demo.holdout), sorted(demo.synthetic)
-    (500, 500, ['fresh', 'independent', 'leaky', 'partial'])
+    (500, 500, ['fresh', 'independent', 'isolated_copies', 'leaky', 'partial'])
     """
     n_rows = check_int(n_rows, name="n_rows", minimum=20)
     rng = as_generator(seed)
@@ -226,12 +268,14 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     partial["person_id"] = [f"S{i:06d}" for i in range(n)]
     fresh = _population(n, rng, "F")
     independent = _independent(n, rng, "I")
+    isolated_copies = _isolated_copies(fresh, real, holdout, rng, seed=seed)
     return DemoData(
         real=real,
         holdout=holdout,
         synthetic={
             "leaky": leaky,
             "partial": partial,
+            "isolated_copies": isolated_copies,
             "fresh": fresh,
             "independent": independent,
         },
@@ -244,6 +288,7 @@ def demo_metrics() -> dict[str, dict[str, Any]]:
     from synthrisk.metrics import METRICS
 
     known: dict[str, dict[str, Any]] = {
+        "identification": {},
         "dcr_baseline_protection": {},
         "dcr_overfitting_protection": {},
         # an attacker who knows age (binned), sex, region and education guesses the income band

@@ -15,6 +15,7 @@
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
     gate: review          # exit code 1 unless the overall verdict is pass ("fail": when it is fail)
+    self_test: false      # true: the known-leak self-test (needs a holdout)
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
@@ -45,7 +46,17 @@ __all__ = [
     "yaml_error_text",
 ]
 
-_TOP = ("version", "data", "seed", "metrics", "compute", "report", "thresholds", "gate")
+_TOP = (
+    "version",
+    "data",
+    "seed",
+    "metrics",
+    "compute",
+    "report",
+    "thresholds",
+    "gate",
+    "self_test",
+)
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
 _COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
@@ -74,6 +85,7 @@ class RunConfig:
     thresholds: Mapping[str, Any] | None = None
     gate: str | None = None
     source: Path | None = None
+    self_test: bool = False
 
 
 def _scheduler(value: Any, where: str) -> str | None:
@@ -248,6 +260,17 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
         raise ConfigError(msg)
+    self_test = raw.get("self_test", False)
+    if not isinstance(self_test, bool):
+        msg = f"{where}: `self_test` must be true or false; got {self_test!r}."
+        raise ConfigError(msg)
+    if self_test and not data.get("holdout"):
+        msg = (
+            f"{where}: `self_test: true` needs `data.holdout` (real rows the generator never "
+            "saw): without one the verdict is always review, so there is no detection power "
+            "to measure."
+        )
+        raise ConfigError(msg)
     return RunConfig(
         real=resolve(data["real"], "data.real"),  # type: ignore[arg-type]
         synthetic=resolve(data["synthetic"], "data.synthetic"),  # type: ignore[arg-type]
@@ -268,6 +291,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         thresholds=thresholds,
         gate=gate,
         source=source,
+        self_test=self_test,
     )
 
 

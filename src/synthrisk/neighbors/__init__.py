@@ -22,6 +22,13 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._euclidean import Arithmetic, euclidean_kneighbors
 from synthrisk.neighbors._protocol import NeighborBackend, Search
+from synthrisk.neighbors._reuse import (
+    SearchReuse,
+    active_reuse,
+    array_digest,
+    params_digest,
+    reuse_searches,
+)
 from synthrisk.neighbors._spec import DistanceSpec
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.settings import get_config
@@ -32,10 +39,13 @@ __all__ = [
     "NeighborBackend",
     "Neighbors",
     "Search",
+    "SearchReuse",
+    "active_reuse",
     "column_ranges",
     "distance_spec",
     "get_backend",
     "nearest_neighbors",
+    "reuse_searches",
     "rows_per_block",
 ]
 
@@ -318,26 +328,52 @@ def nearest_neighbors(
             f"backend; got distance={distance!r}, backend={name!r}. Use arithmetic='exact'."
         )
         raise ParameterError(msg)
-    if distance == "euclidean" and name == "numba":
-        distances, indices = euclidean_kneighbors(
-            q_num,
-            r_num,
-            k=k,
-            arithmetic=arithmetic,
+    backend_name: Backend = name
+
+    def run(
+        q_num: FloatArray,
+        q_cat: IntArray,
+        r_num: FloatArray,
+        r_cat: IntArray,
+        k: int,
+        progress: Callable[[int], None] | None = progress,
+    ) -> tuple[FloatArray, IntArray]:
+        if distance == "euclidean" and backend_name == "numba":
+            return euclidean_kneighbors(
+                q_num,
+                r_num,
+                k=k,
+                arithmetic=arithmetic,
+                working_memory=working_memory,
+                progress=progress,
+            )
+        search = Search(
+            np.ascontiguousarray(q_num),
+            np.ascontiguousarray(q_cat),
+            np.ascontiguousarray(r_num),
+            np.ascontiguousarray(r_cat),
+            spec,
+            k,
             working_memory=working_memory,
             progress=progress,
+            radius=max_distance,
         )
+        return get_backend(backend_name).kneighbors(search)
+
+    reuse = active_reuse()
+    if reuse is None:
+        distances, indices = run(q_num, q_cat, r_num, r_cat, k)
         return Neighbors(distances=distances, indices=indices)
-    search = Search(
-        np.ascontiguousarray(q_num),
-        np.ascontiguousarray(q_cat),
-        np.ascontiguousarray(r_num),
-        np.ascontiguousarray(r_cat),
-        spec,
-        k,
-        working_memory=working_memory,
+    params = params_digest(spec, k=k, backend=name, arithmetic=arithmetic)
+    if max_distance is not None:
+        params += array_digest(np.asarray(max_distance, dtype=np.float64))
+    distances, indices = reuse.kneighbors(
+        (q_num, q_cat),
+        (r_num, r_cat),
+        k=k,
+        params=params,
+        exact_only=max_distance is not None or arithmetic != "exact",
+        search=lambda qn, qc, rn, rc, kk: run(qn, qc, rn, rc, kk, None),
         progress=progress,
-        radius=max_distance,
     )
-    distances, indices = get_backend(name).kneighbors(search)
     return Neighbors(distances=distances, indices=indices)

@@ -37,7 +37,7 @@ from synthrisk.report._extract import (
     record_arrays,
 )
 from synthrisk.report._plots import plots_for
-from synthrisk.results import EvaluationReport, MetricResult
+from synthrisk.results import EvaluationReport, MetricResult, SelfTest
 from synthrisk.verdict import MetricVerdict, Thresholds, Verdict, judge
 
 __all__ = ["render_html", "render_result_html", "write_html"]
@@ -517,6 +517,7 @@ def _context(
         "petsard": petsard,
         "warnings": list(data.get("warnings") or ()),
         "caveats": caveats,
+        "self_test": _self_test_view(report.self_test, results),
     }
 
 
@@ -571,6 +572,44 @@ def _caveat_view(text: str, results: Sequence[Mapping[str, Any]]) -> dict[str, A
         {"name": n, "anchor": "inputs" if n == "inputs" else anchors[n]} for n in names
     ]
     return {"sources": sources, "text": rest}
+
+
+def _self_test_view(
+    self_test: SelfTest | None, results: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """The known-leak self-test's table (None when the run had none)."""
+    if self_test is None:
+        return None
+    anchors: dict[str, str] = {}
+    for i, r in enumerate(results):
+        anchors.setdefault(str(r.get("metric")), f"m{i}")
+
+    def links(ids: Sequence[str]) -> list[dict[str, str | None]]:
+        return [{"name": m, "anchor": anchors.get(m)} for m in ids]
+
+    rows = [
+        {
+            "kind": s.kind,
+            "share": f"{s.share * 100:g} %",
+            "planted": s.planted,
+            "overall": s.overall,
+            "failed": links(s.failed),
+            "review": links(s.review),
+            "reason": s.reason,
+        }
+        for s in self_test.scenarios
+    ]
+    return {
+        "headline": self_test.headline,
+        "rows": rows,
+        "metrics": links(self_test.metrics),
+        "synthetic_rows": self_test.synthetic_rows,
+        "training_people": self_test.training_people,
+        "candidates": self_test.candidates,
+        "person_column": self_test.person_column,
+        "near_move": f"{self_test.near_move * 100:g} %",
+        "notes": list(self_test.notes),
+    }
 
 
 def _threshold_rows(verdict: Verdict, thresholds: Thresholds) -> list[dict[str, Any]]:

@@ -92,6 +92,15 @@ _SDTYPE_TO_KIND = {
     "unknown": "text",
 }
 _ID_NAME = re.compile(r"(^id$|_id$|^id_|uuid|^key$|^index$)", re.IGNORECASE)
+#: words that name a person in a key column (``patient_key``, ``customer``, ``user_id``)
+_PERSON_WORDS = frozenset(
+    {"id", "key", "uuid", "person", "subject", "patient", "customer", "user", "member"}
+)
+#: a person key names at most this many rows per person ...
+MAX_ROWS_PER_KEY = 200
+#: ... and has at least this share of distinct values (a few rows per person on
+#: average); a repeating code with few values (``region_id``) is an attribute
+MIN_DISTINCT_KEY_SHARE = 0.02
 #: pandas' name of a CSV column without a header (a row index saved with the data)
 _UNNAMED = re.compile(r"^Unnamed: \d+$")
 _ISO_DATE = re.compile(
@@ -176,6 +185,28 @@ class Schema:
         }
 
 
+def is_person_key(series: pd.Series, name: str) -> bool:
+    """Does the column name people who own several rows (panel or event data)?
+
+    Named like an identifier (``id``, ``person_id``, ``patient_key``, ``user`` …), no
+    missing value, its values repeat — several rows per person — but not many times
+    (at most ``MAX_ROWS_PER_KEY`` rows per value, and at least
+    ``MIN_DISTINCT_KEY_SHARE`` distinct values among the rows): a code such as
+    ``region_id`` with a dozen values is an attribute, not a person.
+    """
+    lowered = str(name).lower()
+    words = set(re.split(r"[_\-\s.]+", lowered))
+    if not (_ID_NAME.search(lowered) or words & _PERSON_WORDS):
+        return False
+    if len(series) < 2 or series.isna().any() or series.is_unique:
+        return False
+    counts = series.value_counts(sort=False)
+    return bool(
+        int(counts.max()) <= MAX_ROWS_PER_KEY
+        and len(counts) >= MIN_DISTINCT_KEY_SHARE * len(series)
+    )
+
+
 def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
     """Infer the kind of one column from its pandas dtype (and, for strings, its values)."""
     dtype = series.dtype
@@ -187,6 +218,14 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
         return ColumnSpec(name, "datetime")
     if pd.api.types.is_timedelta64_dtype(dtype):
         return ColumnSpec(name, "numerical", note="timedelta, measured in seconds")
+    if (
+        pd.api.types.is_integer_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)
+    ) and is_person_key(series, name):
+        return ColumnSpec(
+            name,
+            "id",
+            note="named like an identifier, a few rows per value: the key of a person with several rows",
+        )
     if pd.api.types.is_integer_dtype(dtype):
         non_null = series.dropna()
         if _ID_NAME.search(str(name)) and len(non_null) > 1 and non_null.is_unique:

@@ -143,6 +143,55 @@ class Tables:
                 sub._cache[name] = self.encoded(name).select(ordered)
         return sub
 
+    def with_synthetic(self, synthetic: pd.DataFrame) -> Tables:
+        """The same tables with another synthetic table (the known-leak self-test's).
+
+        ``synthetic`` must be normalised as this object's synthetic table is (the same
+        columns in the same order, float64 numbers, ``datetime64[ns]`` dates, object
+        categories), and its categories must be known to the encoding (values of the
+        input tables: rows copied from them, say). The schema, the encoder and the
+        encoded real and holdout tables are reused; the new synthetic table is encoded
+        once, here. This object is not modified.
+
+        Raises
+        ------
+        InputError
+            If the columns or their dtypes differ, or a category is unknown to the
+            encoding.
+        """
+        same = list(synthetic.columns) == list(self.synthetic.columns) and all(
+            synthetic[c].dtype == self.synthetic[c].dtype for c in synthetic.columns
+        )
+        if not same:
+            msg = (
+                "the replacement synthetic table must have the synthetic table's columns, "
+                "in its order and with its normalised dtypes."
+            )
+            raise InputError(msg)
+        sub = Tables(
+            real=self.real,
+            synthetic=synthetic.reset_index(drop=True),
+            holdout=self.holdout,
+            schema=self.schema,
+            notes=self.notes,
+        )
+        # cached_property's slot: a frozen dataclass only refuses attribute assignment
+        sub.__dict__["encoder"] = self.encoder
+        for name in ("real", "holdout"):
+            if getattr(self, name) is not None:
+                sub._cache[name] = self.encoded(name)
+        encoded = sub.encoded("synthetic")
+        for j, name in enumerate(encoded.categorical_names):
+            unknown = (encoded.codes[:, j] < 0) & sub.synthetic[name].notna().to_numpy()
+            if unknown.any():
+                msg = (
+                    f"column {name!r} of the replacement synthetic table holds "
+                    f"{int(unknown.sum())} value(s) the encoding does not know; only values "
+                    "of the input tables can be encoded without fitting it again."
+                )
+                raise InputError(msg)
+        return sub
+
     def summary(self) -> dict[str, JSONValue]:
         """The ``inputs`` block of the JSON report."""
         out: dict[str, JSONValue] = {}

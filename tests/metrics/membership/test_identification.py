@@ -163,7 +163,23 @@ def test_panel_people_are_judged_as_people() -> None:
     )
     found = Identification().compute(real, copied, holdout, seed=0).breakdown
     assert found["identified_training"] >= 20
-    assert found["holdout_test"]["p_value"] < 1e-3
+    # five parts, Bonferroni: one row of each of 20 people is a strong signal
+    assert found["holdout_test"]["p_value"] < 2e-3
+    # whole people copied under the generator's own ids: their history is reproduced
+    whole = real[real["person_id"] < 20].copy()
+    whole["person_id"] += 30_000
+    histories = pd.concat([synthetic.iloc[40:], whole], ignore_index=True)
+    test = (
+        Identification()
+        .compute(real, histories, holdout, seed=0)
+        .breakdown["holdout_test"]
+    )
+    part = {c["part"]: c for c in test["components"]}["whole histories"]
+    # (a history another real person shares by chance is left out of both counts)
+    assert part["training"][0] == 20
+    assert n - 5 <= part["training"][1] <= n
+    assert part["holdout"][0] == 0
+    assert test["p_value"] < 1e-5
 
 
 def test_a_person_on_both_sides_is_refused() -> None:

@@ -191,3 +191,24 @@ def test_registered_gating_and_in_the_default_run() -> None:
     tolerance = DEFAULT_TOLERANCES["vulnerable_people"]
     assert tolerance.value == 0
     assert tolerance.decision == "significance"
+
+
+def test_detectable_tail_by_brute_force() -> None:
+    from synthrisk.metrics.membership.vulnerable import _detectable_tail
+
+    # four of forty, every one training: p = C(20,4)/C(40,4) = 0.053, never below 0.05
+    assert _detectable_tail(40, 20, 4, 0.05) is None
+    n, n_train, m, level = 400, 200, 40, 0.005
+    k = _detectable_tail(n, n_train, m, level)
+    assert k is not None
+
+    def power(extra: int) -> float:
+        counts = np.arange(0, m + 1)
+        weights = stats.hypergeom.pmf(counts, n, n_train, m)
+        shifted = np.minimum(counts + extra, m)
+        return float(
+            weights[stats.hypergeom.sf(shifted - 1, n, n_train, m) < level].sum()
+        )
+
+    assert power(k) >= 0.8
+    assert power(k - 1) < 0.8

@@ -66,14 +66,38 @@ def share_holdout_test(
     }
 
 
+def _people_h(
+    pooled: np.ndarray,
+    hit: np.ndarray,
+    person: np.ndarray,
+    n_train_people: int,
+    n_ids: int,
+) -> tuple[np.ndarray, int, int]:
+    """``h`` per person: their distinct found records, each over the people who have it."""
+    n_people = int(person.max()) + 1 if person.size else 0
+    pairs = np.unique(np.stack([person[hit], pooled[hit]], axis=1), axis=0)
+    sharing = np.bincount(pairs[:, 1], minlength=n_ids)
+    h = np.bincount(
+        pairs[:, 0], weights=1.0 / sharing[pairs[:, 1]], minlength=n_people
+    ).astype(np.float64)
+    return h, n_train_people, n_people - n_train_people
+
+
 def copy_test(
     syn_ids: np.ndarray,
     real_ids: np.ndarray,
     hold_ids: np.ndarray,
     *,
     confidence_level: float = 0.95,
+    person: np.ndarray | None = None,
+    n_train_people: int = 0,
 ) -> dict[str, Any]:
     """Exact copies of training people against exact copies of holdout people.
+
+    With ``person`` (each pooled row's person, training people first; panel data) the
+    units are people: a person's ``h`` sums, over their distinct records found in the
+    synthetic table, one over the number of people who have that record, and the
+    relabelling draws people, not rows.
 
     Every real person ``i`` of the pooled training ∪ holdout rows gets
     ``h_i = [their record appears in the synthetic table] / n_i``, with ``n_i`` the
@@ -121,9 +145,13 @@ def copy_test(
     found[syn_ids] = True
     hit = found[pooled]
     del found
-    pooled = pooled[hit]
-    h = np.zeros(n, dtype=np.float64)
-    h[hit] = 1.0 / np.bincount(pooled, minlength=n_ids)[pooled]
+    if person is not None:
+        h, n_a, n_b = _people_h(pooled, hit, person, n_train_people, n_ids)
+        n = n_a + n_b
+    else:
+        pooled = pooled[hit]
+        h = np.zeros(n, dtype=np.float64)
+        h[hit] = 1.0 / np.bincount(pooled, minlength=n_ids)[pooled]
     del pooled, hit
     w = n_a / n
     total = float(h.sum())

@@ -31,6 +31,7 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.membership._space import Data, Space, concat_rows, n_rows
+from synthrisk.schema.schema import is_person_key
 from synthrisk.schema.tables import Tables
 
 __all__ = [
@@ -41,12 +42,12 @@ __all__ = [
     "geometry",
     "near_threshold",
     "people_of",
+    "person_param",
 ]
 
 #: a person key with more rows than this per person is refused (the search for the
 #: nearest *other* person needs this many neighbours per row)
 MAX_ROWS_PER_PERSON = 200
-_ID_LIKE = ("id", "key", "person", "subject", "patient", "customer", "user", "member")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,24 +76,29 @@ class People:
         return np.flatnonzero(np.isin(self.person, people))
 
 
+def person_param(value: object, name: str) -> str | None:
+    """Check a ``person`` parameter: a column name, ``"auto"`` or None."""
+    if value is None or isinstance(value, str):
+        return value
+    msg = f"`{name}` must be a column name, 'auto' or None; got {value!r}."
+    raise ParameterError(msg)
+
+
 def find_person_column(tables: Tables) -> str | None:
     """The column that names people in a panel table, when one is unambiguous.
 
     A column whose name says it is an identifier (``id``, ``person_id``, ``user``,
-    ``patient_key`` …) and whose values repeat in the training table: several rows
-    then belong to one person. Columns whose values never repeat are row ids (every
-    row is then a person anyway).
+    ``patient_key`` …) and whose values repeat a few times in the training table:
+    several rows then belong to one person (:func:`synthrisk.schema.schema.is_person_key`;
+    schema inference leaves such a key out of distances). Columns whose values never
+    repeat are row ids (every row is then a person anyway); codes with few values
+    (``region_id``) are attributes.
     """
-    found = []
-    for column in tables.real.columns:
-        name = str(column).lower()
-        words = name.replace("-", "_").split("_")
-        if not (name in _ID_LIKE or any(w in _ID_LIKE for w in words)):
-            continue
-        values = tables.real[column]
-        if values.isna().any() or values.is_unique:
-            continue
-        found.append(str(column))
+    found = [
+        str(column)
+        for column in tables.real.columns
+        if is_person_key(tables.real[column], str(column))
+    ]
     return found[0] if len(found) == 1 else None
 
 

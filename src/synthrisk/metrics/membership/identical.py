@@ -13,9 +13,15 @@ from typing import Any
 import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, number, option
+from synthrisk.metrics._params import Param, custom, number, option
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._holdout import copy_test
+from synthrisk.metrics.membership._people import (
+    People,
+    find_person_column,
+    people_of,
+    person_param,
+)
 from synthrisk.metrics.membership._space import (
     DISTANCES,
     Data,
@@ -98,6 +104,9 @@ class IdenticalMatchShare(Metric):
         hashing). MOSTLY AI uses 1e-6 in its own embedding space.
     distance : {"dcr", "gower", "euclidean"}, default="dcr"
         Distance used when ``tolerance > 0``.
+    person : str, "auto" or None, default="auto"
+        The column naming people with several rows (panel data): the holdout test
+        relabels people, not rows (exact copies). ``"auto"`` finds a person key.
     """
 
     id = "identical_match_share"
@@ -118,6 +127,11 @@ class IdenticalMatchShare(Metric):
     distance: Param[str] = Param(
         option(DISTANCES), "dcr", "Distance used when tolerance > 0."
     )
+    person: Param[str | None] = Param(
+        custom(person_param, "a column name, 'auto' or None"),
+        "auto",
+        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
+    )
 
     runs_partitioned = True
 
@@ -125,11 +139,23 @@ class IdenticalMatchShare(Metric):
         """Exact matches, or near matches in the ``dcr`` distance, run on every row."""
         return self.tolerance == 0.0 or self.distance == "dcr"
 
+    def _people_of(self, tables: Tables) -> People | None:
+        """Who owns which rows, when a person key says that people own several rows."""
+        if (
+            self.person is None
+            or tables.holdout is None
+            or is_partitioned(tables.encoded("real"))
+        ):
+            return None
+        column = find_person_column(tables) if self.person == "auto" else self.person
+        return None if column is None else people_of(tables, column)
+
     def _holdout_test(
         self,
         keys: dict[str, np.ndarray] | None,
         match_real: np.ndarray,
         match_hold: np.ndarray,
+        people: People | None = None,
     ) -> dict[str, Any]:
         """Copies of training people against copies of holdout people.
 
@@ -147,7 +173,13 @@ class IdenticalMatchShare(Metric):
                 match_hold,
                 statistic="share of synthetic rows matching a training row minus a holdout row",
             )
-        return copy_test(keys["synthetic"], keys["real"], keys["holdout"])
+        return copy_test(
+            keys["synthetic"],
+            keys["real"],
+            keys["holdout"],
+            person=None if people is None else people.person,
+            n_train_people=0 if people is None else people.n_train,
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         exact = self.tolerance == 0.0
@@ -209,7 +241,9 @@ class IdenticalMatchShare(Metric):
             else:
                 breakdown["identical_match_share_real_at_holdout_size"] = share
             breakdown["n_holdout"] = n_h
-            breakdown["holdout_test"] = self._holdout_test(keys, match_real, match_hold)
+            breakdown["holdout_test"] = self._holdout_test(
+                keys, match_real, match_hold, self._people_of(tables)
+            )
             records["matches_holdout"] = RecordScores(
                 "synthetic",
                 np.arange(n_s),

@@ -19,7 +19,13 @@ saw, who are identified only by chance):
   one, and copies of a handful of isolated people stand out where a comparison of
   everyone would drown them in chance matches (frequent on coarse tables).
 
-The three p-values are combined by Bonferroni; the headline effect is the excess number
+* **whole histories** (panel data, when the synthetic table has the person key too):
+  real people whose history — the multiset of their records — one synthetic person
+  reproduces record for record, among people whose history no other real person
+  shares. Chance matches of one coarse yearly row are common; a whole history
+  reproduced by one synthetic person is not.
+
+The p-values are combined by Bonferroni; the headline effect is the excess number
 of identified training people of the part with the smallest p-value. The verdict's
 tolerance is 0 people: any significant excess fails, and the result states how many
 identified training people the test would have detected at this size.
@@ -32,6 +38,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
@@ -47,6 +54,7 @@ from synthrisk.metrics.membership._people import (
     near_threshold,
     people_of,
     per_person,
+    person_param,
     stratum,
 )
 from synthrisk.results import RecordScores
@@ -61,13 +69,6 @@ __all__ = ["Identification", "IdentificationParts", "identification_parts"]
 REFERENCE_LEVEL = 0.05 / 10 / 3
 #: identified training people listed in the breakdown (all are in the records)
 LIST_LIMIT = 200
-
-
-def _person_param(value: Any, name: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    msg = f"`{name}` must be a column name, 'auto' or None; got {value!r}."
-    raise ParameterError(msg)
 
 
 def _shares(value: Any, name: str) -> tuple[float, ...]:
@@ -93,6 +94,7 @@ class IdentificationParts:
         threshold: float,
         strata: tuple[float, ...],
         control_share: float,
+        histories: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.people = people
         self.threshold = threshold
@@ -118,6 +120,13 @@ class IdentificationParts:
             s: stratum(rank, s, eligible) & ~self.training for s in strata
         }
         self.control_share = control_share
+        # panel data: real people whose whole history (the multiset of their records)
+        # a synthetic person reproduces, among people whose history no other real
+        # person shares (``histories``: [copied, unique] per person)
+        self.history_copied: np.ndarray | None = None
+        self.history_unique: np.ndarray | None = None
+        if histories is not None:
+            self.history_copied, self.history_unique = histories
 
     def parts(self) -> list[dict[str, Any]]:
         """Each part's counts, exact p-value, interval inputs and description."""
@@ -146,6 +155,22 @@ class IdentificationParts:
                         f"{self.control_share:.0%} of holdout people"
                     ),
                     "p_value": excess_greater_p(a_s, n_s, b_c, n_c),
+                }
+            )
+        if self.history_copied is not None and self.history_unique is not None:
+            copied, unique = self.history_copied, self.history_unique
+            a_w, n_w = int((copied & unique & t).sum()), int((unique & t).sum())
+            b_w, n_v = int((copied & unique & h).sum()), int((unique & h).sum())
+            out.append(
+                {
+                    "part": "whole histories",
+                    "training": [a_w, n_w],
+                    "holdout": [b_w, n_v],
+                    "what": (
+                        "reproduced by one synthetic person, record for record (people whose "
+                        "history no other real person shares)"
+                    ),
+                    "p_value": excess_greater_p(a_w, n_w, b_w, n_v),
                 }
             )
         # near (not exact) copies in the widest stratum, against the same stratum of
@@ -181,7 +206,51 @@ def identification_parts(
     people = people_of(tables, column)
     geo, _, _, _ = geometry(tables, people, context=context)
     threshold = near_threshold(geo, near_quantile)
-    return IdentificationParts(people, geo, threshold, strata, control_share), geo
+    histories = (
+        None
+        if people.column is None or people.column not in tables.synthetic.columns
+        else history_matches(tables, people)
+    )
+    parts = IdentificationParts(
+        people, geo, threshold, strata, control_share, histories=histories
+    )
+    return parts, geo
+
+
+def _histories(frame: pd.DataFrame, key: pd.Series, columns: list[str]) -> pd.Series:
+    """Each person's history: the sorted hashes of their records, one tuple per person."""
+    hashes = pd.util.hash_pandas_object(frame[columns], index=False).to_numpy()
+    grouped = pd.Series(hashes).groupby(key.to_numpy(), sort=False)
+    return grouped.agg(lambda values: tuple(sorted(values.tolist())))
+
+
+def history_matches(tables: Tables, people: People) -> tuple[np.ndarray, np.ndarray]:
+    """Per real person: is their whole history reproduced by a synthetic person; is it unique?
+
+    A history is the multiset of a person's records (the rows without the person key).
+    It is *unique* when no other real person of the pool has the same one, and
+    *reproduced* when some synthetic person (by the same key column in the synthetic
+    table) has exactly that history.
+    """
+    assert people.column is not None
+    assert tables.holdout is not None
+    columns = [
+        spec.name
+        for spec in tables.schema.columns
+        if not spec.excluded and spec.name != people.column
+    ]
+    pooled = pd.concat(
+        [tables.real[columns], tables.holdout[columns]], ignore_index=True
+    )
+    real_history = _histories(pooled, pd.Series(people.person), columns)
+    order = real_history.reindex(np.arange(people.n_people))
+    counts = order.map(order.value_counts())
+    unique = (counts == 1).to_numpy()
+    synthetic = _histories(
+        tables.synthetic, tables.synthetic[people.column].astype(str), columns
+    )
+    copied = order.isin(set(synthetic.tolist())).to_numpy()
+    return copied, unique
 
 
 def identification_test(
@@ -291,7 +360,7 @@ class Identification(Metric):
     requires_holdout = True
 
     person: Param[str | None] = Param(
-        custom(_person_param, "a column name, 'auto' or None"),
+        custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )

@@ -19,16 +19,23 @@ Euclidean on pre-encoded numeric columns with ``mode="apt"``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import numpy as np
 
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, confidence, integer, option
+from synthrisk.metrics._params import Param, confidence, custom, integer, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._holdout import share_holdout_test
+from synthrisk.metrics.membership._people import (
+    People,
+    find_person_column,
+    people_of,
+    person_param,
+)
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -228,6 +235,10 @@ class _Shares:
     corrected_rows: np.ndarray
     #: the metric's score
     score: float
+    #: each pool row's person (training people first), when people own several rows
+    person: np.ndarray | None = None
+    #: training people (with ``person``)
+    n_train_people: int = 0
 
     def take_lists(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The neighbour lists, dropped from here so that they are freed with their last use."""
@@ -316,6 +327,11 @@ class DCRShare(Metric):
         AI QA); the largest share is kept, its p-value Bonferroni-corrected (``p_value_bonferroni``).
     confidence_level : float, default=0.95
         Two-sided level of the bootstrap interval.
+    person : str, "auto" or None, default="auto"
+        The column that names people with several rows (panel data): the size
+        correction subsamples people and the permutation test relabels people, so that
+        the rows of one person stay on one side. ``"auto"``: a column named like an
+        identifier whose values repeat a few times; None: every row is a person.
     """
 
     id = "dcr_share"
@@ -352,6 +368,11 @@ class DCRShare(Metric):
     confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
+    person: Param[str | None] = Param(
+        custom(person_param, "a column name, 'auto' or None"),
+        "auto",
+        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
+    )
 
     runs_partitioned = True
 
@@ -367,12 +388,32 @@ class DCRShare(Metric):
         )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
+        people = self._people(tables)
         if self.column_subsets == "worst":
-            return worst_share(self._shares, self._finish, tables, context)
-        return self._finish(self._shares(tables, context), context)
+            return worst_share(
+                functools.partial(self._shares, people=people),
+                self._finish,
+                tables,
+                context,
+            )
+        return self._finish(self._shares(tables, context, people=people), context)
 
-    def _shares(self, tables: Tables, context: Context) -> _Shares:
-        """The shares: neighbour lists of the synthetic rows and their comparisons."""
+    def _people(self, tables: Tables) -> People | None:
+        """Who owns which rows, when a person key says that people own several rows."""
+        if self.person is None or is_partitioned(tables.encoded("real")):
+            return None
+        column = find_person_column(tables) if self.person == "auto" else self.person
+        return None if column is None else people_of(tables, column)
+
+    def _shares(
+        self, tables: Tables, context: Context, people: People | None = None
+    ) -> _Shares:
+        """The shares: neighbour lists of the synthetic rows and their comparisons.
+
+        With ``people``, the size-corrected share subsamples people (all rows of each)
+        and the permutation test relabels people, never rows: the rows of one person
+        are on one side, and relabelling them one by one would break that.
+        """
         space = Space.for_tables(tables, str(self.distance), self.mode)
         real, holdout, syn = (
             space.data(tables, name) for name in ("real", "holdout", "synthetic")
@@ -429,12 +470,23 @@ class DCRShare(Metric):
             small = is_real if small_is_real else ~is_real
             large_positions = np.flatnonzero(~small)
             repeats = self.n_repeats
+            if people is not None:  # subsample people, not rows
+                training_people = np.arange(people.n_people) < people.n_train
+                small_people = training_people if small_is_real else ~training_people
+                large_people = np.flatnonzero(~small_people)
+                m_people = int(small_people.sum())
             with context.progress.task("size-corrected share", repeats) as advance:
                 for _ in range(repeats):
                     included = small.copy()
-                    included[
-                        large_positions[sample_rows(large_positions.size, m, rng)]
-                    ] = True
+                    if people is None:
+                        included[
+                            large_positions[sample_rows(large_positions.size, m, rng)]
+                        ] = True
+                    else:
+                        chosen = large_people[
+                            sample_rows(large_people.size, m_people, rng)
+                        ]
+                        included[people.rows_of(chosen)] = True
                     out = compare_sides(offsets, dist, idx, is_real, included, n_pool)
                     out = _resolve(
                         space, distinct, pool, is_real, included, out, context
@@ -460,6 +512,8 @@ class DCRShare(Metric):
             else float(
                 np.mean(full == CLOSER_REAL) + apt_weight * np.mean(full == TIE)
             ),
+            person=None if people is None else people.person,
+            n_train_people=0 if people is None else people.n_train,
         )
 
     def _finish(self, shares: _Shares, context: Context) -> Outcome:
@@ -497,11 +551,16 @@ class DCRShare(Metric):
         half_null_mean = None
         if n_perm:
             seed = int(rng.integers(0, 2**31 - 1))
+            units, n_units, n_real_units = tie_idx, n_pool, n_r
+            if shares.person is not None:  # relabel people, all their rows at once
+                units = shares.person[tie_idx]
+                n_units = int(shares.person.max()) + 1
+                n_real_units = shares.n_train_people
             half_null, apt_null = permutation_shares(
                 tie_offsets,
-                tie_idx,
-                n_real=n_r,
-                n_pool=n_pool,
+                units,
+                n_real=n_real_units,
+                n_pool=n_units,
                 n_permutations=n_perm,
                 seed=seed,
                 weights=counts,

@@ -64,11 +64,12 @@ from synthrisk.metrics.membership._people import (
     isolation_rank,
     people_of,
     per_person,
+    person_param,
     stratum,
 )
 from synthrisk.metrics.membership._space import Data, Space, n_rows, take_rows
 from synthrisk.metrics.membership.density import _KDE, numeric_embedding
-from synthrisk.metrics.membership.identification import _person_param, _shares
+from synthrisk.metrics.membership.identification import _shares
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import LOW_FPRS, auc_control, clopper_pearson, tpr_at_fpr
@@ -156,10 +157,12 @@ def _detectable_tail(n: int, n_train: int, m: int, level: float) -> int | None:
     counts = np.arange(max(0, m - (n - n_train)), min(m, n_train) + 1)
     weights = chance.pmf(counts)
     most = min(m, n_train)
+    # the p-value of every possible count, computed once
+    p_of = np.ones(most + 1)
+    p_of[counts] = chance.sf(counts - 1)
 
     def detected(k: int) -> bool:
-        shifted = np.minimum(counts + k, most)
-        p_shift = stats.hypergeom.sf(shifted - 1, n, n_train, m)
+        p_shift = p_of[np.minimum(counts + k, most)]
         return float(weights[p_shift < level].sum()) >= 0.8
 
     low, high = 1, most
@@ -247,7 +250,7 @@ class VulnerablePeople(Metric):
     requires_holdout = True
 
     person: Param[str | None] = Param(
-        custom(_person_param, "a column name, 'auto' or None"),
+        custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )
