@@ -135,7 +135,9 @@ class FakeInference(_FakeAttack):
     id = "inference"
     attack = "An attacker who knows some columns of a real person guesses a secret one from the synthetic table."
 
-    secret: Param[str, str | None] = Param(custom(_required(lambda value: value), "a column name"))
+    secret: Param[str, str | None] = Param(
+        custom(_required(lambda value: value), "a column name")
+    )
     aux_cols: Param[list[str] | None, Sequence[str] | None] = Param(
         custom(_optional_list, "column names or None"), None
     )
