@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from synthrisk import evaluate
 from synthrisk.datasets.calibration import coarse_data, continuous_data
-from synthrisk.exceptions import ParameterError
+from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import METRICS
 from synthrisk.metrics.membership import VulnerablePeople
 from synthrisk.metrics.membership.vulnerable import tail_test, tarone_count
@@ -167,12 +168,14 @@ def test_same_seed_same_result() -> None:
     )
 
 
-def test_too_few_people_is_a_warning_not_a_number() -> None:
+def test_too_few_people_is_a_clear_error_and_a_skip_in_a_default_run() -> None:
     real, holdout, fresh = _thirds(continuous_data(150, np.random.default_rng(1)), 1)
-    result = VulnerablePeople().compute(real, fresh, holdout, seed=0)
-    assert "holdout_test" not in result.breakdown
-    assert result.score is None
-    assert any("cannot be tested" in w for w in result.warnings)
+    with pytest.raises(InputError, match="cannot be tested at this size"):
+        VulnerablePeople().compute(real, fresh, holdout, seed=0)
+    report = evaluate(real, fresh, holdout, metrics=None, seed=0)
+    result = report["vulnerable_people"]
+    assert result.status == "skipped"
+    assert "cannot be tested at this size" in (result.reason or "")
 
 
 def test_parameters_are_checked() -> None:

@@ -286,6 +286,18 @@ class VulnerablePeople(Metric):
         eligible = isolation > 0
         rank = isolation_rank(np.where(eligible, isolation, -1.0))
         strata = {s: stratum(rank, s, eligible) for s in self.strata}
+        if not any(
+            (chosen & training).sum() >= MIN_PER_SIDE
+            and (chosen & ~training).sum() >= MIN_PER_SIDE
+            for chosen in strata.values()
+        ):
+            msg = (
+                f"no stratum of the most isolated people ({', '.join(f'{s:.0%}' for s in strata)} of "
+                f"{int(eligible.sum())} people whose record no one else shares) has {MIN_PER_SIDE} training "
+                f"and {MIN_PER_SIDE} holdout people: the vulnerable people cannot be tested at this size "
+                "(raise `strata`, or give more rows)."
+            )
+            raise InputError(msg)
         found = geometry(tables, people, context=context)
         by_stratum = self._scores(tables, people, found, strata, context)
         components: list[dict[str, Any]] = []
@@ -360,11 +372,6 @@ class VulnerablePeople(Metric):
         }
         if test is not None:
             breakdown["holdout_test"] = test
-        else:
-            context.warn(
-                f"no stratum has {MIN_PER_SIDE} training and {MIN_PER_SIDE} holdout people whose record no "
-                "one else shares: the vulnerable people cannot be tested at this size."
-            )
         aucs = [
             float(block["auc"]["real"])
             for entry in per_stratum
