@@ -51,6 +51,8 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "l_diversity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
     "t_closeness": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
     "domias": {"max_fit_rows": 30},
+    # the example tables hold 100 people: the most isolated 20 % and 40 % of them
+    "vulnerable_people": {"strata": [0.2, 0.4], "max_fit_rows": 30},
     "monte_carlo_membership": {},
     "collision_membership": {},
     "epsilon_identifiability": {},

@@ -288,7 +288,7 @@ def test_dcr_share_with_tie_sets_beyond_the_list_cap(
     # lists capped at 8 pool rows: which rows of a large tie set are listed (and so
     # the permutation null) depends on the order of the distinct pool rows, which is
     # their order of first appearance on both paths
-    from synthrisk.metrics.membership import share as share_module
+    from synthrisk.metrics.membership import _share_lists as share_module
 
     monkeypatch.setattr(share_module, "_MAX_TIE_LIST", 8)
     report = check_partitioned(

@@ -14,7 +14,7 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.metrics.membership import share as share_module
+from synthrisk.metrics.membership import _share_lists as share_module
 from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership.knn import (
     MembershipKnnProbabilities,

@@ -90,7 +90,10 @@ MIN_PER_SIDE = 10
 
 
 def _attacks(value: Any, name: str) -> tuple[str, ...]:
-    values = [value] if isinstance(value, str) else list(value)
+    try:
+        values = [value] if isinstance(value, str) else list(value)
+    except TypeError:
+        values = []
     unknown = [v for v in values if v not in ATTACKS]
     if not values or unknown:
         msg = (
