@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from synthrisk.exceptions import ParameterError
 
@@ -21,10 +21,30 @@ def check_option(value: Any, *, name: str, allowed: Iterable[str]) -> str:
     return value
 
 
+@overload
+def check_int(
+    value: Any,
+    *,
+    name: str,
+    minimum: int | None = None,
+    allow_none: Literal[False] = False,
+) -> int: ...
+
+
+@overload
+def check_int(
+    value: Any, *, name: str, minimum: int | None = None, allow_none: bool
+) -> int | None: ...
+
+
 def check_int(
     value: Any, *, name: str, minimum: int | None = None, allow_none: bool = False
 ) -> int | None:
-    """Return ``value`` as an int if it is an integer ``>= minimum``."""
+    """Return ``value`` as an int if it is an integer ``>= minimum``.
+
+    None is returned as it is with ``allow_none=True`` (and only then: the return
+    type says which).
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

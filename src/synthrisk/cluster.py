@@ -101,8 +101,8 @@ def evaluate_dataset(
     EvaluationReport
         As :func:`synthrisk.evaluate`.
     """
-    seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
-    sample_rows = int(check_int(sample_rows, name="sample_rows", minimum=1))  # type: ignore[arg-type]
+    seed = check_int(seed, name="seed", minimum=0)
+    sample_rows = check_int(sample_rows, name="sample_rows", minimum=1)
     with compute_scope("dask", client=client, scheduler=scheduler):
         frames = {
             "real": read_dataset(real, name="real"),
@@ -118,7 +118,7 @@ def evaluate_dataset(
             client=active_client(),
             metadata=metadata,
         )
-        chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
+        chosen = resolve_metrics(metrics)
         on_rows = [m for m in chosen if m.supports_partitioned()]
         sampled = [m for m in chosen if not m.supports_partitioned()]
         # one numbering ([i/n]) across the metrics on every row and those on the sample
@@ -135,7 +135,7 @@ def evaluate_dataset(
         }
         results = {}
         with metric_plan(progress, len(chosen)):
-            full = run_metrics(tables, on_rows, notes=notes, **common)  # type: ignore[arg-type]
+            full = run_metrics(tables, on_rows, **common)  # type: ignore[arg-type]
             results.update({r.metric: r for r in full.results})
             if sampled:
                 sample, drawn = tables.sample(sample_rows, seed)

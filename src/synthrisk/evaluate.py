@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
-from synthrisk._typing import Backend
+from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
@@ -28,13 +28,14 @@ __all__ = ["MetricsSpec", "check_self_test", "evaluate", "resolve_metrics"]
 
 logger = logging.getLogger(__name__)
 
-MetricsSpec = Sequence["str | Metric"] | Mapping[str, Mapping[str, Any] | None] | None
+#: metric ids or instances, or metric ids with their parameters (checked when built)
+MetricsSpec = (
+    Sequence["str | Metric"] | Mapping[str, Mapping[str, object] | None] | None
+)
 
 
-def resolve_metrics(
-    metrics: MetricsSpec, *, has_holdout: bool
-) -> tuple[list[Metric], list[str]]:
-    """Turn the ``metrics`` argument into metric instances (and notes for the report).
+def resolve_metrics(metrics: MetricsSpec) -> list[Metric]:
+    """Turn the ``metrics`` argument into metric instances.
 
     ``None`` selects the full assessment: every metric that runs with default
     parameters — DCR, disclosure (CAP with default columns), singling out
@@ -43,9 +44,8 @@ def resolve_metrics(
     example without a holdout) are skipped with the reason. A list names metric ids or
     holds instances; a dict maps ids to parameter dicts.
     """
-    notes: list[str] = []
     if metrics is None:
-        return [cls() for cls in METRICS.values() if cls.runs_by_default], notes
+        return [cls() for cls in METRICS.values() if cls.runs_by_default]
     if isinstance(metrics, Mapping):
         out = []
         for metric_id, params in metrics.items():
@@ -53,7 +53,7 @@ def resolve_metrics(
                 msg = f"parameters of metric {metric_id!r} must be a mapping; got {params!r}."
                 raise ParameterError(msg)
             out.append(get_metric(metric_id).from_params(params))
-        return out, notes
+        return out
     if isinstance(metrics, str):
         metrics = [metrics]
     out = []
@@ -70,13 +70,13 @@ def resolve_metrics(
     if dupes:
         msg = f"`metrics` lists {dupes} more than once; give each metric once."
         raise ParameterError(msg)
-    return out, notes
+    return out
 
 
 def evaluate(
-    real: Any,
-    synthetic: Any,
-    holdout: Any = None,
+    real: TableLike,
+    synthetic: TableLike,
+    holdout: TableLike | None = None,
     *,
     metadata: Mapping[str, Any] | Schema | None = None,
     metrics: MetricsSpec = None,
@@ -158,13 +158,13 @@ def evaluate(
     >>> report.verdict.overall
     'fail'
     """
-    seed = int(check_int(seed, name="seed", minimum=0))  # type: ignore[arg-type]
+    seed = check_int(seed, name="seed", minimum=0)
     check_self_test(self_test, has_holdout=holdout is not None)
     working_memory, backend = check_compute(working_memory, backend)
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
-    chosen, notes = resolve_metrics(metrics, has_holdout=tables.holdout is not None)
+    chosen = resolve_metrics(metrics)
     reporter = as_progress(progress)
     with contextlib.ExitStack() as stack:
         backend = stack.enter_context(
@@ -181,7 +181,6 @@ def evaluate(
             working_memory=working_memory,
             backend=backend,
             progress=reporter,
-            notes=notes,
             thresholds=thresholds,
             skip_inapplicable=metrics is None,
         )
@@ -232,7 +231,6 @@ def run_metrics(
     working_memory: float | None = None,
     backend: Backend | None = None,
     progress: bool | Progress = False,
-    notes: Sequence[str] = (),
     skip_inapplicable: bool = False,
     thresholds: Thresholds | None = None,
     on_result: Callable[[MetricResult], MetricResult] | None = None,
@@ -276,7 +274,7 @@ def run_metrics(
         inputs=tables.summary(),
         results=tuple(results),
         schema=schema,
-        warnings=tuple(tables.notes) + tuple(notes),
+        warnings=tuple(tables.notes),
     )
     return dataclasses.replace(report, verdict=judge(report, thresholds))
 

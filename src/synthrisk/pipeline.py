@@ -20,7 +20,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from synthrisk._atomic import check_output_paths, write_text_atomic, write_texts_atomic
 from synthrisk._optional import is_available
@@ -45,6 +45,7 @@ from synthrisk.schema.tables import TABLE_NAMES
 if TYPE_CHECKING:
     import pandas as pd
 
+    from synthrisk._typing import JSONValue
     from synthrisk.compat.petsard import PetsardConfig
     from synthrisk.results import EvaluationReport
 
@@ -378,7 +379,8 @@ def _tables_for_values(
         raise InputError(msg)
     tables = {}
     for name, file in given.items():
-        recorded = (report.inputs.get(name) or {}).get("sha256")
+        entry = cast("Mapping[str, JSONValue]", report.inputs.get(name) or {})
+        recorded = entry.get("sha256")
         if recorded and sha256_file(file) != recorded:
             msg = (
                 f"`--{name}` {str(file)!r} is not the file the report was computed from (its SHA-256 differs "

@@ -40,7 +40,7 @@ import math
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, overload
 
 import numpy as np
 
@@ -97,8 +97,23 @@ def _render_html(kind: str, obj: Any) -> str | None:
         return None
 
 
-def to_jsonable(value: Any) -> JSONValue:
-    """Convert numpy scalars/arrays, tuples and NaN into JSON-safe Python values."""
+@overload
+def to_jsonable(value: Mapping[Any, Any]) -> dict[str, JSONValue]: ...
+
+
+@overload
+def to_jsonable(value: list[Any] | tuple[Any, ...] | np.ndarray) -> list[JSONValue]: ...
+
+
+@overload
+def to_jsonable(value: object) -> JSONValue: ...
+
+
+def to_jsonable(value: object) -> JSONValue:
+    """Convert numpy scalars/arrays, tuples and NaN into JSON-safe Python values.
+
+    A mapping becomes a ``dict`` (keys as strings), a list, tuple or array a ``list``.
+    """
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -677,7 +677,8 @@ def _holdout_test(result: MetricResult) -> Mapping[str, Any] | None:
     if test is None:
         control = result.breakdown.get("control")
         if isinstance(control, Mapping) and control.get("effect") is not None:
-            n = min(int(control.get("n_real") or 0), int(control.get("n_holdout") or 0))
+            counts: Mapping[str, Any] = control  # a JSON block, read for its numbers
+            n = min(int(counts.get("n_real") or 0), int(counts.get("n_holdout") or 0))
             test = {
                 **control,
                 "n": n,

@@ -291,6 +291,35 @@ def test_param_names_are_the_declarations_and_the_signature(metric_id: str) -> N
 
 
 @pytest.mark.parametrize("metric_id", IDS)
+def test_class_body_annotations_are_the_parameters(metric_id: str) -> None:
+    """Type checkers read a metric's annotated class attributes as its ``__init__``.
+
+    ``Metric`` is a ``dataclass_transform`` (PEP 681): an unannotated ``Param`` is not
+    checked (mypy refuses it as an argument), and an annotated attribute that is not a
+    ``Param`` would be an argument that the real ``__init__`` refuses.
+    """
+    cls = METRICS[metric_id]
+    bodies = cls.__mro__[: cls.__mro__.index(Metric)]
+    annotated: set[str] = set()
+    for klass in bodies:
+        for name, annotation in inspect.get_annotations(klass).items():
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            assert isinstance(vars(klass).get(name), Param), (
+                f"{klass.__name__}.{name}: an annotation in a metric's class body declares "
+                "a parameter; annotate a derived attribute where _check_params sets it "
+                "(self.x: T = ...), or as ClassVar"
+            )
+            assert str(annotation).startswith("Param["), (klass.__name__, name)
+            annotated.add(name)
+    missing = sorted(set(_declared(cls)) - annotated)
+    assert not missing, (
+        f"{cls.__name__}: annotate the parameters {missing} "
+        "(`name: Param[T] = Param(...)`) so that type checkers check their arguments"
+    )
+
+
+@pytest.mark.parametrize("metric_id", IDS)
 def test_defaults_build_and_params_follow_the_declarations(metric_id: str) -> None:
     cls = METRICS[metric_id]
     if cls.runs_by_default:  # the default run builds it with its defaults

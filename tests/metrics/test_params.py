@@ -6,12 +6,14 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import typing
 from typing import Any
 
 import numpy as np
 import pytest
 
 from synthrisk.exceptions import ParameterError
+from synthrisk.metrics import NNDR, DCRShare, get_metric
 from synthrisk.metrics._base import Context, Metric, Outcome
 from synthrisk.metrics._params import (
     NOT_A_PARAM,
@@ -198,16 +200,17 @@ class _Toy(Metric):
     id = "toy"
     attack = "none"
 
-    size = Param(integer(minimum=1), 3, "How many.")
-    mode = Param(option(("fast", "slow")), "fast", "How.")
-    alias = Param(
+    size: Param[int] = Param(integer(minimum=1), 3, "How many.")
+    mode: Param[str] = Param(option(("fast", "slow")), "fast", "How.")
+    alias: Param[str | None] = Param(
         option(("fast", "slow"), allow_none=True),
         None,
         "Alias of mode.",
         reported=False,
     )
-    scaled = Param(custom(_tiny_rule, "an integer >= 0"), 0, "Scaled by ten.")
-    checked: list[str]
+    scaled: Param[int] = Param(
+        custom(_tiny_rule, "an integer >= 0"), 0, "Scaled by ten."
+    )
 
     def _check_params(self) -> None:
         if self.alias is not None:
@@ -215,7 +218,7 @@ class _Toy(Metric):
         if self.mode == "slow" and self.size > 5:
             msg = f"`size` must be at most 5 with mode='slow'; got {self.size}."
             raise ParameterError(msg)
-        self.checked = ["done"]
+        self.checked: list[str] = ["done"]
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         return Outcome(score=None, breakdown={})
@@ -224,9 +227,9 @@ class _Toy(Metric):
 class _ToyChild(_Toy):
     id = "toy_child"
 
-    mode = Param(option(("fast", "slow")), "slow", "Slow by default.")
+    mode: Param[str] = Param(option(("fast", "slow")), "slow", "Slow by default.")
     scaled = NOT_A_PARAM
-    extra = Param(boolean(), False, "A new option.")
+    extra: Param[bool] = Param(boolean(), False, "A new option.")
 
 
 def test_declarations_give_defaults_json_and_typed_values() -> None:
@@ -297,24 +300,37 @@ def test_values_are_fixed_once_built() -> None:
     assert toy.params["size"] == 3
 
 
-class _HandWritten(Metric):
-    """A metric in the style before declared parameters (still supported)."""
+def test_a_metric_cannot_write_its_own_init() -> None:
+    with pytest.raises(
+        TypeError, match=r"defines __init__; a metric declares its options"
+    ):
 
-    id = "hand_written"
-    attack = "none"
+        class _HandWritten(Metric):
+            id = "hand_written"
 
-    def __init__(self, *, level: int = 1, **options: Any) -> None:
-        if level < 0:
-            msg = f"`level` must be >= 0; got {level}."
-            raise ParameterError(msg)
-        self._set_params(level=level, **options)
+            def __init__(self, *, level: int = 1) -> None:
+                self.level = level
 
-    def _compute(self, tables: Tables, context: Context) -> Outcome:
-        return Outcome(score=None, breakdown={})
+            def _compute(self, tables: Tables, context: Context) -> Outcome:
+                return Outcome(score=None, breakdown={})
 
 
-def test_a_hand_written_init_still_works() -> None:
-    assert _HandWritten.param_names() == ["level"]
-    assert _HandWritten.from_params({"level": 2}).params == {"level": 2}
-    with pytest.raises(ParameterError, match=r"allowed parameters: \['level'\]\.$"):
-        _HandWritten.from_params({"nope": 1})
+def test_from_params_builds_the_class_it_is_called_on() -> None:
+    child = _ToyChild.from_params({"extra": True})
+    assert type(child) is _ToyChild
+    assert child.params == {"size": 3, "mode": "slow", "extra": True}
+
+
+def test_get_metric_checks_the_kind_asked_for() -> None:
+    assert get_metric("nndr", NNDR) is NNDR
+    assert get_metric("nndr", Metric) is NNDR
+    with pytest.raises(
+        ParameterError, match=r"^metric 'nndr' is NNDR, not a DCRShare \(or a subclass"
+    ):
+        get_metric("nndr", DCRShare)
+
+
+def test_a_bare_param_subscript_means_the_same_accepted_type() -> None:
+    # ``Param[T]`` is ``Param[T, T]`` at runtime too (the TypeVar default is for type checkers)
+    assert Param[int] == Param[int, int]
+    assert typing.get_type_hints(_Toy)["size"] == Param[int, int]

@@ -141,19 +141,14 @@ def print_metric_help(cls: type[Metric]) -> None:
     out.print(f"In the full assessment (no --metrics): {default}")
     out.print(f"Needs a holdout table: {'yes' if cls.requires_holdout else 'no'}")
     declared = cls.declared_params
-    names = cls.param_names()
-    if not names:
+    if not declared:
         out.print("Parameters: none.")
         return
     table = Table(title=None, box=None, show_header=True, pad_edge=False)
     table.add_column("parameter", no_wrap=True)
     table.add_column("default", no_wrap=True)
     table.add_column("accepts / what it does")
-    for name in names:
-        param = declared.get(name)
-        if param is None:
-            table.add_row(esc(name), "", "")
-            continue
+    for name, param in declared.items():
         text = param.constraint.rule + (f". {param.doc}" if param.doc else "")
         table.add_row(esc(name), esc(repr(param.default)), esc(text))
     out.print(table)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -616,7 +616,7 @@ class NewRowSynthesis:
                 real, synthetic[~unmatchable], metadata={"columns": spec}, seed=seed
             )
             for key in counts:
-                counts[key] += int(result.breakdown[key])
+                counts[key] += int(cast("float", result.breakdown[key]))
         n_rows = counts["num_new_rows"] + counts["num_matched_rows"]
         return {"score": counts["num_new_rows"] / n_rows, **counts}
 

@@ -41,7 +41,7 @@ import copy
 import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, cast
 
 import pandas as pd
 
@@ -265,8 +265,8 @@ def _clip_score(cap: float, baseline: float) -> float:
 
 def _disclosure_breakdown(result: MetricResult) -> dict[str, Any]:
     """SDMetrics' breakdown dict of DisclosureProtection (and its Estimate)."""
-    cap = float(result.breakdown["cap_protection"])
-    baseline = float(result.breakdown["baseline_protection"])
+    cap = float(cast("float", result.breakdown["cap_protection"]))
+    baseline = float(cast("float", result.breakdown["baseline_protection"]))
     return {
         "score": _clip_score(cap, baseline),
         "cap_protection": cap,
@@ -472,7 +472,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             ``{'score', 'cap_protection', 'baseline_protection'}`` with the mean CAP
             protection over the iterations.
         """
-        n_sub = int(check_int(num_rows_subsample, name="num_rows_subsample", minimum=1))  # type: ignore[arg-type]
+        n_sub = check_int(num_rows_subsample, name="num_rows_subsample", minimum=1)
         real = as_frame(real_data, name="real_data")
         synthetic = as_frame(synthetic_data, name="synthetic_data")
         n_sub = min(
@@ -547,6 +547,10 @@ CAP_DEPRECATION_MSG = (
 )
 
 
+#: how missing values are matched (``CategoricalCAPBase``'s ``missing``)
+_Missing = Literal["category", "never_equal"]
+
+
 class _LegacyCAP(CategoricalPrivacyMetric):
     """SDMetrics' legacy ``compute(real, synthetic, metadata, table_name, key_fields, sensitive_fields)``."""
 
@@ -563,7 +567,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         sensitive_fields: Sequence[str] | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
         *,
-        missing: str = "category",
+        missing: _Missing = "category",
         strict_types: bool = False,
     ) -> float:
         """CAP protection ``1 - mean P(true sensitive | key)`` over the real rows.
@@ -594,7 +598,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
             [*keys, *sens],
             strict_columns=[*keys, *sens] if strict_types else (),
         )
-        return float(result.breakdown["score"])
+        return float(cast("float", result.breakdown["score"]))
 
     @classmethod
     def compute_breakdown(
@@ -607,7 +611,7 @@ class _LegacyCAP(CategoricalPrivacyMetric):
         sensitive_fields: Sequence[str] | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
         *,
-        missing: str = "category",
+        missing: _Missing = "category",
         strict_types: bool = False,
     ) -> dict[str, float]:
         """``{'score': compute(...)}``, as SDMetrics' single-table metrics do."""

@@ -246,7 +246,7 @@ def load_demo(*, n_rows: int = 20_000, seed: int = 0) -> DemoData:
     >>> len(demo.real), len(demo.holdout), sorted(demo.synthetic)
     (500, 500, ['fresh', 'independent', 'isolated_copies', 'leaky', 'partial'])
     """
-    n_rows = int(check_int(n_rows, name="n_rows", minimum=20))  # type: ignore[arg-type]
+    n_rows = check_int(n_rows, name="n_rows", minimum=20)
     rng = as_generator(seed)
     population = _population(n_rows, rng, "P")
     order = rng.permutation(n_rows)

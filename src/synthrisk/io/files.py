@@ -20,7 +20,7 @@ import warnings
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,7 @@ from synthrisk._atomic import write_text_atomic, write_texts_atomic
 from synthrisk.exceptions import ConfigError, InputError, ParameterError, SynthriskError
 
 if TYPE_CHECKING:
+    from synthrisk._typing import JSONValue
     from synthrisk.report.verdict import Thresholds
     from synthrisk.results import EvaluationReport
 
@@ -698,7 +699,7 @@ def add_provenance(
     for name, path in files.items():
         if path is not None and inputs.get(name) is not None:
             inputs[name] = {
-                **inputs[name],
+                **cast("Mapping[str, JSONValue]", inputs[name]),
                 "file": Path(path).name,
                 "sha256": sha256_file(path),
             }

@@ -19,13 +19,13 @@ import time
 import warnings
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 import numpy as np
 
 from synthrisk._progress import NullProgress, Progress, as_progress
 from synthrisk._rng import metric_generator
-from synthrisk._typing import Backend, JSONValue
+from synthrisk._typing import Backend, JSONValue, TableLike, dataclass_transform
 from synthrisk.exceptions import (
     InputError,
     ParameterError,
@@ -35,6 +35,9 @@ from synthrisk.exceptions import (
 from synthrisk.metrics._params import NOT_A_PARAM, Param
 from synthrisk.results import MetricResult, RecordScores, ThreatModel, to_jsonable
 from synthrisk.schema.tables import Tables, prepare_tables
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "METRICS",
@@ -53,10 +56,11 @@ logger = logging.getLogger(__name__)
 METRICS: dict[str, type[Metric]] = {}
 
 
-M = TypeVar("M", bound="type[Metric]")
+R = TypeVar("R", bound="type[Metric]")
+M = TypeVar("M", bound="Metric")
 
 
-def register(cls: M) -> M:
+def register(cls: R) -> R:
     """Class decorator adding a metric to the registry under its ``id``.
 
     Raises
@@ -117,17 +121,29 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
-def get_metric(metric_id: str) -> type[Metric]:
+@overload
+def get_metric(metric_id: str, kind: None = None) -> type[Metric]: ...
+
+
+@overload
+def get_metric(metric_id: str, kind: type[M]) -> type[M]: ...
+
+
+def get_metric(metric_id: str, kind: type[Metric] | None = None) -> type[Metric]:
     """Return the metric class registered as ``metric_id``.
+
+    With ``kind``, the class must be ``kind`` or a subclass of it, and type checkers
+    read the result as ``type[kind]``: ``get_metric("nndr", NNDR).from_params(...)``
+    is an ``NNDR``.
 
     Raises
     ------
     ParameterError
-        If no metric is registered under that id; the message suggests the closest
-        ids and lists the available ones.
+        If no metric is registered under that id (the message suggests the closest
+        ids and lists the available ones), or the one registered is not a ``kind``.
     """
     try:
-        return METRICS[metric_id]
+        cls = METRICS[metric_id]
     except (KeyError, TypeError):
         hint = suggest(metric_id, METRICS)
         msg = (
@@ -135,6 +151,13 @@ def get_metric(metric_id: str) -> type[Metric]:
             f"describes them): {', '.join(sorted(METRICS))}."
         )
         raise ParameterError(msg) from None
+    if kind is not None and not issubclass(cls, kind):
+        msg = (
+            f"metric {metric_id!r} is {cls.__name__}, not a {kind.__name__} (or a "
+            "subclass of it)."
+        )
+        raise ParameterError(msg)
+    return cls
 
 
 def for_metric(exc: SynthriskError, metric_id: str) -> SynthriskError:
@@ -202,18 +225,24 @@ def _unknown_message(metric_id: str, unknown: list[str], allowed: list[str]) -> 
     )
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True, eq_default=False)
 class Metric(abc.ABC):
     """Base class of all metrics.
 
-    Subclasses set the class attributes, declare their options as
-    :class:`~synthrisk.metrics._params.Param` class attributes (a subclass redeclares a
-    parent's parameter to change its default or constraint, and may assign
+    Subclasses set the class attributes, declare their options as annotated
+    :class:`~synthrisk.metrics._params.Param` class attributes
+    (``rank: Param[int] = Param(integer(minimum=1), 10, "...")``; a subclass redeclares
+    a parent's parameter to change its default or constraint, and may assign
     :data:`~synthrisk.metrics._params.NOT_A_PARAM` to drop one) and implement
     :meth:`_compute`. The base class gives every subclass one keyword-only
     ``__init__`` over the declared parameters, in declaration order: unknown names
     are refused with the house message, defaults applied, each value checked, the
     JSON :attr:`params` built, and then :meth:`_check_params` runs the rules that
-    involve several parameters.
+    involve several parameters. ``Metric`` is a ``dataclass_transform`` (PEP 681):
+    type checkers read the annotated parameters as that ``__init__``'s keyword
+    arguments (and as read-only attributes), so an annotation in a metric's class
+    body declares a parameter; annotate derived attributes where
+    :meth:`_check_params` sets them, or as ``ClassVar``.
     """
 
     id: ClassVar[str] = ""
@@ -235,7 +264,7 @@ class Metric(abc.ABC):
     #: other metrics run on a seeded sample (:func:`synthrisk.cluster.evaluate_dataset`)
     runs_partitioned: ClassVar[bool] = False
     #: the declared parameters by name, in declaration order (set per class)
-    declared_params: ClassVar[Mapping[str, Param[Any]]] = MappingProxyType({})
+    declared_params: ClassVar[Mapping[str, Param[Any, Any]]] = MappingProxyType({})
     #: renamed parameters still accepted under their old name, with a
     #: :class:`~synthrisk.exceptions.SynthriskDeprecationWarning`:
     #: ``{old: (new, version that removes the old name)}``
@@ -243,14 +272,17 @@ class Metric(abc.ABC):
 
     params: dict[str, JSONValue]
 
-    #: True for a class (or the subclass of one) that writes its own ``__init__``
-    #: and stores its options with :meth:`_set_params` (the style before declared
-    #: parameters; still supported for metrics written outside synthrisk)
-    _hand_written_init: ClassVar[bool] = False
-
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        declared: dict[str, Param[Any]] = {}
+        if "__init__" in vars(cls):
+            msg = (
+                f"metric class {cls.__qualname__} defines __init__; a metric declares its "
+                "options as annotated class attributes, `name: Param[T] = Param(constraint, "
+                "default, doc)`, and gets its __init__ from Metric. Move the checks of "
+                "__init__ into `_check_params` (see docs/architecture.md, 'Adding a metric')."
+            )
+            raise TypeError(msg)
+        declared: dict[str, Param[Any, Any]] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
                 if isinstance(value, Param):
@@ -258,11 +290,8 @@ class Metric(abc.ABC):
                 elif value is NOT_A_PARAM:
                     declared.pop(name, None)
         cls.declared_params = MappingProxyType(declared)
-        if "__init__" in vars(cls) or cls._hand_written_init:
-            cls._hand_written_init = True
-            return
 
-        def __init__(self: Metric, **params: Any) -> None:
+        def __init__(self: Metric, **params: object) -> None:
             self._init_params(params)
 
         __init__.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -281,11 +310,11 @@ class Metric(abc.ABC):
         )
         cls.__init__ = __init__  # type: ignore[method-assign]
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, **params: object) -> None:
         self._init_params(params)
 
     @classmethod
-    def rename_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
+    def rename_params(cls, params: Mapping[str, object]) -> dict[str, object]:
         """``params`` with old parameter names replaced by the new ones (warning for each)."""
         out = dict(params)
         for old, (new, removed_in) in cls.renamed_params.items():
@@ -306,14 +335,14 @@ class Metric(abc.ABC):
             out[new] = out.pop(old)
         return out
 
-    def _init_params(self, params: Mapping[str, Any]) -> None:
+    def _init_params(self, params: Mapping[str, object]) -> None:
         cls = type(self)
         params = cls.rename_params(params)
         declared = cls.declared_params
         unknown = sorted(set(params) - set(declared))
         if unknown:
             raise ParameterError(_unknown_message(cls.id, unknown, list(declared)))
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         self.__dict__["_param_values"] = values
         for name, param in declared.items():
             try:
@@ -335,11 +364,7 @@ class Metric(abc.ABC):
         built; :meth:`_replace_param` changes a checked value (a resolved default).
         """
 
-    def _set_params(self, **params: Any) -> None:
-        """Store the options of a hand-written ``__init__`` (without declared parameters)."""
-        self.params = {k: to_jsonable(v) for k, v in params.items()}
-
-    def _replace_param(self, name: str, value: Any) -> None:
+    def _replace_param(self, name: str, value: object) -> None:
         """Set the checked value of parameter ``name`` (from :meth:`_check_params`)."""
         self.__dict__["_param_values"][name] = value
 
@@ -349,34 +374,17 @@ class Metric(abc.ABC):
 
     @classmethod
     def param_names(cls) -> list[str]:
-        """Names of the keyword options this metric accepts, in declaration order.
-
-        For a hand-written ``__init__``: its keyword-only arguments, and those of the
-        class it passes ``**options`` on to.
-        """
-        if not cls._hand_written_init:
-            return list(cls.declared_params)
-        names: list[str] = []
-        for klass in cls.__mro__:
-            if "__init__" not in vars(klass):
-                continue
-            params = inspect.signature(vars(klass)["__init__"]).parameters.values()
-            names += [
-                p.name
-                for p in params
-                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in names
-            ]
-            if all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in params):
-                break
-        return names
+        """Names of the keyword options this metric accepts, in declaration order."""
+        return list(cls.declared_params)
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any] | None) -> Metric:
+    def from_params(cls, params: Mapping[str, object] | None) -> Self:
         """Build the metric from a dict of options, rejecting unknown names.
 
         Errors name the metric (``metric 'id': …``; see :func:`for_metric`): a dict of
         options comes from a YAML file, the command line or a ``metrics`` mapping,
-        where several metrics are built at once.
+        where several metrics are built at once. The result is an instance of the
+        class it is called on (``NNDR.from_params(...)`` is an ``NNDR``).
         """
         params = cls.rename_params(params or {})
         allowed = cls.param_names()
@@ -392,9 +400,9 @@ class Metric(abc.ABC):
 
     def compute(
         self,
-        real: Any,
-        synthetic: Any,
-        holdout: Any = None,
+        real: TableLike,
+        synthetic: TableLike,
+        holdout: TableLike | None = None,
         *,
         metadata: Mapping[str, Any] | None = None,
         seed: int = 0,

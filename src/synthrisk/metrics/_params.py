@@ -1,18 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Declared metric parameters: a typed descriptor and small reusable constraints.
 
-A metric declares each option once, as a class attribute::
+A metric declares each option once, as an annotated class attribute::
 
     class NNDR(Metric):
-        rank = Param(integer(minimum=1), 10, "Which smallest ratio summarises each side.")
+        rank: Param[int] = Param(
+            integer(minimum=1), 10, "Which smallest ratio summarises each side."
+        )
 
 and :class:`~synthrisk.metrics._base.Metric` turns the declarations into one
 keyword-only ``__init__`` (with a real signature), the house error messages, defaults,
 the JSON ``params`` and typed attribute access (``self.rank`` is an ``int``). The
-constraints follow scikit-learn's ``_param_validation`` in spirit: each one checks a
-value, normalises it (``1`` becomes ``1.0`` for a float, a string a one-item list for a
-column list) and raises :class:`~synthrisk.exceptions.ParameterError` naming the
-parameter, with the messages of :mod:`synthrisk._validation`.
+annotation is for type checkers: ``Metric`` is a ``dataclass_transform`` (PEP 681), so
+mypy checks every construction (``NNDR(rank="ten")`` and ``NNDR(no_such_option=1)`` are
+errors). ``Param[T]`` reads as ``T`` and accepts ``T``; ``Param[T, In]`` accepts ``In``
+where the constraint normalises more than it returns (a column list accepts any iterable
+of names, one name included). The constraints follow scikit-learn's
+``_param_validation`` in spirit: each one checks a value, normalises it (``1`` becomes
+``1.0`` for a float, a string a one-item list for a column list) and raises
+:class:`~synthrisk.exceptions.ParameterError` naming the parameter, with the messages of
+:mod:`synthrisk._validation`.
 """
 
 from __future__ import annotations
@@ -21,13 +28,18 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 import numpy as np
 
 from synthrisk._validation import check_int, check_option, check_positive_float
 from synthrisk.exceptions import ParameterError
 from synthrisk.stats.intervals import check_confidence_level
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+else:
+    from typing import TypeVar
 
 __all__ = [
     "NOT_A_PARAM",
@@ -44,13 +56,31 @@ __all__ = [
     "probability",
 ]
 
+#: the checked, normalised value of a parameter
 T = TypeVar("T")
 S = TypeVar("S", bound=str)
+if TYPE_CHECKING:
+    #: what a parameter accepts; the checked type unless said otherwise (PEP 696)
+    In = TypeVar("In", default=T)
+else:
+    In = TypeVar("In")
+
+
+class _InDefaultsToT:
+    """``X[T]`` means ``X[T, T]`` at runtime too (type checkers read the TypeVar default)."""
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        if not isinstance(params, tuple):
+            params = (params, params)
+        return super().__class_getitem__(params)  # type: ignore[misc]
 
 
 @dataclasses.dataclass(frozen=True)
-class Constraint(Generic[T]):
+class Constraint(_InDefaultsToT, Generic[T, In]):
     """A check that returns the normalised value or raises :class:`ParameterError`.
+
+    ``Constraint[T, In]`` accepts values of type ``In`` (for type checkers; the check
+    itself takes anything) and returns a ``T``; ``Constraint[T]`` accepts ``T``.
 
     Attributes
     ----------
@@ -67,12 +97,14 @@ class Constraint(Generic[T]):
         return self.check(value, name)
 
 
-class Param(Generic[T]):
+class Param(_InDefaultsToT, Generic[T, In]):
     """One declared parameter of a metric: constraint, default and a one-line doc.
 
-    Reading the attribute on a metric gives the validated, normalised value (typed
-    ``T`` for mypy); the class attribute is the declaration itself. Values are fixed
-    when the metric is built: build a new metric to change one.
+    Declare it with its type, ``name: Param[T] = Param(constraint, default, doc)``
+    (``Param[T, In]`` when the constraint accepts more than it returns, as
+    :func:`column_list` does). Reading the attribute on a metric gives the validated,
+    normalised value (typed ``T``); the class attribute is the declaration itself.
+    Values are fixed when the metric is built: build a new metric to change one.
 
     Parameters
     ----------
@@ -91,7 +123,7 @@ class Param(Generic[T]):
 
     def __init__(
         self,
-        constraint: Constraint[T],
+        constraint: Constraint[T, In],
         default: Any = None,
         doc: str = "",
         *,
@@ -111,12 +143,14 @@ class Param(Generic[T]):
         return f"Param({self.constraint.rule}, default={self.default!r})"
 
     @overload
-    def __get__(self, obj: None, owner: type | None = None) -> Param[T]: ...
+    def __get__(self, obj: None, owner: type | None = None) -> Param[T, In]: ...
 
     @overload
     def __get__(self, obj: object, owner: type | None = None) -> T: ...
 
-    def __get__(self, obj: object | None, owner: type | None = None) -> Param[T] | T:
+    def __get__(
+        self, obj: object | None, owner: type | None = None
+    ) -> Param[T, In] | T:
         if obj is None:
             return self
         try:
@@ -126,7 +160,8 @@ class Param(Generic[T]):
             raise AttributeError(msg) from None
         return value
 
-    def __set__(self, obj: object, value: Any) -> None:
+    # type checkers read the value's type as what the generated ``__init__`` accepts
+    def __set__(self, obj: object, value: In) -> None:
         msg = (
             f"parameter `{self.name}` is fixed when the metric is built; "
             f"build a new metric, e.g. {type(obj).__name__}(..., {self.name}={value!r})."
@@ -144,6 +179,7 @@ class _NotAParam:
 
 
 #: assign to a parameter's name in a subclass to drop the parameter its parent declares
+#: (type checkers still see the parent's parameter in the subclass's ``__init__``)
 NOT_A_PARAM: Any = _NotAParam()
 
 
@@ -310,20 +346,33 @@ def boolean(*, allow_none: bool = False) -> Constraint[bool] | Constraint[bool |
 def column_list(
     *,
     allow_none: Literal[False] = False,
-    allow_empty: bool = False,
+    allow_empty: Literal[False] = False,
     strict: bool = False,
-) -> Constraint[list[str]]: ...
+) -> Constraint[list[str], Iterable[str]]: ...
+
+
+@overload
+def column_list(
+    *,
+    allow_none: Literal[False] = False,
+    allow_empty: Literal[True],
+    strict: bool = False,
+) -> Constraint[list[str], Iterable[str] | None]: ...
 
 
 @overload
 def column_list(
     *, allow_none: Literal[True], allow_empty: bool = False, strict: bool = False
-) -> Constraint[list[str] | None]: ...
+) -> Constraint[list[str] | None, Iterable[str] | None]: ...
 
 
 def column_list(
     *, allow_none: bool = False, allow_empty: bool = False, strict: bool = False
-) -> Constraint[list[str]] | Constraint[list[str] | None]:
+) -> (
+    Constraint[list[str], Iterable[str]]
+    | Constraint[list[str], Iterable[str] | None]
+    | Constraint[list[str] | None, Iterable[str] | None]
+):
     """A list of column names (one name is a one-item list), not yet checked against tables.
 
     Parameters
@@ -362,9 +411,15 @@ def column_list(
         return names
 
     rule = "a list of column names" + (" or None" if allow_none else "")
-    return Constraint(check, rule)
+    constraint: Constraint[list[str] | None, Iterable[str] | None]
+    constraint = Constraint(check, rule)
+    return constraint
 
 
-def custom(check: Callable[[Any, str], T], rule: str) -> Constraint[T]:
-    """A metric's own check ``(value, name) -> normalised value``, described by ``rule``."""
+def custom(check: Callable[[Any, str], T], rule: str) -> Constraint[T, Any]:
+    """A metric's own check ``(value, name) -> normalised value``, described by ``rule``.
+
+    What it accepts is the declaration's to say: ``Param[T]`` accepts ``T``,
+    ``Param[T, In]`` accepts ``In``.
+    """
     return Constraint(check, rule)

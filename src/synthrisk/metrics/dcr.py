@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from synthrisk._typing import IntArray
+from synthrisk._typing import IntArray, JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
@@ -233,15 +233,15 @@ class _DCRMetric(Metric):
 
     runs_partitioned = True
 
-    num_rows_subsample = Param(
+    num_rows_subsample: Param[int | None] = Param(
         integer(minimum=1, allow_none=True),
         None,
         "Synthetic (and random) rows per iteration; None uses all rows.",
     )
-    num_iterations = Param(
+    num_iterations: Param[int] = Param(
         integer(minimum=1), 1, "Iterations to average (needs num_rows_subsample)."
     )
-    subsample_real = Param(
+    subsample_real: Param[bool] = Param(
         boolean(), False, "Also subsample the real reference, as SDMetrics does."
     )
 
@@ -318,7 +318,7 @@ class DCRBaselineProtection(_DCRMetric):
         ),
     )
 
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
 
@@ -475,12 +475,12 @@ class DCROverfittingProtection(_DCRMetric):
     )
     requires_holdout = True
 
-    range_source = Param(
+    range_source: Param[str] = Param(
         option(("reference", "real")),
         "reference",
         "Whose column ranges scale the distances.",
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
 
@@ -557,7 +557,7 @@ class DCROverfittingProtection(_DCRMetric):
                         _overfitting_protection, closer, rng=rng, confidence_level=level
                     )
         score = float(np.mean(scores))
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "score": score,
             "synthetic_data_percentages": {
                 "closer_to_training": float(np.mean(shares)),

@@ -268,7 +268,7 @@ def nearest_neighbors(
             raise ParameterError(msg)
         from synthrisk.neighbors.dask_backend import kneighbors_tables
 
-        k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
+        k = check_int(k, name="k", minimum=1)
         check_option(missing, name="missing", allowed=get_args(MissingRule))
         distances, indices = kneighbors_tables(
             query,
@@ -293,7 +293,7 @@ def nearest_neighbors(
     if n_ref == 0:
         msg = "`reference` has no rows; neighbours need at least one reference row."
         raise InputError(msg)
-    k = int(check_int(k, name="k", minimum=1))  # type: ignore[arg-type]
+    k = check_int(k, name="k", minimum=1)
     if k > n_ref:
         msg = f"`k` must be at most the number of reference rows ({n_ref}); got {k}."
         raise ParameterError(msg)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -358,7 +358,10 @@ class PartitionedTables:
                 table.client, self.frames[name], table.partitions, rows
             )
         tables = prepare_tables(
-            frames["real"], frames["synthetic"], frames["holdout"], metadata=self.schema
+            cast("pd.DataFrame", frames["real"]),  # never None: only a holdout may be
+            cast("pd.DataFrame", frames["synthetic"]),
+            frames["holdout"],
+            metadata=self.schema,
         )
         return tables, sampled
 

@@ -28,7 +28,7 @@ from synthrisk.schema.schema import (
 )
 
 if TYPE_CHECKING:
-    from synthrisk._typing import JSONValue
+    from synthrisk._typing import JSONValue, TableLike
     from synthrisk.schema.encoding import EncodedTable, Encoder
 
 T = TypeVar("T")
@@ -206,9 +206,9 @@ class Tables:
 
 
 def prepare_tables(
-    real: Any,
-    synthetic: Any,
-    holdout: Any = None,
+    real: TableLike,
+    synthetic: TableLike,
+    holdout: TableLike | None = None,
     *,
     metadata: Mapping[str, Any] | Schema | None = None,
     allow_all_missing: bool = False,

@@ -16,6 +16,7 @@ import pytest
 
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics import METRICS, Context, Metric, Outcome
+from synthrisk.metrics._params import Param, custom
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 
@@ -81,45 +82,50 @@ class _FakeAttack(Metric):
         )  # type: ignore[arg-type]
 
 
+def _as_given(value: Any, name: str) -> Any:
+    return value
+
+
+def _n_attacks(value: Any, name: str) -> int:
+    if not isinstance(value, int) or value < 1:
+        msg = f"`{name}` must be an integer >= 1; got {value!r}."
+        raise ParameterError(msg)
+    return value
+
+
+def _required(convert: Any) -> Any:
+    def check(value: Any, name: str) -> Any:
+        if value is None:
+            msg = f"`{name}` is required."
+            raise ParameterError(msg)
+        return convert(value)
+
+    return check
+
+
+def _optional_list(value: Any, name: str) -> list[str] | None:
+    return None if value is None else list(value)
+
+
 class FakeSinglingOut(_FakeAttack):
     id = "singling_out"
     attack = "An attacker writes queries on the synthetic table that single out one real person."
 
-    def __init__(
-        self,
-        *,
-        mode: str = "multivariate",
-        n_attacks: int = 2000,
-        n_cols: int = 3,
-        max_attempts: int | None = None,
-    ) -> None:
-        if not isinstance(n_attacks, int) or n_attacks < 1:
-            msg = f"`n_attacks` must be an integer >= 1; got {n_attacks!r}."
-            raise ParameterError(msg)
-        self._set_params(
-            mode=mode, n_attacks=n_attacks, n_cols=n_cols, max_attempts=max_attempts
-        )
+    mode: Param[str] = Param(custom(_as_given, "anything"), "multivariate")
+    n_attacks: Param[int] = Param(custom(_n_attacks, "an integer >= 1"), 2000)
+    n_cols: Param[int] = Param(custom(_as_given, "anything"), 3)
+    max_attempts: Param[int | None] = Param(custom(_as_given, "anything"), None)
 
 
 class FakeLinkability(_FakeAttack):
     id = "linkability"
     attack = "An attacker links two partial records of one real person through the synthetic table."
 
-    def __init__(
-        self,
-        *,
-        aux_cols: Sequence[Sequence[str]] | None = None,
-        n_attacks: int | None = None,
-        n_neighbors: int = 1,
-    ) -> None:
-        if aux_cols is None:
-            msg = "`aux_cols` is required."
-            raise ParameterError(msg)
-        self._set_params(
-            aux_cols=[list(h) for h in aux_cols],
-            n_attacks=n_attacks,
-            n_neighbors=n_neighbors,
-        )
+    aux_cols: Param[list[list[str]], Sequence[Sequence[str]] | None] = Param(
+        custom(_required(lambda pair: [list(h) for h in pair]), "two lists")
+    )
+    n_attacks: Param[int | None] = Param(custom(_as_given, "anything"), None)
+    n_neighbors: Param[int] = Param(custom(_as_given, "anything"), 1)
 
     def _columns(self) -> list[str]:
         return [c for half in self.params["aux_cols"] for c in half]
@@ -129,21 +135,13 @@ class FakeInference(_FakeAttack):
     id = "inference"
     attack = "An attacker who knows some columns of a real person guesses a secret one from the synthetic table."
 
-    def __init__(
-        self,
-        *,
-        secret: str | None = None,
-        aux_cols: Sequence[str] | None = None,
-        n_attacks: int | None = None,
-    ) -> None:
-        if secret is None:
-            msg = "`secret` is required."
-            raise ParameterError(msg)
-        self._set_params(
-            secret=secret,
-            aux_cols=None if aux_cols is None else list(aux_cols),
-            n_attacks=n_attacks,
-        )
+    secret: Param[str, str | None] = Param(
+        custom(_required(lambda value: value), "a column name")
+    )
+    aux_cols: Param[list[str] | None, Sequence[str] | None] = Param(
+        custom(_optional_list, "column names or None"), None
+    )
+    n_attacks: Param[int | None] = Param(custom(_as_given, "anything"), None)
 
     def _columns(self) -> list[str]:
         return [self.params["secret"], *(self.params["aux_cols"] or [])]

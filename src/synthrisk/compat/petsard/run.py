@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,9 @@ from synthrisk.evaluate import run_metrics
 from synthrisk.io.files import add_provenance, read_table
 from synthrisk.metrics import get_metric
 from synthrisk.schema.tables import prepare_tables
+
+if TYPE_CHECKING:
+    from synthrisk._typing import JSONValue
 
 __all__ = ["fill_missing_petsard", "run_petsard"]
 
@@ -109,7 +112,8 @@ def run_petsard(config: PetsardConfig, *, progress: Any = False) -> list[Petsard
                         kinds = {c.name: c.kind for c in tables.schema.columns}
                         # the same kinds (and datetime formats), booleans now holding "missing"
                         meta = tables.schema.to_dict()
-                        for spec in meta["columns"].values():
+                        specs = cast("dict[str, dict[str, JSONValue]]", meta["columns"])
+                        for spec in specs.values():
                             if spec["kind"] == "boolean":
                                 spec["kind"] = "categorical"
                         filled = prepare_tables(

@@ -76,15 +76,17 @@ def check_compat(value: Any) -> str | None:
 
 
 #: the ``compat`` parameter of the Anonymeter-family metrics
-COMPAT = Param(
+COMPAT: Param[str | None, Compat | None] = Param(
     custom(lambda value, name: check_compat(value), f"one of {list(COMPAT_OPTIONS)}"),
     None,
     "None fixes Anonymeter's known bugs; a version string reproduces that version.",
 )
 #: the ``confidence_level`` parameter of the Anonymeter-family metrics
-CONFIDENCE_LEVEL = Param(confidence(), 0.95, "Confidence level of the intervals.")
+CONFIDENCE_LEVEL: Param[float] = Param(
+    confidence(), 0.95, "Confidence level of the intervals."
+)
 #: the ``n_attacks`` parameter of linkability and inference
-N_ATTACKS = Param(
+N_ATTACKS: Param[int | None] = Param(
     integer(minimum=1, allow_none=True),
     None,
     "Targets per attack; None = the holdout's size.",

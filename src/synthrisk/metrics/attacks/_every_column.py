@@ -51,7 +51,8 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     level = metric.confidence_level
     streams = context.rng.spawn(len(columns))
     runs: dict[str, tuple[InferenceAttack, AttackEstimate]] = {}
-    tests: dict[str, dict[str, JSONValue]] = {}
+    # the holdout test of each column (JSON blocks, read back for their numbers)
+    tests: dict[str, dict[str, Any]] = {}
     for i, (column, stream) in enumerate(zip(columns, streams, strict=True), 1):
         with stage(context.progress, f"column {i}/{len(columns)} {column!r}"):
             result = inference_attack(
@@ -92,20 +93,20 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
             "n_attacks": int(result.main_success.size),
             "regression": result.regression,
         }
-        test = usable_tests.get(column)
-        if test is not None:
+        held = usable_tests.get(column)
+        if held is not None:
             low, high = matched_interval(
-                float(test["effect"]),
-                test["ci"],
+                float(held["effect"]),
+                held["ci"],
                 level=matched[column],
                 significant=adjusted[column] < family,
-                p_value=float(test["p_value"]),
+                p_value=float(held["p_value"]),
                 confidence_level=level,
             )
             entry.update(
-                effect=test["effect"],
-                effect_ci=test["ci"],
-                p_value=test["p_value"],
+                effect=held["effect"],
+                effect_ci=held["ci"],
+                p_value=held["p_value"],
                 p_adjusted=adjusted[column],
                 effect_ci_adjusted=[low, high],
                 effect_ci_adjusted_level=1.0 - 2.0 * matched[column],

@@ -16,7 +16,7 @@ the test the release verdict judges, for a named secret and for every column in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -39,6 +39,7 @@ from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
     N_ATTACKS,
+    Compat,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
@@ -348,30 +349,30 @@ class InferenceRisk(Metric):
     higher_is_safer = False
     runs_partitioned = True
 
-    secret = Param(
+    secret: Param[str | None] = Param(
         custom(_secret, "a column name or None"),
         None,
         "The column the attacker guesses; None = every usable column in turn.",
     )
-    aux_cols = Param(
+    aux_cols: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, strict=True),
         None,
         "The columns the attacker knows; None = every other usable column.",
     )
-    n_attacks = N_ATTACKS
-    regression = Param(
+    n_attacks: Param[int | None] = N_ATTACKS
+    regression: Param[bool | None] = Param(
         boolean(allow_none=True),
         None,
         "Judge guesses within `closeness` (True) or exactly; None: from the secret's kind.",
     )
-    closeness = Param(
+    closeness: Param[float] = Param(
         positive_float(),
         0.05,
         "How close a numeric guess must be, relative to the true value (Anonymeter's `tolerance`).",
     )
     renamed_params = MappingProxyType({"tolerance": ("closeness", "0.2.0")})
-    confidence_level = CONFIDENCE_LEVEL
-    compat = COMPAT
+    confidence_level: Param[float] = CONFIDENCE_LEVEL
+    compat: Param[str | None, Compat | None] = COMPAT
 
     def _check_params(self) -> None:
         if self.aux_cols is None:

@@ -35,6 +35,7 @@ from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
     N_ATTACKS,
+    Compat,
     attack_neighbors,
     attack_outcome,
     attack_sizes,
@@ -145,7 +146,7 @@ class LinkabilityAttack:
         k = (
             self.n_neighbors
             if n_neighbors is None
-            else int(check_int(n_neighbors, name="n_neighbors", minimum=1) or 1)
+            else check_int(n_neighbors, name="n_neighbors", minimum=1)
         )
         if k > self.n_neighbors:
             msg = (
@@ -451,17 +452,17 @@ class LinkabilityRisk(Metric):
     higher_is_safer = False
     runs_partitioned = True
 
-    aux_cols = Param(
+    aux_cols: Param[list[list[str]] | None, Sequence[Sequence[str]] | None] = Param(
         custom(_aux_pair, "two lists of column names or None"),
         None,
         "The attacker's two datasets; None splits the usable columns at random.",
     )
-    n_attacks = N_ATTACKS
-    n_neighbors = Param(
+    n_attacks: Param[int | None] = N_ATTACKS
+    n_neighbors: Param[int] = Param(
         integer(minimum=1), 1, "Nearest synthetic rows the two halves may share."
     )
-    confidence_level = CONFIDENCE_LEVEL
-    compat = COMPAT
+    confidence_level: Param[float] = CONFIDENCE_LEVEL
+    compat: Param[str | None, Compat | None] = COMPAT
 
     def check_tables(self, tables: Tables) -> None:
         """Both column lists must name usable columns of the tables."""

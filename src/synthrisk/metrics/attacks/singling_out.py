@@ -43,6 +43,7 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.attacks._common import (
     COMPAT,
     CONFIDENCE_LEVEL,
+    Compat,
     attack_outcome,
 )
 from synthrisk.metrics.attacks._equal_size import equal_size_successes
@@ -482,20 +483,22 @@ class SinglingOutRisk(Metric):
     requires_holdout = True
     runs_partitioned = True
 
-    mode = Param(
+    mode: Param[Mode] = Param(
         option(MODES),
         "multivariate",
         "multivariate: n_cols columns of a synthetic row; univariate: rare values.",
     )
-    n_attacks = Param(integer(minimum=1), 2000, "Singling-out queries to generate.")
-    n_cols = Param(integer(minimum=1), 3, "Columns per multivariate query.")
-    max_attempts = Param(
+    n_attacks: Param[int] = Param(
+        integer(minimum=1), 2000, "Singling-out queries to generate."
+    )
+    n_cols: Param[int] = Param(integer(minimum=1), 3, "Columns per multivariate query.")
+    max_attempts: Param[int | None] = Param(
         integer(minimum=1, allow_none=True),
         _DEFAULT_MAX_ATTEMPTS,
         "Cap on candidate queries in multivariate mode; None for no cap.",
     )
-    confidence_level = CONFIDENCE_LEVEL
-    compat = COMPAT
+    confidence_level: Param[float] = CONFIDENCE_LEVEL
+    compat: Param[str | None, Compat | None] = COMPAT
 
     def check_tables(self, tables: Tables) -> None:
         """``n_cols`` must not exceed the number of usable columns."""
@@ -577,7 +580,7 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
     )
     report_order = 125
 
-    mode = Param(
+    mode: Param[Mode] = Param(
         option(MODES),
         "univariate",
         "univariate: rare values and extremes; multivariate: n_cols columns of a row.",

@@ -26,12 +26,12 @@ probability is kept on the result, with a bootstrap confidence interval over rea
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, get_args
 
 import numpy as np
 
-from synthrisk._typing import FloatArray, IntArray
+from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
@@ -133,9 +133,13 @@ class DisclosureBase(Metric):
     runs_by_default = False
     attack = _ATTACK
 
-    known: list[str]
-    sensitive: list[str]
-    continuous: list[str]
+    def _set_columns(
+        self, known: list[str], sensitive: list[str], continuous: list[str]
+    ) -> None:
+        """Set the columns the attack uses (from ``_check_params``)."""
+        self.known: list[str] = known
+        self.sensitive: list[str] = sensitive
+        self.continuous: list[str] = continuous
 
     def check_tables(self, tables: Tables) -> None:
         """Check the column names against the tables and the binned columns' kinds."""
@@ -232,45 +236,42 @@ class DisclosureProtection(DisclosureBase):
     runs_by_default = True
     runs_partitioned = True
 
-    known_column_names = Param(
+    known_column_names: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Columns the attacker knows; None (with the other lists): synthrisk's choice.",
     )
-    sensitive_column_names = Param(
+    sensitive_column_names: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True), None, "Columns the attacker guesses."
     )
-    computation_method = Param(
+    computation_method: Param[str | None] = Param(
         custom(_cap_method_name, f"one of {list(get_args(CapMethod))} or None"),
         None,
         "What to do with real rows whose known values no synthetic row has.",
     )
-    computation = Param(
+    computation: Param[str | None] = Param(
         custom(_cap_method_name, f"one of {list(get_args(CapMethod))} or None"),
         None,
         "Alias of computation_method.",
         reported=False,
     )
-    continuous_column_names = Param(
+    continuous_column_names: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, allow_empty=True),
         None,
         "Numerical or datetime columns to bin before matching.",
     )
-    num_discrete_bins = Param(
+    num_discrete_bins: Param[int] = Param(
         integer(minimum=1), 10, "Equal-width bins of each continuous column."
     )
-    nat_binning = Param(
+    nat_binning: Param[NatBinning] = Param(
         option(get_args(NatBinning)), "missing", "Missing dates in a binned column."
     )
-    strict_types = Param(
+    strict_types: Param[bool] = Param(
         boolean(), False, "Raise where SDMetrics 0.32 raises instead of handling it."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
-
-    #: the CAP method used (``computation_method`` or its alias, lower-case)
-    method: CapMethod
 
     def _check_params(self) -> None:
         given = (
@@ -280,15 +281,16 @@ class DisclosureProtection(DisclosureBase):
         )
         self.auto_columns = given == (None,) * 3
         if self.auto_columns:
-            self.known, self.sensitive, self.continuous = [], [], []
+            self._set_columns([], [], [])
         else:
-            self.known = _required(self.known_column_names, "known_column_names")
-            self.sensitive = _required(
-                self.sensitive_column_names, "sensitive_column_names"
+            self._set_columns(
+                _required(self.known_column_names, "known_column_names"),
+                _required(self.sensitive_column_names, "sensitive_column_names"),
+                self.continuous_column_names or [],
             )
-            self.continuous = self.continuous_column_names or []
             self._replace_param("continuous_column_names", self.continuous)
-        self.method = cap_method(self.computation_method, self.computation)
+        #: the CAP method used (``computation_method`` or its alias, lower-case)
+        self.method: CapMethod = cap_method(self.computation_method, self.computation)
         self._replace_param("computation_method", self.method)
 
     def _codes(self, tables: Tables, context: Context) -> Attack:
@@ -386,12 +388,12 @@ class DisclosureProtectionEstimate(DisclosureProtection):
     runs_by_default = False
     runs_partitioned = False  # subsamples of in-memory codes
 
-    num_rows_subsample = Param(
+    num_rows_subsample: Param[int | None] = Param(
         integer(minimum=1, allow_none=True),
         None,
         "Rows drawn from each table per iteration; None: 1000, at most the larger table.",
     )
-    num_iterations = Param(integer(minimum=1), 10, "Number of subsamples.")
+    num_iterations: Param[int] = Param(integer(minimum=1), 10, "Number of subsamples.")
 
     def _subsample_size(self, tables: Tables) -> int:
         """``num_rows_subsample``; for None, 1000 or the larger table's size when smaller."""
@@ -473,7 +475,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             )
         summary = row_summary(p_mean)
         summary["total"] = n_real
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "score": score,
             "cap_protection": mean_cap,
             "baseline_protection": codes.baseline,

@@ -10,10 +10,12 @@ result's parameters).
 
 from __future__ import annotations
 
-from typing import get_args
+from collections.abc import Iterable
+from typing import ClassVar, get_args
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, option
@@ -50,34 +52,30 @@ __all__ = [
 class CategoricalCAPBase(DisclosureBase):
     """SDMetrics' legacy CategoricalCAP family: CAP protection without baseline or binning."""
 
-    method: CapMethod = "cap"
+    method: ClassVar[CapMethod] = "cap"
 
-    key_fields = Param(
+    key_fields: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Columns the attacker knows; None: synthrisk's default choice.",
     )
-    sensitive_fields = Param(
+    sensitive_fields: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Columns the attacker guesses; None: synthrisk's default choice.",
     )
-    missing = Param(
+    missing: Param[MissingRule] = Param(
         option(get_args(MissingRule)), "category", "How missing values are matched."
     )
-    strict_types = Param(
+    strict_types: Param[bool] = Param(
         boolean(), False, "Raise where SDMetrics 0.32 raises instead of handling it."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
 
     def _check_params(self) -> None:
-        self.known, self.sensitive, self.continuous = (
-            self.key_fields or [],
-            self.sensitive_fields or [],
-            [],
-        )
+        self._set_columns(self.key_fields or [], self.sensitive_fields or [], [])
 
     def _column_params(self) -> list[tuple[str, list[str]]]:
         return [("key_fields", self.known), ("sensitive_fields", self.sensitive)]
@@ -130,7 +128,7 @@ class CategoricalCAPBase(DisclosureBase):
             bootstrap_cap(p, context.rng),
             confidence_level=self.confidence_level,
         )
-        breakdown = {"score": cap, "real_rows": row_summary(p)}
+        breakdown: dict[str, JSONValue] = {"score": cap, "real_rows": row_summary(p)}
         return Outcome(score=cap, breakdown=breakdown, ci=ci, records=records)
 
 

@@ -11,6 +11,7 @@ values (a missing value is a value).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -55,18 +56,18 @@ class ClassMetric(Metric):
     runs_by_default = False
     higher_is_safer = False
 
-    quasi_identifiers = Param(
+    quasi_identifiers: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Columns an attacker can know; None: synthrisk's default choice.",
     )
-    sensitive = Param(
+    sensitive: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, allow_empty=True),
         None,
         "Sensitive columns (several are one tuple); None: synthrisk's default choice.",
     )
-    c = Param(number(ge=1), 2.0, "The c of recursive (c, l)-diversity.")
-    t_distance = Param(
+    c: Param[float] = Param(number(ge=1), 2.0, "The c of recursive (c, l)-diversity.")
+    t_distance: Param[str | None] = Param(
         option(("equal", "ordered"), allow_none=True),
         None,
         "Ground distance of t-closeness; None: from the sensitive column.",

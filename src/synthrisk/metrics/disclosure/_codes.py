@@ -93,7 +93,9 @@ class AttackCodes:
 
 def column_list(value: Any, *, name: str, allow_empty: bool = False) -> list[str]:
     """``value`` as a list of column names (one name is a one-item list), else raise."""
-    return _params.column_list(allow_empty=allow_empty)(value, name)
+    if allow_empty:
+        return _params.column_list(allow_empty=True)(value, name)
+    return _params.column_list()(value, name)
 
 
 def cap_method(computation_method: Any, computation: Any) -> CapMethod:

@@ -116,12 +116,12 @@ class LDiversity(ClassMetric):
         guessed=("sensitive",),
     )
 
-    l = Param(integer(minimum=2), 2, "Smallest acceptable l of a class.")  # noqa: E741
-    diversity = Param(
+    l: Param[int] = Param(integer(minimum=2), 2, "Smallest acceptable l of a class.")  # noqa: E741
+    diversity: Param[str] = Param(
         option(_DIVERSITY), "distinct", "Which l-diversity the score uses."
     )
-    top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
-    confidence_level = Param(
+    top_n: Param[int] = Param(integer(minimum=0), 20, "Classes in the drill-down.")
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Level of the Wilson interval of the score."
     )
 
@@ -259,8 +259,10 @@ class TCloseness(ClassMetric):
         guessed=("sensitive",),
     )
 
-    t = Param(number(gt=0, le=1), 0.2, "Acceptable distance of a class from the table.")
-    top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
+    t: Param[float] = Param(
+        number(gt=0, le=1), 0.2, "Acceptable distance of a class from the table."
+    )
+    top_n: Param[int] = Param(integer(minimum=0), 20, "Classes in the drill-down.")
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         qi: list[str] = list(self.quasi_identifiers or ())

@@ -13,6 +13,8 @@ k-means instead, which is why its users see non-integer k and equal k and l.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from synthrisk._typing import JSONValue
@@ -89,13 +91,15 @@ class KAnonymity(ClassMetric):
         known=("quasi_identifiers",),
     )
 
-    sensitive = Param(
+    sensitive: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, allow_empty=True),
         None,
         "Sensitive columns for l-diversity and t-closeness; None: synthrisk's choice.",
     )
-    k = Param(integer(minimum=1), 5, "Smallest acceptable number of real records.")
-    top_n = Param(integer(minimum=0), 20, "Classes in the drill-down.")
+    k: Param[int] = Param(
+        integer(minimum=1), 5, "Smallest acceptable number of real records."
+    )
+    top_n: Param[int] = Param(integer(minimum=0), 20, "Classes in the drill-down.")
 
     needs_sensitive = False
 
@@ -122,8 +126,9 @@ class KAnonymity(ClassMetric):
         matched = n_syn_of > 0
         with_real = matched & (n_real_of > 0)
         delta = np.minimum(1.0, n_syn_of / np.maximum(n_real_of, 1))
+        score = float(at_risk.mean()) if n_s else None
         breakdown: dict[str, JSONValue] = {
-            "at_risk_share": float(at_risk.mean()) if n_s else None,
+            "at_risk_share": score,
             "n_at_risk": int(at_risk.sum()),
             "k": k,
             "k_map": int(n_real_of[with_real].min()) if with_real.any() else None,
@@ -184,7 +189,7 @@ class KAnonymity(ClassMetric):
         )
         ci = wilson_bounds(float(at_risk.sum()), n_s, Z95) if n_s else None
         return Outcome(
-            score=breakdown["at_risk_share"],
+            score=score,
             breakdown=breakdown,
             ci=ci,
             records=records,

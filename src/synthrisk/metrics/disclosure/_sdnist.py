@@ -19,6 +19,8 @@ NIST Collaborative Research Cycle, SDNist v2 (``sdnist/metrics/unique_exact_matc
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -138,18 +140,18 @@ class UniqueExactMatches(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    columns = Param(
+    columns: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, allow_empty=True),
         None,
         "Columns a record consists of; None: every usable column (not ids, pii, free text).",
     )
-    missing_is_value = Param(
+    missing_is_value: Param[bool] = Param(
         boolean(), True, "A record with a missing value can be unique."
     )
-    n_repeats = Param(
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 10, "Equal-size samples of the larger of real and holdout."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Level of the Wilson interval and of the control."
     )
 
@@ -362,18 +364,20 @@ class ApparentMatchDistribution(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    quasi_identifiers = Param(
+    quasi_identifiers: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Columns an attacker knows; None: synthrisk's default choice.",
     )
-    exclude_columns = Param(
+    exclude_columns: Param[list[str], Iterable[str] | None] = Param(
         column_list(allow_empty=True), None, "Columns left out of the comparison."
     )
-    missing_matches = Param(
+    missing_matches: Param[bool] = Param(
         boolean(), True, "A missing value agrees with a missing value."
     )
-    confidence_level = Param(confidence(), 0.95, "Level of the control's interval.")
+    confidence_level: Param[float] = Param(
+        confidence(), 0.95, "Level of the control's interval."
+    )
 
     def check_tables(self, tables: Tables) -> None:
         """Check the column names."""

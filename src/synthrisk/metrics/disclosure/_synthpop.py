@@ -9,6 +9,7 @@ encodes the columns, applies synthpop's exclusion options and adds the holdout c
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -113,7 +114,7 @@ class _SynthpopBase(Metric):
     #: whether the measure has a target column (chosen by default when not given)
     _has_target = False
 
-    keys = Param(
+    keys: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True),
         None,
         "Key columns (quasi-identifiers) an intruder could know; None: synthrisk's choice.",
@@ -309,15 +310,15 @@ class ReplicatedUniques(_SynthpopBase):
         known=("keys",),
     )
 
-    use_missing_keys = Param(
+    use_missing_keys: Param[bool | Sequence[bool]] = Param(
         custom(_any, "true, false or a list of booleans (one per key column)"),
         True,
         "synthpop's usekeysNA: False drops records with a missing key value.",
     )
-    n_repeats = Param(
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 10, "Equal-size samples of the real table for the control."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Level of the Wilson interval and of the control."
     )
 
@@ -455,27 +456,31 @@ class DiSCO(_SynthpopBase):
 
     _has_target = True
 
-    target = Param(
+    target: Param[str | None] = Param(
         custom(_target_column, "one column name or None"),
         None,
         "The column the intruder wants to learn; None: synthrisk's choice.",
     )
-    not_target_levels = Param(
+    not_target_levels: Param[
+        list[JSONValue], str | float | Sequence[str | float] | None
+    ] = Param(
         custom(_levels, "a list of target values"),
         None,
         "synthpop's not.targetlev: target values whose disclosure does not count.",
     )
-    use_missing_target = Param(
+    use_missing_target: Param[bool] = Param(
         boolean(), True, "synthpop's usetargetNA: False drops missing targets."
     )
-    use_missing_keys = Param(
+    use_missing_keys: Param[bool | Sequence[bool]] = Param(
         custom(_any, "true, false or a list of booleans (one per key column)"),
         True,
         "synthpop's usekeysNA, per key or for all keys.",
     )
-    denom_lim = Param(integer(minimum=1), 5, "synthpop's denom_lim.")
-    exclude_over_denom_lim = Param(boolean(), False, "synthpop's exclude_ov_denom_lim.")
-    confidence_level = Param(
+    denom_lim: Param[int] = Param(integer(minimum=1), 5, "synthpop's denom_lim.")
+    exclude_over_denom_lim: Param[bool] = Param(
+        boolean(), False, "synthpop's exclude_ov_denom_lim."
+    )
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Level of the Wilson interval and of the control."
     )
 

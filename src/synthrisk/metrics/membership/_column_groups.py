@@ -8,7 +8,7 @@ import concurrent.futures
 import dataclasses
 import os
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast
 
 import numba
 import numpy as np
@@ -181,7 +181,7 @@ def worst_share(
         if ctx is not context:
             for message in ctx.warnings:
                 context.warn(message)
-    p_value = outcome.breakdown.get("p_value")
+    p_value = cast("float | None", outcome.breakdown.get("p_value"))
     outcome.breakdown.update(
         column_subsets=[
             {"columns": columns, "share": score}

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from synthrisk._optional import import_optional
+from synthrisk._typing import JSONValue
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, number, option
@@ -181,14 +182,14 @@ class MembershipClassification(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    classifier = Param(
+    classifier: Param[str] = Param(
         option(CLASSIFIERS), "logistic_regression", "The attacker's classifier."
     )
-    threshold = Param(
+    threshold: Param[float] = Param(
         number(gt=0, le=1), 0.9, "AUC from which the quality warning is raised."
     )
-    mode = Param(option(MODES), "default", "'apt' reproduces APT.")
-    n_repeats = Param(
+    mode: Param[str] = Param(option(MODES), "default", "'apt' reproduces APT.")
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 1, "Seeded repetitions whose AUCs are averaged."
     )
 
@@ -226,7 +227,7 @@ class MembershipClassification(Metric):
                 f"holdout: {non_member:.3f}): the synthetic data is easy to distinguish, so the ratio says "
                 "little about memorisation (APT's synthetic_data_quality_warning)."
             )
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "memorisation_ratio": memo_ratio,
             "normalized_ratio": apt_ratio,
             "member_roc_auc_score": member,

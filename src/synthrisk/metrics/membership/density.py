@@ -268,12 +268,12 @@ class DOMIAS(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    density = Param(
+    density: Param[str] = Param(
         option(("kde", "prior")),
         "kde",
         "Reference density: a Gaussian KDE or DOMIAS' prior.",
     )
-    max_fit_rows = Param(
+    max_fit_rows: Param[int] = Param(
         integer(minimum=10), 10_000, "At most this many rows fit each KDE."
     )
 
@@ -372,10 +372,10 @@ class MonteCarloMembership(Metric):
     requires_holdout = True
     runs_by_default = False
 
-    max_neighbors = Param(
+    max_neighbors: Param[int] = Param(
         integer(minimum=1), 20, "Synthetic neighbours looked at per row."
     )
-    distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
+    distance: Param[str] = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         space = Space.for_tables(tables, self.distance)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, option
@@ -197,17 +198,17 @@ class DistributionValidation(Metric):
     )
     higher_is_safer = True
 
-    numeric_test = Param(
+    numeric_test: Param[str] = Param(
         option(NUMERIC_TESTS), "KS", "Test of numeric and datetime columns."
     )
-    categorical_test = Param(
+    categorical_test: Param[str] = Param(
         option(CATEGORICAL_TESTS), "CHI", "Test of categorical and boolean columns."
     )
-    alpha = Param(number(gt=0, lt=1), 0.05, "Significance level.")
-    correction = Param(
+    alpha: Param[float] = Param(number(gt=0, lt=1), 0.05, "Significance level.")
+    correction: Param[str] = Param(
         option(CORRECTIONS), "holm", "Multiple-testing correction of the p-values."
     )
-    categorical_features = Param(
+    categorical_features: Param[list[str | int], Sequence[str | int] | None] = Param(
         custom(_features, "a list of column names or positions"),
         None,
         "Columns to test as categorical whatever their kind.",
@@ -321,7 +322,7 @@ class DistributionValidation(Metric):
                 f"({sorted(differing)}); membership results partly reflect fidelity, not only memorisation."
             )
         score = (n_columns - len(differing)) / n_columns if n_columns else float("nan")
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "distributions_valid": not differing,
             "distributions_validated": not failed,
             "member_column_distribution_diff": differ["real"],

@@ -121,11 +121,13 @@ class IdenticalMatchShare(Metric):
     )
     higher_is_safer = False
 
-    tolerance = Param(
+    tolerance: Param[float] = Param(
         number(ge=0), 0.0, "Largest distance that counts as a match; 0: exact."
     )
-    distance = Param(option(DISTANCES), "dcr", "Distance used when tolerance > 0.")
-    person = Param(
+    distance: Param[str] = Param(
+        option(DISTANCES), "dcr", "Distance used when tolerance > 0."
+    )
+    person: Param[str | None] = Param(
         custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",

@@ -272,12 +272,12 @@ class EpsilonIdentifiability(Metric):
     higher_is_safer = False
     runs_by_default = False
 
-    variant = Param(
+    variant: Param[str] = Param(
         option(VARIANTS),
         "syntheval",
         "Whose distance and weights (a peer's or synthrisk's).",
     )
-    n_repeats = Param(
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 10, "Equal-size samples of the larger of real and holdout."
     )
 

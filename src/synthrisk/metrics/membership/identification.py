@@ -34,6 +34,7 @@ identified training people the test would have detected at this size.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -358,25 +359,27 @@ class Identification(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    person = Param(
+    person: Param[str | None] = Param(
         custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )
-    near_quantile = Param(
+    near_quantile: Param[float] = Param(
         number(gt=0, lt=0.5),
         0.001,
         "Share of real people whose nearest stranger comes as close by chance.",
     )
-    strata = Param(
+    strata: Param[tuple[float, ...], float | Iterable[float]] = Param(
         custom(_shares, "a list of shares in (0, 1)"),
         (0.01, 0.05),
         "Most isolated shares of training people tested for exact copies.",
     )
-    control_share = Param(
+    control_share: Param[float] = Param(
         number(gt=0, le=1), 0.2, "Most isolated share of holdout people (the control)."
     )
-    confidence_level = Param(probability(), 0.95, "Level of the excess's interval.")
+    confidence_level: Param[float] = Param(
+        probability(), 0.95, "Level of the excess's interval."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         counts, geo = identification_parts(

@@ -116,16 +116,16 @@ class MembershipKnnProbabilities(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    k = Param(integer(minimum=1), 5, "Synthetic neighbours per row.")
-    bandwidth = Param(
+    k: Param[int] = Param(integer(minimum=1), 5, "Synthetic neighbours per row.")
+    bandwidth: Param[float | str | None] = Param(
         custom(_check_bandwidth, "a positive finite number, 'median' or None"),
         None,
         "Width of the kernel; None: 'median', and 1 with mode='apt'.",
     )
-    mode = Param(
+    mode: Param[str] = Param(
         option(MODES), "default", "'apt': pre-encoded numbers, Euclidean distance."
     )
-    distance = Param(
+    distance: Param[str | None] = Param(
         option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, integer, option
@@ -73,8 +74,10 @@ class NNDR(Metric):
     higher_is_safer = True
     requires_holdout = True
 
-    rank = Param(integer(minimum=1), 10, "Which smallest ratio summarises each side.")
-    distance = Param(option(DISTANCES), "dcr", "Distance between rows.")
+    rank: Param[int] = Param(
+        integer(minimum=1), 10, "Which smallest ratio summarises each side."
+    )
+    distance: Param[str] = Param(option(DISTANCES), "dcr", "Distance between rows.")
 
     runs_partitioned = True
 
@@ -121,7 +124,7 @@ class NNDR(Metric):
             rank = n_s
         stat_r, stat_h = _kth_smallest(ratio_r, rank), _kth_smallest(ratio_h, rank)
         score = stat_r / stat_h
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "nndr_ratio": score,
             "nndr_training": stat_r,
             "nndr_holdout": stat_h,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, confidence, custom, integer, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
@@ -209,25 +210,25 @@ class DCRShare(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    mode = Param(
+    mode: Param[str] = Param(
         option(MODES), "default", "'apt': APT's share on the full tables is the score."
     )
-    distance = Param(
+    distance: Param[str | None] = Param(
         option(DISTANCES, allow_none=True), None, "Distance; None: the mode's."
     )
-    n_repeats = Param(
+    n_repeats: Param[int] = Param(
         integer(minimum=1), 10, "Subsamples of the larger table for the share."
     )
-    n_permutations = Param(
+    n_permutations: Param[int] = Param(
         integer(minimum=0), 999, "Relabellings for the p-value; 0 skips the test."
     )
-    column_subsets = Param(
+    column_subsets: Param[str] = Param(
         option(SUBSETS), "all", "'worst': also correlated and random column groups."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
-    person = Param(
+    person: Param[str | None] = Param(
         custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
@@ -449,7 +450,7 @@ class DCRShare(Metric):
             if apt_mode
             else corrected_rows
         )
-        breakdown = {
+        breakdown: dict[str, JSONValue] = {
             "share": share_apt,
             "size_corrected_share": share_corrected,
             "share_ties_half": share_half,

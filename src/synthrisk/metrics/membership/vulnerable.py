@@ -45,6 +45,7 @@ ones (Carlini et al. 2022, "The privacy onion effect", NeurIPS). Regenerate inst
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -251,30 +252,32 @@ class VulnerablePeople(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    person = Param(
+    person: Param[str | None] = Param(
         custom(person_param, "a column name, 'auto' or None"),
         "auto",
         "Column naming people with several rows; 'auto' finds one; None: rows are people.",
     )
-    strata = Param(
+    strata: Param[tuple[float, ...], float | Iterable[float]] = Param(
         custom(_shares, "a list of shares in (0, 1)"),
         (0.01, 0.05),
         "Most isolated shares of the real people attacked.",
     )
-    tails = Param(
+    tails: Param[tuple[float, ...], float | Iterable[float]] = Param(
         custom(_shares, "a list of shares in (0, 1)"),
         (0.1, 0.5),
         "Top shares of a stratum (by attack score) where training people are counted.",
     )
-    attacks = Param(
+    attacks: Param[tuple[str, ...], str | Iterable[str]] = Param(
         custom(_attacks, f"a list among {list(ATTACKS)}"),
         ATTACKS,
         "The membership attacks run on each stratum.",
     )
-    max_fit_rows = Param(
+    max_fit_rows: Param[int] = Param(
         integer(minimum=10), 5000, "Rows each DOMIAS density is fitted on at most."
     )
-    confidence_level = Param(probability(), 0.95, "Level of the reported intervals.")
+    confidence_level: Param[float] = Param(
+        probability(), 0.95, "Level of the reported intervals."
+    )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         column = find_person_column(tables) if self.person == "auto" else self.person

@@ -83,7 +83,7 @@ class _Categorical(MLInferenceMetric):
     success_name = "correct guess of every sensitive value"
     models: ClassVar[tuple[str, ...]] = ()
 
-    ties = Param(
+    ties: Param[str | None] = Param(
         option(TIES, allow_none=True),
         None,
         "How the k-NN attacker picks among equally distant rows; None: 'sklearn' with "
@@ -235,7 +235,7 @@ class CategoricalEnsemble(_Categorical):
         unset_means_all=True,
     )
 
-    attackers = Param(
+    attackers: Param[list[str], Sequence[str]] = Param(
         custom(_attackers, f"a non-empty list of {list(CATEGORICAL_MODELS)}"),
         CATEGORICAL_MODELS,
         "The attackers whose majority vote is the guess (first wins a tie).",
@@ -274,7 +274,7 @@ class _Numerical(MLInferenceMetric):
     success_name = "minus the inverse-CDF loss of the guess"
     model: ClassVar[str] = ""
 
-    p = Param(number(gt=0), 2.0, "Exponent of the loss.")
+    p: Param[float] = Param(number(gt=0), 2.0, "Exponent of the loss.")
 
     def _cutoff(self) -> float:
         """The radius attacker's cutoff (SDMetrics' default for the others)."""
@@ -407,7 +407,7 @@ class NumericalRadiusNearestNeighbor(_Numerical):
     model = "radius_nearest_neighbor"
 
     model_kwargs = NOT_A_PARAM  # the radius attacker is not a scikit-learn estimator
-    cutoff = Param(
+    cutoff: Param[float] = Param(
         number(gt=0), 0.3, "Radius in CDF space (SDMetrics' weight_func_kwargs)."
     )
 

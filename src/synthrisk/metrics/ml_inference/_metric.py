@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,25 +67,25 @@ class MLInferenceMetric(Metric):
         if own and family.__name__.startswith("_") and "\n" not in own:
             cls.__doc__ = f"{own}\n{family.__doc__ or ''}"
 
-    key_fields = Param(
+    key_fields: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, strict=True),
         None,
         "The attacker's known columns (SDMetrics' name).",
     )
-    sensitive_fields = Param(
+    sensitive_fields: Param[list[str] | None, Iterable[str] | None] = Param(
         column_list(allow_none=True, strict=True),
         None,
         "The columns to guess; None: every eligible column in turn.",
     )
-    model_kwargs = Param(
+    model_kwargs: Param[dict[str, Any], Mapping[str, Any] | None] = Param(
         custom(_model_kwargs, "a dict of estimator arguments or None"),
         None,
         "Arguments of the scikit-learn estimator.",
     )
-    mode = Param(
+    mode: Param[str] = Param(
         option(MODES), "default", "'sdmetrics' keeps SDMetrics 0.32's behaviour."
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         probability(), 0.95, "Level of the holdout-control interval."
     )
 

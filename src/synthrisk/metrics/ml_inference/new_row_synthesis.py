@@ -134,17 +134,17 @@ class NewRowSynthesis(Metric):
     higher_is_safer = True
     runs_by_default = False
 
-    numerical_match_tolerance = Param(
+    numerical_match_tolerance: Param[float] = Param(
         number(ge=0, finite=True),
         0.01,
         "Relative tolerance of numerical matches (SDMetrics' default).",
     )
-    synthetic_sample_size = Param(
+    synthetic_sample_size: Param[int | None] = Param(
         integer(minimum=1, allow_none=True),
         None,
         "Score this many synthetic rows, drawn without replacement (seeded).",
     )
-    confidence_level = Param(
+    confidence_level: Param[float] = Param(
         probability(), 0.95, "Level of the holdout-control interval."
     )
 
