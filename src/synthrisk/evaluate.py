@@ -181,9 +181,10 @@ def evaluate(
             working_memory=working_memory,
             backend=backend,
             progress=reporter,
-            thresholds=thresholds,
             skip_inapplicable=metrics is None,
         )
+        # the one verdict of the run: the pipeline and the HTML report reuse it
+        report = dataclasses.replace(report, verdict=judge(report, thresholds))
         if not self_test:
             return report
         tested = run_self_test(
@@ -232,10 +233,9 @@ def run_metrics(
     backend: Backend | None = None,
     progress: bool | Progress = False,
     skip_inapplicable: bool = False,
-    thresholds: Thresholds | None = None,
     on_result: Callable[[MetricResult], MetricResult] | None = None,
 ) -> EvaluationReport:
-    """Run already-built metrics on validated tables, collect the report and judge it.
+    """Run already-built metrics on validated tables and collect the report (not judged).
 
     With ``skip_inapplicable`` (a default run: the user named no metrics), a metric
     that cannot run on these tables (it needs a holdout, a column kind the tables
@@ -268,7 +268,7 @@ def run_metrics(
             results.append(result if on_result is None else on_result(result))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
-    report = EvaluationReport(
+    return EvaluationReport(
         synthrisk_version=__version__,
         seed=seed,
         inputs=tables.summary(),
@@ -276,7 +276,6 @@ def run_metrics(
         schema=schema,
         warnings=tuple(tables.notes),
     )
-    return dataclasses.replace(report, verdict=judge(report, thresholds))
 
 
 def _run_one(

@@ -200,6 +200,8 @@ def evaluate_files(
             progress=progress,
             **({} if sample_rows is None else {"sample_rows": sample_rows}),
         )
+        # evaluate_dataset judges by the default thresholds
+        report = dataclasses.replace(report, verdict=judge(report, checked))
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
     else:
@@ -226,8 +228,10 @@ def evaluate_files(
         )
     if notes:
         report = dataclasses.replace(report, warnings=(*notes, *report.warnings))
-    verdict = judge(report, checked)
-    report = dataclasses.replace(report, verdict=verdict)
+    verdict = report.verdict
+    if verdict is None:
+        verdict = judge(report, checked)
+        report = dataclasses.replace(report, verdict=verdict)
     evaluation = FileEvaluation(add_provenance(report, files), verdict, tables)
     outputs: dict[Path, str] = {}
     if json is not None:
@@ -238,6 +242,7 @@ def evaluate_files(
         outputs[Path(html)] = render_html(
             evaluation.report,
             thresholds=checked,
+            verdict=verdict,
             tables=tables,
             include_values=include_values,
             top_n=top_n,
@@ -277,6 +282,7 @@ def report_file(
         text = render_html(
             report,
             thresholds=checked,
+            verdict=verdict,
             tables=tables or None,
             include_values=include_values,
             top_n=top_n,
@@ -459,7 +465,8 @@ def run_file(
     many = len(runs) > 1
     evaluations = []
     for run in runs:
-        judged = dataclasses.replace(run.report, verdict=judge(run.report, checked))
+        verdict = judge(run.report, checked)
+        judged = dataclasses.replace(run.report, verdict=verdict)
         exp = run.experiment
         suffix = f"_{exp.splitter}_{exp.synthesizer}" if many else ""
         if config.json is not None:
@@ -474,6 +481,7 @@ def run_file(
             outputs[target] = render_html(
                 judged,
                 thresholds=checked,
+                verdict=verdict,
                 tables=run.tables,
                 include_values=values,
                 top_n=top,
@@ -483,7 +491,7 @@ def run_file(
         evaluations.append(
             FileEvaluation(
                 judged,
-                judged.verdict,
+                verdict,
                 run.tables,
                 label=f"Splitter {exp.splitter} × Synthesizer {exp.synthesizer}"
                 if many

@@ -436,21 +436,29 @@ def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _judged(report: EvaluationReport) -> bool:
+    """Whether ``report`` carries a verdict on exactly its results."""
+    return report.verdict is not None and [
+        v.metric for v in report.verdict.metrics
+    ] == [r.metric for r in report.results]
+
+
 def _context(
     report: EvaluationReport,
     *,
     thresholds: Thresholds | None,
+    verdict: Verdict | None = None,
     title: str | None,
     tables: Mapping[str, Any] | None,
     include_values: bool,
     top_n: int,
     labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    same = report.verdict is not None and [
-        v.metric for v in report.verdict.metrics
-    ] == [r.metric for r in report.results]
-    if thresholds is None and report.verdict is not None and same:
-        verdict: Verdict = report.verdict
+    if verdict is not None:
+        # judged by the caller with `thresholds`
+        thresholds = Thresholds() if thresholds is None else thresholds
+    elif thresholds is None and report.verdict is not None and _judged(report):
+        verdict = report.verdict
         thresholds = Thresholds()
     else:
         thresholds = Thresholds() if thresholds is None else thresholds
@@ -659,6 +667,7 @@ def render_html(
     report: EvaluationReport | Mapping[str, Any],
     *,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
+    verdict: Verdict | None = None,
     title: str | None = None,
     tables: Mapping[str, Any] | None = None,
     include_values: bool = False,
@@ -674,7 +683,12 @@ def render_html(
         The report (its JSON dict works too; per-record sections need ``records``,
         i.e. ``to_dict(include_records=True)``).
     thresholds : Thresholds or dict, default=None
-        Verdict thresholds; None uses the documented defaults.
+        Verdict thresholds; None uses the documented defaults (or the verdict the
+        report carries, when it carries one on exactly its results).
+    verdict : Verdict, default=None
+        The verdict already judged for ``report`` with ``thresholds`` (as
+        :func:`synthrisk.pipeline.evaluate_files` does), shown as it is; None judges
+        the report here.
     title : str, default=None
         Page title.
     tables : dict of str to DataFrame, default=None
@@ -716,9 +730,13 @@ def render_html(
         if len(labels) != len(report.results):
             msg = f"`labels` must name each of the {len(report.results)} results; got {len(labels)} labels."
             raise ParameterError(msg)
+    if verdict is not None and not isinstance(verdict, Verdict):
+        msg = f"`verdict` must be a Verdict (from synthrisk.report.judge); got {type(verdict).__name__}."
+        raise ParameterError(msg)
     context = _context(
         report,
         thresholds=thresholds,
+        verdict=verdict,
         title=title,
         tables=tables,
         include_values=include_values,
