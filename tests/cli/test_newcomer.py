@@ -18,7 +18,7 @@ from rich.console import Console
 from synthrisk import evaluate
 from synthrisk._progress import RichProgress, metric_plan, metric_step, stage
 from synthrisk.cli import main
-from synthrisk.cli.main import _param_value
+from synthrisk.cli._arguments import param_value as _param_value
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics import get_metric
 

@@ -15,6 +15,7 @@ from synthrisk.report import judge
 
 if TYPE_CHECKING:
     from synthrisk.metrics import Metric
+    from synthrisk.pipeline import DemoOutcome
     from synthrisk.report import Verdict
     from synthrisk.results import EvaluationReport, SelfTest
 
@@ -184,3 +185,24 @@ def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) ->
     ]
     table.add_row("[bold]verdict[/bold]", *verdicts)
     console(quiet=quiet).print(table)
+
+
+def print_demo(demo: DemoOutcome, *, quiet: bool) -> None:
+    """The demo's table of every version, and where its reports and data are."""
+    print_demo_table(demo.reports, quiet=quiet)
+    out = console(quiet=quiet)
+    out.print(f"\nReport of the 'partial' version: {esc(str(demo.json))}")
+    if demo.html is not None:
+        out.print(
+            "HTML report of the 'partial' version (open it in a browser): "
+            f"{esc(str(demo.html))}"
+        )
+    else:
+        out.print(
+            "[yellow]note:[/yellow] no HTML report: it needs the report extra "
+            "(pip install 'synthrisk\\[report]')."
+        )
+    out.print(
+        f"Reports of every version: {esc(str(demo.reports_dir))}/   "
+        f"Data: {esc(str(demo.data_dir))}/"
+    )

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the command line's options mean: metric ids and ``--param`` values, thresholds, ``--top-n``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from synthrisk.exceptions import ParameterError
+
+if TYPE_CHECKING:
+    from synthrisk.report import Thresholds
+
+__all__ = [
+    "build_metrics",
+    "metric_ids",
+    "param_value",
+    "thresholds",
+    "top_n",
+    "with_hint",
+    "with_params",
+]
+
+
+def metric_ids(text: str | None) -> list[str] | None:
+    """The ids of ``--metrics`` (comma separated); None when the option is not given."""
+    if text is None:
+        return None
+    metrics = [m.strip().lower() for m in text.split(",") if m.strip()]
+    if not metrics:
+        msg = (
+            f"`--metrics` names no metric (got {text!r}); give metric ids "
+            "separated by commas (see `synthrisk metrics`), or leave it out to run the full assessment."
+        )
+        raise ParameterError(msg)
+    return metrics
+
+
+def with_params(
+    metrics: list[str] | None, params: Sequence[str]
+) -> list[str] | dict[str, dict[str, Any]] | None:
+    """The ``metrics`` argument: the ids of ``--metrics``, with ``--param`` values by id."""
+    if not params:
+        return metrics
+    example = "`--metrics categorical_cap --param categorical_cap.key_fields=age,sex`"
+    if metrics is None:
+        msg = (
+            "`--param` sets parameters of the metrics named in `--metrics` (the full "
+            f"assessment runs with default parameters); name the metrics to run, e.g. {example}."
+        )
+        raise ParameterError(msg)
+    chosen: dict[str, dict[str, Any]] = {m: {} for m in metrics}
+    for item in params:
+        target, equals, text = item.partition("=")
+        metric_id, dot, name = target.strip().partition(".")
+        metric_id, name = metric_id.strip().lower(), name.strip()
+        if not (equals and dot and metric_id and name):
+            msg = f"`--param {item}` must read METRIC.NAME=VALUE, e.g. {example}."
+            raise ParameterError(msg)
+        if metric_id not in chosen:
+            from synthrisk.metrics import get_metric
+
+            get_metric(metric_id)  # an unknown id: the message suggests the closest
+            listed = ",".join([*metrics, metric_id])
+            msg = (
+                f"`--param {item}` sets a parameter of {metric_id!r}, which `--metrics` does "
+                f"not name; add it: `--metrics {listed}`."
+            )
+            raise ParameterError(msg)
+        if name in chosen[metric_id]:
+            msg = f"`--param` gives {metric_id}.{name} twice; give each parameter once."
+            raise ParameterError(msg)
+        chosen[metric_id][name] = param_value(text, item)
+    return chosen
+
+
+def param_value(text: str, item: str) -> Any:
+    """A ``--param`` value read as YAML; a plain text with commas is a list (``age,sex``)."""
+    import yaml
+
+    from synthrisk.io.run_file import yaml_error_text
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        msg = f"`--param {item}`: the value is not valid YAML: {yaml_error_text(exc)}"
+        raise ParameterError(msg) from None
+    if isinstance(value, str) and "," in value and text.strip()[:1] not in ("'", '"'):
+        items = []
+        for part in (p.strip() for p in value.split(",")):
+            try:
+                parsed = yaml.safe_load(part) if part else part
+            except yaml.YAMLError:
+                parsed = part
+            items.append(parsed if isinstance(parsed, (str, int, float)) else part)
+        return items
+    return value
+
+
+def build_metrics(
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any]] | None,
+) -> None:
+    """Build the chosen metrics once, so that a bad id or parameter is reported at once."""
+    from synthrisk.metrics import get_metric
+
+    if metrics is None:
+        return
+    params = metrics if isinstance(metrics, Mapping) else dict.fromkeys(metrics)
+    for metric_id, values in params.items():
+        try:
+            get_metric(metric_id).from_params(values)
+        except ParameterError as exc:
+            raise with_hint(exc) from None
+
+
+def with_hint(exc: ParameterError) -> ParameterError:
+    """A metric's parameter error, saying how to pass parameters on the command line."""
+    if exc.metric is None:
+        return exc
+    name = exc.parameter or "NAME"
+    msg = (
+        f"{exc} Set metric parameters with `--param {exc.metric}.{name}=VALUE` (repeatable; "
+        f"a list as a,b), or in a YAML run file (`synthrisk run`); `synthrisk metrics "
+        f"{exc.metric}` lists its parameters."
+    )
+    return ParameterError(msg)
+
+
+def thresholds(path: str | None) -> Thresholds | None:
+    from synthrisk.io.files import read_thresholds
+
+    return None if path is None else read_thresholds(path)
+
+
+def top_n(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        msg = f"`--top-n` must be an integer >= 1; got {value}."
+        raise ParameterError(msg)
+    return value

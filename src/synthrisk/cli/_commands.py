@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The commands of the command line: each reads its arguments, calls
+:mod:`synthrisk.pipeline` and returns the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from synthrisk.cli import _arguments as arguments
+from synthrisk.exceptions import ParameterError
+
+if TYPE_CHECKING:
+    from synthrisk.pipeline import FileEvaluation
+
+__all__ = ["COMMANDS", "EXIT_GATE", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "metrics"]
+
+#: exit codes (see :mod:`synthrisk.cli.main`)
+EXIT_OK = 0
+EXIT_GATE = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+
+def metrics(args: argparse.Namespace) -> int:
+    """``synthrisk metrics [METRIC]``: list the metrics, or describe one."""
+    from synthrisk.cli._console import console, print_metric_help
+    from synthrisk.metrics import METRICS, get_metric
+
+    out = console(quiet=False)
+    if args.metric is not None:
+        print_metric_help(get_metric(args.metric.strip().lower()))
+        return EXIT_OK
+    for metric_id, cls in sorted(METRICS.items()):
+        notes = ["needs a holdout"] if cls.requires_holdout else []
+        notes += [] if cls.runs_by_default else ["runs when named"]
+        suffix = f" ({'; '.join(notes)})" if notes else ""
+        out.print(f"[bold]{metric_id}[/bold]{suffix}: {cls.attack}")
+    out.print(
+        "\n`synthrisk metrics METRIC` describes one metric and its parameters; set them with "
+        "`synthrisk evaluate --metrics METRIC --param METRIC.NAME=VALUE` or in a YAML run file."
+    )
+    return EXIT_OK
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    """``synthrisk evaluate``: evaluate three files, write the reports, gate."""
+    from synthrisk.pipeline import check_outputs, evaluate_files
+
+    chosen = arguments.with_params(arguments.metric_ids(args.metrics), args.param)
+    # before reading any table: the metrics build, and the outputs can be written
+    arguments.build_metrics(chosen)
+    check_outputs(
+        {"`--json`": args.json, "`--html`": args.html},
+        {
+            "real": args.real,
+            "synthetic": args.synthetic,
+            "holdout": args.holdout,
+            "metadata": args.metadata,
+        },
+    )
+    to_stdout = "-" in (args.json, args.html)
+    try:
+        evaluation = evaluate_files(
+            args.real,
+            args.synthetic,
+            args.holdout,
+            metadata=args.metadata,
+            metrics=chosen,
+            seed=args.seed,
+            working_memory=args.working_memory,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            sample_rows=args.sample_rows,
+            progress=not (args.quiet or to_stdout),
+            thresholds=arguments.thresholds(args.thresholds),
+            json=args.json,
+            html=args.html,
+            include_records=args.include_records,
+            include_values=args.include_values,
+            top_n=arguments.top_n(args.top_n) or 20,
+            encoding=args.encoding,
+            self_test=args.self_test,
+        )
+    except ParameterError as exc:
+        raise arguments.with_hint(exc) from None
+    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
+    return _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``synthrisk run CONFIG``: a YAML run file (synthrisk's or PETsARD's)."""
+    from synthrisk.pipeline import run_file
+
+    outcome = run_file(
+        args.config,
+        html=args.html,
+        include_values=args.include_values,
+        top_n=arguments.top_n(args.top_n),
+        thresholds=arguments.thresholds(args.thresholds),
+        progress=not args.quiet,
+    )
+    from synthrisk.cli._console import console, esc
+
+    for note in outcome.notes:
+        console(quiet=args.quiet).print(f"[yellow]note:[/yellow] {esc(note)}")
+    fail_on = args.fail_on or outcome.gate
+    return _finish(outcome.evaluations, outcome.written, fail_on, quiet=args.quiet)
+
+
+def report(args: argparse.Namespace) -> int:
+    """``synthrisk report``: judge a saved JSON report again and render it."""
+    from synthrisk.pipeline import check_outputs, report_file
+
+    inputs = {name: getattr(args, name) for name in ("real", "synthetic", "holdout")}
+    check_outputs({"`--html`": args.html}, {"report": args.report, **inputs})
+    evaluation = report_file(
+        args.report,
+        html=args.html,
+        thresholds=arguments.thresholds(args.thresholds),
+        include_values=args.include_values,
+        inputs=inputs,
+        top_n=arguments.top_n(args.top_n) or 20,
+        encoding=args.encoding,
+    )
+    written = [Path(args.html)] if args.html and args.html != "-" else []
+    quiet = args.quiet or args.html == "-"
+    return _finish([evaluation], written, args.fail_on, quiet=quiet)
+
+
+def demo(args: argparse.Namespace) -> int:
+    """``synthrisk demo``: generate the demo data, evaluate every version, write reports."""
+    from synthrisk.cli._console import console, print_demo
+    from synthrisk.pipeline import check_outputs, run_demo
+
+    check_outputs({"`--out`": Path(args.out) / "report.json"})
+    console(quiet=args.quiet).print(
+        f"Generating the demo population ({args.rows} rows, seed {args.seed}) and "
+        "evaluating each synthetic version …"
+    )
+    outcome = run_demo(
+        args.out, n_rows=args.rows, seed=args.seed, progress=not args.quiet
+    )
+    print_demo(outcome, quiet=args.quiet)
+    return EXIT_OK
+
+
+def _finish(
+    evaluations: Sequence[FileEvaluation],
+    written: Sequence[Path],
+    fail_on: str | None,
+    *,
+    quiet: bool,
+) -> int:
+    """Print what was written and the verdicts; the exit code of the release gate."""
+    from synthrisk.cli._console import console, esc, print_summary, print_written
+
+    print_written(written, quiet=quiet)
+    for evaluation in evaluations:
+        if evaluation.label is not None:
+            console(quiet=quiet).print(f"\n[bold]{esc(evaluation.label)}[/bold]")
+        print_summary(
+            evaluation.report,
+            evaluation.verdict,
+            quiet=quiet,
+            labels=evaluation.metric_labels,
+        )
+    code = EXIT_OK
+    for evaluation in evaluations:
+        if evaluation.gate_fails(fail_on):
+            print(
+                f"synthrisk: gate failed: the overall verdict is {evaluation.verdict.overall!r}, "
+                f"at or below --fail-on {fail_on!r}.",
+                file=sys.stderr,
+            )
+            code = EXIT_GATE
+    return code
+
+
+#: the command of each sub-command name; ``synthrisk metrics`` is the fallback
+COMMANDS = {"evaluate": evaluate, "run": run, "report": report, "demo": demo}
