@@ -13,8 +13,8 @@ from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
 from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
-from synthrisk.exceptions import InputError, ParameterError, SynthriskError
-from synthrisk.metrics import METRICS, Metric, get_metric, make_context
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.neighbors import reuse_searches
 from synthrisk.neighbors.dask_backend import compute_scope
 from synthrisk.results import EvaluationReport, MetricResult
@@ -255,8 +255,7 @@ def run_metrics(
     with metric_plan(reporter, len(metrics)):
         for metric in metrics:
             with metric_step(reporter, metric.id) as finished:
-                result = _run_one(
-                    metric,
+                result = metric.run_with(
                     tables,
                     seed=seed,
                     working_memory=working_memory,
@@ -276,35 +275,3 @@ def run_metrics(
         schema=schema,
         warnings=tuple(tables.notes),
     )
-
-
-def _run_one(
-    metric: Metric,
-    tables: Tables,
-    *,
-    seed: int,
-    working_memory: float | None,
-    backend: Backend | None,
-    progress: Progress,
-    skip_inapplicable: bool,
-) -> MetricResult:
-    """One metric's result; in a default run, skipped with the reason when it cannot run."""
-    if skip_inapplicable and metric.requires_holdout and tables.holdout is None:
-        return metric.skipped(
-            "it needs a holdout table (real rows the generator never saw); "
-            "none was given."
-        )
-    context = make_context(
-        metric.id,
-        seed=seed,
-        working_memory=working_memory,
-        backend=backend,
-        progress=progress,
-    )
-    if not skip_inapplicable:
-        return metric.run(tables, context)
-    try:
-        return metric.run(tables, context)
-    except SynthriskError as exc:
-        logger.info("metric %r skipped: %s", metric.id, exc)
-        return metric.skipped(exc.detail or str(exc))

@@ -49,13 +49,12 @@ from synthrisk._progress import Progress, as_progress, metric_plan, metric_step,
 from synthrisk._rng import metric_generator
 from synthrisk._typing import Backend, FloatArray, IntArray
 from synthrisk._version import __version__
-from synthrisk.exceptions import InputError, ParameterError, SynthriskError
+from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import Metric, make_context
 from synthrisk.metrics.isolation import IsolatedPeople, isolated_training_people
 from synthrisk.neighbors import SearchReuse, active_reuse, reuse_searches
 from synthrisk.results import (
     EvaluationReport,
-    MetricResult,
     SelfTest,
     SelfTestScenario,
 )
@@ -188,30 +187,6 @@ def _identification_person(report: EvaluationReport) -> str | None:
             person = result.params.get("person", "auto")
             return None if person is None else str(person)
     return "auto"
-
-
-def _run(
-    metric: Metric,
-    tables: Tables,
-    *,
-    seed: int,
-    working_memory: float | None,
-    backend: Backend | None,
-    progress: Progress,
-) -> MetricResult:
-    """One gating metric on a planted table; an error is recorded as skipped."""
-    context = make_context(
-        metric.id,
-        seed=seed,
-        working_memory=working_memory,
-        backend=backend,
-        progress=progress,
-    )
-    try:
-        return metric.run(tables, context)
-    except SynthriskError as exc:
-        logger.info("self-test: metric %r skipped: %s", metric.id, exc)
-        return metric.skipped(exc.detail or str(exc))
 
 
 def _scenario(
@@ -383,13 +358,14 @@ def _self_test(
                 results = []
                 for metric in gating:
                     with metric_step(reporter, metric.id) as finished:
-                        result = _run(
-                            metric,
+                        # a metric that cannot run on a planted table is recorded as skipped
+                        result = metric.run_with(
                             planted,
                             seed=seed,
                             working_memory=working_memory,
                             backend=backend,
                             progress=reporter,
+                            skip_inapplicable=True,
                         )
                         finished(result.score, result.status)
                     results.append(result)

@@ -430,6 +430,42 @@ class Metric(abc.ABC):
             Show a progress bar on standard error.
         """
         tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
+        result = self.run_with(
+            tables,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            progress=progress,
+        )
+        if tables.notes:
+            result = dataclasses.replace(
+                result, warnings=tuple(tables.notes) + result.warnings
+            )
+        return result
+
+    def run_with(
+        self,
+        tables: Tables,
+        *,
+        seed: int,
+        working_memory: float | None = None,
+        backend: Backend | None = None,
+        progress: bool | Progress | None = None,
+        skip_inapplicable: bool = False,
+    ) -> MetricResult:
+        """Compute on already validated tables as one metric of a run with these settings.
+
+        The metric gets its own random stream from ``seed``. With ``skip_inapplicable``
+        (a default run, or the self-test's planted tables) a metric that cannot run on
+        these tables (it needs a holdout, a column kind the tables lack, more rows, or a
+        missing optional dependency: any :class:`SynthriskError` it raises) is recorded
+        as skipped with the reason; without it, the error is raised.
+        """
+        if skip_inapplicable and self.requires_holdout and tables.holdout is None:
+            return self.skipped(
+                "it needs a holdout table (real rows the generator never saw); "
+                "none was given."
+            )
         context = make_context(
             self.id,
             seed=seed,
@@ -437,12 +473,13 @@ class Metric(abc.ABC):
             backend=backend,
             progress=progress,
         )
-        result = self.run(tables, context)
-        if tables.notes:
-            result = dataclasses.replace(
-                result, warnings=tuple(tables.notes) + result.warnings
-            )
-        return result
+        if not skip_inapplicable:
+            return self.run(tables, context)
+        try:
+            return self.run(tables, context)
+        except SynthriskError as exc:
+            logger.info("metric %r skipped: %s", self.id, exc)
+            return self.skipped(exc.detail or str(exc))
 
     def run(self, tables: Tables, context: Context) -> MetricResult:
         """Compute on already validated tables."""
