@@ -47,10 +47,6 @@ LAYERS: dict[str, int] = {
     "cli": 10,
 }
 
-#: private imports across packages that are known and scheduled to go: the
-#: Euclidean engine moves from ``metrics/`` into ``neighbors/``
-KNOWN_PRIVATE_IMPORTS = {("synthrisk.compat.apt", "synthrisk.metrics._euclidean")}
-
 
 def _package(module: str) -> str:
     """``synthrisk.metrics.attacks._queries`` -> ``metrics``."""
@@ -136,7 +132,7 @@ def test_no_package_imports_another_packages_private_module() -> None:
     for module, line, target in _edges():
         source, dest = _package(module), _package(target)
         private = any(part.startswith("_") for part in target.split(".")[2:])
-        if source != dest and private and (module, target) not in KNOWN_PRIVATE_IMPORTS:
+        if source != dest and private:
             bad.append(f"{module}:{line} imports {target}")
     assert not bad, "\n".join(bad)
 
@@ -146,11 +142,95 @@ def test_package_layer_is_known(package: str) -> None:
     assert (SRC / package).is_dir() or (SRC / f"{package}.py").is_file()
 
 
-def test_no_metrics_file_over_600_lines() -> None:
-    # one family per subpackage, one job per file: split a file before it grows past this
-    long = {
-        str(path.relative_to(SRC)): n
-        for path in (SRC / "metrics").rglob("*.py")
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
-    }
-    assert not long, long
+def _family(module: str) -> str | None:
+    """The metric family of a module of ``synthrisk.metrics`` (None outside metric code).
+
+    A family is a subpackage (``metrics.membership``) or a public module directly under
+    ``metrics`` (``metrics.dcr``); the private modules directly under ``metrics``
+    (``_base``, ``_params``, ...) are the shared core every family builds on.
+    """
+    parts = module.split(".")
+    if parts[:2] != ["synthrisk", "metrics"] or len(parts) < 3:
+        return None
+    return None if parts[2].startswith("_") else parts[2]
+
+
+def test_no_family_imports_another_familys_private_module() -> None:
+    bad = []
+    for module, line, target in _edges():
+        source, dest = _family(module), _family(target)
+        private = any(part.startswith("_") for part in target.split(".")[3:])
+        if source is not None and dest is not None and source != dest and private:
+            bad.append(f"{module}:{line} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_metrics_never_import_a_search_backend() -> None:
+    # the neighbour search has one door, `synthrisk.neighbors`: in memory or partitioned
+    bad = [
+        f"{module}:{line} imports {target}"
+        for module, line, target in _edges()
+        if _package(module) == "metrics"
+        and target.startswith("synthrisk.neighbors.")
+        and target.split(".")[2].endswith("_backend")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the synthrisk modules it imports at run time (function bodies included)."""
+    modules = {_module_name(path) for path in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, _, target in _edges():
+        # `from synthrisk.metrics._base import X`: the module itself, not each name
+        while target not in modules and "." in target:
+            target = target.rpartition(".")[0]
+        if target in modules and target != module:
+            graph[module].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_no_import_cycle_between_modules() -> None:
+    # imports inside functions count: a deferred import hides a cycle, it does not remove it
+    cycles = _cycles(_module_graph())
+    assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]

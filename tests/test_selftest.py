@@ -12,7 +12,7 @@ import pytest
 from synthrisk import evaluate
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import make_context
-from synthrisk.metrics.isolation import isolated_training_people
+from synthrisk.metrics.membership.isolation import isolated_training_people
 from synthrisk.results import EvaluationReport
 from synthrisk.schema.tables import prepare_tables
 from synthrisk.selftest import SHARES, PlantedLeak, plan_leak, plant, planted_rows

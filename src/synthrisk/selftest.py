@@ -9,7 +9,7 @@ run's gating tests again.
 
 * **Who is copied**: the most isolated training people (the distance to the nearest
   other real person of the pooled training ∪ holdout rows, as the ``identification``
-  metric measures it; :func:`synthrisk.metrics.isolation.isolated_training_people`),
+  metric measures it; :func:`synthrisk.metrics.membership.isolation.isolated_training_people`),
   one row each: a person with several rows (a person column) gives their most isolated
   row. Records another real person shares identify no one and are never copied.
 * **Where**: each copy replaces a synthetic row drawn at random (seeded); the table
@@ -51,7 +51,10 @@ from synthrisk._typing import Backend, FloatArray, IntArray
 from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import Metric, make_context
-from synthrisk.metrics.isolation import IsolatedPeople, isolated_training_people
+from synthrisk.metrics.membership.isolation import (
+    IsolatedPeople,
+    isolated_training_people,
+)
 from synthrisk.neighbors import SearchReuse, active_reuse, reuse_searches
 from synthrisk.results import (
     EvaluationReport,

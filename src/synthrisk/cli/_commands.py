@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from synthrisk.cli import _arguments as arguments
+import synthrisk.cli._arguments as arguments
 from synthrisk.exceptions import ParameterError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import pytest
 
 from synthrisk.exceptions import InputError
 from synthrisk.metrics import make_context
-from synthrisk.metrics.isolation import isolated_training_people
+from synthrisk.metrics.membership.isolation import isolated_training_people
 from synthrisk.schema.tables import prepare_tables
 
 
