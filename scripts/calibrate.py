@@ -67,12 +67,7 @@ import pandas as pd
 from synthrisk import evaluate
 from synthrisk.datasets.calibration import coarse_data, continuous_data, panel_data
 from synthrisk.metrics import make_context
-from synthrisk.metrics.membership._people import (
-    geometry,
-    isolation_rank,
-    people_of,
-    per_person,
-)
+from synthrisk.metrics.membership.isolation import isolated_training_people
 from synthrisk.schema.tables import prepare_tables
 
 SCENARIOS = (
@@ -203,22 +198,18 @@ def isolated_people(
     """Training people no other real person shares a record with, most isolated first.
 
     Each person is the array of their rows in ``real``. Isolation is that of the
-    per-person tests: the mixed-type DCR distance to the nearest row of another person
-    of the pooled training ∪ holdout rows (a person's most isolated row).
+    per-person tests and the self-test
+    (:func:`synthrisk.metrics.membership.isolation.isolated_training_people`).
     """
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
-    people = people_of(tables, person)
     context = make_context(
         "identification", seed=0, working_memory=None, backend=None, progress=False
     )
-    geo, _, _, _ = geometry(tables, people, context=context)
-    isolation = per_person(geo.isolation, people.person, people.n_people, how="max")
-    rank = isolation_rank(np.where(isolation > 0, isolation, -1.0))
-    training = np.arange(people.n_people) < people.n_train
-    chosen = np.flatnonzero(training & (isolation > 0))
-    chosen = chosen[np.argsort(rank[chosen], kind="stable")]
-    row_person = people.person[: people.n_real_rows]
-    return [np.flatnonzero(row_person == p) for p in chosen]
+    ranked = isolated_training_people(tables, person=person, context=context)
+    if person is None:
+        return [np.array([row]) for row in ranked.rows]
+    codes = pd.factorize(real[person])[0]
+    return [np.flatnonzero(codes == codes[row]) for row in ranked.rows]
 
 
 def people_rows(frame: pd.DataFrame, person: str | None) -> list[np.ndarray]:
