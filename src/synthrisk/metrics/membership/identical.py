@@ -13,14 +13,14 @@ from typing import Any
 import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, custom, number, option
+from synthrisk.metrics._params import Param, number, option
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership._people import (
+    PERSON,
     People,
     find_person_column,
     people_of,
-    person_param,
 )
 from synthrisk.metrics.membership._space import (
     DISTANCES,
@@ -127,11 +127,7 @@ class IdenticalMatchShare(Metric):
     distance: Param[str] = Param(
         option(DISTANCES), "dcr", "Distance used when tolerance > 0."
     )
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
 
     runs_partitioned = True
 

@@ -26,15 +26,15 @@ import numpy as np
 
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, confidence, custom, integer, option
+from synthrisk.metrics._params import Param, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._holdout import share_holdout_test
 from synthrisk.metrics.membership._people import (
+    PERSON,
     People,
     find_person_column,
     people_of,
-    person_param,
 )
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
@@ -228,11 +228,7 @@ class DCRShare(Metric):
     confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
 
     runs_partitioned = True
 
