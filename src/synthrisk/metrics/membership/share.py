@@ -36,6 +36,7 @@ from synthrisk.metrics.membership._people import (
     find_person_column,
     people_of,
 )
+from synthrisk.metrics.membership._row_keys import distinct_rows
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -56,11 +57,7 @@ from synthrisk.metrics.membership._space import (
     sample_rows,
     take_rows,
 )
-from synthrisk.metrics.membership.identical import (
-    IdenticalMatchShare,
-    _distinct_rows,
-    _row_keys,  # noqa: F401 - also imported from here
-)
+from synthrisk.metrics.membership.identical import IdenticalMatchShare
 from synthrisk.results import RecordScores
 from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
@@ -301,7 +298,7 @@ class DCRShare(Metric):
         if is_partitioned(syn) and distinct_lower_bound(syn) == n_s:  # type: ignore[arg-type]
             distinct = syn
         else:
-            first, inverse = _distinct_rows(syn)
+            first, inverse = distinct_rows(syn)
             counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
             distinct = syn if first.size == n_s else take_rows(syn, first)
             if first.size == n_s:
