@@ -17,9 +17,10 @@ import pytest
 
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.membership import _row_ids, _space
+from synthrisk.metrics.membership._row_keys import row_keys
 from synthrisk.metrics.membership.knn import MembershipKnnProbabilities
 from synthrisk.metrics.membership.nndr import NNDR
-from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare, _row_keys
+from synthrisk.metrics.membership.share import DCRShare, IdenticalMatchShare
 from synthrisk.schema import prepare_tables
 
 pytest.importorskip("distributed")
@@ -174,7 +175,7 @@ def test_row_ids_have_the_in_memory_equalities(
     frames[0].loc[3, "e"] = -0.0  # -0.0 equals 0.0, missing equals missing
     frames[1].loc[0, "e"] = 0.0
     tables = prepare_tables(*frames)
-    expected = _row_keys(*(tables.encoded(n) for n in ("real", "synthetic", "holdout")))
+    expected = row_keys(*(tables.encoded(n) for n in ("real", "synthetic", "holdout")))
     partitioned = _partitioned(frames, dask_client)
     got = _space.row_ids([partitioned.real, partitioned.synthetic, partitioned.holdout])
     exp, ids = np.concatenate(expected), np.concatenate(got)
@@ -367,7 +368,7 @@ def test_distinct_lower_bound(
     partitioned = _partitioned(coarse_tables, dask_client)
     tables = prepare_tables(*coarse_tables)
     for name in ("real", "synthetic", "holdout"):
-        (ids,) = _row_keys(tables.encoded(name))
+        (ids,) = row_keys(tables.encoded(name))
         bound = _space.distinct_lower_bound(partitioned.encoded(name))
         distinct = np.unique(ids).size
         # exact without collisions, never above the count with them

@@ -3,25 +3,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from synthrisk._progress import stage
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome
-from synthrisk.metrics.attacks._common import attack_outcome, default_attacks
-from synthrisk.metrics.attacks.inference import (
-    ALL_COLUMNS_ATTACKS,
-    InferenceAttack,
-    InferenceRisk,
-    inference_attack,
-    secret_test,
+from synthrisk.metrics._every_column import (
+    holm_across,
+    holm_levels_across,
+    worst_column,
 )
+from synthrisk.metrics.attacks._common import attack_outcome, default_attacks
+from synthrisk.metrics.attacks._inference_attack import (
+    ALL_COLUMNS_ATTACKS,
+    inference_attack,
+)
+from synthrisk.metrics.attacks._inference_guesses import InferenceAttack, secret_test
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.holdout import ALPHA, holm, holm_levels, matched_interval
+from synthrisk.stats.holdout import ALPHA, matched_interval
 from synthrisk.stats.intervals import AttackEstimate
+
+if TYPE_CHECKING:
+    from synthrisk.metrics.attacks.inference import InferenceRisk
 
 __all__ = ["every_column"]
 
@@ -76,10 +82,10 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
             tests[column] = test
     table: dict[str, JSONValue] = {}
     usable_tests = {c: t for c, t in tests.items() if t["effect"] is not None}
-    raw = [float(t["p_value"]) for t in usable_tests.values()]
-    adjusted = dict(zip(usable_tests, holm(raw), strict=True))
+    raw = {c: float(t["p_value"]) for c, t in usable_tests.items()}
+    adjusted = holm_across(raw)
     family = ALPHA  # the verdict's default family-wise error (one-sided)
-    matched = dict(zip(usable_tests, holm_levels(raw, family), strict=True))
+    matched = holm_levels_across(raw, family)
     for column, (result, estimate) in runs.items():
         risk = estimate.risk()
         entry: dict[str, JSONValue] = {
@@ -113,15 +119,15 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
             )
         table[column] = entry
     if usable_tests:
-        worst = max(
+        worst = worst_column(
             usable_tests,
-            key=lambda c: (
+            lambda c: (
                 float(usable_tests[c]["ci"][0]),
                 float(usable_tests[c]["effect"]),
             ),
         )
     else:
-        worst = max(runs, key=lambda c: runs[c][1].risk().value)
+        worst = worst_column(runs, lambda c: runs[c][1].risk().value)
     result, estimate = runs[worst]
     details: dict[str, JSONValue] = {
         "secret": worst,

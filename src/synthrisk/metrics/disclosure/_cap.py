@@ -56,6 +56,7 @@ from synthrisk.metrics.disclosure._defaults import (
     cap_holdout_test,
     default_cap_columns,
     encode_attack,
+    encoding_options,
     run_with_default_columns,
 )
 from synthrisk.metrics.disclosure._kernels import (
@@ -299,10 +300,7 @@ class DisclosureProtection(DisclosureBase):
             self.known,
             self.sensitive,
             context,
-            continuous=self.continuous,
-            n_bins=self.num_discrete_bins,
-            nat_binning=self.nat_binning,
-            strict_types=self.strict_types,
+            **encoding_options(self),
         )
         if codes.baseline == 0:
             context.warn(

@@ -21,8 +21,8 @@ from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric
+from synthrisk.metrics._combinations import combination_codes
 from synthrisk.metrics._params import Param, column_list, number, option
-from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.disclosure._defaults import (
     default_key_columns,
     exact_choice_text,

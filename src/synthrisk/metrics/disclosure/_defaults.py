@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import pandas as pd
 
@@ -38,10 +38,12 @@ __all__ = [
     "CAP_CHOICE",
     "DEFAULT_KNOWN",
     "Attack",
+    "EncodingOptions",
     "cap_holdout_test",
     "default_cap_columns",
     "default_key_columns",
     "encode_attack",
+    "encoding_options",
     "exact_choice_text",
     "run_resolved",
     "run_with_default_columns",
@@ -52,6 +54,25 @@ DEFAULT_KNOWN = 3
 
 #: the encoded attack: codes in memory, or counts made on a cluster
 Attack: TypeAlias = AttackCodes | PartitionedAttack
+
+
+class EncodingOptions(TypedDict):
+    """How a CAP attack encodes its columns: the keyword arguments of :func:`encode_attack`."""
+
+    continuous: Sequence[str]
+    n_bins: int
+    nat_binning: NatBinning
+    strict_types: bool
+
+
+def encoding_options(metric: DisclosureProtection) -> EncodingOptions:
+    """The encoding ``metric``'s parameters ask for (its score and its holdout test alike)."""
+    return {
+        "continuous": metric.continuous,
+        "n_bins": metric.num_discrete_bins,
+        "nat_binning": metric.nat_binning,
+        "strict_types": metric.strict_types,
+    }
 
 
 def encode_attack(
@@ -297,10 +318,7 @@ def cap_holdout_test(
             metric.known,
             metric.sensitive,
             Context(),
-            continuous=metric.continuous,
-            n_bins=metric.num_discrete_bins,
-            nat_binning=metric.nat_binning,
-            strict_types=metric.strict_types,
+            **encoding_options(metric),
             pooled=True,
             reuse=attack if isinstance(attack, PartitionedAttack) else None,
         )
@@ -318,10 +336,7 @@ def cap_holdout_test(
         metric.known,
         metric.sensitive,
         Context(),
-        continuous=metric.continuous,
-        n_bins=metric.num_discrete_bins,
-        nat_binning=metric.nat_binning,
-        strict_types=metric.strict_types,
+        **encoding_options(metric),
     )
     p = codes.probabilities(metric.method, context)
     return mean_difference_test(p[:n_real], p[n_real:], statistic=statistic)

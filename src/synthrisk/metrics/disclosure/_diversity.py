@@ -10,6 +10,8 @@ table's. The real table and the holdout get the same numbers as references.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy import stats
 
@@ -17,7 +19,11 @@ from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Outcome, register
 from synthrisk.metrics._params import Param, confidence, integer, number, option
 from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
-from synthrisk.metrics.disclosure._class_metric import ClassMetric, class_values
+from synthrisk.metrics.disclosure._class_metric import (
+    Classes,
+    ClassMetric,
+    class_values,
+)
 from synthrisk.metrics.disclosure._kanonymity_kernel import ClassStatistics
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.tables import Tables
@@ -42,6 +48,39 @@ def _class_l(stat: ClassStatistics, diversity: str) -> np.ndarray:
 def _below(values: np.ndarray, ell: int) -> np.ndarray:
     """``values < ell``, with a margin for the rounding of ``exp(entropy)``."""
     return values < ell * (1 - 1e-9)
+
+
+def _drill_down(
+    tables: Tables,
+    found: Classes,
+    qi: list[str],
+    rank: np.ndarray,
+    top_n: int,
+    fields: Callable[[int], dict[str, JSONValue]],
+) -> tuple[list[JSONValue], list[JSONValue]]:
+    """The ``top_n`` worst synthetic classes: drill-down rows and quasi-identifier values.
+
+    Non-empty synthetic classes are ordered by ``rank`` (indexed by class id; lowest
+    first), then by size (largest first). Each row gives the class's rank, its synthetic
+    and real sizes and ``fields(class id)``.
+    """
+    syn = found.stats["synthetic"]
+    present = np.flatnonzero(syn.size > 0)
+    order = present[np.lexsort((-syn.size[present], rank[present]))][:top_n]
+    real_of = found.stats["real"].size
+    rows: list[JSONValue] = [
+        {
+            "class": position,
+            "n_synthetic": int(syn.size[c]),
+            "n_real": int(real_of[c]),
+            **fields(c),
+        }
+        for position, c in enumerate(order.tolist())
+    ]
+    values = class_values(
+        tables, qi, found.classes["synthetic"], found.n_classes, order
+    )
+    return rows, values
 
 
 @register
@@ -159,24 +198,19 @@ class LDiversity(ClassMetric):
         breakdown["n_not_diverse"] = n_below
         syn = found.stats["synthetic"]
         syn_l = _class_l(syn, diversity)
-        present = np.flatnonzero(syn.size > 0)
-        order = present[np.lexsort((-syn.size[present], syn_l[present]))][: self.top_n]
-        real_of = found.stats["real"].size
-        breakdown["classes"] = [
-            {
-                "class": rank,
-                "n_synthetic": int(syn.size[c]),
-                "n_real": int(real_of[c]),
+        breakdown["classes"], breakdown["class_values"] = _drill_down(
+            tables,
+            found,
+            qi,
+            syn_l,
+            self.top_n,
+            lambda c: {
                 "distinct_l": int(syn.distinct[c]),
                 "entropy_l": float(syn.entropy_l[c]),
                 "recursive_l": int(syn.recursive_l[c]),
-            }
-            for rank, c in enumerate(order.tolist())
-        ]
-        syn_classes = found.classes["synthetic"]
-        breakdown["class_values"] = class_values(
-            tables, qi, syn_classes, found.n_classes, order
+            },
         )
+        syn_classes = found.classes["synthetic"]
         records = {
             "class_l": RecordScores(
                 "synthetic",
@@ -296,25 +330,18 @@ class TCloseness(ClassMetric):
         score = syn_block["t"]
         breakdown["t"] = score
         breakdown["farther_share"] = syn_block["farther_share"]
-        present = np.flatnonzero(syn.size > 0)
-        order = present[np.lexsort((-syn.size[present], -syn.t_distance[present]))][
-            : self.top_n
-        ]
-        real_of = found.stats["real"].size
-        breakdown["classes"] = [
-            {
-                "class": rank,
-                "n_synthetic": int(syn.size[c]),
-                "n_real": int(real_of[c]),
+        breakdown["classes"], breakdown["class_values"] = _drill_down(
+            tables,
+            found,
+            qi,
+            -syn.t_distance,
+            self.top_n,
+            lambda c: {
                 "distance": float(syn.t_distance[c]),
                 "distinct_l": int(syn.distinct[c]),
-            }
-            for rank, c in enumerate(order.tolist())
-        ]
-        syn_classes = found.classes["synthetic"]
-        breakdown["class_values"] = class_values(
-            tables, qi, syn_classes, found.n_classes, order
+            },
         )
+        syn_classes = found.classes["synthetic"]
         records = {
             "class_distance": RecordScores(
                 "synthetic",

@@ -28,6 +28,7 @@ from scipy import stats
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._combinations import combination_codes
 from synthrisk.metrics._params import Param, boolean, column_list, confidence, integer
 from synthrisk.metrics._threat import (
     SOME_COLUMNS,
@@ -35,7 +36,6 @@ from synthrisk.metrics._threat import (
     TRAINING,
     ThreatModel,
 )
-from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.disclosure._defaults import (
     default_key_columns,
     exact_choice_text,

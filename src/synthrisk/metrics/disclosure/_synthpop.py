@@ -20,6 +20,7 @@ from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._combinations import combination_codes, present_tables
 from synthrisk.metrics._params import (
     Param,
     boolean,
@@ -29,7 +30,6 @@ from synthrisk.metrics._params import (
     integer,
 )
 from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
-from synthrisk.metrics.disclosure._classes import combination_codes, present_tables
 from synthrisk.metrics.disclosure._defaults import (
     default_key_columns,
     exact_choice_text,

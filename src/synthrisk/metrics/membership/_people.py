@@ -30,12 +30,14 @@ import pandas as pd
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
+from synthrisk.metrics._params import Param, custom
 from synthrisk.metrics.membership._space import Data, Space, concat_rows, n_rows
 from synthrisk.schema.schema import is_person_key
 from synthrisk.schema.tables import Tables
 
 __all__ = [
     "MAX_ROWS_PER_PERSON",
+    "PERSON",
     "Geometry",
     "People",
     "find_person_column",
@@ -82,6 +84,15 @@ def person_param(value: object, name: str) -> str | None:
         return value
     msg = f"`{name}` must be a column name, 'auto' or None; got {value!r}."
     raise ParameterError(msg)
+
+
+#: the ``person`` parameter of the per-person metrics (identification, vulnerable
+#: people, DCR share and identical match share)
+PERSON: Param[str | None] = Param(
+    custom(person_param, "a column name, 'auto' or None"),
+    "auto",
+    "Column naming people with several rows; 'auto' finds one; None: rows are people.",
+)
 
 
 def find_person_column(tables: Tables) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from synthrisk.metrics._base import Context
+from synthrisk.metrics.membership._row_keys import distinct_rows
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -29,10 +30,6 @@ from synthrisk.metrics.membership._space import (
     distinct_lower_bound,
     n_rows,
     take_rows,
-)
-from synthrisk.metrics.membership.identical import (
-    _distinct_rows,
-    _row_keys,  # noqa: F401 - also imported from here
 )
 from synthrisk.schema.partitioned import is_partitioned
 
@@ -67,7 +64,7 @@ def pool_lists(
         and distinct_lower_bound(pool) > _DISTINCT_POOL_SHARE * n_pool  # type: ignore[arg-type]
     ):
         return _ranked_lists(space, syn, pool, k=k, context=context)
-    first, inverse = _distinct_rows(pool)
+    first, inverse = distinct_rows(pool)
     if first.size > _DISTINCT_POOL_SHARE * n_pool:
         return _ranked_lists(space, syn, pool, k=k, context=context)
     offsets, dist, idx, truncated = _ranked_lists(

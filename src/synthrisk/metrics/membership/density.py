@@ -35,9 +35,9 @@ from scipy import linalg, stats
 from synthrisk._typing import FloatArray, JSONValue
 from synthrisk.exceptions import InputError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._combinations import combination_codes
 from synthrisk.metrics._params import Param, integer, option
 from synthrisk.metrics._threat import FULL_RECORD, MEMBERS, ThreatModel
-from synthrisk.metrics.disclosure._classes import combination_codes
 from synthrisk.metrics.membership._columns import ALL_COLUMNS, with_columns
 from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
 from synthrisk.neighbors import rows_per_block

@@ -2,8 +2,8 @@
 """Identical matches: MOSTLY AI QA's identical match share, training vs holdout.
 
 Exact row equality (missing equals missing, -0.0 equals 0.0) in memory and on a
-cluster alike (:func:`_row_keys`); near matches in a distance of
-:mod:`synthrisk.metrics.membership._space`.
+cluster alike (:func:`~synthrisk.metrics.membership._row_keys.row_keys`); near
+matches in a distance of :mod:`synthrisk.metrics.membership._space`.
 """
 
 from __future__ import annotations
@@ -13,77 +13,30 @@ from typing import Any
 import numpy as np
 
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, custom, number, option
+from synthrisk.metrics._params import Param, number, option
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._holdout import copy_test
 from synthrisk.metrics.membership._people import (
+    PERSON,
     People,
     find_person_column,
     people_of,
-    person_param,
 )
+from synthrisk.metrics.membership._row_keys import row_keys
 from synthrisk.metrics.membership._space import (
     DISTANCES,
-    Data,
     Space,
     n_rows,
-    row_ids,
     sample_rows,
     take_rows,
 )
 from synthrisk.results import RecordScores
-from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import paired_difference_test
 from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["IdenticalMatchShare"]
-
-
-def _row_keys(*blocks: Data) -> list[np.ndarray]:
-    """Integer ids of the distinct rows over all blocks (equal rows → equal ids)."""
-    if is_partitioned(blocks[0]):
-        return row_ids(blocks)  # type: ignore[arg-type]
-    mats = []
-    for data in blocks:
-        if isinstance(data, EncodedTable):
-            mat = np.hstack([data.numeric, data.codes.astype(np.float64)])
-        else:
-            mat = np.asarray(data, dtype=np.float64)
-        mat = (
-            np.where(np.isnan(mat), np.nan, mat) + 0.0
-        )  # one NaN bit pattern, -0.0 → 0.0
-        mats.append(mat)
-    stacked = np.ascontiguousarray(np.vstack(mats))
-    _, inverse = np.unique(
-        stacked.view(np.dtype((np.void, stacked.dtype.itemsize * stacked.shape[1]))),
-        return_inverse=True,
-    )
-    inverse = inverse.ravel()
-    out, start = [], 0
-    for mat in mats:
-        out.append(inverse[start : start + mat.shape[0]])
-        start += mat.shape[0]
-    return out
-
-
-def _distinct_rows(data: Data) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the first occurrence of each distinct row, and each row's distinct index.
-
-    Distinct rows are numbered in order of first appearance (whatever the ids), so
-    ties between equally close distinct rows go to the earliest, in memory and on a
-    cluster alike. When every row is distinct, both are ``arange(n)``.
-    """
-    (ids,) = _row_keys(data)
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    if first.size == ids.size:
-        everyone = np.arange(ids.size)
-        return everyone, everyone
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return first[order], rank[inverse.ravel()]
 
 
 @register
@@ -127,11 +80,7 @@ class IdenticalMatchShare(Metric):
     distance: Param[str] = Param(
         option(DISTANCES), "dcr", "Distance used when tolerance > 0."
     )
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
 
     runs_partitioned = True
 
@@ -188,7 +137,7 @@ class IdenticalMatchShare(Metric):
         data = {name: space.data(tables, name) for name in names}
         # exact matches: ids of the distinct rows over all tables, computed once
         keys = (
-            dict(zip(names, _row_keys(*data.values()), strict=True)) if exact else None
+            dict(zip(names, row_keys(*data.values()), strict=True)) if exact else None
         )
         n_ids = (
             1 + max((int(k.max(initial=-1)) for k in keys.values()), default=-1)

@@ -46,6 +46,7 @@ from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, probability
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._people import (
+    PERSON,
     Geometry,
     People,
     find_person_column,
@@ -54,7 +55,6 @@ from synthrisk.metrics.membership._people import (
     near_threshold,
     people_of,
     per_person,
-    person_param,
     stratum,
 )
 from synthrisk.results import RecordScores
@@ -359,11 +359,7 @@ class Identification(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
     near_quantile: Param[float] = Param(
         number(gt=0, lt=0.5),
         0.001,

@@ -26,16 +26,17 @@ import numpy as np
 
 from synthrisk._typing import JSONValue
 from synthrisk.metrics._base import Context, Metric, Outcome, register
-from synthrisk.metrics._params import Param, confidence, custom, integer, option
+from synthrisk.metrics._params import Param, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._column_groups import SUBSETS, worst_share
 from synthrisk.metrics.membership._holdout import share_holdout_test
 from synthrisk.metrics.membership._people import (
+    PERSON,
     People,
     find_person_column,
     people_of,
-    person_param,
 )
+from synthrisk.metrics.membership._row_keys import distinct_rows
 from synthrisk.metrics.membership._share_kernels import (
     CLOSER_HOLDOUT,
     CLOSER_REAL,
@@ -56,11 +57,7 @@ from synthrisk.metrics.membership._space import (
     sample_rows,
     take_rows,
 )
-from synthrisk.metrics.membership.identical import (
-    IdenticalMatchShare,
-    _distinct_rows,
-    _row_keys,  # noqa: F401 - also imported from here
-)
+from synthrisk.metrics.membership.identical import IdenticalMatchShare
 from synthrisk.results import RecordScores
 from synthrisk.schema.partitioned import is_partitioned
 from synthrisk.schema.tables import Tables
@@ -228,11 +225,7 @@ class DCRShare(Metric):
     confidence_level: Param[float] = Param(
         confidence(), 0.95, "Two-sided level of the bootstrap interval."
     )
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
 
     runs_partitioned = True
 
@@ -305,7 +298,7 @@ class DCRShare(Metric):
         if is_partitioned(syn) and distinct_lower_bound(syn) == n_s:  # type: ignore[arg-type]
             distinct = syn
         else:
-            first, inverse = _distinct_rows(syn)
+            first, inverse = distinct_rows(syn)
             counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
             distinct = syn if first.size == n_s else take_rows(syn, first)
             if first.size == n_s:

@@ -57,6 +57,7 @@ from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, integer, probability
 from synthrisk.metrics._threat import FULL_RECORD, MEMBERS, ThreatModel
 from synthrisk.metrics.membership._people import (
+    PERSON,
     Geometry,
     People,
     find_person_column,
@@ -64,7 +65,6 @@ from synthrisk.metrics.membership._people import (
     isolation_rank,
     people_of,
     per_person,
-    person_param,
     stratum,
 )
 from synthrisk.metrics.membership._space import Data, Space, n_rows, take_rows
@@ -252,11 +252,7 @@ class VulnerablePeople(Metric):
     higher_is_safer = False
     requires_holdout = True
 
-    person: Param[str | None] = Param(
-        custom(person_param, "a column name, 'auto' or None"),
-        "auto",
-        "Column naming people with several rows; 'auto' finds one; None: rows are people.",
-    )
+    person: Param[str | None] = PERSON
     strata: Param[tuple[float, ...], float | Iterable[float]] = Param(
         custom(_shares, "a list of shares in (0, 1)"),
         (0.01, 0.05),

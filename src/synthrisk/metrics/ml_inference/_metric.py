@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,6 +12,7 @@ import pandas as pd
 
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome
+from synthrisk.metrics._every_column import holm_across, worst_column
 from synthrisk.metrics._params import Param, column_list, custom, option, probability
 from synthrisk.schema.tables import Tables
 
@@ -22,17 +23,6 @@ MODES = ("default", "sdmetrics")
 Frames = dict[str, pd.DataFrame]
 #: per-row successes of the attack on each scored table, and extra breakdown entries
 Successes = tuple[dict[str, np.ndarray], dict[str, Any]]
-
-
-def _holm(p_values: Sequence[float | None]) -> list[float | None]:
-    """Holm-adjusted p-values (None stays None)."""
-    present = [(p, i) for i, p in enumerate(p_values) if p is not None]
-    out: list[float | None] = [None] * len(p_values)
-    running = 0.0
-    for rank, (p, i) in enumerate(sorted(present)):
-        running = max(running, min(1.0, (len(present) - rank) * p))
-        out[i] = running
-    return out
 
 
 def _model_kwargs(value: Any, name: str) -> dict[str, Any]:
@@ -189,13 +179,19 @@ class MLInferenceMetric(Metric):
         if single:
             row = rows[0]
             return Outcome(score=row["score"], breakdown=dict(row))
-        scored = [r for r in rows if r["score"] is not None]
-        worst = min(scored, key=lambda r: r["score"]) if scored else rows[0]
-        if tables.holdout is not None:
-            adjusted = _holm([r["control"]["p_value"] for r in rows])
-            for r, p in zip(rows, adjusted, strict=False):
-                r["control"]["p_value_holm"] = p
         columns = {r["sensitive_fields"][0]: r for r in rows}
+        scored = [c for c, r in columns.items() if r["score"] is not None]
+        worst = rows[0]
+        if scored:
+            worst = columns[
+                worst_column(scored, lambda c: columns[c]["score"], highest=False)
+            ]
+        if tables.holdout is not None:
+            adjusted = holm_across(
+                {c: r["control"]["p_value"] for c, r in columns.items()}
+            )
+            for column, p in adjusted.items():
+                columns[column]["control"]["p_value_holm"] = p
         breakdown: dict[str, Any] = {
             "score": worst["score"],
             "worst_column": worst["sensitive_fields"][0],

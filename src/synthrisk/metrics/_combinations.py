@@ -3,9 +3,9 @@
 
 Statistical-disclosure measures (synthpop, SDNist, the k-anonymity family) look at
 records as *equivalence classes*: the records that agree on every value of a set of
-columns (keys, quasi-identifiers). This module gives every distinct combination one
-integer id over all tables; a missing value is a value of its own, as synthpop's
-``"Missing"`` level.
+columns (keys, quasi-identifiers); the membership measures use the same ids for exact
+row matches. This module gives every distinct combination one integer id over all
+tables; a missing value is a value of its own, as synthpop's ``"Missing"`` level.
 """
 
 from __future__ import annotations
