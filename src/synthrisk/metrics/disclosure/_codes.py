@@ -15,9 +15,9 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 import pandas as pd
 
+import synthrisk.metrics._params as _params
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics import _params
 from synthrisk.metrics._base import Context
 from synthrisk.metrics.disclosure._kernels import CapMethod, cap_probabilities
 from synthrisk.schema.keys import discretize
