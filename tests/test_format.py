@@ -86,7 +86,8 @@ def test_format_number_missing_is_dash(value: Any) -> None:
         (-0.0, "0"),
         (12, "12"),
         (-7, "-7"),
-        (10**12, "1000000000000"),  # an int is written in full
+        (10**12, "1 × 10¹²"),  # from 10⁹ up, ints too are powers of ten
+        (999_999_999, "999999999"),
         (True, "true"),
         (False, "false"),
     ],
@@ -237,3 +238,18 @@ def test_shorten_drops_trailing_punctuation() -> None:
 @pytest.mark.parametrize(("width", "expected"), [(1, "…"), (0, "")])
 def test_shorten_tiny_width(width: int, expected: str) -> None:
     assert shorten("a long sentence", width) == expected
+
+
+def test_format_number_rounding_up_to_a_billion_is_a_power_of_ten() -> None:
+    assert format_number(999_999_999.9) == "1 × 10⁹"
+    assert format_number(-999_999_999.9) == "-1 × 10⁹"
+
+
+def test_natural_key_reads_only_decimal_digits_as_numbers() -> None:
+    # "²" is a digit to str.isdigit but not a decimal number
+    assert sorted(["x10²", "x2²", "x1"], key=natural_key) == ["x1", "x2²", "x10²"]
+
+
+def test_shorten_keeps_a_word_that_ends_at_the_cut() -> None:
+    assert shorten("aaaaa bb cc", 9) == "aaaaa bb…"
+    assert shorten("aaaaa bbb cc", 9) == "aaaaa…"

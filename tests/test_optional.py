@@ -92,3 +92,8 @@ def test_is_available_blocked_module(monkeypatch: pytest.MonkeyPatch) -> None:
     assert is_available("numpy") is False
     monkeypatch.undo()
     assert is_available("numpy") is True
+
+
+@pytest.mark.parametrize("name", ["", ".relative"])
+def test_is_available_is_false_for_a_name_that_is_no_module(name: str) -> None:
+    assert is_available(name) is False

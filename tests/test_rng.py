@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from synthrisk._rng import as_generator, metric_generator
+from synthrisk.exceptions import ParameterError
 
 
 def _draws(generator: np.random.Generator) -> np.ndarray:
@@ -88,3 +90,15 @@ def test_metric_generator_unaffected_by_other_metrics_added() -> None:
     np.testing.assert_array_equal(
         alone, _draws(metric_generator(9, "attribute_inference"))
     )
+
+
+def test_metric_generator_keeps_every_bit_of_a_large_seed() -> None:
+    a = metric_generator(0, "dcr_share").random(4)
+    b = metric_generator(2**32, "dcr_share").random(4)
+    assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
+def test_metric_generator_refuses_a_bad_seed(seed: object) -> None:
+    with pytest.raises(ParameterError, match="`seed` must be an integer >= 0"):
+        metric_generator(seed, "dcr_share")  # type: ignore[arg-type]

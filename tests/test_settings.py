@@ -131,3 +131,21 @@ def test_check_compute_rejects_unknown_backend() -> None:
     message = f"`backend` must be one of {BACKENDS}; got 'cuda'."
     with pytest.raises(ParameterError, match=f"^{re.escape(message)}$"):
         check_compute(None, "cuda")
+
+
+@pytest.mark.parametrize("name", ["working_memory", "backend"])
+def test_a_global_setting_cannot_be_none(name: str) -> None:
+    with pytest.raises(ParameterError, match=f"global `{name}` must be set"):
+        config_context(**{name: None}).__enter__()
+
+
+def test_config_context_refuses_an_unknown_setting() -> None:
+    with pytest.raises(ParameterError, match=r"unknown setting\(s\) \['colour'\]"):
+        config_context(colour=1).__enter__()
+    assert get_config() == Config()
+
+
+def test_config_stores_working_memory_as_a_float() -> None:
+    with config_context(working_memory=64) as config:
+        assert isinstance(config.working_memory, float)
+        assert config.working_memory == 64.0

@@ -82,7 +82,11 @@ def check_output_paths(paths: Iterable[Path]) -> None:
 def write_texts_atomic(outputs: Mapping[Path, str | bytes]) -> list[Path]:
     """Write every ``{path: text}`` entry (str as UTF-8, or bytes), or none of them.
 
-    Folders are created as needed. ``-`` means standard output, and an existing
+    Every file is first written in full beside its target; only then are the files
+    moved into place, each atomically, so no reader ever sees a partial file and a
+    failure while writing leaves every target as it was. (The moves of several files are
+    not one transaction: should the system refuse a move after earlier ones succeeded,
+    the earlier targets hold their new contents.) Folders are created as needed. ``-`` means standard output, and an existing
     device or pipe (``/dev/stdout``) is written directly: neither can be replaced
     atomically. Returns the paths written, in order.
 

@@ -49,7 +49,7 @@ def format_number(value: Any, digits: int = 4) -> str:
         return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and abs(value) < LARGE:
         return str(value)
     if not isinstance(value, float):
         try:
@@ -68,6 +68,8 @@ def format_number(value: Any, digits: int = 4) -> str:
     else:
         decimals = digits
     text = f"{value:.{decimals}f}"
+    if abs(float(text)) >= LARGE:  # rounded up to 10⁹
+        return _power_of_ten(value, min(digits, 3))
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -113,7 +115,7 @@ def natural_key(text: Any) -> tuple[tuple[int, int | str], ...]:
     """
     parts = re.split(r"(\d+)", str(text))
     return tuple(
-        (0, int(part)) if part.isdigit() else (1, part.casefold())
+        (0, int(part)) if part.isdecimal() else (1, part.casefold())
         for part in parts
         if part
     )
@@ -136,6 +138,7 @@ def shorten(text: str, width: int) -> str:
         return "…"[:width]
     cut = text[: width - 1]
     space = cut.rfind(" ")
-    if space >= width // 2:
+    # cut inside a word: drop the word (unless that would drop most of the line)
+    if text[width - 1] != " " and space >= width // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:(-–—") + "…"

@@ -37,7 +37,9 @@ def import_optional(
 
 
 def is_available(module: str) -> bool:
-    """Return True if ``module`` can be imported."""
+    """Return True if ``module`` can be imported (False for an empty or relative name)."""
+    if not module or module.startswith("."):
+        return False
     try:
         importlib.import_module(module)
     except ImportError:

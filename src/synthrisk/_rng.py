@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from synthrisk._typing import SeedLike
+from synthrisk.exceptions import ParameterError
 
 __all__ = ["as_generator", "metric_generator"]
 
@@ -23,5 +24,9 @@ def metric_generator(seed: int, metric_id: str) -> np.random.Generator:
     The stream is derived from the evaluation seed and the metric id, so adding or
     removing a metric from an evaluation never changes another metric's numbers.
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        msg = f"`seed` must be an integer >= 0; got {seed!r}."
+        raise ParameterError(msg)
     salt = [ord(ch) for ch in metric_id]
-    return np.random.default_rng(np.random.SeedSequence([seed & 0xFFFFFFFF, *salt]))
+    # seeds of 2**32 and more keep all their bits (SeedSequence splits them into words)
+    return np.random.default_rng(np.random.SeedSequence([int(seed), *salt]))

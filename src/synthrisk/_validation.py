@@ -9,7 +9,7 @@ from typing import Any, Literal, overload
 
 from synthrisk.exceptions import ParameterError
 
-__all__ = ["check_int", "check_option", "check_positive_float"]
+__all__ = ["check_columns", "check_int", "check_option", "check_positive_float"]
 
 
 def check_option(value: Any, *, name: str, allowed: Iterable[str]) -> str:

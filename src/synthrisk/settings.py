@@ -54,7 +54,14 @@ class Config:
     backend: Backend = "auto"
 
     def __post_init__(self) -> None:
-        check_compute(self.working_memory, self.backend)
+        if self.working_memory is None or self.backend is None:
+            name = "working_memory" if self.working_memory is None else "backend"
+            msg = f"the global `{name}` must be set; got None (None means 'the global setting' only in a call)."
+            raise ParameterError(msg)
+        working_memory, backend = check_compute(self.working_memory, self.backend)
+        # frozen: store the checked values (a number of MiB as a float)
+        object.__setattr__(self, "working_memory", float(working_memory or 0.0))
+        object.__setattr__(self, "backend", backend)
 
 
 _CONFIG = Config()
@@ -69,6 +76,11 @@ def get_config() -> Config:
 def config_context(**changes: Any) -> Iterator[Config]:
     """Temporarily change global settings, e.g. ``config_context(working_memory=64)``."""
     global _CONFIG
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(Config)})
+    if unknown:
+        known = ", ".join(f.name for f in dataclasses.fields(Config))
+        msg = f"unknown setting(s) {unknown}; the settings are: {known}."
+        raise ParameterError(msg)
     previous = _CONFIG
     _CONFIG = dataclasses.replace(previous, **changes)
     try:
