@@ -397,11 +397,14 @@ def test_level_text_documented_and_edge_values() -> None:
     assert level_text(1.0) == "100 %"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one pair has no standard error (NaN), which holdout_test reads as zero: "
-    "p = 0 and a point interval, where the other tests return the undefined mapping",
-)
 def test_paired_difference_test_single_pair_is_undefined() -> None:
     got = paired_difference_test(np.array([1.0]), np.array([0.0]), statistic="s")
     assert got["p_value"] is None
+
+
+def test_holdout_test_with_an_unbounded_standard_error_is_undefined() -> None:
+    got = holdout_test(
+        statistic="s", effect=0.3, se=float("inf"), n=5, estimate=0.5, control=0.2
+    )
+    assert got["p_value"] is None
+    assert got["ci"] is None

@@ -89,8 +89,9 @@ def holdout_test(
     0 or 1 (an exact statement: nothing varied).
     """
     effect = float(effect)
-    se = float(se) if math.isfinite(se) else float("nan")
-    if not math.isfinite(effect):
+    se = float(se)
+    # no standard error (one unit) or an unbounded one: the data support no test
+    if not math.isfinite(effect) or (p_value is None and not math.isfinite(se)):
         return _undefined(statistic, n, null)
     z = _z(confidence_level)
     if p_value is None:
@@ -174,9 +175,9 @@ def paired_difference_test(
     b = np.asarray(holdout, dtype=np.float64)
     d = a - b
     n = d.size
-    if n == 0:
-        return _undefined(statistic, 0)
-    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    if n < 2:  # one pair has no standard error
+        return _undefined(statistic, n)
+    se = float(d.std(ddof=1) / math.sqrt(n))
     return _difference(a, b, float(d.mean()), se, n, statistic, confidence_level)
 
 
