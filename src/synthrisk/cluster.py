@@ -19,10 +19,10 @@ from synthrisk._progress import as_progress, metric_plan
 from synthrisk._spill import spill
 from synthrisk._validation import check_int
 from synthrisk.evaluate import resolve_metrics, run_metrics
+from synthrisk.exceptions import ClusterError
 from synthrisk.io.dataset import read_dataset
-from synthrisk.neighbors.dask_backend import (
+from synthrisk.neighbors import (
     CONNECT_TIMEOUT,
-    ClusterError,
     active_client,
     compute_scope,
     dask_compute,

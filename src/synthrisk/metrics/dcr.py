@@ -26,7 +26,7 @@ from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import map_neighbors, nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.partitioned import (
@@ -63,10 +63,8 @@ def dcr(
     taken where its neighbours are found: only the distances come back.
     """
     if is_partitioned(query) or is_partitioned(reference):
-        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
         with context.progress.task(description, query.n_rows) as advance:
-            parts = kneighbors_tables_map(
+            parts = map_neighbors(
                 query,
                 reference,
                 _nearest_distance,

@@ -288,8 +288,8 @@ class Space:
             )
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
-                query,  # type: ignore[arg-type]
-                reference,  # type: ignore[arg-type]
+                query,
+                reference,
                 k=k,
                 distance=self.distance,  # type: ignore[arg-type]
                 backend=backend,
