@@ -55,6 +55,22 @@ class DistanceSpec:
             msg = f"`power` must be 1 or 2; got {self.power!r}."
             raise ValueError(msg)
 
+    def column_terms(self, diff: FloatArray, f: int) -> FloatArray:
+        """Numeric column ``f``'s terms of the absolute differences ``diff``.
+
+        Before the column's weight and the missing-value rule (``diff`` holds no
+        missing value, or its terms are replaced afterwards).
+        """
+        if self.indicator[f]:
+            term = (diff > 0).astype(np.float64)
+        else:
+            term = diff / self.scale[f]
+            if self.clip:
+                term = np.minimum(term, 1.0)
+        if self.power == 2:
+            term = term * term
+        return term
+
     def sum_radius(self, radius: FloatArray | None, n_query: int) -> FloatArray:
         """Per-query radii in the units the kernels rank by (before sqrt / divisor).
 
