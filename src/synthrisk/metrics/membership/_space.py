@@ -71,6 +71,7 @@ __all__ = [
     "distinct_lower_bound",
     "n_rows",
     "numeric_matrix",
+    "partitioned_table",
     "resolve_distance",
     "row_ids",
     "sample_rows",
@@ -388,15 +389,35 @@ def _take_partitioned(table: PartitionedTable, rows: IntArray) -> PartitionedTab
             parts.append(client.submit(_local_rows, source, local, pure=False))
         counts.append(int(local.size))
     n_num, n_cat = len(table.numeric_names), len(table.categorical_names)
+    return partitioned_table(
+        client,
+        parts,
+        counts,
+        int(rows.size) * (8 * n_num + 4 * n_cat),
+        table.numeric_names,
+        table.categorical_names,
+    )
+
+
+def partitioned_table(
+    client: Any,
+    parts: list[Any],
+    rows: list[int],
+    nbytes: int,
+    numeric_names: tuple[str, ...],
+    categorical_names: tuple[str, ...],
+) -> PartitionedTable:
+    """The partitioned table of ``parts`` (futures on ``client``, ``rows`` rows each).
+
+    The partitions' domains are reduced on the cluster; only they come back.
+    """
     domains = client.gather(
         [client.submit(domain_of_part, f, pure=False) for f in parts]
     )
     return PartitionedTable(
-        partitions=Partitions(
-            parts, tuple(counts), int(rows.size) * (8 * n_num + 4 * n_cat)
-        ),
-        numeric_names=table.numeric_names,
-        categorical_names=table.categorical_names,
-        domain=combine_domains(domains, n_num, n_cat),
+        partitions=Partitions(parts, tuple(rows), nbytes),
+        numeric_names=numeric_names,
+        categorical_names=categorical_names,
+        domain=combine_domains(domains, len(numeric_names), len(categorical_names)),
         client=client,
     )
