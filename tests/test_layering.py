@@ -81,16 +81,18 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
             # `from synthrisk.metrics import dcr` imports the module synthrisk.metrics.dcr
-            found.extend(
-                (node.lineno, f"{node.module}.{alias.name}")
+            folder = SRC.parent / node.module.replace(".", "/")
+            modules = [
+                f"{node.module}.{alias.name}"
                 for alias in node.names
-                if (SRC.parent / node.module.replace(".", "/") / alias.name).is_dir()
-                or (
-                    SRC.parent / node.module.replace(".", "/") / f"{alias.name}.py"
-                ).is_file()
-            )
+                if (folder / alias.name).is_dir()
+                or (folder / f"{alias.name}.py").is_file()
+            ]
+            if len(modules) < len(node.names):
+                # a name defined by the module itself (its package's __init__)
+                found.append((node.lineno, node.module))
+            found.extend((node.lineno, m) for m in modules)
         for child in ast.iter_child_nodes(node):
             visit(child)
 

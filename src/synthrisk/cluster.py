@@ -13,16 +13,17 @@ client or scheduler is left running).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from synthrisk._progress import as_progress, metric_plan
 from synthrisk._spill import spill
 from synthrisk._validation import check_int
 from synthrisk.evaluate import resolve_metrics, run_metrics
+from synthrisk.exceptions import ClusterError
 from synthrisk.io.dataset import read_dataset
-from synthrisk.neighbors.dask_backend import (
+from synthrisk.neighbors import (
     CONNECT_TIMEOUT,
-    ClusterError,
     active_client,
     compute_scope,
     dask_compute,
@@ -30,7 +31,7 @@ from synthrisk.neighbors.dask_backend import (
 )
 from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.partitioned import prepare_partitioned
-from synthrisk.verdict import judge
+from synthrisk.verdict import Thresholds, judge
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -75,6 +76,7 @@ def evaluate_dataset(
     sample_rows: int = DEFAULT_SAMPLE_ROWS,
     working_memory: float | None = None,
     progress: Any = False,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
 ) -> Any:
     """Evaluate tables that do not fit one machine, on a Dask cluster.
 
@@ -84,7 +86,7 @@ def evaluate_dataset(
         Parquet datasets (a folder or ``"part-*.parquet"``), CSV globs
         (``"claims/*.csv.gz"``) or ``dask.dataframe`` objects; see
         :func:`synthrisk.io.dataset.read_dataset`.
-    metadata, metrics, seed, working_memory, progress
+    metadata, metrics, seed, working_memory, progress, thresholds
         As :func:`synthrisk.evaluate`.
     client, scheduler
         The cluster (as :func:`synthrisk.evaluate`); neither starts a local cluster
@@ -156,4 +158,6 @@ def evaluate_dataset(
                         )
                     results[result.metric] = result
     report = dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
-    return dataclasses.replace(report, verdict=judge(report))
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.from_dict(thresholds)
+    return dataclasses.replace(report, verdict=judge(report, thresholds))

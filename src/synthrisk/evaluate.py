@@ -15,8 +15,7 @@ from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import METRICS, Metric, get_metric
-from synthrisk.neighbors import reuse_searches
-from synthrisk.neighbors.dask_backend import compute_scope
+from synthrisk.neighbors import compute_scope, reuse_searches
 from synthrisk.results import EvaluationReport, MetricResult
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables

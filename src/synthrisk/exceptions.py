@@ -9,6 +9,7 @@ recorded in the metric result; they never stop an evaluation.
 from __future__ import annotations
 
 __all__ = [
+    "ClusterError",
     "ConfigError",
     "InputError",
     "MissingDependencyError",
@@ -59,6 +60,10 @@ class ConfigError(SynthriskError, ValueError):
 
 class MissingDependencyError(SynthriskError, ImportError):
     """An optional dependency is needed but not installed."""
+
+
+class ClusterError(SynthriskError, RuntimeError):
+    """The Dask scheduler cannot be reached or the cluster cannot be started."""
 
 
 class SynthriskWarning(UserWarning):

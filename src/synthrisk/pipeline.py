@@ -198,10 +198,9 @@ def evaluate_files(
             working_memory=working_memory,
             scheduler=scheduler,
             progress=progress,
+            thresholds=checked,
             **({} if sample_rows is None else {"sample_rows": sample_rows}),
         )
-        # evaluate_dataset judges by the default thresholds
-        report = dataclasses.replace(report, verdict=judge(report, checked))
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
     else:

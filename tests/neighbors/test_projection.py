@@ -14,8 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import synthrisk.neighbors as neighbors_module
-from synthrisk.neighbors import _nearby, _projection, nearest_neighbors, numpy_backend
+from synthrisk.neighbors import (
+    _nearby,
+    _projection,
+    _search,
+    distance_spec,
+    nearest_neighbors,
+    numpy_backend,
+)
 from synthrisk.neighbors._projection import Plan, row_groups
 from synthrisk.neighbors._protocol import Search
 from synthrisk.schema.encoding import EncodedTable
@@ -60,7 +66,7 @@ def _capture(
             return numpy_backend.kneighbors(search)
 
     with monkeypatch.context() as patch:
-        patch.setattr(neighbors_module, "get_backend", lambda name: Recorder)
+        patch.setattr(_search, "get_backend", lambda name: Recorder)
         found = nearest_neighbors(query, reference, backend="numpy", **kw)
     return seen[0], (found.distances, found.indices)
 
@@ -221,9 +227,7 @@ def test_plan_declines_weak_projection(monkeypatch: pytest.MonkeyPatch) -> None:
         reference.codes[:5],
         reference.numeric,
         reference.codes,
-        neighbors_module.distance_spec("dcr", reference.numeric, reference.numeric, 4)[
-            0
-        ],
+        distance_spec("dcr", reference.numeric, reference.numeric, 4)[0],
         1,
     )
     monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
@@ -248,7 +252,7 @@ def test_plan_pilots_the_projection_column(monkeypatch: pytest.MonkeyPatch) -> N
     n = 4000
     num = np.c_[np.where(rng.random(n) < 0.5, 0.5, rng.random(n)), rng.random(n) * 0.4]
     codes = rng.integers(0, 2, (n, 1))
-    spec = neighbors_module.distance_spec("dcr", num, num, 1, scale=np.ones(2))[0]
+    spec = distance_spec("dcr", num, num, 1, scale=np.ones(2))[0]
     search = Search(num[:1000], codes[:1000], num, codes, spec, 1)
     monkeypatch.setattr(_projection, "_PILOT_PAIRS", 0)
     monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)

@@ -26,17 +26,10 @@ from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import map_neighbors, nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
-from synthrisk.schema.partitioned import (
-    Domain,
-    PartitionedTable,
-    Partitions,
-    combine_domains,
-    domain_of_part,
-    is_partitioned,
-)
+from synthrisk.schema.partitioned import Domain, PartitionedTable, is_partitioned
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import bootstrap_interval
 from synthrisk.stats.holdout import auc_test
@@ -63,10 +56,8 @@ def dcr(
     taken where its neighbours are found: only the distances come back.
     """
     if is_partitioned(query) or is_partitioned(reference):
-        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
         with context.progress.task(description, query.n_rows) as advance:
-            parts = kneighbors_tables_map(
+            parts = map_neighbors(
                 query,
                 reference,
                 _nearest_distance,
@@ -195,19 +186,8 @@ def random_baseline_table(
         for b, size in enumerate(sizes)
     ]
     width = len(names[0]) * 8 + len(names[1]) * 8
-    random_domain = combine_domains(
-        client.gather([client.submit(domain_of_part, f, pure=False) for f in futures]),
-        len(names[0]),
-        len(names[1]),
-    )
     # the interface of an EncodedTable, as ``tables.encoded`` of partitioned tables
-    return PartitionedTable(
-        partitions=Partitions(futures, tuple(sizes), n_rows * width),
-        numeric_names=names[0],
-        categorical_names=names[1],
-        domain=random_domain,
-        client=client,
-    )
+    return PartitionedTable.from_futures(client, futures, sizes, n_rows * width, *names)
 
 
 def _domain(table: Any) -> Domain:

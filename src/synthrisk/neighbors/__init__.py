@@ -10,370 +10,43 @@
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from typing import Literal, get_args
-
-import numpy as np
-
-from synthrisk._typing import Backend, DistanceName, FloatArray, IntArray
-from synthrisk._validation import check_int, check_option
-from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.neighbors._euclidean import Arithmetic, euclidean_kneighbors
-from synthrisk.neighbors._protocol import NeighborBackend, Search
-from synthrisk.neighbors._reuse import (
-    SearchReuse,
-    active_reuse,
-    array_digest,
-    params_digest,
-    reuse_searches,
+from synthrisk.neighbors._compute import (
+    CONNECT_TIMEOUT,
+    active_client,
+    compute_scope,
+    dask_compute,
+    local_cluster_size,
 )
-from synthrisk.neighbors._spec import DistanceSpec
-from synthrisk.schema.encoding import EncodedTable
-from synthrisk.settings import get_config
+from synthrisk.neighbors._euclidean import Arithmetic
+from synthrisk.neighbors._protocol import NeighborBackend, Search
+from synthrisk.neighbors._reuse import SearchReuse, active_reuse, reuse_searches
+from synthrisk.neighbors._search import (
+    Neighbors,
+    get_backend,
+    map_neighbors,
+    nearest_neighbors,
+)
+from synthrisk.neighbors._spec import DistanceSpec, column_ranges, distance_spec
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "Arithmetic",
     "DistanceSpec",
     "NeighborBackend",
     "Neighbors",
     "Search",
     "SearchReuse",
+    "active_client",
     "active_reuse",
     "column_ranges",
+    "compute_scope",
+    "dask_compute",
     "distance_spec",
     "get_backend",
+    "local_cluster_size",
+    "map_neighbors",
     "nearest_neighbors",
     "reuse_searches",
     "rows_per_block",
 ]
-
-MissingRule = Literal["mismatch", "anonymeter"]
-
-
-def get_backend(name: Backend) -> NeighborBackend:
-    """The backend module called ``name`` (``"auto"`` is numba), imported on first use."""
-    check_option(name, name="backend", allowed=get_args(Backend))
-    backend: NeighborBackend
-    if name == "numpy":
-        from synthrisk.neighbors import numpy_backend as backend
-    elif name == "dask":
-        from synthrisk.neighbors import dask_backend as backend
-    elif name == "torch":
-        from synthrisk.neighbors import torch_backend as backend
-    else:
-        from synthrisk.neighbors import numba_backend as backend
-    return backend
-
-
-@dataclasses.dataclass(frozen=True)
-class Neighbors:
-    """Result of a neighbour search.
-
-    Attributes
-    ----------
-    distances : ndarray of shape (n_query, k)
-        Distances to the k nearest reference rows, ascending.
-    indices : ndarray of shape (n_query, k)
-        Row positions of those reference rows; ties go to the lowest position.
-    """
-
-    distances: FloatArray
-    indices: IntArray
-
-
-def column_ranges(numeric: FloatArray) -> FloatArray:
-    """Per-column ``max - min`` ignoring NaN (NaN for an all-missing column)."""
-    if numeric.shape[0] == 0 or numeric.shape[1] == 0:
-        return np.zeros(numeric.shape[1])
-    out = np.full(numeric.shape[1], np.nan)
-    for f in range(numeric.shape[1]):
-        col = numeric[:, f]
-        col = col[~np.isnan(col)]
-        if col.size:
-            out[f] = col.max() - col.min()
-    return out
-
-
-def _as_blocks(
-    table: EncodedTable | FloatArray, name: str
-) -> tuple[FloatArray, IntArray]:
-    if isinstance(table, EncodedTable):
-        return table.numeric, table.codes
-    array = np.asarray(table)
-    if array.ndim != 2:
-        msg = f"`{name}` must be a 2-D array or an EncodedTable; got an array of shape {array.shape}."
-        raise ParameterError(msg)
-    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(
-        array.dtype, np.complexfloating
-    ):
-        msg = f"`{name}` must hold real numbers; got dtype {array.dtype}."
-        raise InputError(msg)
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    return array, np.empty((array.shape[0], 0), dtype=np.int64)
-
-
-def distance_spec(
-    distance: DistanceName,
-    q_num: FloatArray,
-    r_num: FloatArray,
-    n_categorical: int,
-    *,
-    scale: FloatArray | None = None,
-    missing: MissingRule = "mismatch",
-) -> tuple[DistanceSpec, FloatArray, FloatArray]:
-    """Build the :class:`DistanceSpec` of a named distance (and pre-scaled arrays).
-
-    * ``"dcr"`` — SDMetrics' DCR distance: ``min(|x - y| / range, 1)`` with ranges of the
-      reference (or ``scale``), an equality indicator for range-0 columns, one side
-      missing = 1, both missing = 0, categorical mismatch = 1; mean over columns.
-    * ``"gower"`` — Anonymeter's variant: numeric values divided by their range over
-      query ∪ reference (range 0 → 1) before differencing, categorical mismatch = 1,
-      summed. ``missing="anonymeter"`` copies Anonymeter's NaN rule (both missing = 1,
-      one missing poisons the pair so it is never a neighbour); ``"mismatch"`` (default)
-      scores one missing as 1 and both missing as 0, like categorical codes.
-    * ``"euclidean"`` — plain L2 on numeric arrays (no missing values allowed).
-    """
-    check_option(distance, name="distance", allowed=get_args(DistanceName))
-    check_option(missing, name="missing", allowed=get_args(MissingRule))
-    n_num = q_num.shape[1]
-    if distance == "dcr":
-        ranges = (
-            column_ranges(r_num)
-            if scale is None
-            else np.asarray(scale, dtype=np.float64)
-        )
-        indicator = ranges == 0
-        spec = DistanceSpec(
-            scale=np.where(indicator, 1.0, ranges),
-            indicator=indicator,
-            clip=True,
-            nan_one=1.0,
-            nan_both=0.0,
-            power=1,
-            divisor=float(max(n_num + n_categorical, 1)),
-        )
-        return spec, q_num, r_num
-    if distance == "gower":
-        if scale is None:
-            both = np.vstack([q_num, r_num]) if n_num else q_num
-            lo = np.nanmin(both, axis=0) if n_num else np.zeros(0)
-            hi = np.nanmax(both, axis=0) if n_num else np.zeros(0)
-            scale = hi - lo
-        scale = np.where((scale == 0) | np.isnan(scale), 1.0, scale)
-        nan_one, nan_both = (np.nan, 1.0) if missing == "anonymeter" else (1.0, 0.0)
-        spec = DistanceSpec(
-            scale=np.ones(n_num),
-            indicator=np.zeros(n_num, dtype=bool),
-            clip=False,
-            nan_one=nan_one,
-            nan_both=nan_both,
-            power=1,
-            divisor=1.0,
-        )
-        return (
-            spec,
-            np.ascontiguousarray(q_num / scale),
-            np.ascontiguousarray(r_num / scale),
-        )
-    if n_categorical:
-        msg = "`distance='euclidean'` works on numeric arrays only; encode categorical columns first."
-        raise ParameterError(msg)
-    if np.isnan(q_num).any() or np.isnan(r_num).any():
-        msg = "`distance='euclidean'` needs arrays without missing values; impute or drop NaN first."
-        raise InputError(msg)
-    spec = DistanceSpec(
-        scale=np.ones(n_num),
-        indicator=np.zeros(n_num, dtype=bool),
-        clip=False,
-        nan_one=np.nan,
-        nan_both=np.nan,
-        power=2,
-        divisor=1.0,
-    )
-    return spec, q_num, r_num
-
-
-def nearest_neighbors(
-    query: EncodedTable | FloatArray,
-    reference: EncodedTable | FloatArray,
-    *,
-    k: int = 1,
-    distance: DistanceName = "dcr",
-    backend: Backend | None = None,
-    working_memory: float | None = None,
-    scale: FloatArray | None = None,
-    missing: MissingRule = "mismatch",
-    arithmetic: Arithmetic = "exact",
-    progress: Callable[[int], None] | None = None,
-    weights: FloatArray | None = None,
-    max_distance: FloatArray | None = None,
-) -> Neighbors:
-    """Exact k nearest reference rows of every query row.
-
-    Parameters
-    ----------
-    query : EncodedTable or ndarray of shape (n_query, n_features)
-        Rows to find neighbours for.
-    reference : EncodedTable or ndarray of shape (n_reference, n_features)
-        Rows to search; same columns as ``query``. Either side may also be a
-        :class:`~synthrisk.schema.partitioned.PartitionedTable` (rows on a Dask
-        cluster) for the ``dcr`` and ``gower`` distances, without ``weights`` or
-        ``max_distance``: the same result, the partitions searched where they are.
-    k : int, default=1
-        Number of neighbours, ``1 <= k <= n_reference``.
-    distance : {"dcr", "gower", "euclidean"}, default="dcr"
-        See :func:`distance_spec`.
-    backend : {"auto", "numpy", "numba", "dask", "torch"}, default=None
-        ``None`` takes the global default. ``"auto"`` (= numba) runs the fused
-        single-precision-screened kernel for ``"euclidean"`` and the general numba
-        kernel otherwise. The numpy backend is the slow reference implementation;
-        ``"dask"`` runs numba blocks as dask tasks (needs the ``dask`` extra);
-        ``"torch"`` runs the same blocked search on torch tensors, on a CUDA device when
-        one is available (needs the ``gpu`` extra). All give identical results.
-    working_memory : float, default=None
-        MiB budget of one block's temporaries (global default 256).
-    scale : ndarray of shape (n_numeric,), default=None
-        Column ranges to use instead of the distance's own (``dcr``: reference ranges;
-        ``gower``: ranges over query ∪ reference).
-    missing : {"mismatch", "anonymeter"}, default="mismatch"
-        Missing-value rule of the ``gower`` distance.
-    arithmetic : {"exact", "sklearn"}, default="exact"
-        ``"sklearn"`` (``euclidean`` only, numba backend): reproduce the rounding of
-        scikit-learn's ``NearestNeighbors`` — the expanded form
-        ``|x|^2 - 2 x.y + |y|^2`` where scikit-learn uses brute force — so that ties
-        between equally distant rows are broken as scikit-learn (and
-        ai-privacy-toolkit) breaks them. ``"exact"`` sums squared differences.
-    progress : callable, default=None
-        Called with the number of query rows finished after each block.
-    weights : ndarray of shape (n_numeric + n_categorical,), default=None
-        ``dcr`` and ``gower`` with the numpy, numba or dask backend: each column's
-        term is multiplied by its weight (numeric columns first, then categorical
-        ones, as in :class:`EncodedTable`); the divisor is unchanged.
-    max_distance : ndarray of shape (n_query,), default=None
-        ``dcr`` and ``gower`` with the numpy or numba backend: only reference rows at
-        most this far from each query row (fewer than k: the remaining slots hold
-        distance inf and index -1). The search prunes with it from the start.
-
-    Returns
-    -------
-    Neighbors
-        ``distances`` and ``indices``, both of shape (n_query, k).
-    """
-    if hasattr(query, "partitions") or hasattr(reference, "partitions"):
-        # a table partitioned on a Dask cluster (synthrisk.schema.partitioned)
-        if weights is not None or max_distance is not None:
-            msg = "`weights` and `max_distance` need tables in memory, not partitioned ones."
-            raise ParameterError(msg)
-        from synthrisk.neighbors.dask_backend import kneighbors_tables
-
-        k = check_int(k, name="k", minimum=1)
-        check_option(missing, name="missing", allowed=get_args(MissingRule))
-        distances, indices = kneighbors_tables(
-            query,
-            reference,
-            k=k,
-            distance=distance,
-            scale=scale,
-            working_memory=working_memory,
-            progress=progress,
-            missing=missing,
-        )
-        return Neighbors(distances=distances, indices=indices)
-    q_num, q_cat = _as_blocks(query, "query")
-    r_num, r_cat = _as_blocks(reference, "reference")
-    if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:
-        msg = (
-            f"`query` and `reference` must have the same columns; got {q_num.shape[1]}+{q_cat.shape[1]} "
-            f"and {r_num.shape[1]}+{r_cat.shape[1]} (numeric+categorical)."
-        )
-        raise ParameterError(msg)
-    n_ref = r_num.shape[0]
-    if n_ref == 0:
-        msg = "`reference` has no rows; neighbours need at least one reference row."
-        raise InputError(msg)
-    k = check_int(k, name="k", minimum=1)
-    if k > n_ref:
-        msg = f"`k` must be at most the number of reference rows ({n_ref}); got {k}."
-        raise ParameterError(msg)
-    spec, q_num, r_num = distance_spec(
-        distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
-    )
-    if weights is not None:
-        spec = spec.weighted(
-            weights, distance, n_numeric=q_num.shape[1], n_categorical=q_cat.shape[1]
-        )
-    name = get_config().backend if backend is None else backend
-    check_option(name, name="backend", allowed=get_args(Backend))
-    check_option(arithmetic, name="arithmetic", allowed=get_args(Arithmetic))
-    if name == "auto":
-        name = "numba"
-    if weights is not None and name == "torch":
-        msg = "`weights` need the numpy, numba or dask backend; got backend='torch'."
-        raise ParameterError(msg)
-    if max_distance is not None and (
-        distance == "euclidean"
-        or name in ("dask", "torch")
-        or np.shape(max_distance) != (q_num.shape[0],)
-    ):
-        msg = (
-            "`max_distance` needs one distance per query row, distance 'dcr' or 'gower' and "
-            f"the numpy or numba backend; got shape {np.shape(max_distance)}, {distance!r}, {name!r}."
-        )
-        raise ParameterError(msg)
-    if arithmetic != "exact" and (distance != "euclidean" or name != "numba"):
-        msg = (
-            f"`arithmetic={arithmetic!r}` applies to `distance='euclidean'` with the numba "
-            f"backend; got distance={distance!r}, backend={name!r}. Use arithmetic='exact'."
-        )
-        raise ParameterError(msg)
-    backend_name: Backend = name
-
-    def run(
-        q_num: FloatArray,
-        q_cat: IntArray,
-        r_num: FloatArray,
-        r_cat: IntArray,
-        k: int,
-        progress: Callable[[int], None] | None = progress,
-    ) -> tuple[FloatArray, IntArray]:
-        if distance == "euclidean" and backend_name == "numba":
-            return euclidean_kneighbors(
-                q_num,
-                r_num,
-                k=k,
-                arithmetic=arithmetic,
-                working_memory=working_memory,
-                progress=progress,
-            )
-        search = Search(
-            np.ascontiguousarray(q_num),
-            np.ascontiguousarray(q_cat),
-            np.ascontiguousarray(r_num),
-            np.ascontiguousarray(r_cat),
-            spec,
-            k,
-            working_memory=working_memory,
-            progress=progress,
-            radius=max_distance,
-        )
-        return get_backend(backend_name).kneighbors(search)
-
-    reuse = active_reuse()
-    if reuse is None:
-        distances, indices = run(q_num, q_cat, r_num, r_cat, k)
-        return Neighbors(distances=distances, indices=indices)
-    params = params_digest(spec, k=k, backend=name, arithmetic=arithmetic)
-    if max_distance is not None:
-        params += array_digest(np.asarray(max_distance, dtype=np.float64))
-    distances, indices = reuse.kneighbors(
-        (q_num, q_cat),
-        (r_num, r_cat),
-        k=k,
-        params=params,
-        exact_only=max_distance is not None or arithmetic != "exact",
-        search=lambda qn, qc, rn, rc, kk: run(qn, qc, rn, rc, kk, None),
-        progress=progress,
-    )
-    return Neighbors(distances=distances, indices=indices)

@@ -31,10 +31,18 @@ import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.neighbors._projection import find_group, write_row
+from synthrisk.neighbors._kernels import (
+    NO_ROW,
+    GroupedReference,
+    find_group,
+    new_top,
+    query_order,
+    run_blocks,
+    same_codes,
+    scan_group,
+    write_row,
+)
 from synthrisk.neighbors._protocol import Search
-from synthrisk.neighbors.numba_backend import _NO_ROW, _scan_group
 
 __all__ = ["first_pass"]
 
@@ -113,28 +121,19 @@ def _first_pass_kernel(
     for chunk in numba.prange(n_chunks):
         lo_q = chunk * n_query // n_chunks
         hi_q = (chunk + 1) * n_query // n_chunks
-        best = np.empty(k)
-        best_i = np.empty(k, dtype=np.int64)
-        is_nan = np.empty(k, dtype=np.bool_)
-        top = (best, best_i, is_nan)
+        top = new_top(k)
         starts = np.zeros(n_sets, dtype=np.int64)
         stops = np.zeros(n_sets, dtype=np.int64)
         ready = np.zeros(n_levels, dtype=np.bool_)
         own = -1
         for i in range(lo_q, hi_q):
-            same = i > lo_q
-            if same:
-                for c in range(n_cat):
-                    if q_cat[i, c] != q_cat[i - 1, c]:
-                        same = False
-                        break
-            if not same:
+            if not same_codes(q_cat, i, lo_q, every_column):
                 # queries arrive sorted by codes: shared by all rows with these codes
                 own = find_group(q_cat, i, every_column, group_codes)
                 ready[:] = False
-            state = (0, radius[i], _NO_ROW)
+            state = (0, radius[i], NO_ROW)
             if own >= 0:
-                state = _scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+                state = scan_group(i, own, 0.0, q_num, ref, terms, top, state)
             final[i] = False
             for level in range(n_levels):
                 if state[1] < beyond[level]:
@@ -158,12 +157,12 @@ def _first_pass_kernel(
                             if c >= 0 and group_codes[g, c] == q_cat[i, c]:
                                 exact = False  # fewer mismatches: seen already
                         if exact:
-                            state = _scan_group(
+                            state = scan_group(
                                 i, g, wild_bound[w], q_num, ref, terms, top, state
                             )
             if not final[i]:
                 final[i] = state[1] < beyond[n_levels]
-            write_row(i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i)
+            write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
 def _least_sum(weights: FloatArray, count: int) -> float:
@@ -236,18 +235,14 @@ def _wild_index(
 
 
 def first_pass(
-    search: Search,
-    group_codes: IntArray,
-    group_start: IntArray,
-    order: IntArray,
-    terms: tuple[object, ...],
-    cat_w: FloatArray,
+    search: Search, reference: GroupedReference
 ) -> tuple[FloatArray, IntArray, IntArray] | None:
-    """Run the pass on ``search`` (grouped as :func:`numba_backend.group_reference` does).
+    """Run the pass on ``search`` over the grouped ``reference``.
 
     Returns the distances and indices (before the radius is applied) and the query
     rows whose result is not final, or None where the pass does not pay.
     """
+    group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
     n_query = search.q_num.shape[0]
     n_groups, n_cat = group_codes.shape
     if (
@@ -262,46 +257,20 @@ def first_pass(
     if index is None:
         return None
     wild, beyond = index
-    from synthrisk.neighbors.numba_backend import query_order
-
-    spec, k = search.spec, search.k
-    perm = query_order(search.q_cat)
-    sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
-    q_num = np.ascontiguousarray(search.q_num[perm])
-    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=np.int64)
-    ref = (np.ascontiguousarray(search.r_num[order]), order, group_start)
-    step = rows_per_block(
-        8 * (search.r_num.shape[0] + n_groups),
-        working_memory=search.working_memory,
-        n_rows=n_query,
-    )
-    step = min(step, max(512, -(-n_query // 40)))
-    out_d = np.empty((n_query, k), dtype=np.float64)
-    out_i = np.empty((n_query, k), dtype=np.int64)
-    final = np.empty(n_query, dtype=np.bool_)
-    codes = np.ascontiguousarray(group_codes, dtype=np.int64)
-    for start in range(0, n_query, step):
-        stop = min(start + step, n_query)
-        _first_pass_kernel(
-            q_num[start:stop],
-            q_cat[start:stop],
-            ref,
-            codes,
+    distances, indices, final = run_blocks(
+        _first_pass_kernel,
+        search,
+        query_order(search.q_cat),
+        np.int64,
+        (
+            (np.ascontiguousarray(search.r_num[order]), order, reference.start),
+            np.ascontiguousarray(group_codes, dtype=np.int64),
             wild,
-            terms,
+            reference.terms,
             beyond,
-            float(spec.divisor),
-            sum_radius[start:stop],
-            out_d[start:stop],
-            out_i[start:stop],
-            final[start:stop],
-        )
-        if search.progress is not None:
-            search.progress(stop - start)
-    distances = np.empty((n_query, k), dtype=np.float64)
-    indices = np.empty((n_query, k), dtype=np.int64)
-    distances[perm] = out_d
-    indices[perm] = out_i
-    done = np.empty(n_query, dtype=np.bool_)
-    done[perm] = final
-    return distances, indices, np.flatnonzero(~done)
+            float(search.spec.divisor),
+        ),
+        row_bytes=8 * (search.r_num.shape[0] + n_groups),
+        extra=(np.bool_,),
+    )
+    return distances, indices, np.flatnonzero(~final)

@@ -19,7 +19,8 @@ order), and its numeric terms are added in column order with early abandoning.
 
 Pruning is strict (a row at exactly the k-th best distance is still compared, for
 the tie rule), and every compared row goes through the same summation and top-k
-insertion as the kernel of :mod:`synthrisk.neighbors.numba_backend`: the result is
+insertion as the kernel of :mod:`synthrisk.neighbors.numba_backend` (both are
+:mod:`synthrisk.neighbors._kernels`'s): the result is
 identical, bit for bit and index for index, to the numpy backend (ties to the lowest
 reference position). Only the speed depends on the key and projection columns.
 
@@ -41,14 +42,21 @@ import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._kernels import (
+    NO_ROW,
+    find_group,
+    kernel_terms,
+    new_top,
+    offer,
+    present_term,
+    run_blocks,
+    same_codes,
+    write_row,
+)
 from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["Plan", "find_group", "kneighbors", "plan", "row_groups"]
-
-#: index that loses every tie: rows at exactly the radius are kept
-_NO_ROW = 2**62
+__all__ = ["Plan", "kneighbors", "plan", "row_groups"]
 
 #: groups up to this size are compared row by row, without a binary search
 _LINEAR_GROUP = 8
@@ -114,128 +122,6 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def write_row(
-    i: int,
-    filled: int,
-    best: FloatArray,
-    best_i: IntArray,
-    is_nan: np.ndarray,
-    power: int,
-    divisor: float,
-    out_d: FloatArray,
-    out_i: IntArray,
-) -> None:
-    """Query ``i``'s k neighbours into the output: empty slots inf / -1, NaN kept, roots taken."""
-    for t in range(out_d.shape[1]):
-        if t >= filled:
-            out_d[i, t] = np.inf
-            out_i[i, t] = -1
-            continue
-        if is_nan[t]:
-            out_d[i, t] = np.nan
-        elif power == 2:
-            out_d[i, t] = math.sqrt(best[t]) / divisor
-        else:
-            out_d[i, t] = best[t] / divisor
-        out_i[i, t] = best_i[t]
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def numeric_term(
-    x: float,
-    y: float,
-    indicator: bool,
-    scale: float,
-    clip: bool,
-    power: int,
-    nan_one: float,
-    nan_both: float,
-) -> float:
-    """One numeric column's term of the distance, before its weight (every kernel's rule)."""
-    x_nan = math.isnan(x)
-    y_nan = math.isnan(y)
-    if x_nan or y_nan:
-        return nan_both if (x_nan and y_nan) else nan_one
-    diff = abs(x - y)
-    if indicator:
-        term = 1.0 if diff > 0 else 0.0
-    else:
-        term = diff / scale
-        if clip and term > 1.0:
-            term = 1.0
-    if power == 2:
-        term = term * term
-    return term
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _offer(
-    i, t, acc, q_num, ref, terms, top, state, known=-1, known_term=0.0
-):  # pragma: no cover
-    """Compare reference row ``t`` (sorted position) with query ``i``; returns the new state.
-
-    ``acc`` is the row's categorical sum; the numeric terms are added in column
-    order and the row is abandoned as soon as it can no longer enter the top k.
-    Column ``known``'s weighted term, ``known_term``, was computed already (the
-    same arithmetic, so the same number).
-    """
-    r_num_sorted = ref[0]
-    order = ref[1]
-    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
-    best, best_i, is_nan = top
-    filled, worst, worst_i = state
-    k = best.shape[0]
-    j = order[t]
-    # until k rows are found, worst is the query's radius (inf without one)
-    if acc > worst or (acc == worst and j > worst_i):
-        return state
-    for f in range(q_num.shape[1]):
-        if f == known:
-            acc += known_term
-            if acc > worst or (acc == worst and j > worst_i):
-                return state
-            continue
-        term = numeric_term(
-            q_num[i, f],
-            r_num_sorted[t, f],
-            indicator[f],
-            scale[f],
-            clip,
-            power,
-            nan_one,
-            nan_both,
-        )
-        acc += term * num_w[f]
-        if acc > worst or (acc == worst and j > worst_i):
-            return state
-    nan_acc = math.isnan(acc)
-    key = np.inf if nan_acc else acc
-    if filled < k and key > worst:  # a missing distance, beyond a finite radius
-        return state
-    if filled < k:
-        pos = filled
-        filled += 1
-    elif key < worst or (key == worst and j < worst_i):
-        pos = k - 1
-    else:
-        return state
-    while pos > 0 and (
-        best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
-    ):
-        best[pos] = best[pos - 1]
-        best_i[pos] = best_i[pos - 1]
-        is_nan[pos] = is_nan[pos - 1]
-        pos -= 1
-    best[pos] = key
-    best_i[pos] = j
-    is_nan[pos] = nan_acc
-    if filled == k:
-        worst = best[k - 1]
-        worst_i = best_i[k - 1]
-    return filled, worst, worst_i
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
 def _categorical_sum(i, t, q_cat, ref, cat_w, mask_sums):  # pragma: no cover
     """Weighted mismatches of query ``i`` and row ``t``, summed in column order.
 
@@ -259,9 +145,9 @@ def _categorical_sum(i, t, q_cat, ref, cat_w, mask_sums):  # pragma: no cover
 def _offer_row(
     i, t, q_num, q_cat, ref, terms, cat_w, mask_sums, top, state
 ):  # pragma: no cover - compiled
-    """:func:`_offer` of row ``t`` with its categorical sum."""
+    """:func:`~synthrisk.neighbors._kernels.offer` of row ``t`` with its categorical sum."""
     acc = _categorical_sum(i, t, q_cat, ref, cat_w, mask_sums)
-    return _offer(i, t, acc, q_num, ref, terms, top, state)
+    return offer(i, t, acc, q_num, ref, terms, top, state)
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -304,15 +190,7 @@ def _walk_group(
         # whose bound exceeds the k-th best, as every row beyond it is farther
         t = lo if direction == 0 else lo - 1
         while a <= t < b:
-            diff = abs(x - projected[t])
-            if indicator[p]:
-                term = 1.0 if diff > 0 else 0.0
-            else:
-                term = diff / sp
-                if clip and term > 1.0:
-                    term = 1.0
-            if power == 2:
-                term = term * term
+            term = present_term(abs(x - projected[t]), indicator[p], sp, clip, power)
             term *= wp
             if low + term > state[1]:
                 break
@@ -320,39 +198,12 @@ def _walk_group(
             acc = _categorical_sum(i, t, q_cat, ref, cat_w, mask_sums)
             # the row's categorical sum plus its projection term bounds it too
             if not (acc + term > state[1]):
-                state = _offer(i, t, acc, q_num, ref, terms, top, state, p, term)
+                state = offer(i, t, acc, q_num, ref, terms, top, state, p, term)
             t = t + 1 if direction == 0 else t - 1
     work[0] += e - b
     for t in range(b, e):  # rows missing the projection column
         state = _offer_row(i, t, q_num, q_cat, ref, terms, cat_w, mask_sums, top, state)
     return state
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def find_group(codes, i, columns, group_codes):  # pragma: no cover - compiled
-    """Position of row ``i``'s codes in ``columns`` among the sorted group codes, or -1.
-
-    ``group_codes[g, c]`` is group ``g``'s code in ``columns[c]``; the groups are
-    sorted lexicographically, as :func:`row_groups` returns them.
-    """
-    lo = 0
-    hi = group_codes.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        cmp = 0
-        for c in range(columns.shape[0]):
-            a = group_codes[mid, c]
-            b = codes[i, columns[c]]
-            if a != b:
-                cmp = -1 if a < b else 1
-                break
-        if cmp == 0:
-            return mid
-        if cmp < 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return -1
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
@@ -392,10 +243,7 @@ def _walk_kernel(
     for chunk in numba.prange(n_chunks):
         lo_q = chunk * n_query // n_chunks
         hi_q = (chunk + 1) * n_query // n_chunks
-        best = np.empty(k)
-        best_i = np.empty(k, dtype=np.int64)
-        is_nan = np.empty(k, dtype=np.bool_)
-        top = (best, best_i, is_nan)
+        top = new_top(k)
         bound = np.zeros(n_groups)
         by_bound = np.arange(n_groups)
         work = np.zeros(1, dtype=np.int64)
@@ -403,19 +251,13 @@ def _walk_kernel(
         have_order = n_keys == 0
         own = -1
         for i in range(lo_q, hi_q):
-            same = i > lo_q
-            if same:
-                for c in range(n_keys):
-                    if q_cat[i, key_columns[c]] != q_cat[i - 1, key_columns[c]]:
-                        same = False
-                        break
-            if not same and n_keys:
+            if n_keys and not same_codes(q_cat, i, lo_q, key_columns):
                 # queries arrive sorted by their key codes: the groups' bounds and
                 # their order are shared by all query rows with these codes, and
                 # computed only when a row needs a group other than its own
                 have_order = False
                 own = find_group(q_cat, i, key_columns, group_codes) if lazy else -1
-            state = (0, radius[i], _NO_ROW)
+            state = (0, radius[i], NO_ROW)
             work[0] = 0
             # step -1 is the query's own group: it has bound 0 and is first in the
             # order, and every other group's bound is at least the lightest key weight
@@ -459,7 +301,7 @@ def _walk_kernel(
                     work,
                 )
             out_work[i] = work[0]
-            write_row(i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i)
+            write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -474,16 +316,8 @@ class Plan:
 
 def _column_terms(values: FloatArray, f: int, spec: DistanceSpec) -> FloatArray:
     """Weighted terms of numeric column ``f`` for the differences ``values`` (not NaN)."""
-    if spec.indicator[f]:
-        term = (values > 0).astype(np.float64)
-    else:
-        term = values / spec.scale[f]
-        if spec.clip:
-            term = np.minimum(term, 1.0)
-    if spec.power == 2:
-        term = term * term
     weight = 1.0 if spec.weights is None else float(spec.weights[f])
-    return term * weight
+    return spec.column_terms(values, f) * weight
 
 
 def _ranked_columns(r_num: FloatArray, spec: DistanceSpec) -> list[tuple[int, float]]:
@@ -615,7 +449,7 @@ def _code_dtype(*codes: IntArray) -> np.dtype[np.signedinteger[Any]]:
 
 def _search(search: Search, how: Plan) -> tuple[FloatArray, IntArray, IntArray]:
     """The walk with ``how``'s columns; also returns the rows each query looked at."""
-    spec, k, r_num, r_cat = search.spec, search.k, search.r_num, search.r_cat
+    spec, r_num, r_cat = search.spec, search.r_num, search.r_cat
     n_query, n_num = search.q_num.shape
     n_ref, n_cat = r_cat.shape
     keys, column = how.keys, how.column
@@ -643,20 +477,7 @@ def _search(search: Search, how: Plan) -> tuple[FloatArray, IntArray, IntArray]:
         int(column),
     )
     groups = (np.ascontiguousarray(group_codes), group_start, nan_start, keys)
-    num_w = np.ones(n_num) if spec.weights is None else spec.weights
-    terms = (
-        np.ascontiguousarray(spec.scale, dtype=np.float64),
-        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
-        spec.clip,
-        float(spec.nan_one),
-        float(spec.nan_both),
-        spec.power,
-        np.ascontiguousarray(num_w, dtype=np.float64),
-    )
-    cat_w = np.ascontiguousarray(
-        np.ones(n_cat) if spec.cat_weights is None else spec.cat_weights,
-        dtype=np.float64,
-    )
+    terms, cat_w = kernel_terms(spec, n_num, n_cat)
     mask_sums = _mask_sums(cat_w)
     # queries sorted by key codes (the groups' order is shared), then by value
     perm = np.lexsort(
@@ -666,40 +487,15 @@ def _search(search: Search, how: Plan) -> tuple[FloatArray, IntArray, IntArray]:
             *(search.q_cat[:, c] for c in keys[::-1]),
         )
     ).astype(np.int64)
-    sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
-    q_num = np.ascontiguousarray(search.q_num[perm])
-    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=code_dtype)
-    step = rows_per_block(
-        8 * n_ref, working_memory=search.working_memory, n_rows=n_query
+    distances, indices, work = run_blocks(
+        _walk_kernel,
+        search,
+        perm,
+        code_dtype,
+        (ref, groups, terms, cat_w, mask_sums, float(spec.divisor)),
+        row_bytes=8 * n_ref,
+        extra=(np.int64,),
     )
-    step = min(step, max(512, -(-n_query // 40)))
-    out_d = np.empty((n_query, k), dtype=np.float64)
-    out_i = np.empty((n_query, k), dtype=np.int64)
-    out_work = np.empty(n_query, dtype=np.int64)
-    for start in range(0, n_query, step):
-        stop = min(start + step, n_query)
-        _walk_kernel(
-            q_num[start:stop],
-            q_cat[start:stop],
-            ref,
-            groups,
-            terms,
-            cat_w,
-            mask_sums,
-            float(spec.divisor),
-            sum_radius[start:stop],
-            out_d[start:stop],
-            out_i[start:stop],
-            out_work[start:stop],
-        )
-        if search.progress is not None:
-            search.progress(stop - start)
-    distances = np.empty((n_query, k), dtype=np.float64)
-    indices = np.empty((n_query, k), dtype=np.int64)
-    work = np.empty(n_query, dtype=np.int64)
-    distances[perm] = out_d
-    indices[perm] = out_i
-    work[perm] = out_work
     distances, indices = spec.within(distances, indices, search.radius)
     return distances, indices, work
 

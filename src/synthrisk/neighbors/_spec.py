@@ -15,18 +15,25 @@ backend implements exactly one kernel::
 
 Terms are summed categorical columns first, then numeric columns, each in column
 order; every backend uses this order, so their distances agree bit for bit.
+
+:func:`distance_spec` builds the spec of a named distance, with the column ranges of
+:func:`column_ranges`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal, get_args
 
 import numpy as np
 
-from synthrisk._typing import FloatArray
-from synthrisk.exceptions import ParameterError
+from synthrisk._typing import DistanceName, FloatArray
+from synthrisk._validation import check_option
+from synthrisk.exceptions import InputError, ParameterError
 
-__all__ = ["DistanceSpec"]
+__all__ = ["DistanceSpec", "MissingRule", "column_ranges", "distance_spec"]
+
+MissingRule = Literal["mismatch", "anonymeter"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +54,22 @@ class DistanceSpec:
         if self.power not in (1, 2):  # pragma: no cover - internal
             msg = f"`power` must be 1 or 2; got {self.power!r}."
             raise ValueError(msg)
+
+    def column_terms(self, diff: FloatArray, f: int) -> FloatArray:
+        """Numeric column ``f``'s terms of the absolute differences ``diff``.
+
+        Before the column's weight and the missing-value rule (``diff`` holds no
+        missing value, or its terms are replaced afterwards).
+        """
+        if self.indicator[f]:
+            term = (diff > 0).astype(np.float64)
+        else:
+            term = diff / self.scale[f]
+            if self.clip:
+                term = np.minimum(term, 1.0)
+        if self.power == 2:
+            term = term * term
+        return term
 
     def sum_radius(self, radius: FloatArray | None, n_query: int) -> FloatArray:
         """Per-query radii in the units the kernels rank by (before sqrt / divisor).
@@ -96,3 +119,97 @@ class DistanceSpec:
         return dataclasses.replace(
             self, weights=w[:n_numeric].copy(), cat_weights=w[n_numeric:].copy()
         )
+
+
+def column_ranges(numeric: FloatArray) -> FloatArray:
+    """Per-column ``max - min`` ignoring NaN (NaN for an all-missing column)."""
+    if numeric.shape[0] == 0 or numeric.shape[1] == 0:
+        return np.zeros(numeric.shape[1])
+    out = np.full(numeric.shape[1], np.nan)
+    for f in range(numeric.shape[1]):
+        col = numeric[:, f]
+        col = col[~np.isnan(col)]
+        if col.size:
+            out[f] = col.max() - col.min()
+    return out
+
+
+def distance_spec(
+    distance: DistanceName,
+    q_num: FloatArray,
+    r_num: FloatArray,
+    n_categorical: int,
+    *,
+    scale: FloatArray | None = None,
+    missing: MissingRule = "mismatch",
+) -> tuple[DistanceSpec, FloatArray, FloatArray]:
+    """Build the :class:`DistanceSpec` of a named distance (and pre-scaled arrays).
+
+    * ``"dcr"`` — SDMetrics' DCR distance: ``min(|x - y| / range, 1)`` with ranges of the
+      reference (or ``scale``), an equality indicator for range-0 columns, one side
+      missing = 1, both missing = 0, categorical mismatch = 1; mean over columns.
+    * ``"gower"`` — Anonymeter's variant: numeric values divided by their range over
+      query ∪ reference (range 0 → 1) before differencing, categorical mismatch = 1,
+      summed. ``missing="anonymeter"`` copies Anonymeter's NaN rule (both missing = 1,
+      one missing poisons the pair so it is never a neighbour); ``"mismatch"`` (default)
+      scores one missing as 1 and both missing as 0, like categorical codes.
+    * ``"euclidean"`` — plain L2 on numeric arrays (no missing values allowed).
+    """
+    check_option(distance, name="distance", allowed=get_args(DistanceName))
+    check_option(missing, name="missing", allowed=get_args(MissingRule))
+    n_num = q_num.shape[1]
+    if distance == "dcr":
+        ranges = (
+            column_ranges(r_num)
+            if scale is None
+            else np.asarray(scale, dtype=np.float64)
+        )
+        indicator = ranges == 0
+        spec = DistanceSpec(
+            scale=np.where(indicator, 1.0, ranges),
+            indicator=indicator,
+            clip=True,
+            nan_one=1.0,
+            nan_both=0.0,
+            power=1,
+            divisor=float(max(n_num + n_categorical, 1)),
+        )
+        return spec, q_num, r_num
+    if distance == "gower":
+        if scale is None:
+            both = np.vstack([q_num, r_num]) if n_num else q_num
+            lo = np.nanmin(both, axis=0) if n_num else np.zeros(0)
+            hi = np.nanmax(both, axis=0) if n_num else np.zeros(0)
+            scale = hi - lo
+        scale = np.where((scale == 0) | np.isnan(scale), 1.0, scale)
+        nan_one, nan_both = (np.nan, 1.0) if missing == "anonymeter" else (1.0, 0.0)
+        spec = DistanceSpec(
+            scale=np.ones(n_num),
+            indicator=np.zeros(n_num, dtype=bool),
+            clip=False,
+            nan_one=nan_one,
+            nan_both=nan_both,
+            power=1,
+            divisor=1.0,
+        )
+        return (
+            spec,
+            np.ascontiguousarray(q_num / scale),
+            np.ascontiguousarray(r_num / scale),
+        )
+    if n_categorical:
+        msg = "`distance='euclidean'` works on numeric arrays only; encode categorical columns first."
+        raise ParameterError(msg)
+    if np.isnan(q_num).any() or np.isnan(r_num).any():
+        msg = "`distance='euclidean'` needs arrays without missing values; impute or drop NaN first."
+        raise InputError(msg)
+    spec = DistanceSpec(
+        scale=np.ones(n_num),
+        indicator=np.zeros(n_num, dtype=bool),
+        clip=False,
+        nan_one=np.nan,
+        nan_both=np.nan,
+        power=2,
+        divisor=1.0,
+    )
+    return spec, q_num, r_num

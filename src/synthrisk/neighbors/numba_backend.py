@@ -18,13 +18,13 @@ Two other exact searches share this entry point: where one numeric column bounds
 distance well, :mod:`synthrisk.neighbors._projection` walks groups sorted by it; on
 references with many groups, :mod:`synthrisk.neighbors._nearby` first compares the
 groups one or two mismatches away and leaves only the queries it cannot settle to
-the scan above.
+the scan above. All three are built from the compiled blocks of
+:mod:`synthrisk.neighbors._kernels`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -32,9 +32,9 @@ import numba
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.neighbors import _projection
-from synthrisk.neighbors._blocks import rows_per_block
-from synthrisk.neighbors._projection import find_group
+from synthrisk.neighbors import _kernels, _projection
+from synthrisk.neighbors._kernels import query_order
+from synthrisk.neighbors._nearby import first_pass
 from synthrisk.neighbors._protocol import Search
 
 __all__ = ["group_reference", "kneighbors", "query_order"]
@@ -66,74 +66,6 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     return np.ascontiguousarray(group_codes, dtype=np.int64), group_start, order
 
 
-# The kernels take their inputs grouped in tuples, which numba passes by value;
-# _scan_group is inlined and unpacks them once per group, not once per row:
-#   terms = (scale, indicator, clip, nan_one, nan_both, power, num_w)
-#       the numeric terms of the distance (see synthrisk.neighbors._spec);
-#   ref = (r_num_sorted, order, group_start)
-#       reference rows sorted by group, their positions, and the group bounds;
-#   top = (best, best_i, is_nan)
-#       one query row's running top k: summed terms, positions, missing flags;
-#   state = (filled, worst, worst_i)
-#       entries of ``top`` in use and its worst entry (the radius until k are found).
-
-
-@numba.njit(nogil=True, cache=True, inline="always")
-def _scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
-    """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state."""
-    r_num_sorted, order, group_start = ref
-    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
-    best, best_i, is_nan = top
-    filled, worst, worst_i = state
-    k = best.shape[0]
-    for t in range(group_start[g], group_start[g + 1]):
-        j = order[t]
-        acc = start_acc
-        # until k rows are found, worst is the query's radius (inf without one)
-        if acc > worst or (acc == worst and j > worst_i):
-            continue
-        for f in range(q_num.shape[1]):
-            term = _projection.numeric_term(
-                q_num[i, f],
-                r_num_sorted[t, f],
-                indicator[f],
-                scale[f],
-                clip,
-                power,
-                nan_one,
-                nan_both,
-            )
-            acc += term * num_w[f]
-            if acc > worst or (acc == worst and j > worst_i):
-                break
-        else:  # every term summed: row j enters the top k if it ranks
-            nan_acc = math.isnan(acc)
-            key = np.inf if nan_acc else acc
-            if filled < k and key > worst:  # a missing distance, beyond a finite radius
-                continue
-            if filled < k:
-                pos = filled
-                filled += 1
-            elif key < worst or (key == worst and j < worst_i):
-                pos = k - 1
-            else:
-                continue
-            while pos > 0 and (
-                best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
-            ):
-                best[pos] = best[pos - 1]
-                best_i[pos] = best_i[pos - 1]
-                is_nan[pos] = is_nan[pos - 1]
-                pos -= 1
-            best[pos] = key
-            best_i[pos] = j
-            is_nan[pos] = nan_acc
-            if filled == k:
-                worst = best[k - 1]
-                worst_i = best_i[k - 1]
-    return filled, worst, worst_i
-
-
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _knn_kernel(
     q_num, q_cat, ref, groups, terms, bounds, radius, out_d, out_i
@@ -160,29 +92,20 @@ def _knn_kernel(
         bucket_start = np.empty(n_buckets + 1, dtype=np.int64)
         suffix_min = np.empty(n_buckets + 1)
         by_bucket = np.empty(n_groups, dtype=np.int64)
-        best = np.empty(k)
-        best_i = np.empty(k, dtype=np.int64)
-        is_nan = np.empty(k, dtype=np.bool_)
-        top = (best, best_i, is_nan)
+        top = _kernels.new_top(k)
         own = -1
         ready = False
         for i in range(lo, hi):
-            same = i > lo
-            if same:
-                for c in range(n_cat):
-                    if q_cat[i, c] != q_cat[i - 1, c]:
-                        same = False
-                        break
-            if not same:
+            if not _kernels.same_codes(q_cat, i, lo, every_column):
                 # queries arrive sorted by codes: the group of equal codes and the
                 # buckets below are shared by all query rows with these codes
-                own = find_group(q_cat, i, every_column, group_codes)
+                own = _kernels.find_group(q_cat, i, every_column, group_codes)
                 ready = False
-            state = (0, radius[i], _NO_ROW)
+            state = (0, radius[i], _kernels.NO_ROW)
             if own >= 0:
                 # the group with the query's own codes first: every other group is
                 # at least min_cat_w away, which often ends the search right here
-                state = _scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+                state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
             if not (state[1] < min_cat_w) and n_groups > (1 if own >= 0 else 0):
                 if not ready:
                     # lower bound of every group: its weighted categorical
@@ -225,17 +148,12 @@ def _knn_kernel(
                         g = by_bucket[gi]
                         if g == own or bound[g] > state[1]:
                             continue
-                        state = _scan_group(
+                        state = _kernels.scan_group(
                             i, g, bound[g], q_num, ref, terms, top, state
                         )
                     begin = end
-            _projection.write_row(
-                i, state[0], best, best_i, is_nan, power, divisor, out_d, out_i
-            )
+            _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
 
-
-#: index that loses every tie: rows at exactly the radius are kept
-_NO_ROW = 2**62
 
 #: buckets of the weighted lower bound per categorical column (unweighted: exact counts)
 _BUCKETS_PER_COLUMN = 8
@@ -251,13 +169,6 @@ def _bucketing(cat_w: FloatArray, weighted: bool) -> tuple[float, int]:
     return ((n_buckets - 1) / total if total > 0 else 0.0), n_buckets
 
 
-def query_order(q_cat: IntArray) -> IntArray:
-    """Query row positions sorted by their categorical codes (stable)."""
-    if q_cat.shape[1] == 0 or q_cat.shape[0] < 2:
-        return np.arange(q_cat.shape[0], dtype=np.int64)
-    return np.lexsort(q_cat.T[::-1]).astype(np.int64)
-
-
 def kneighbors(
     search: Search, *, pilots: MutableMapping[tuple[Any, ...], int] | None = None
 ) -> tuple[FloatArray, IntArray]:
@@ -266,33 +177,18 @@ def kneighbors(
     ``pilots``: the projection walk's pilot choices, shared by the searches of one
     reference (see :func:`synthrisk.neighbors._projection.plan`).
     """
-    from synthrisk.neighbors import _nearby
-
     spec, r_cat = search.spec, search.r_cat
     group_codes, group_start, order = group_reference(r_cat)
     # one numeric column that bounds the distance well: walk groups sorted by it
     walk = _projection.plan(search, n_groups=group_codes.shape[0], pilots=pilots)
     if walk is not None:
         return _projection.kneighbors(search, walk)
-    num_w = np.ones(search.q_num.shape[1]) if spec.weights is None else spec.weights
-    terms = (
-        np.ascontiguousarray(spec.scale, dtype=np.float64),
-        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
-        spec.clip,
-        float(spec.nan_one),
-        float(spec.nan_both),
-        spec.power,
-        np.ascontiguousarray(num_w, dtype=np.float64),
-    )
-    cat_w = np.ascontiguousarray(
-        np.ones(r_cat.shape[1]) if spec.cat_weights is None else spec.cat_weights,
-        dtype=np.float64,
-    )
-    reference = (group_codes, group_start, order, terms, cat_w)
+    terms, cat_w = _kernels.kernel_terms(spec, search.q_num.shape[1], r_cat.shape[1])
+    reference = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
     # many groups: first the groups one or two categorical mismatches away
-    first = _nearby.first_pass(search, *reference)
+    first = first_pass(search, reference)
     if first is None:
-        distances, indices = _grouped_scan(search, *reference)
+        distances, indices = _grouped_scan(search, reference)
     else:
         distances, indices, rest = first
         if rest.size:
@@ -304,34 +200,16 @@ def kneighbors(
                 radius=None if radius is None else radius[rest],
                 progress=None,
             )
-            distances[rest], indices[rest] = _grouped_scan(again, *reference)
+            distances[rest], indices[rest] = _grouped_scan(again, reference)
     return spec.within(distances, indices, search.radius)
 
 
 def _grouped_scan(
-    search: Search,
-    group_codes: IntArray,
-    group_start: IntArray,
-    order: IntArray,
-    terms: tuple[object, ...],
-    cat_w: FloatArray,
+    search: Search, reference: _kernels.GroupedReference
 ) -> tuple[FloatArray, IntArray]:
     """The scan of the module docstring (distances before the radius is applied)."""
-    spec, k, r_num = search.spec, search.k, search.r_num
-    n_query = search.q_num.shape[0]
-    distances = np.empty((n_query, k), dtype=np.float64)
-    indices = np.empty((n_query, k), dtype=np.int64)
-    perm = query_order(search.q_cat)
-    sum_radius = np.ascontiguousarray(spec.sum_radius(search.radius, n_query)[perm])
-    q_num = np.ascontiguousarray(search.q_num[perm])
-    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=np.int32)
-    # blocks bound the progress granularity and the per-block output buffers
-    step = rows_per_block(
-        8 * (r_num.shape[0] + group_codes.shape[0]),
-        working_memory=search.working_memory,
-        n_rows=n_query,
-    )
-    step = min(step, max(512, -(-n_query // 40)))
+    spec, r_num = search.spec, search.r_num
+    group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
     inv_width, n_buckets = _bucketing(cat_w, spec.cat_weights is not None)
     bounds = (
         cat_w,
@@ -340,28 +218,17 @@ def _grouped_scan(
         n_buckets,
         float(spec.divisor),
     )
-    ref = (np.ascontiguousarray(r_num[order]), order, group_start)
+    ref = (np.ascontiguousarray(r_num[order]), order, reference.start)
     groups = (
         np.ascontiguousarray(group_codes, dtype=np.int32),
         np.ascontiguousarray(group_codes.T, dtype=np.int32),
     )
-    out_d = np.empty((n_query, k), dtype=np.float64)
-    out_i = np.empty((n_query, k), dtype=np.int64)
-    for start in range(0, n_query, step):
-        stop = min(start + step, n_query)
-        _knn_kernel(
-            q_num[start:stop],
-            q_cat[start:stop],
-            ref,
-            groups,
-            terms,
-            bounds,
-            sum_radius[start:stop],
-            out_d[start:stop],
-            out_i[start:stop],
-        )
-        if search.progress is not None:
-            search.progress(stop - start)
-    distances[perm] = out_d
-    indices[perm] = out_i
+    distances, indices = _kernels.run_blocks(
+        _knn_kernel,
+        search,
+        query_order(search.q_cat),
+        np.int32,
+        (ref, groups, reference.terms, bounds),
+        row_bytes=8 * (r_num.shape[0] + group_codes.shape[0]),
+    )
     return distances, indices

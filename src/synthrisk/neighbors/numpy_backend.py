@@ -40,15 +40,7 @@ def block_sums(
         x = q_num[:, f][:, None]
         y = r_num[:, f][None, :]
         with np.errstate(invalid="ignore"):
-            diff = np.abs(x - y)
-            if spec.indicator[f]:
-                term = (diff > 0).astype(np.float64)
-            else:
-                term = diff / spec.scale[f]
-                if spec.clip:
-                    term = np.minimum(term, 1.0)
-            if spec.power == 2:
-                term = term * term
+            term = spec.column_terms(np.abs(x - y), f)
         x_nan = np.isnan(x)
         y_nan = np.isnan(y)
         term = np.where(

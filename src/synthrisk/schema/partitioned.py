@@ -155,6 +155,31 @@ class PartitionedTable:
     domain: Domain
     client: Any = dataclasses.field(repr=False)
 
+    @classmethod
+    def from_futures(
+        cls,
+        client: Any,
+        parts: list[Any],
+        rows: list[int],
+        nbytes: int,
+        numeric_names: tuple[str, ...],
+        categorical_names: tuple[str, ...],
+    ) -> PartitionedTable:
+        """The table of ``parts`` (futures of ``(numeric, codes)`` on ``client``, ``rows`` rows each).
+
+        The partitions' domains are reduced on the cluster; only they come back.
+        """
+        domains = client.gather(
+            [client.submit(domain_of_part, f, pure=False) for f in parts]
+        )
+        return cls(
+            partitions=Partitions(parts, tuple(rows), nbytes),
+            numeric_names=numeric_names,
+            categorical_names=categorical_names,
+            domain=combine_domains(domains, len(numeric_names), len(categorical_names)),
+            client=client,
+        )
+
     @property
     def n_rows(self) -> int:
         """Number of rows."""

@@ -280,9 +280,7 @@ def gower_neighbors(
     with context.progress.task(description, query.n_rows) as advance:
         if on_cluster(reference):
             # the reference stays on the cluster: searched in the order of perm
-            from synthrisk.neighbors.dask_backend import kneighbors_tables
-
-            _, indices = kneighbors_tables(
+            indices = nearest_neighbors(
                 query,
                 reference,
                 k=k,
@@ -292,7 +290,7 @@ def gower_neighbors(
                 progress=advance,
                 missing=missing,
                 order=perm,
-            )
+            ).indices
             return perm[indices]
         assert isinstance(reference, EncodedTable)
         nn = nearest_neighbors(

@@ -17,7 +17,7 @@ import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.metrics._base import Context
-from synthrisk.neighbors import Neighbors
+from synthrisk.neighbors import Neighbors, map_neighbors
 
 __all__ = ["gather_neighbors", "reduce_neighbors"]
 
@@ -43,10 +43,8 @@ def reduce_neighbors(
 
     ``finish`` runs on the cluster (a module-level function: it is pickled).
     """
-    from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
     with context.progress.task(description, int(query.n_rows)) as advance:
-        parts = kneighbors_tables_map(
+        parts = map_neighbors(
             query,
             reference,
             finish,
@@ -76,11 +74,9 @@ def gather_neighbors(
     Each query partition's neighbours stay on the cluster until they are copied
     into the result, one partition at a time.
     """
-    from synthrisk.neighbors.dask_backend import kneighbors_tables_map
-
     n = int(query.n_rows)
     with context.progress.task(description, n) as advance:
-        parts = kneighbors_tables_map(
+        parts = map_neighbors(
             query,
             reference,
             _neighbors,

@@ -53,8 +53,6 @@ from synthrisk.schema.partitioned import (
     Domain,
     PartitionedTable,
     Partitions,
-    combine_domains,
-    domain_of_part,
     is_partitioned,
 )
 from synthrisk.schema.tables import Tables
@@ -288,8 +286,8 @@ class Space:
             )
         with context.progress.task(description, n_rows(query)) as advance:
             return nearest_neighbors(
-                query,  # type: ignore[arg-type]
-                reference,  # type: ignore[arg-type]
+                query,
+                reference,
                 k=k,
                 distance=self.distance,  # type: ignore[arg-type]
                 backend=backend,
@@ -388,15 +386,11 @@ def _take_partitioned(table: PartitionedTable, rows: IntArray) -> PartitionedTab
             parts.append(client.submit(_local_rows, source, local, pure=False))
         counts.append(int(local.size))
     n_num, n_cat = len(table.numeric_names), len(table.categorical_names)
-    domains = client.gather(
-        [client.submit(domain_of_part, f, pure=False) for f in parts]
-    )
-    return PartitionedTable(
-        partitions=Partitions(
-            parts, tuple(counts), int(rows.size) * (8 * n_num + 4 * n_cat)
-        ),
-        numeric_names=table.numeric_names,
-        categorical_names=table.categorical_names,
-        domain=combine_domains(domains, n_num, n_cat),
-        client=client,
+    return PartitionedTable.from_futures(
+        client,
+        parts,
+        counts,
+        int(rows.size) * (8 * n_num + 4 * n_cat),
+        table.numeric_names,
+        table.categorical_names,
     )

@@ -186,7 +186,7 @@ class MembershipKnnProbabilities(Metric):
         The nearest distances come back for the median bandwidth, then every
         partition's probabilities; all distances only when that median is 0.
         """
-        from synthrisk.neighbors.dask_backend import kneighbors_tables_map
+        from synthrisk.neighbors import map_neighbors
 
         kept = []
         for query, what in ((real, "real"), (holdout, "holdout")):
@@ -194,7 +194,7 @@ class MembershipKnnProbabilities(Metric):
                 f"kNN {what} → synthetic", n_rows(query)
             ) as advance:
                 kept.append(
-                    kneighbors_tables_map(
+                    map_neighbors(
                         query,
                         syn,
                         _distances,

@@ -1,0 +1,367 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# mypy: disallow-untyped-defs=False
+# (numba kernels: numba infers their types from the arrays they are called with)
+"""The building blocks of the exact numba kernels of the mixed-type distances.
+
+The grouped scan of :mod:`synthrisk.neighbors.numba_backend`, its first pass in
+:mod:`synthrisk.neighbors._nearby` and the projection walk of
+:mod:`synthrisk.neighbors._projection` are compositions of these: one numeric term
+rule, one summation with early abandoning, one top-k insertion (ties to the lowest
+reference position), one output row, one query loop over rows sorted by their codes
+and one driver over blocks of query rows. Every kernel therefore sums the same terms
+in the same order and breaks ties alike, so their results agree bit for bit.
+
+The compiled functions take their inputs grouped in tuples, which numba passes by
+value and, once inlined, unpacks without cost:
+
+* ``terms = (scale, indicator, clip, nan_one, nan_both, power, num_w)``: the numeric
+  terms of the distance (see :mod:`synthrisk.neighbors._spec`), from
+  :func:`kernel_terms`;
+* ``ref = (r_num_sorted, order, ...)``: reference rows in the kernel's order and
+  their positions (each kernel adds what it needs after these two);
+* ``top = (best, best_i, is_nan)``: one query row's running top k: summed terms,
+  positions, missing flags (from :func:`new_top`);
+* ``state = (filled, worst, worst_i)``: entries of ``top`` in use and its worst
+  entry (the radius until k are found; :data:`NO_ROW` loses every tie).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import numba
+import numpy as np
+from numpy.typing import DTypeLike
+
+from synthrisk._typing import FloatArray, IntArray
+from synthrisk.neighbors._blocks import rows_per_block
+from synthrisk.neighbors._protocol import Search
+from synthrisk.neighbors._spec import DistanceSpec
+
+__all__ = [
+    "NO_ROW",
+    "GroupedReference",
+    "find_group",
+    "kernel_terms",
+    "new_top",
+    "numeric_term",
+    "offer",
+    "present_term",
+    "query_order",
+    "run_blocks",
+    "same_codes",
+    "scan_group",
+    "write_row",
+]
+
+#: index that loses every tie: rows at exactly the radius are kept
+NO_ROW = 2**62
+
+#: query rows of one kernel call: at most 1/40 of the query (progress), at least this
+_MIN_BLOCK_ROWS = 512
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupedReference:
+    """Reference rows grouped by their categorical codes, and the distance's terms.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_groups, n_categorical)
+        Each group's codes, sorted lexicographically.
+    start : ndarray of shape (n_groups + 1,)
+        Group g holds ``order[start[g]:start[g + 1]]``.
+    order : ndarray of shape (n_reference,)
+        Reference row positions sorted by group, ascending within a group.
+    terms : tuple
+        The ``terms`` tuple of the distance (:func:`kernel_terms`).
+    cat_w : ndarray of shape (n_categorical,)
+        Categorical weights.
+    """
+
+    codes: IntArray
+    start: IntArray
+    order: IntArray
+    terms: tuple[object, ...]
+    cat_w: FloatArray
+
+
+def kernel_terms(
+    spec: DistanceSpec, n_numeric: int, n_categorical: int
+) -> tuple[tuple[object, ...], FloatArray]:
+    """The ``terms`` tuple of ``spec`` and its categorical weights (1 unless given)."""
+    num_w = np.ones(n_numeric) if spec.weights is None else spec.weights
+    terms = (
+        np.ascontiguousarray(spec.scale, dtype=np.float64),
+        np.ascontiguousarray(spec.indicator, dtype=np.bool_),
+        spec.clip,
+        float(spec.nan_one),
+        float(spec.nan_both),
+        spec.power,
+        np.ascontiguousarray(num_w, dtype=np.float64),
+    )
+    cat_w = np.ascontiguousarray(
+        np.ones(n_categorical) if spec.cat_weights is None else spec.cat_weights,
+        dtype=np.float64,
+    )
+    return terms, cat_w
+
+
+def query_order(q_cat: IntArray) -> IntArray:
+    """Query row positions sorted by their categorical codes (stable)."""
+    if q_cat.shape[1] == 0 or q_cat.shape[0] < 2:
+        return np.arange(q_cat.shape[0], dtype=np.int64)
+    return np.lexsort(q_cat.T[::-1]).astype(np.int64)
+
+
+def run_blocks(
+    kernel: Callable[..., None],
+    search: Search,
+    perm: IntArray,
+    code_dtype: DTypeLike,
+    shared: tuple[object, ...],
+    *,
+    row_bytes: int,
+    extra: tuple[DTypeLike, ...] = (),
+) -> list[np.ndarray]:
+    """Run ``kernel`` over blocks of the query rows taken in the order ``perm``.
+
+    Each call is ``kernel(q_num, q_cat, *shared, radius, out_d, out_i, *out_extra)``
+    on one block of rows: their numeric values, their codes as ``code_dtype``, their
+    radii in the units the kernels rank by, and the block's rows of the outputs
+    (distances and indices of shape (n, k), then one array of each ``extra`` dtype
+    of shape (n,)). ``row_bytes`` are the temporaries of one query row (see
+    :func:`~synthrisk.neighbors._blocks.rows_per_block`); progress is reported after
+    each block.
+
+    Returns
+    -------
+    list of ndarray
+        The outputs, back in the order of the query rows.
+    """
+    n_query, k = search.q_num.shape[0], search.k
+    radius = search.spec.sum_radius(search.radius, n_query)
+    sum_radius = np.ascontiguousarray(radius[perm])
+    q_num = np.ascontiguousarray(search.q_num[perm])
+    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=code_dtype)
+    # blocks bound the progress granularity and the per-block output buffers
+    step = rows_per_block(
+        row_bytes, working_memory=search.working_memory, n_rows=n_query
+    )
+    step = min(step, max(_MIN_BLOCK_ROWS, -(-n_query // 40)))
+    outputs = [
+        np.empty((n_query, k), dtype=np.float64),
+        np.empty((n_query, k), dtype=np.int64),
+        *(np.empty(n_query, dtype=dtype) for dtype in extra),
+    ]
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
+        kernel(
+            q_num[start:stop],
+            q_cat[start:stop],
+            *shared,
+            sum_radius[start:stop],
+            *(out[start:stop] for out in outputs),
+        )
+        if search.progress is not None:
+            search.progress(stop - start)
+    results = []
+    for out in outputs:
+        back = np.empty_like(out)
+        back[perm] = out
+        results.append(back)
+    return results
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def new_top(k):  # pragma: no cover - compiled
+    """An empty ``top`` tuple for k neighbours."""
+    return np.empty(k), np.empty(k, dtype=np.int64), np.empty(k, dtype=np.bool_)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def present_term(diff, indicator, scale, clip, power):  # pragma: no cover - compiled
+    """One numeric column's term for the absolute difference ``diff`` of two values."""
+    if indicator:
+        term = 1.0 if diff > 0 else 0.0
+    else:
+        term = diff / scale
+        if clip and term > 1.0:
+            term = 1.0
+    if power == 2:
+        term = term * term
+    return term
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def numeric_term(
+    x: float,
+    y: float,
+    indicator: bool,
+    scale: float,
+    clip: bool,
+    power: int,
+    nan_one: float,
+    nan_both: float,
+) -> float:
+    """One numeric column's term of the distance, before its weight (every kernel's rule)."""
+    x_nan = math.isnan(x)
+    y_nan = math.isnan(y)
+    if x_nan or y_nan:
+        return nan_both if (x_nan and y_nan) else nan_one
+    return present_term(abs(x - y), indicator, scale, clip, power)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def insert(j, acc, top, state):  # pragma: no cover - compiled
+    """Enter row ``j`` with its summed terms ``acc`` into ``top`` if it ranks."""
+    best, best_i, is_nan = top
+    filled, worst, worst_i = state
+    k = best.shape[0]
+    nan_acc = math.isnan(acc)
+    key = np.inf if nan_acc else acc
+    if filled < k and key > worst:  # a missing distance, beyond a finite radius
+        return state
+    if filled < k:
+        pos = filled
+        filled += 1
+    elif key < worst or (key == worst and j < worst_i):
+        pos = k - 1
+    else:
+        return state
+    while pos > 0 and (
+        best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
+    ):
+        best[pos] = best[pos - 1]
+        best_i[pos] = best_i[pos - 1]
+        is_nan[pos] = is_nan[pos - 1]
+        pos -= 1
+    best[pos] = key
+    best_i[pos] = j
+    is_nan[pos] = nan_acc
+    if filled == k:
+        worst = best[k - 1]
+        worst_i = best_i[k - 1]
+    return filled, worst, worst_i
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def offer(
+    i, t, acc, q_num, ref, terms, top, state, known=-1, known_term=0.0
+):  # pragma: no cover - compiled
+    """Compare reference row ``t`` (sorted position) with query ``i``; returns the new state.
+
+    ``acc`` is the row's categorical sum; the numeric terms are added in column
+    order and the row is abandoned as soon as it can no longer enter the top k.
+    Column ``known``'s weighted term, ``known_term``, was computed already (the
+    same arithmetic, so the same number).
+    """
+    r_num_sorted = ref[0]
+    order = ref[1]
+    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
+    worst, worst_i = state[1], state[2]
+    j = order[t]
+    # until k rows are found, worst is the query's radius (inf without one)
+    if acc > worst or (acc == worst and j > worst_i):
+        return state
+    for f in range(q_num.shape[1]):
+        if f == known:
+            acc += known_term
+            if acc > worst or (acc == worst and j > worst_i):
+                return state
+            continue
+        term = numeric_term(
+            q_num[i, f],
+            r_num_sorted[t, f],
+            indicator[f],
+            scale[f],
+            clip,
+            power,
+            nan_one,
+            nan_both,
+        )
+        acc += term * num_w[f]
+        if acc > worst or (acc == worst and j > worst_i):
+            return state
+    return insert(j, acc, top, state)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
+
+    ``ref = (r_num_sorted, order, group_start)``: group ``g`` holds the sorted rows
+    ``group_start[g]`` to ``group_start[g + 1]``, all ``start_acc`` away in their
+    categorical columns.
+    """
+    group_start = ref[2]
+    for t in range(group_start[g], group_start[g + 1]):
+        state = offer(i, t, start_acc, q_num, ref, terms, top, state)
+    return state
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def same_codes(codes, i, first, columns):  # pragma: no cover - compiled
+    """True when row ``i`` is not ``first`` and has row ``i - 1``'s codes in ``columns``."""
+    if i <= first:
+        return False
+    for c in range(columns.shape[0]):
+        if codes[i, columns[c]] != codes[i - 1, columns[c]]:
+            return False
+    return True
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def find_group(codes, i, columns, group_codes):  # pragma: no cover - compiled
+    """Position of row ``i``'s codes in ``columns`` among the sorted group codes, or -1.
+
+    ``group_codes[g, c]`` is group ``g``'s code in ``columns[c]``; the groups are
+    sorted lexicographically, as :func:`~synthrisk.neighbors._projection.row_groups`
+    returns them.
+    """
+    lo = 0
+    hi = group_codes.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        cmp = 0
+        for c in range(columns.shape[0]):
+            a = group_codes[mid, c]
+            b = codes[i, columns[c]]
+            if a != b:
+                cmp = -1 if a < b else 1
+                break
+        if cmp == 0:
+            return mid
+        if cmp < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def write_row(
+    i: int,
+    filled: int,
+    top: tuple[FloatArray, IntArray, np.ndarray],
+    power: int,
+    divisor: float,
+    out_d: FloatArray,
+    out_i: IntArray,
+) -> None:
+    """Query ``i``'s k neighbours into the output: empty slots inf / -1, NaN kept, roots taken."""
+    best, best_i, is_nan = top
+    for t in range(out_d.shape[1]):
+        if t >= filled:
+            out_d[i, t] = np.inf
+            out_i[i, t] = -1
+            continue
+        if is_nan[t]:
+            out_d[i, t] = np.nan
+        elif power == 2:
+            out_d[i, t] = math.sqrt(best[t]) / divisor
+        else:
+            out_d[i, t] = best[t] / divisor
+        out_i[i, t] = best_i[t]
