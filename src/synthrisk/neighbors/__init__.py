@@ -16,6 +16,7 @@ from synthrisk.neighbors._compute import (
     active_client,
     compute_scope,
     dask_compute,
+    dask_settings,
     local_cluster_size,
 )
 from synthrisk.neighbors._euclidean import Arithmetic
@@ -42,6 +43,7 @@ __all__ = [
     "column_ranges",
     "compute_scope",
     "dask_compute",
+    "dask_settings",
     "distance_spec",
     "get_backend",
     "local_cluster_size",
