@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
+from tests.audit._generators import Copier, Flaky, KnownEpsilon, population
 
 import synthrisk
 from synthrisk.audit import ATTACKS, audit
 from synthrisk.exceptions import InputError, ParameterError
-from tests.audit._generators import Copier, Flaky, KnownEpsilon, population
 
 N_REAL, N_HOLDOUT, TRAIN = 60, 240, 40
 TARGETS = list(range(10))

@@ -20,6 +20,7 @@ import os
 import random
 import shlex
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from synthrisk._optional import import_optional, is_available
+from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError, SynthriskError
 
 __all__ = [
@@ -173,12 +174,11 @@ SDV_SYNTHESIZERS: dict[str, str] = {
 
 
 def _seed_everything(seed: int) -> None:
-    """Seed the global generators SDV draws from (numpy, random and torch when present)."""
+    """Seed the global generators SDV draws from (numpy, random, and torch once imported)."""
     random.seed(seed)
     np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - SDV samples from numpy's global state
-    if is_available("torch"):
-        import torch
-
+    torch = sys.modules.get("torch")  # SDV's neural synthesizers import it themselves
+    if torch is not None:
         torch.manual_seed(seed)
 
 
