@@ -228,14 +228,15 @@ def audit(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd, synthrisk
+    >>> import numpy as np, pandas as pd
+    >>> from synthrisk.audit import audit
     >>> g = np.random.default_rng(0)
     >>> real = pd.DataFrame({"x": g.normal(size=60), "c": g.choice(list("ab"), 60)})
     >>> holdout = pd.DataFrame({"x": g.normal(size=120), "c": g.choice(list("ab"), 120)})
     >>> def copier(train, n, seed):
     ...     return train.sample(n, replace=True, random_state=seed)
-    >>> result = synthrisk.audit(copier, real, holdout, n_targets=5, n_runs=40,
-    ...                          attacks=["dcr"], train_size=30)
+    >>> result = audit(copier, real, holdout, n_targets=5, n_runs=40,
+    ...                attacks=["dcr"], train_size=30)
     >>> result.epsilon_lower > 0, result.verdict(max_epsilon=0.1).passed
     (True, False)
     """

@@ -236,9 +236,14 @@ def _fit_score(
         return np.zeros(0)
     if np.unique(y_fit).size < 2:
         return np.full(x_score.shape[0], 0.5)
+    from threadpoolctl import threadpool_limits
+
     model = _model(classifier, seed)
-    model.fit(x_fit, y_fit)  # type: ignore[attr-defined]
-    return np.asarray(model.predict_proba(x_score)[:, 1], dtype=np.float64)  # type: ignore[attr-defined]
+    # small fits: one thread each (boosting's OpenMP threads cost more than they give)
+    with threadpool_limits(limits=1):
+        model.fit(x_fit, y_fit)  # type: ignore[attr-defined]
+        proba = model.predict_proba(x_score)  # type: ignore[attr-defined]
+    return np.asarray(proba[:, 1], dtype=np.float64)
 
 
 def _ridge_scores(

@@ -88,7 +88,7 @@ def epsilon_lower_bound(
     --------
     >>> eps, *_ = epsilon_lower_bound(90, 100, 10, 100, delta=0.0, confidence_level=0.95)
     >>> round(float(eps[0]), 3)
-    1.487
+    1.465
     >>> float(epsilon_lower_bound(50, 100, 50, 100, delta=0.0, confidence_level=0.95)[0][0])
     0.0
     """
