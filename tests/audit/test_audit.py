@@ -236,3 +236,35 @@ def test_audit_rejects_a_generator_that_is_not_one() -> None:
 def test_audit_is_exported_at_the_top_level() -> None:
     assert synthrisk.audit is audit
     assert "audit" in synthrisk.__all__
+
+
+class _BadOutputs:
+    """Drops a column on run seeds divisible by 3, writes text into `x` on seeds = 1 mod 3."""
+
+    def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        out = train.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+        if seed % 3 == 0:
+            return out.drop(columns=["y"])
+        if seed % 3 == 1:
+            out["x"] = out["x"].astype(object)
+            out.loc[0, "x"] = "not a number"
+        return out
+
+
+def test_unusable_outputs_fail_only_their_own_runs(tables) -> None:
+    real, holdout = tables
+    result = audit(
+        _BadOutputs(),
+        real,
+        holdout,
+        n_targets=3,
+        n_runs=20,
+        train_size=TRAIN,
+        attacks=["dcr"],
+    )
+    errors = [f.error for f in result.failures]
+    assert any("lacks the columns ['y']" in e for e in errors)
+    assert any("cannot be read as the training table's columns" in e for e in errors)
+    assert 0 < result.n_runs < 20
+    assert result.n_runs + len(result.failures) == 20
+    assert [f.run for f in result.failures] == sorted(f.run for f in result.failures)

@@ -80,29 +80,84 @@ def _check_probability(value: Any, *, name: str, low: float, high: float) -> flo
     return float(value)
 
 
-def _encode_output(
-    output: pd.DataFrame, tables: Tables, schema: Schema, example: pd.DataFrame
-) -> EncodedTable:
-    """Normalise and encode one shadow output in the real tables' encoding.
+#: shadow outputs normalised together (the normalisation's cost is mostly per column)
+BATCH = 16
 
-    Categories the encoding does not know get a code unequal to every other code and to
-    a missing value.
 
-    Raises
-    ------
-    GeneratorError
-        If the output lacks a column or holds values that cannot be read.
+def _encode_outputs(
+    outputs: Sequence[pd.DataFrame],
+    tables: Tables,
+    schema: Schema,
+    example: pd.DataFrame,
+) -> list[EncodedTable | GeneratorError]:
+    """Normalise and encode shadow outputs in the real tables' encoding.
+
+    The outputs are normalised in one batch (one call of the schema's validation for
+    all of them); when the batch fails, each output alone, so that one bad output fails
+    only its own run. Categories the encoding does not know get a code unequal to every
+    other code and to a missing value.
+
+    Returns
+    -------
+    list
+        Per output, its encoding, or the :class:`GeneratorError` saying why it cannot
+        be used (a missing column, values that cannot be read).
     """
     names = schema.names
-    missing = [c for c in names if c not in output.columns]
-    if missing:
-        msg = (
-            f"the generator's output lacks the columns {missing}; it must return the "
-            f"training table's columns ({names})."
-        )
-        raise GeneratorError(msg)
+    out: list[EncodedTable | GeneratorError] = []
+    usable: list[int] = []
+    for i, output in enumerate(outputs):
+        missing = [c for c in names if c not in output.columns]
+        if missing:
+            msg = (
+                f"the generator's output lacks the columns {missing}; it must return the "
+                f"training table's columns ({names})."
+            )
+            out.append(GeneratorError(msg))
+        else:
+            out.append(GeneratorError("not encoded"))
+            usable.append(i)
+    if not usable:
+        return out
+    frames = [outputs[i][names] for i in usable]
     try:
-        normalised = prepare_tables(example, output[names], None, metadata=schema)
+        batch = _encode_frame(
+            pd.concat(frames, ignore_index=True), tables, schema, example
+        )
+    except GeneratorError:
+        if len(usable) == 1:
+            out[usable[0]] = _try_encode(frames[0], tables, schema, example)
+            return out
+        for i, frame in zip(usable, frames, strict=True):
+            out[i] = _try_encode(frame, tables, schema, example)
+        return out
+    start = 0
+    for i, frame in zip(usable, frames, strict=True):
+        stop = start + len(frame)
+        out[i] = EncodedTable(
+            numeric=batch.numeric[start:stop],
+            codes=batch.codes[start:stop],
+            numeric_names=batch.numeric_names,
+            categorical_names=batch.categorical_names,
+        )
+        start = stop
+    return out
+
+
+def _try_encode(
+    frame: pd.DataFrame, tables: Tables, schema: Schema, example: pd.DataFrame
+) -> EncodedTable | GeneratorError:
+    try:
+        return _encode_frame(frame, tables, schema, example)
+    except GeneratorError as exc:
+        return exc
+
+
+def _encode_frame(
+    frame: pd.DataFrame, tables: Tables, schema: Schema, example: pd.DataFrame
+) -> EncodedTable:
+    try:
+        normalised = prepare_tables(example, frame, None, metadata=schema)
     except SynthriskError as exc:
         msg = f"the generator's output cannot be read as the training table's columns: {exc}"
         raise GeneratorError(msg) from exc
@@ -367,31 +422,51 @@ def audit(
         max_seconds=max_seconds,
         progress=progress,
     )
-    outcome: RunOutcome
+    buffer: list[RunOutcome] = []
+
+    def score(batch: list[RunOutcome]) -> float:
+        tick = time.perf_counter()
+        encodings = _encode_outputs(
+            [o.synthetic for o in batch if o.synthetic is not None],
+            tables,
+            schema,
+            example,
+        )
+        for outcome, encoded in zip(batch, encodings, strict=True):
+            if isinstance(encoded, GeneratorError):
+                failures.append(RunFailure(outcome.draw.run, str(encoded)))
+                continue
+            run_scores = no_box_scores(
+                targets_enc,
+                encoded,
+                scale=scale,
+                radius=radius,
+                aux_density=aux_density,
+            )
+            for attack in scores:
+                scores[attack].append(run_scores[attack])  # type: ignore[index]
+            if "classifier" in chosen_attacks:
+                features.append(feature_space.features(encoded))
+            completed.append(outcome.draw.run)
+            included.append(outcome.draw.included)
+        return time.perf_counter() - tick
+
     for outcome in outcomes:
         generator_seconds += outcome.seconds
+        scoring_seconds += outcome.prepare_seconds
         retried += outcome.attempts > 1
         if outcome.synthetic is None:
             failures.append(
                 RunFailure(outcome.draw.run, outcome.error or "unknown failure")
             )
             continue
-        tick = time.perf_counter()
-        try:
-            encoded = _encode_output(outcome.synthetic, tables, schema, example)
-        except GeneratorError as exc:
-            failures.append(RunFailure(outcome.draw.run, str(exc)))
-            continue
-        run_scores = no_box_scores(
-            targets_enc, encoded, scale=scale, radius=radius, aux_density=aux_density
-        )
-        for attack in scores:
-            scores[attack].append(run_scores[attack])  # type: ignore[index]
-        if "classifier" in chosen_attacks:
-            features.append(feature_space.features(encoded))
-        completed.append(outcome.draw.run)
-        included.append(outcome.draw.included)
-        scoring_seconds += time.perf_counter() - tick
+        buffer.append(outcome)
+        if len(buffer) == BATCH:
+            scoring_seconds += score(buffer)
+            buffer = []
+    if buffer:
+        scoring_seconds += score(buffer)
+    failures.sort(key=lambda f: f.run)
 
     # the bounds
     tick = time.perf_counter()

@@ -91,6 +91,8 @@ class RunOutcome:
         1, or 2 when the first attempt failed.
     seconds : float
         Wall seconds of the generator calls (both attempts).
+    prepare_seconds : float
+        Wall seconds spent drawing and building the training table.
     """
 
     draw: RunDraw
@@ -98,6 +100,7 @@ class RunOutcome:
     error: str | None
     attempts: int
     seconds: float
+    prepare_seconds: float = 0.0
 
 
 def _call(
@@ -156,11 +159,16 @@ def play(
     def out_of_time() -> bool:
         return max_seconds is not None and time.perf_counter() - start >= max_seconds
 
+    prepared: dict[int, float] = {}
+
     def prepare(run: int) -> tuple[RunDraw, pd.DataFrame]:
+        tick = time.perf_counter()
         draw = draw_run(
             seed, run, n_pool=len(pool), train_size=train_size, n_targets=len(targets)
         )
-        return draw, training_frame(draw, pool, targets)
+        train = training_frame(draw, pool, targets)
+        prepared[run] = time.perf_counter() - tick
+        return draw, train
 
     done = 0
     if n_jobs == 1:
@@ -174,7 +182,7 @@ def play(
             done += 1
             if progress is not None:
                 progress(done, n_runs)
-            yield RunOutcome(draw, out, error, attempts, seconds)
+            yield RunOutcome(draw, out, error, attempts, seconds, prepared.pop(run))
         return
     executor: concurrent.futures.Executor
     if _picklable(generator):
@@ -219,7 +227,9 @@ def play(
                         2,
                         0.0,
                     )
-                finished[run] = RunOutcome(draw, out, error, attempts, seconds)
+                finished[run] = RunOutcome(
+                    draw, out, error, attempts, seconds, prepared.pop(run)
+                )
                 done += 1
                 if progress is not None:
                     progress(done, n_runs)
