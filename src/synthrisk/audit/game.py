@@ -68,12 +68,21 @@ def draw_run(
 
 
 def training_frame(
-    draw: RunDraw, pool: pd.DataFrame, targets: pd.DataFrame
+    draw: RunDraw,
+    pool: pd.DataFrame,
+    targets: pd.DataFrame,
+    *,
+    stacked: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The shadow training table of ``draw`` (original columns, shuffled rows)."""
-    parts = [pool.iloc[draw.pool_rows], targets.iloc[np.flatnonzero(draw.included)]]
-    frame = pd.concat(parts, ignore_index=True)
-    return frame.iloc[draw.order].reset_index(drop=True)
+    """The shadow training table of ``draw`` (original columns, shuffled rows).
+
+    ``stacked`` is ``pool`` followed by ``targets`` (``pd.concat(..., ignore_index=True)``),
+    when the caller keeps it for many runs: the table is then one row selection.
+    """
+    if stacked is None:
+        stacked = pd.concat([pool, targets], ignore_index=True)
+    rows = np.concatenate([draw.pool_rows, len(pool) + np.flatnonzero(draw.included)])
+    return stacked.iloc[rows[draw.order]].reset_index(drop=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,13 +169,14 @@ def play(
         return max_seconds is not None and time.perf_counter() - start >= max_seconds
 
     prepared: dict[int, float] = {}
+    stacked = pd.concat([pool, targets], ignore_index=True)
 
     def prepare(run: int) -> tuple[RunDraw, pd.DataFrame]:
         tick = time.perf_counter()
         draw = draw_run(
             seed, run, n_pool=len(pool), train_size=train_size, n_targets=len(targets)
         )
-        train = training_frame(draw, pool, targets)
+        train = training_frame(draw, pool, targets, stacked=stacked)
         prepared[run] = time.perf_counter() - tick
         return draw, train
 
