@@ -28,6 +28,7 @@ from synthrisk.audit.bounds import Bound, attack_bound, mid_ranks
 from synthrisk.audit.game import RunOutcome, play
 from synthrisk.audit.generators import (
     GeneratorError,
+    GeneratorLike,
     as_fit_sample,
     describe_generator,
 )
@@ -192,7 +193,7 @@ def _best(bounds: Mapping[str, Bound]) -> tuple[float, str | None]:
 
 
 def audit(
-    generator: Any,
+    generator: GeneratorLike,
     real: TableLike,
     holdout: TableLike,
     *,
