@@ -43,6 +43,8 @@ def _known(tables: tuple[pd.DataFrame, pd.DataFrame], epsilon: float, **kw: obje
 def test_known_epsilon_bound_never_exceeds_epsilon(tables, seed: int) -> None:
     result = _known(tables, 1.0, n_runs=120, seed=seed)
     assert 0.0 < result.epsilon_lower <= 1.0
+    assert result.epsilon_lower_one_run is not None
+    assert 0.0 < result.epsilon_lower_one_run <= 1.0
     assert result.best_attack in ("dcr", "knn")
     # the insertion test is the best test: TPR / FPR = e, AUC = (1 + TPR - FPR) / 2
     assert result.overall["dcr"].auc == pytest.approx(0.731, abs=0.06)
@@ -50,9 +52,13 @@ def test_known_epsilon_bound_never_exceeds_epsilon(tables, seed: int) -> None:
 
 def test_known_epsilon_bound_approaches_epsilon_as_runs_grow(tables) -> None:
     few = _known(tables, 1.0, n_runs=30, seed=3).epsilon_lower
-    many = _known(tables, 1.0, n_runs=300, seed=3).epsilon_lower
+    many_runs = _known(tables, 1.0, n_runs=300, seed=3)
+    many = many_runs.epsilon_lower
     assert few < many <= 1.0
     assert many > 0.65
+    one_run = many_runs.epsilon_lower_one_run
+    assert one_run is not None
+    assert 0.65 < one_run <= 1.0
 
 
 def test_known_epsilon_per_target_bounds_are_valid(tables) -> None:
@@ -83,6 +89,7 @@ def test_null_generator_gives_no_bound(tables) -> None:
         Copier(0.0), real, holdout, n_targets=8, n_runs=80, train_size=TRAIN, seed=6
     )
     assert result.epsilon_lower == 0.0
+    assert result.epsilon_lower_one_run == 0.0
     assert result.best_attack is None
     for attack in ATTACKS:
         auc = result.overall[attack].auc

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from synthrisk.audit.bounds import attack_bound, epsilon_lower_bound, mid_ranks
+from synthrisk.audit.bounds import (
+    attack_bound,
+    epsilon_lower_bound,
+    mid_ranks,
+    one_run_epsilon,
+)
 
 
 def _cp(k: int, n: int, level: float) -> tuple[float, float]:
@@ -146,3 +151,50 @@ def test_random_scores_rarely_refute_anything() -> None:
         )
         hits += b.epsilon_lower > 0
     assert hits <= 5
+
+
+def test_one_run_epsilon_is_the_logit_of_the_precision_bound() -> None:
+    low = stats.beta.ppf(0.05, 731, 1000 - 731 + 1)
+    assert one_run_epsilon(731, 1000, confidence_level=0.95) == pytest.approx(
+        math.log(low / (1 - low))
+    )
+    assert one_run_epsilon(0, 10, confidence_level=0.95) == 0.0
+    assert one_run_epsilon(3, 0, confidence_level=0.95) == 0.0
+    # all 30 guesses right: the bound is finite and grows with the guesses
+    assert (
+        0
+        < one_run_epsilon(30, 30, confidence_level=0.95)
+        < one_run_epsilon(300, 300, confidence_level=0.95)
+    )
+
+
+def test_one_run_epsilon_is_valid_when_the_guesses_depend_on_each_other() -> None:
+    # one run, 200 targets; the mechanism releases, per run, a common shift that makes
+    # the attacker call everyone a member at once, plus each target's own ε = 1 coin:
+    # guesses are strongly dependent, yet the precision bound stays below 1 at 95 %
+    g = np.random.default_rng(5)
+    p_in = math.e / (1 + math.e)
+    over = 0
+    for _ in range(400):
+        member = g.random(200) < 0.5
+        released = np.where(member, g.random(200) < p_in, g.random(200) < 1 - p_in)
+        # half the runs' outputs make every guess "member"
+        everyone = g.random() < 0.5
+        guesses = np.ones(200, dtype=bool) if everyone else released
+        correct = int((guesses & member).sum())
+        over += one_run_epsilon(correct, int(guesses.sum()), confidence_level=0.95) > 1
+    assert over / 400 < 0.05
+
+
+def test_attack_bound_reports_the_one_run_bound_for_pure_dp_only() -> None:
+    labels = np.array([True, False] * 100)
+    scores = np.where(labels, 1.0, 0.0)
+    pure = attack_bound(
+        scores, labels, scores, labels, delta=0.0, confidence_level=0.95
+    )
+    approx = attack_bound(
+        scores, labels, scores, labels, delta=1e-3, confidence_level=0.95
+    )
+    assert pure.epsilon_lower_one_run is not None
+    assert pure.epsilon_lower_one_run > 2
+    assert approx.epsilon_lower_one_run is None

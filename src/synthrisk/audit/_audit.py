@@ -514,6 +514,11 @@ def audit(
             confidence_level=attack_level,
         )
     epsilon, best_attack = _best(overall)
+    one_run = (
+        max(float(b.epsilon_lower_one_run or 0.0) for b in overall.values())
+        if delta == 0
+        else None
+    )
     targets = []
     for t, (row, source) in enumerate(zip(rows, sources, strict=True)):
         eps_t, best_t = _best(per_target[t])
@@ -577,4 +582,5 @@ def audit(
         overall=overall,
         targets=tuple(targets),
         failures=tuple(failures),
+        epsilon_lower_one_run=one_run,
     )

@@ -28,6 +28,7 @@ import dataclasses
 import math
 
 import numpy as np
+from scipy import stats
 
 from synthrisk._typing import FloatArray
 from synthrisk.stats.mia import clopper_pearson, tpr_at_fpr
@@ -39,6 +40,7 @@ __all__ = [
     "attack_bound",
     "epsilon_lower_bound",
     "mid_ranks",
+    "one_run_epsilon",
 ]
 
 #: false-positive rates at which the true-positive rate is reported
@@ -135,6 +137,10 @@ class Bound:
         Clopper–Pearson intervals of the chosen test's rates.
     n_members, n_non_members : int
         Evaluation observations of each kind.
+    epsilon_lower_one_run : float or None
+        The pure-DP ε refuted by the same test read as guesses (:func:`one_run_epsilon`:
+        the precision of its "member" calls), valid however the guesses about targets
+        of one run depend on each other; None when δ > 0.
     """
 
     auc: float | None
@@ -146,6 +152,33 @@ class Bound:
     fpr: tuple[float, float]
     n_members: int
     n_non_members: int
+    epsilon_lower_one_run: float | None = None
+
+
+def one_run_epsilon(correct: int, guesses: int, *, confidence_level: float) -> float:
+    """Pure-DP ε refuted by ``correct`` right "member" guesses out of ``guesses``.
+
+    In a game where every target is included independently with probability 1/2, the
+    correct guesses of any guessing rule on the output of an ε-DP mechanism are
+    stochastically dominated by ``Binomial(guesses, e^ε / (1 + e^ε))``, even when the
+    guesses about several targets look at the same output (Steinke, Nasr & Jagielski
+    2023, arXiv 2305.08846, Theorem 3.1). The bound is the logit of the one-sided
+    Clopper–Pearson lower bound of the guesses' precision (0 when it is at most 1/2).
+
+    Examples
+    --------
+    >>> round(one_run_epsilon(731, 1000, confidence_level=0.95), 3)
+    0.881
+    >>> one_run_epsilon(5, 10, confidence_level=0.95)
+    0.0
+    """
+    if guesses <= 0 or correct <= 0:
+        return 0.0
+    alpha = 1 - confidence_level
+    low = float(stats.beta.ppf(alpha, correct, guesses - correct + 1))
+    if not low > 0.5:
+        return 0.0
+    return math.log(low / (1 - low)) if low < 1 else math.inf
 
 
 def _counts(
@@ -221,9 +254,17 @@ def attack_bound(
     eps, tpr_low, tpr_high, fpr_low, fpr_high = epsilon_lower_bound(
         tp, ev_m.size, fp, ev_n.size, delta=delta, confidence_level=confidence_level
     )
+    one_run = (
+        one_run_epsilon(
+            int(tp[0]), int(tp[0] + fp[0]), confidence_level=confidence_level
+        )
+        if delta == 0
+        else None
+    )
     return dataclasses.replace(
         empty,
         epsilon_lower=float(eps[0]),
+        epsilon_lower_one_run=one_run,
         threshold=threshold,
         direction="higher" if higher else "lower",
         tpr=(float(tpr_low[0]), float(tpr_high[0])),

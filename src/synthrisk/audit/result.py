@@ -23,8 +23,10 @@ choosing targets, the auxiliary densities), ``scoring_seconds`` per run (buildin
 tables, encoding and scoring outputs) and ``bounds_seconds`` once (the classifier and the
 bounds).
      "epsilon_lower": float, "best_attack": str | null,
+     "epsilon_lower_one_run": float | null,
      "overall": {attack: {"auc", "tpr_at_fpr", "epsilon_lower", "threshold",
-                          "direction", "tpr", "fpr", "n_members", "n_non_members"}},
+                          "direction", "tpr", "fpr", "n_members", "n_non_members",
+                          "epsilon_lower_one_run"}},
      "targets": [{"row": int, "source": "vulnerable" | "named", "isolation": float,
                   "n_included": int, "epsilon_lower": float, "best_attack": str | null,
                   "attacks": {attack: {...}}}],
@@ -162,6 +164,11 @@ class AuditResult:
         Each target, in the order chosen (most vulnerable first, then the named rows).
     failures : tuple of RunFailure
         Runs left out because the generator failed twice.
+    epsilon_lower_one_run : float or None
+        The largest pooled bound over the attacks read as one-run guesses (the precision
+        of the "member" calls; Steinke, Nasr & Jagielski 2023), valid for pure ε-DP
+        however the guesses about the targets of one run depend on each other; None when
+        δ > 0.
     """
 
     generator: str
@@ -173,6 +180,7 @@ class AuditResult:
     overall: dict[str, Bound]
     targets: tuple[TargetAudit, ...]
     failures: tuple[RunFailure, ...] = ()
+    epsilon_lower_one_run: float | None = None
 
     @property
     def n_runs(self) -> int:
@@ -192,6 +200,7 @@ class AuditResult:
             "runs": to_jsonable(self.runs),
             "epsilon_lower": self.epsilon_lower,
             "best_attack": self.best_attack,
+            "epsilon_lower_one_run": self.epsilon_lower_one_run,
             "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
             "targets": [t.to_dict() for t in self.targets],
             "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
