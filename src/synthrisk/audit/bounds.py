@@ -162,7 +162,7 @@ def one_run_epsilon(correct: int, guesses: int, *, confidence_level: float) -> f
     correct guesses of any guessing rule on the output of an ε-DP mechanism are
     stochastically dominated by ``Binomial(guesses, e^ε / (1 + e^ε))``, even when the
     guesses about several targets look at the same output (Steinke, Nasr & Jagielski
-    2023, arXiv 2305.08846, Theorem 3.1). The bound is the logit of the one-sided
+    2023, arXiv 2305.08846, their analysis of pure DP). The bound is the logit of the one-sided
     Clopper–Pearson lower bound of the guesses' precision (0 when it is at most 1/2).
 
     Examples
