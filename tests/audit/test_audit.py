@@ -212,6 +212,8 @@ def test_the_result_states_its_threat_model_and_settings(tables) -> None:
     # row numbers, never values
     assert str(real.loc[0, "x"]) not in result.to_json()
     assert math.isfinite(data["runs"]["audit_seconds"])
+    again = synthrisk.AuditResult.from_dict(data)
+    assert again.to_json() == result.to_json()
 
 
 @pytest.mark.parametrize(

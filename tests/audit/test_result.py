@@ -101,3 +101,15 @@ def test_verdict_rejects_bad_max_epsilon(bad: object) -> None:
 def test_result_is_frozen() -> None:
     with pytest.raises(AttributeError):
         _result().epsilon_lower = 0.0  # type: ignore[misc]
+
+
+def test_from_dict_round_trips() -> None:
+    result = _result()
+    again = AuditResult.from_dict(json.loads(result.to_json()))
+    assert again == result
+    assert again.to_json() == result.to_json()
+
+
+def test_from_dict_refuses_other_documents() -> None:
+    with pytest.raises(ParameterError, match="must be a generator audit's JSON"):
+        AuditResult.from_dict({"schema_version": 1, "results": []})

@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from synthrisk._typing import JSONValue
@@ -58,6 +59,14 @@ AUDIT_SCHEMA_VERSION = 1
 
 def _bound_dict(bound: Bound) -> dict[str, JSONValue]:
     return to_jsonable(dataclasses.asdict(bound))
+
+
+def _bound_from(data: Mapping[str, Any]) -> Bound:
+    values = dict(data)
+    values["tpr"] = tuple(values["tpr"])
+    values["fpr"] = tuple(values["fpr"])
+    values["tpr_at_fpr"] = dict(values["tpr_at_fpr"])
+    return Bound(**values)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,6 +214,52 @@ class AuditResult:
             "targets": [t.to_dict() for t in self.targets],
             "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AuditResult:
+        """Rebuild a result from :meth:`to_dict` (or the parsed :meth:`to_json`).
+
+        Raises
+        ------
+        ParameterError
+            If ``data`` is not an audit result of a known ``schema_version``.
+        """
+        if (
+            data.get("kind") != "generator_audit"
+            or data.get("schema_version") != AUDIT_SCHEMA_VERSION
+        ):
+            msg = (
+                "`data` must be a generator audit's JSON (kind 'generator_audit', "
+                f"schema_version {AUDIT_SCHEMA_VERSION}); got kind {data.get('kind')!r}, "
+                f"schema_version {data.get('schema_version')!r}."
+            )
+            raise ParameterError(msg)
+        targets = tuple(
+            TargetAudit(
+                row=int(t["row"]),
+                source=t["source"],
+                isolation=float(t["isolation"]),
+                n_included=int(t["n_included"]),
+                attacks={k: _bound_from(v) for k, v in t["attacks"].items()},
+                epsilon_lower=float(t["epsilon_lower"]),
+                best_attack=t["best_attack"],
+            )
+            for t in data["targets"]
+        )
+        return cls(
+            generator=str(data["generator"]),
+            threat_model=dict(data["threat_model"]),
+            settings=dict(data["settings"]),
+            runs=dict(data["runs"]),
+            epsilon_lower=float(data["epsilon_lower"]),
+            best_attack=data["best_attack"],
+            overall={k: _bound_from(v) for k, v in data["overall"].items()},
+            targets=targets,
+            failures=tuple(
+                RunFailure(int(f["run"]), str(f["error"])) for f in data["failures"]
+            ),
+            epsilon_lower_one_run=data.get("epsilon_lower_one_run"),
+        )
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The JSON text of :meth:`to_dict` (NaN is refused, so it never slips in)."""
