@@ -277,3 +277,18 @@ def test_unusable_outputs_fail_only_their_own_runs(tables) -> None:
     assert 0 < result.n_runs < 20
     assert result.n_runs + len(result.failures) == 20
     assert [f.run for f in result.failures] == sorted(f.run for f in result.failures)
+
+
+def test_a_budget_spent_before_the_first_run_gives_an_empty_audit(tables) -> None:
+    real, holdout = tables
+    result = audit(
+        Copier(0.5), real, holdout, n_targets=3, train_size=TRAIN, max_seconds=1e-9
+    )
+    assert result.n_runs == 0
+    assert result.epsilon_lower == 0.0
+    assert result.best_attack is None
+    assert all(b.auc is None for b in result.overall.values())
+    assert "after 0 of 200 runs" in str(result.runs["stopped_early"])
+    verdict = result.verdict(10.0)
+    assert not verdict.passed
+    assert "no evaluation run" in verdict.reason

@@ -483,7 +483,9 @@ def audit(
     }
     if "classifier" in chosen_attacks:
         score_of["classifier"] = classifier_scores(
-            np.asarray(features, dtype=np.float64).reshape(len(completed), -1),
+            np.asarray(features, dtype=np.float64).reshape(len(completed), -1)
+            if features
+            else np.zeros((0, 0)),
             member,
             selection,
             classifier=model,

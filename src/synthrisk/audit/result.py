@@ -269,7 +269,8 @@ class AuditResult:
         """Fail when the audit refutes ``max_epsilon``: its ε lower bound is above it.
 
         Passing does not prove the generator ``max_epsilon``-private: the bound is a
-        lower bound, reached by these attacks on these targets with these runs.
+        lower bound, reached by these attacks on these targets with these runs. An audit
+        without any evaluation run (a budget spent before the runs) never passes.
 
         Raises
         ------
@@ -286,8 +287,19 @@ class AuditResult:
             msg = f"`max_epsilon` must be a finite number >= 0; got {max_epsilon!r}."
             raise ParameterError(msg)
         eps = self.epsilon_lower
-        passed = eps <= max_epsilon
         level = self.settings.get("confidence_level")
+        if not self.runs.get("evaluation"):
+            reason = (
+                f"no evaluation run completed ({self.n_runs} shadow run(s) in all): "
+                "the audit tested nothing, so it cannot pass."
+            )
+            return AuditVerdict(
+                passed=False,
+                epsilon_lower=eps,
+                max_epsilon=float(max_epsilon),
+                reason=reason,
+            )
+        passed = eps <= max_epsilon
         if passed:
             reason = (
                 f"no attack refuted ε = {max_epsilon:g}: the audit's lower bound is {eps:.3g} "
