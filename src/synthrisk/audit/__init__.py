@@ -22,7 +22,9 @@ from synthrisk.audit.generators import (
     CommandGenerator,
     FitSample,
     GeneratorError,
+    GeneratorLike,
     SDVGenerator,
+    as_fit_sample,
 )
 from synthrisk.audit.result import AuditResult, AuditVerdict, RunFailure, TargetAudit
 
@@ -37,9 +39,11 @@ __all__ = [
     "CommandGenerator",
     "FitSample",
     "GeneratorError",
+    "GeneratorLike",
     "RunFailure",
     "SDVGenerator",
     "TargetAudit",
+    "as_fit_sample",
     "audit",
     "epsilon_lower_bound",
 ]
