@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "metrics": 4,
     "verdict": 4,
     "selftest": 5,
+    "audit": 6,
     "datasets": 6,
     "evaluate": 6,
     "report": 6,

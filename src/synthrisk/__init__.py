@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 from synthrisk._version import __version__
+from synthrisk.audit import AuditResult, AuditVerdict, GeneratorError, audit
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -77,10 +78,13 @@ from synthrisk.schema import ColumnSpec, Schema, infer_schema
 
 __all__ = [
     "METRICS",
+    "AuditResult",
+    "AuditVerdict",
     "ColumnSpec",
     "ConfigError",
     "EvaluationReport",
     "FileEvaluation",
+    "GeneratorError",
     "InputError",
     "Metric",
     "MetricResult",
@@ -97,6 +101,7 @@ __all__ = [
     "Thresholds",
     "UnreliableEstimateWarning",
     "__version__",
+    "audit",
     "evaluate",
     "evaluate_files",
     "infer_schema",

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The generator audit: shadow-model membership attacks and an effective-ε lower bound.
+
+The dataset-only metrics judge one synthetic table; the audit judges the generator that
+made it, by training it again and again on shadow training sets with and without the
+people it targets (``docs/audit.md``):
+
+* :mod:`~synthrisk.audit.generators`: adapters (a callable, a command, SDV);
+* :mod:`~synthrisk.audit.game`: the shadow runs (seeded, parallel, budgeted, retried);
+* :mod:`~synthrisk.audit.attacks`: the membership attacks on each run's output;
+* :mod:`~synthrisk.audit.bounds`: Clopper–Pearson bounds and the effective ε;
+* :mod:`~synthrisk.audit.result`: the frozen, JSON-safe result and its verdict.
+"""
+
+from __future__ import annotations
+
+from synthrisk.audit._audit import THREAT_MODEL, audit
+from synthrisk.audit.attacks import ATTACKS, CLASSIFIERS
+from synthrisk.audit.bounds import Bound, epsilon_lower_bound
+from synthrisk.audit.generators import (
+    SDV_SYNTHESIZERS,
+    CommandGenerator,
+    FitSample,
+    GeneratorError,
+    GeneratorLike,
+    SDVGenerator,
+    as_fit_sample,
+)
+from synthrisk.audit.result import AuditResult, AuditVerdict, RunFailure, TargetAudit
+
+__all__ = [
+    "ATTACKS",
+    "CLASSIFIERS",
+    "SDV_SYNTHESIZERS",
+    "THREAT_MODEL",
+    "AuditResult",
+    "AuditVerdict",
+    "Bound",
+    "CommandGenerator",
+    "FitSample",
+    "GeneratorError",
+    "GeneratorLike",
+    "RunFailure",
+    "SDVGenerator",
+    "TargetAudit",
+    "as_fit_sample",
+    "audit",
+    "epsilon_lower_bound",
+]

@@ -1,0 +1,588 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``audit()``: the generator audit from the tables to the result."""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthrisk._typing import FloatArray, JSONValue, TableLike
+from synthrisk._validation import check_int, check_option
+from synthrisk.audit.attacks import (
+    ATTACKS,
+    CLASSIFIERS,
+    UNKNOWN_CODE,
+    AttackName,
+    ClassifierName,
+    FeatureSpace,
+    classifier_scores,
+    kernel_density,
+    no_box_scores,
+)
+from synthrisk.audit.bounds import Bound, attack_bound, mid_ranks
+from synthrisk.audit.game import RunOutcome, play
+from synthrisk.audit.generators import (
+    GeneratorError,
+    GeneratorLike,
+    as_fit_sample,
+    describe_generator,
+)
+from synthrisk.audit.result import AuditResult, RunFailure, TargetAudit
+from synthrisk.exceptions import InputError, ParameterError, SynthriskError
+from synthrisk.metrics import make_context
+from synthrisk.metrics.membership.isolation import isolated_training_people
+from synthrisk.neighbors import column_ranges
+from synthrisk.schema import EncodedTable, Schema, Tables, as_pandas, prepare_tables
+
+__all__ = ["THREAT_MODEL", "audit"]
+
+#: the threat model every audit states in its result
+THREAT_MODEL: dict[str, str] = {
+    "attacker_knows": (
+        "the training algorithm and its settings: the attacker can train the same "
+        "generator on tables of their choice (shadow models)"
+    ),
+    "attacker_holds": (
+        "an auxiliary sample of the population (the holdout table given to the audit), "
+        "the target's full record, and one synthetic table made from the training set"
+    ),
+    "targets": (
+        "the real people most isolated from every other real person (the isolation rule "
+        "of the per-person tests), plus the rows the user names"
+    ),
+    "game": (
+        "in every shadow run the training set is drawn from the auxiliary sample and each "
+        "target joins it independently with probability 1/2 (one-run style: every target "
+        "is audited by the same runs); the attacker guesses each target's membership "
+        "from the run's synthetic table"
+    ),
+    "guarantee": (
+        "a generator that is (epsilon, delta)-differentially private has a true epsilon at "
+        "least the reported lower bound, at the stated confidence; the bound says nothing "
+        "about attacks or targets the audit did not try, so a small bound is not a proof "
+        "of privacy"
+    ),
+}
+
+
+def _check_probability(value: Any, *, name: str, low: float, high: float) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not low < float(value) < high
+    ):
+        msg = f"`{name}` must be a number strictly between {low:g} and {high:g}; got {value!r}."
+        raise ParameterError(msg)
+    return float(value)
+
+
+#: shadow outputs normalised together (the normalisation's cost is mostly per column)
+BATCH = 32
+
+
+def _encode_outputs(
+    outputs: Sequence[pd.DataFrame],
+    tables: Tables,
+    schema: Schema,
+    example: pd.DataFrame,
+) -> list[EncodedTable | GeneratorError]:
+    """Normalise and encode shadow outputs in the real tables' encoding.
+
+    The outputs are normalised in one batch (one call of the schema's validation for
+    all of them); when the batch fails, each output alone, so that one bad output fails
+    only its own run. Categories the encoding does not know get a code unequal to every
+    other code and to a missing value.
+
+    Returns
+    -------
+    list
+        Per output, its encoding, or the :class:`GeneratorError` saying why it cannot
+        be used (a missing column, values that cannot be read).
+    """
+    names = schema.names
+    out: list[EncodedTable | GeneratorError] = []
+    usable: list[int] = []
+    for i, output in enumerate(outputs):
+        missing = [c for c in names if c not in output.columns]
+        if missing:
+            msg = (
+                f"the generator's output lacks the columns {missing}; it must return the "
+                f"training table's columns ({names})."
+            )
+            out.append(GeneratorError(msg))
+        else:
+            out.append(GeneratorError("not encoded"))
+            usable.append(i)
+    if not usable:
+        return out
+    frames = [
+        outputs[i] if list(outputs[i].columns) == names else outputs[i][names]
+        for i in usable
+    ]
+    try:
+        batch = _encode_frame(
+            pd.concat(frames, ignore_index=True), tables, schema, example
+        )
+    except GeneratorError:
+        if len(usable) == 1:
+            out[usable[0]] = _try_encode(frames[0], tables, schema, example)
+            return out
+        for i, frame in zip(usable, frames, strict=True):
+            out[i] = _try_encode(frame, tables, schema, example)
+        return out
+    start = 0
+    for i, frame in zip(usable, frames, strict=True):
+        stop = start + len(frame)
+        out[i] = EncodedTable(
+            numeric=batch.numeric[start:stop],
+            codes=batch.codes[start:stop],
+            numeric_names=batch.numeric_names,
+            categorical_names=batch.categorical_names,
+        )
+        start = stop
+    return out
+
+
+def _try_encode(
+    frame: pd.DataFrame, tables: Tables, schema: Schema, example: pd.DataFrame
+) -> EncodedTable | GeneratorError:
+    try:
+        return _encode_frame(frame, tables, schema, example)
+    except GeneratorError as exc:
+        return exc
+
+
+def _encode_frame(
+    frame: pd.DataFrame, tables: Tables, schema: Schema, example: pd.DataFrame
+) -> EncodedTable:
+    try:
+        normalised = prepare_tables(example, frame, None, metadata=schema)
+    except SynthriskError as exc:
+        msg = f"the generator's output cannot be read as the training table's columns: {exc}"
+        raise GeneratorError(msg) from exc
+    encoded = tables.encoder.transform(normalised.synthetic)
+    codes = encoded.codes.copy()
+    for j, name in enumerate(encoded.categorical_names):
+        unknown = (codes[:, j] < 0) & normalised.synthetic[name].notna().to_numpy()
+        codes[unknown, j] = UNKNOWN_CODE
+    return EncodedTable(
+        numeric=encoded.numeric,
+        codes=codes,
+        numeric_names=encoded.numeric_names,
+        categorical_names=encoded.categorical_names,
+    )
+
+
+def _selection_runs(runs: np.ndarray, share: float) -> np.ndarray:
+    """Runs that choose thresholds and train the classifier: evenly spread, by run number."""
+    r = runs.astype(np.float64)
+    return np.floor((r + 1) * share) > np.floor(r * share)
+
+
+def _best(bounds: Mapping[str, Bound]) -> tuple[float, str | None]:
+    best, name = 0.0, None
+    for attack, bound in bounds.items():
+        if bound.epsilon_lower > best:
+            best, name = bound.epsilon_lower, attack
+    return best, name
+
+
+def audit(
+    generator: GeneratorLike,
+    real: TableLike,
+    holdout: TableLike,
+    *,
+    n_targets: int = 10,
+    target_rows: Sequence[int] = (),
+    n_runs: int = 200,
+    train_size: int | None = None,
+    n_synthetic: int | None = None,
+    attacks: Sequence[str] = ATTACKS,
+    classifier: str = "ridge",
+    delta: float = 0.0,
+    confidence_level: float = 0.95,
+    selection_share: float = 0.5,
+    metadata: Mapping[str, Any] | Schema | None = None,
+    n_jobs: int = 1,
+    max_seconds: float | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> AuditResult:
+    """Audit a generator: shadow-model membership attacks and an effective-ε lower bound.
+
+    The generator is trained ``n_runs`` times on shadow training sets drawn from
+    ``holdout`` (the attacker's sample of the population), each target joining each
+    training set independently with probability 1/2 (Steinke, Nasr & Jagielski 2023,
+    arXiv 2305.08846). Four attacks score every target against every output
+    (:mod:`synthrisk.audit.attacks`); thresholds are chosen on the selection runs and
+    ε is bounded on the others (:mod:`synthrisk.audit.bounds`).
+
+    Parameters
+    ----------
+    generator : callable, str or adapter
+        ``fit_sample(train, n, seed) -> DataFrame``; a command template such as
+        ``"gen --train {train} --out {out} --rows {n} --seed {seed}"``
+        (:class:`~synthrisk.audit.CommandGenerator`); ``"sdv:gaussian_copula"``,
+        ``"sdv:ctgan"``, ``"sdv:tvae"`` or ``"sdv:copula_gan"``
+        (:class:`~synthrisk.audit.SDVGenerator`).
+    real : DataFrame
+        The real training table: where the targets come from.
+    holdout : DataFrame
+        Real rows of the same population that the targets are not among: the attacker's
+        auxiliary sample and the source of the shadow training sets.
+    n_targets : int, default=10
+        Most isolated real people audited (0: only ``target_rows``).
+    target_rows : sequence of int, default=()
+        Rows of ``real`` (0-based positions) audited as well.
+    n_runs : int, default=200
+        Shadow runs (the generator is trained this many times).
+    train_size : int, default=None
+        Holdout rows in each shadow training set (the included targets come on top);
+        None: the smaller of ``len(real)`` and half the holdout.
+    n_synthetic : int, default=None
+        Rows the generator returns per run; None: ``train_size``.
+    attacks : sequence of str, default=("dcr", "knn", "density", "classifier")
+        The attacks run. The bound's confidence is shared among them (Bonferroni): each
+        attack's bound holds at ``1 - (1 - confidence_level) / len(attacks)``.
+    classifier : {"ridge", "logistic", "boosting"}, default="ridge"
+        The set classifier (:func:`synthrisk.audit.attacks.classifier_scores`): a ridge
+        classifier of all targets at once (fast), logistic regression or histogram
+        gradient boosting per target.
+    delta : float, default=0.0
+        The δ of (ε, δ)-differential privacy the bound is for.
+    confidence_level : float, default=0.95
+        Confidence of the bounds (of the maximum over attacks).
+    selection_share : float, default=0.5
+        Share of the runs that choose thresholds and train the classifier; the others
+        give the reported numbers.
+    metadata : mapping or Schema, default=None
+        Column kinds, as for :func:`synthrisk.evaluate`.
+    n_jobs : int, default=1
+        Worker processes for the generator runs (threads when the generator cannot
+        be pickled).
+    max_seconds : float, default=None
+        Budget: no run starts after this many seconds; the bounds are those of the runs
+        done.
+    seed : int, default=0
+        Seed of the whole audit; run ``r`` draws from ``(seed, r)`` only.
+    progress : callable, default=None
+        ``progress(done, n_runs)`` after each run; silent by default.
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    ParameterError
+        For a value out of range, an unknown attack, or a target row outside ``real``.
+    InputError
+        For tables that cannot be used (see :func:`synthrisk.evaluate`), or a holdout
+        too small for ``train_size``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from synthrisk.audit import audit
+    >>> g = np.random.default_rng(0)
+    >>> real = pd.DataFrame({"x": g.normal(size=60), "c": g.choice(list("ab"), 60)})
+    >>> holdout = pd.DataFrame({"x": g.normal(size=120), "c": g.choice(list("ab"), 120)})
+    >>> def copier(train, n, seed):
+    ...     return train.sample(n, replace=True, random_state=seed)
+    >>> result = audit(copier, real, holdout, n_targets=5, n_runs=40,
+    ...                attacks=["dcr"], train_size=30)
+    >>> result.epsilon_lower > 0, result.verdict(max_epsilon=0.1).passed
+    (True, False)
+    """
+    started = time.perf_counter()
+    fit_sample = as_fit_sample(generator)
+    n_targets = check_int(n_targets, name="n_targets", minimum=0)
+    n_runs = check_int(n_runs, name="n_runs", minimum=4)
+    n_jobs = check_int(n_jobs, name="n_jobs", minimum=1)
+    seed = check_int(seed, name="seed", minimum=0)
+    chosen = list(attacks) if not isinstance(attacks, str) else [attacks]
+    if not chosen:
+        msg = f"`attacks` must name at least one of {list(ATTACKS)}; got an empty list."
+        raise ParameterError(msg)
+    for name in chosen:
+        check_option(name, name="attacks", allowed=ATTACKS)
+    chosen_attacks: list[AttackName] = [a for a in ATTACKS if a in chosen]
+    model: ClassifierName = check_option(
+        classifier, name="classifier", allowed=CLASSIFIERS
+    )  # type: ignore[assignment]
+    delta = (
+        0.0
+        if delta == 0 and not isinstance(delta, bool)
+        else _check_probability(delta, name="delta", low=0.0, high=1.0)
+    )
+    confidence_level = _check_probability(
+        confidence_level, name="confidence_level", low=0.0, high=1.0
+    )
+    selection_share = _check_probability(
+        selection_share, name="selection_share", low=0.0, high=1.0
+    )
+    if max_seconds is not None:
+        if (
+            isinstance(max_seconds, bool)
+            or not isinstance(max_seconds, numbers.Real)
+            or not max_seconds > 0
+        ):
+            msg = f"`max_seconds` must be a positive number of seconds or None; got {max_seconds!r}."
+            raise ParameterError(msg)
+        max_seconds = float(max_seconds)
+    if progress is not None and not callable(progress):
+        msg = f"`progress` must be a callable progress(done, total) or None; got {progress!r}."
+        raise ParameterError(msg)
+
+    real_frame = as_pandas(real, name="real").reset_index(drop=True)
+    pool_frame = as_pandas(holdout, name="holdout").reset_index(drop=True)
+    tables = prepare_tables(
+        real_frame, real_frame.iloc[:1], pool_frame, metadata=metadata
+    )
+    train_size = (
+        min(len(real_frame), len(pool_frame) // 2)
+        if train_size is None
+        else check_int(train_size, name="train_size", minimum=1)
+    )
+    if train_size < 1 or train_size > len(pool_frame):
+        msg = (
+            f"`train_size` must be between 1 and the holdout's {len(pool_frame)} rows; got "
+            f"{train_size}. Give a larger holdout or a smaller `train_size`."
+        )
+        raise InputError(msg)
+    n_synthetic = (
+        train_size
+        if n_synthetic is None
+        else check_int(n_synthetic, name="n_synthetic", minimum=1)
+    )
+
+    # targets: the most isolated real people, then the named rows
+    context = make_context(
+        "audit", seed=seed, working_memory=None, backend=None, progress=False
+    )
+    isolated = isolated_training_people(tables, person=None, context=context)
+    isolation_of = dict(
+        zip(isolated.rows.tolist(), isolated.isolation.tolist(), strict=True)
+    )
+    rows: list[int] = [int(r) for r in isolated.rows[:n_targets]]
+    sources: list[str] = ["vulnerable"] * len(rows)
+    for value in target_rows:
+        row = check_int(value, name="target_rows", minimum=0)
+        if row >= len(real_frame):
+            msg = f"`target_rows` names row {row}, but `real` has {len(real_frame)} rows (0-based positions)."
+            raise ParameterError(msg)
+        if row not in rows:
+            rows.append(row)
+            sources.append("named")
+    if not rows:
+        msg = (
+            "no target to audit: set `n_targets` above 0 or name rows in `target_rows`."
+        )
+        raise ParameterError(msg)
+    target_index = np.asarray(rows, dtype=np.int64)
+    radius = np.array([isolation_of.get(r, 0.0) for r in rows], dtype=np.float64)
+
+    schema = Schema(tuple(tables.schema.modelable))
+    example = tables.real[schema.names].iloc[:1]
+    real_enc, pool_enc = tables.encoded("real"), tables.encoded("holdout")
+    targets_enc = real_enc.take(target_index)
+    scale = column_ranges(np.vstack([real_enc.numeric, pool_enc.numeric]))
+    aux_density = kernel_density(targets_enc, pool_enc, scale=scale, radius=radius)
+    population = EncodedTable(
+        numeric=np.vstack([real_enc.numeric, pool_enc.numeric]),
+        codes=np.vstack([real_enc.codes, pool_enc.codes]),
+        numeric_names=real_enc.numeric_names,
+        categorical_names=real_enc.categorical_names,
+    )
+    feature_space = FeatureSpace.fit(population)
+    setup_seconds = time.perf_counter() - started
+
+    # the game
+    n_t = len(rows)
+    completed: list[int] = []
+    included: list[np.ndarray] = []
+    scores: dict[str, list[FloatArray]] = {
+        a: [] for a in chosen_attacks if a != "classifier"
+    }
+    features: list[FloatArray] = []
+    failures: list[RunFailure] = []
+    retried = 0
+    generator_seconds = 0.0
+    scoring_seconds = 0.0
+    outcomes = play(
+        fit_sample,
+        pool_frame,
+        real_frame.iloc[target_index].reset_index(drop=True),
+        n_runs=n_runs,
+        train_size=train_size,
+        n_synthetic=n_synthetic,
+        seed=seed,
+        n_jobs=n_jobs,
+        max_seconds=max_seconds,
+        progress=progress,
+    )
+    buffer: list[RunOutcome] = []
+
+    def score(batch: list[RunOutcome]) -> float:
+        tick = time.perf_counter()
+        encodings = _encode_outputs(
+            [o.synthetic for o in batch if o.synthetic is not None],
+            tables,
+            schema,
+            example,
+        )
+        for outcome, encoded in zip(batch, encodings, strict=True):
+            if isinstance(encoded, GeneratorError):
+                failures.append(RunFailure(outcome.draw.run, str(encoded)))
+                continue
+            run_scores = no_box_scores(
+                targets_enc,
+                encoded,
+                scale=scale,
+                radius=radius,
+                aux_density=aux_density,
+            )
+            for attack in scores:
+                scores[attack].append(run_scores[attack])  # type: ignore[index]
+            if "classifier" in chosen_attacks:
+                features.append(feature_space.features(encoded))
+            completed.append(outcome.draw.run)
+            included.append(outcome.draw.included)
+        return time.perf_counter() - tick
+
+    for outcome in outcomes:
+        generator_seconds += outcome.seconds
+        scoring_seconds += outcome.prepare_seconds
+        retried += outcome.attempts > 1
+        if outcome.synthetic is None:
+            failures.append(
+                RunFailure(outcome.draw.run, outcome.error or "unknown failure")
+            )
+            continue
+        buffer.append(outcome)
+        if len(buffer) == BATCH:
+            scoring_seconds += score(buffer)
+            buffer = []
+    if buffer:
+        scoring_seconds += score(buffer)
+    failures.sort(key=lambda f: f.run)
+
+    # the bounds
+    tick = time.perf_counter()
+    runs = np.asarray(completed, dtype=np.int64)
+    member = np.asarray(included, dtype=bool).reshape(len(completed), n_t)
+    selection = _selection_runs(runs, selection_share)
+    score_of: dict[str, FloatArray] = {
+        a: np.asarray(v, dtype=np.float64).reshape(len(completed), n_t)
+        for a, v in scores.items()
+    }
+    if "classifier" in chosen_attacks:
+        score_of["classifier"] = classifier_scores(
+            np.asarray(features, dtype=np.float64).reshape(len(completed), -1)
+            if features
+            else np.zeros((0, 0)),
+            member,
+            selection,
+            classifier=model,
+            seed=seed,
+        )
+    attack_level = 1 - (1 - confidence_level) / len(chosen_attacks)
+    per_target: list[dict[str, Bound]] = [{} for _ in rows]
+    overall: dict[str, Bound] = {}
+    for attack in chosen_attacks:
+        s = score_of[attack]
+        sel_pool, sel_lab, ev_pool, ev_lab = [], [], [], []
+        for t in range(n_t):
+            sel_s, ev_s = s[selection, t], s[~selection, t]
+            sel_l, ev_l = member[selection, t], member[~selection, t]
+            per_target[t][attack] = attack_bound(
+                sel_s, sel_l, ev_s, ev_l, delta=delta, confidence_level=attack_level
+            )
+            sel_pool.append(mid_ranks(sel_s, sel_s))
+            ev_pool.append(mid_ranks(sel_s, ev_s))
+            sel_lab.append(sel_l)
+            ev_lab.append(ev_l)
+        overall[attack] = attack_bound(
+            np.concatenate(sel_pool),
+            np.concatenate(sel_lab),
+            np.concatenate(ev_pool),
+            np.concatenate(ev_lab),
+            delta=delta,
+            confidence_level=attack_level,
+        )
+    epsilon, best_attack = _best(overall)
+    one_run = (
+        max(float(b.epsilon_lower_one_run or 0.0) for b in overall.values())
+        if delta == 0
+        else None
+    )
+    targets = []
+    for t, (row, source) in enumerate(zip(rows, sources, strict=True)):
+        eps_t, best_t = _best(per_target[t])
+        targets.append(
+            TargetAudit(
+                row=row,
+                source=source,  # type: ignore[arg-type]
+                isolation=float(radius[t]),
+                n_included=int(member[:, t].sum()),
+                attacks=per_target[t],
+                epsilon_lower=eps_t,
+                best_attack=best_t,
+            )
+        )
+    bounds_seconds = time.perf_counter() - tick
+    n_done = len(completed) + len(failures)
+    stopped = None
+    if n_done < n_runs:
+        stopped = (
+            f"the budget of {max_seconds:g} s ran out after {n_done} of {n_runs} runs; "
+            "the bounds are those of the runs done."
+        )
+    settings: dict[str, JSONValue] = {
+        "n_runs_requested": n_runs,
+        "n_targets": n_targets,
+        "target_rows": [int(r) for r in target_rows],
+        "train_size": train_size,
+        "n_synthetic": n_synthetic,
+        "selection_share": selection_share,
+        "delta": delta,
+        "confidence_level": confidence_level,
+        "attack_confidence_level": attack_level,
+        "multiplicity": f"Bonferroni over {len(chosen_attacks)} attack(s)",
+        "attacks": list(chosen_attacks),
+        "classifier": model,
+        "seed": seed,
+        "n_jobs": n_jobs,
+        "max_seconds": max_seconds,
+    }
+    run_info: dict[str, JSONValue] = {
+        "completed": len(completed),
+        "selection": int(selection.sum()),
+        "evaluation": int((~selection).sum()),
+        "failed": len(failures),
+        "retried": int(retried),
+        "stopped_early": stopped,
+        "generator_seconds": generator_seconds,
+        "audit_seconds": setup_seconds + scoring_seconds + bounds_seconds,
+        "setup_seconds": setup_seconds,
+        "scoring_seconds": scoring_seconds,
+        "bounds_seconds": bounds_seconds,
+        "total_seconds": time.perf_counter() - started,
+    }
+    return AuditResult(
+        generator=describe_generator(fit_sample),
+        threat_model=dict(THREAT_MODEL),
+        settings=settings,
+        runs=run_info,
+        epsilon_lower=epsilon,
+        best_attack=best_attack,
+        overall=overall,
+        targets=tuple(targets),
+        failures=tuple(failures),
+        epsilon_lower_one_run=one_run,
+    )

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Effective-ε lower bounds from membership guesses, with exact Clopper–Pearson bounds.
+
+A mechanism that is (ε, δ)-differentially private limits every membership test: for any
+threshold, ``TPR <= e^ε FPR + δ`` and ``1 - FPR <= e^ε (1 - TPR) + δ`` (Kairouz, Oh &
+Viswanath 2015, "The composition theorem for differential privacy", ICML). An attack's
+observed rates therefore refute every ε below
+
+    max(ln((TPR_lo - δ) / FPR_hi), ln((1 - FPR_hi - δ) / (1 - TPR_lo)))
+
+where ``[TPR_lo, TPR_hi]`` and ``[FPR_lo, FPR_hi]`` are two-sided Clopper–Pearson
+intervals (Clopper & Pearson 1934, Biometrika 26), each at ``1 - α / 2`` so that both
+hold together with confidence ``1 - α`` (Jagielski, Ullman & Oprea 2020, "Auditing
+differentially private machine learning: how private is private SGD?", NeurIPS; Nasr
+et al. 2021, "Adversary instantiation", IEEE S&P). The threshold and its direction are
+chosen on selection runs and the rates counted on the evaluation runs only, so the
+search over thresholds costs no confidence. A bound of 0 means no ε was refuted.
+
+Each ratio takes the pessimistic end of each interval: a lower bound of its numerator
+over an upper bound of its denominator. (Writing the second ratio with ``FPR_lo`` and
+``TPR_hi`` instead would divide an optimistic numerator by an optimistic denominator
+and overstate ε: on a mechanism of known ε = 1 it reports 7.7.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats
+
+from synthrisk._typing import FloatArray
+from synthrisk.stats.mia import clopper_pearson, tpr_at_fpr
+from synthrisk.stats.ranking import roc_auc
+
+__all__ = [
+    "REPORTED_FPRS",
+    "Bound",
+    "attack_bound",
+    "epsilon_lower_bound",
+    "mid_ranks",
+    "one_run_epsilon",
+]
+
+#: false-positive rates at which the true-positive rate is reported
+REPORTED_FPRS = (0.01, 0.1)
+
+
+def _epsilon(
+    tpr_low: FloatArray,
+    tpr_high: FloatArray,
+    fpr_low: FloatArray,
+    fpr_high: FloatArray,
+    delta: float,
+) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.where(
+            (tpr_low - delta > 0) & (fpr_high > 0),
+            np.log(np.maximum(tpr_low - delta, 1e-300) / np.maximum(fpr_high, 1e-300)),
+            0.0,
+        )
+        second = np.where(
+            (1 - fpr_high - delta > 0) & (1 - tpr_low > 0),
+            np.log(
+                np.maximum(1 - fpr_high - delta, 1e-300)
+                / np.maximum(1 - tpr_low, 1e-300)
+            ),
+            0.0,
+        )
+    return np.maximum(0.0, np.maximum(first, second))
+
+
+def epsilon_lower_bound(
+    tp: int | np.ndarray,
+    n_members: int,
+    fp: int | np.ndarray,
+    n_non_members: int,
+    *,
+    delta: float,
+    confidence_level: float,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The ε refuted by ``tp`` of ``n_members`` and ``fp`` of ``n_non_members`` flagged.
+
+    Vectorised over ``tp`` and ``fp``. Returns ``(epsilon, tpr_low, tpr_high, fpr_low,
+    fpr_high)``; the rates' intervals are two-sided Clopper–Pearson at
+    ``1 - (1 - confidence_level) / 2`` each.
+
+    Examples
+    --------
+    >>> eps, *_ = epsilon_lower_bound(90, 100, 10, 100, delta=0.0, confidence_level=0.95)
+    >>> round(float(eps[0]), 3)
+    1.465
+    >>> float(epsilon_lower_bound(50, 100, 50, 100, delta=0.0, confidence_level=0.95)[0][0])
+    0.0
+    """
+    tp_a = np.atleast_1d(np.asarray(tp, dtype=np.float64))
+    fp_a = np.atleast_1d(np.asarray(fp, dtype=np.float64))
+    level = 1 - (1 - confidence_level) / 2
+    tpr_low, tpr_high = clopper_pearson(tp_a, np.full(tp_a.shape, n_members), level)
+    fpr_low, fpr_high = clopper_pearson(fp_a, np.full(fp_a.shape, n_non_members), level)
+    eps = _epsilon(tpr_low, tpr_high, fpr_low, fpr_high, delta)
+    return eps, tpr_low, tpr_high, fpr_low, fpr_high
+
+
+def mid_ranks(reference: FloatArray, scores: FloatArray) -> FloatArray:
+    """Each score's mid-rank share among ``reference`` (ties count 1/2), in [0, 1].
+
+    Scores of different targets are put on one scale by the ranks among each target's
+    own selection-run scores, before the targets' guesses are pooled.
+    """
+    ref = np.sort(np.asarray(reference, dtype=np.float64))
+    if ref.size == 0:
+        return np.full(np.shape(scores), 0.5)
+    below = np.searchsorted(ref, scores, side="left")
+    upto = np.searchsorted(ref, scores, side="right")
+    return (below + upto) / (2.0 * ref.size)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """One attack's result on the evaluation runs.
+
+    Attributes
+    ----------
+    auc : float or None
+        ROC AUC of the scores (None when a class is absent).
+    tpr_at_fpr : dict
+        TPR at FPR 1 % and 10 % (keys ``"0.01"``, ``"0.1"``).
+    epsilon_lower : float
+        The ε refuted (0 when none).
+    threshold : float or None
+        The threshold chosen on the selection runs.
+    direction : str or None
+        ``"higher"`` (score >= threshold is member) or ``"lower"``.
+    tpr, fpr : tuple of float
+        Clopper–Pearson intervals of the chosen test's rates.
+    n_members, n_non_members : int
+        Evaluation observations of each kind.
+    epsilon_lower_one_run : float or None
+        The pure-DP ε refuted by the same test read as guesses (:func:`one_run_epsilon`:
+        the precision of its "member" calls), valid however the guesses about targets
+        of one run depend on each other; None when δ > 0.
+    """
+
+    auc: float | None
+    tpr_at_fpr: dict[str, float | None]
+    epsilon_lower: float
+    threshold: float | None
+    direction: str | None
+    tpr: tuple[float, float]
+    fpr: tuple[float, float]
+    n_members: int
+    n_non_members: int
+    epsilon_lower_one_run: float | None = None
+
+
+def one_run_epsilon(correct: int, guesses: int, *, confidence_level: float) -> float:
+    """Pure-DP ε refuted by ``correct`` right "member" guesses out of ``guesses``.
+
+    In a game where every target is included independently with probability 1/2, the
+    correct guesses of any guessing rule on the output of an ε-DP mechanism are
+    stochastically dominated by ``Binomial(guesses, e^ε / (1 + e^ε))``, even when the
+    guesses about several targets look at the same output (Steinke, Nasr & Jagielski
+    2023, arXiv 2305.08846, their analysis of pure DP). The bound is the logit of the one-sided
+    Clopper–Pearson lower bound of the guesses' precision (0 when it is at most 1/2).
+
+    Examples
+    --------
+    >>> round(one_run_epsilon(731, 1000, confidence_level=0.95), 3)
+    0.881
+    >>> one_run_epsilon(5, 10, confidence_level=0.95)
+    0.0
+    """
+    if guesses <= 0 or correct <= 0:
+        return 0.0
+    alpha = 1 - confidence_level
+    low = float(stats.beta.ppf(alpha, correct, guesses - correct + 1))
+    if not low > 0.5:
+        return 0.0
+    return math.log(low / (1 - low)) if low < 1 else math.inf
+
+
+def _counts(
+    member: FloatArray, non_member: FloatArray, thresholds: FloatArray, higher: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    if higher:
+        p, q = np.sort(member), np.sort(non_member)
+        return (
+            p.size - np.searchsorted(p, thresholds, side="left"),
+            q.size - np.searchsorted(q, thresholds, side="left"),
+        )
+    p, q = np.sort(member), np.sort(non_member)
+    return np.searchsorted(p, thresholds, side="right"), np.searchsorted(
+        q, thresholds, side="right"
+    )
+
+
+def attack_bound(
+    sel_scores: FloatArray,
+    sel_labels: np.ndarray,
+    ev_scores: FloatArray,
+    ev_labels: np.ndarray,
+    *,
+    delta: float,
+    confidence_level: float,
+) -> Bound:
+    """Choose the threshold on the selection observations, bound ε on the evaluation ones.
+
+    The threshold and direction maximise the bound on the selection observations (at
+    ``confidence_level``; the first such threshold when tied); the AUC, the TPR at low
+    FPR and the bound are those of the evaluation observations.
+    """
+    sel_labels = np.asarray(sel_labels, dtype=bool)
+    ev_labels = np.asarray(ev_labels, dtype=bool)
+    ev_m, ev_n = ev_scores[ev_labels], ev_scores[~ev_labels]
+    auc = (
+        roc_auc(ev_labels.astype(np.int64), ev_scores)
+        if ev_m.size and ev_n.size
+        else float("nan")
+    )
+    rates = tpr_at_fpr(ev_m, ev_n, REPORTED_FPRS)
+    empty = Bound(
+        auc=None if math.isnan(auc) else float(auc),
+        tpr_at_fpr=rates,
+        epsilon_lower=0.0,
+        threshold=None,
+        direction=None,
+        tpr=(0.0, 1.0),
+        fpr=(0.0, 1.0),
+        n_members=int(ev_m.size),
+        n_non_members=int(ev_n.size),
+    )
+    sel_m, sel_n = sel_scores[sel_labels], sel_scores[~sel_labels]
+    if not (sel_m.size and sel_n.size and ev_m.size and ev_n.size):
+        return empty
+    thresholds = np.unique(sel_scores)
+    best: tuple[float, float, bool] = (-1.0, float(thresholds[0]), True)
+    for higher in (True, False):
+        tp, fp = _counts(sel_m, sel_n, thresholds, higher)
+        eps, *_ = epsilon_lower_bound(
+            tp,
+            sel_m.size,
+            fp,
+            sel_n.size,
+            delta=delta,
+            confidence_level=confidence_level,
+        )
+        i = int(np.argmax(eps))
+        if eps[i] > best[0]:
+            best = (float(eps[i]), float(thresholds[i]), higher)
+    _, threshold, higher = best
+    tp, fp = _counts(ev_m, ev_n, np.array([threshold]), higher)
+    eps, tpr_low, tpr_high, fpr_low, fpr_high = epsilon_lower_bound(
+        tp, ev_m.size, fp, ev_n.size, delta=delta, confidence_level=confidence_level
+    )
+    one_run = (
+        one_run_epsilon(
+            int(tp[0]), int(tp[0] + fp[0]), confidence_level=confidence_level
+        )
+        if delta == 0
+        else None
+    )
+    return dataclasses.replace(
+        empty,
+        epsilon_lower=float(eps[0]),
+        epsilon_lower_one_run=one_run,
+        threshold=threshold,
+        direction="higher" if higher else "lower",
+        tpr=(float(tpr_low[0]), float(tpr_high[0])),
+        fpr=(float(fpr_low[0]), float(fpr_high[0])),
+    )

@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The audit's result: frozen, JSON-safe, with row numbers and never record values.
+
+JSON (``AuditResult.to_dict``; ``schema_version`` 1)::
+
+    {"schema_version": 1, "kind": "generator_audit", "generator": str,
+     "threat_model": {"attacker_knows": str, "attacker_holds": str, "targets": str,
+                      "game": str, "guarantee": str},
+     "settings": {"n_runs_requested": int, "n_targets": int, "target_rows": [int],
+                  "train_size": int, "n_synthetic": int, "selection_share": float,
+                  "delta": float, "confidence_level": float,
+                  "attack_confidence_level": float, "multiplicity": str,
+                  "attacks": [str], "classifier": str, "seed": int, "n_jobs": int,
+                  "max_seconds": float | null},
+     "runs": {"completed": int, "selection": int, "evaluation": int, "failed": int,
+              "retried": int, "stopped_early": str | null,
+              "generator_seconds": float, "audit_seconds": float, "setup_seconds": float,
+              "scoring_seconds": float, "bounds_seconds": float, "total_seconds": float},
+
+``generator_seconds`` add up the generator calls (over all workers); ``audit_seconds`` is
+the audit's own work in this process: ``setup_seconds`` once (validating the tables,
+choosing targets, the auxiliary densities), ``scoring_seconds`` per run (building training
+tables, encoding and scoring outputs) and ``bounds_seconds`` once (the classifier and the
+bounds).
+     "epsilon_lower": float, "best_attack": str | null,
+     "epsilon_lower_one_run": float | null,
+     "overall": {attack: {"auc", "tpr_at_fpr", "epsilon_lower", "threshold",
+                          "direction", "tpr", "fpr", "n_members", "n_non_members",
+                          "epsilon_lower_one_run"}},
+     "targets": [{"row": int, "source": "vulnerable" | "named", "isolation": float,
+                  "n_included": int, "epsilon_lower": float, "best_attack": str | null,
+                  "attacks": {attack: {...}}}],
+     "failures": [{"run": int, "error": str}]}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from synthrisk._typing import JSONValue
+from synthrisk.audit.bounds import Bound
+from synthrisk.exceptions import ParameterError
+from synthrisk.results import to_jsonable
+
+__all__ = [
+    "AUDIT_SCHEMA_VERSION",
+    "AuditResult",
+    "AuditVerdict",
+    "RunFailure",
+    "TargetAudit",
+]
+
+AUDIT_SCHEMA_VERSION = 1
+
+
+def _bound_dict(bound: Bound) -> dict[str, JSONValue]:
+    return to_jsonable(dataclasses.asdict(bound))
+
+
+def _bound_from(data: Mapping[str, Any]) -> Bound:
+    values = dict(data)
+    values["tpr"] = tuple(values["tpr"])
+    values["fpr"] = tuple(values["fpr"])
+    values["tpr_at_fpr"] = dict(values["tpr_at_fpr"])
+    return Bound(**values)
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetAudit:
+    """One target's audit.
+
+    Attributes
+    ----------
+    row : int
+        The target's 0-based row in the ``real`` table.
+    source : {"vulnerable", "named"}
+        Chosen by the isolation rule, or named by the user.
+    isolation : float
+        Distance to the nearest other real person (0: another real person shares the
+        record).
+    n_included : int
+        Completed runs whose training set held the target.
+    attacks : dict of str to Bound
+        Each attack's result on this target's evaluation runs.
+    epsilon_lower : float
+        The largest bound over the attacks.
+    best_attack : str or None
+        The attack that reached it (None when no attack refuted any ε).
+    """
+
+    row: int
+    source: Literal["vulnerable", "named"]
+    isolation: float
+    n_included: int
+    attacks: dict[str, Bound]
+    epsilon_lower: float
+    best_attack: str | None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form."""
+        return {
+            "row": self.row,
+            "source": self.source,
+            "isolation": to_jsonable(self.isolation),
+            "n_included": self.n_included,
+            "epsilon_lower": self.epsilon_lower,
+            "best_attack": self.best_attack,
+            "attacks": {name: _bound_dict(b) for name, b in self.attacks.items()},
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFailure:
+    """A shadow run whose generator failed twice (the audit went on without it)."""
+
+    run: int
+    error: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditVerdict:
+    """Pass or fail of an audit against a largest acceptable ε.
+
+    Attributes
+    ----------
+    passed : bool
+        True when the audit's ε lower bound does not exceed ``max_epsilon``.
+    epsilon_lower : float
+    max_epsilon : float
+    reason : str
+        One sentence for people.
+    """
+
+    passed: bool
+    epsilon_lower: float
+    max_epsilon: float
+    reason: str
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form."""
+        return to_jsonable(dataclasses.asdict(self))
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditResult:
+    """The generator audit: bounds overall and per target, and how they were reached.
+
+    Attributes
+    ----------
+    generator : str
+        What was audited (a description, never data).
+    threat_model : dict of str to str
+        Who the attacker is, what they know and hold, whom they target, and what the
+        bound promises.
+    settings : dict
+        The audit's parameters.
+    runs : dict
+        Completed, selection, evaluation, failed and retried runs, why the audit
+        stopped early (None when it ran every run) and the seconds spent.
+    epsilon_lower : float
+        The headline: the largest pooled bound over the attacks (each attack's bound at
+        ``settings["attack_confidence_level"]``, so the maximum holds at
+        ``settings["confidence_level"]``).
+    best_attack : str or None
+        The attack that reached it.
+    overall : dict of str to Bound
+        Each attack's pooled result over all targets.
+    targets : tuple of TargetAudit
+        Each target, in the order chosen (most vulnerable first, then the named rows).
+    failures : tuple of RunFailure
+        Runs left out because the generator failed twice.
+    epsilon_lower_one_run : float or None
+        The largest pooled bound over the attacks read as one-run guesses (the precision
+        of the "member" calls; Steinke, Nasr & Jagielski 2023), valid for pure ε-DP
+        however the guesses about the targets of one run depend on each other; None when
+        δ > 0.
+    """
+
+    generator: str
+    threat_model: dict[str, str]
+    settings: dict[str, JSONValue]
+    runs: dict[str, JSONValue]
+    epsilon_lower: float
+    best_attack: str | None
+    overall: dict[str, Bound]
+    targets: tuple[TargetAudit, ...]
+    failures: tuple[RunFailure, ...] = ()
+    epsilon_lower_one_run: float | None = None
+
+    @property
+    def n_runs(self) -> int:
+        """Completed shadow runs."""
+        value = self.runs["completed"]
+        assert isinstance(value, int)
+        return value
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (see the module docstring)."""
+        return {
+            "schema_version": AUDIT_SCHEMA_VERSION,
+            "kind": "generator_audit",
+            "generator": self.generator,
+            "threat_model": dict(self.threat_model),
+            "settings": to_jsonable(self.settings),
+            "runs": to_jsonable(self.runs),
+            "epsilon_lower": self.epsilon_lower,
+            "best_attack": self.best_attack,
+            "epsilon_lower_one_run": self.epsilon_lower_one_run,
+            "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
+            "targets": [t.to_dict() for t in self.targets],
+            "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AuditResult:
+        """Rebuild a result from :meth:`to_dict` (or the parsed :meth:`to_json`).
+
+        Raises
+        ------
+        ParameterError
+            If ``data`` is not an audit result of a known ``schema_version``.
+        """
+        if (
+            data.get("kind") != "generator_audit"
+            or data.get("schema_version") != AUDIT_SCHEMA_VERSION
+        ):
+            msg = (
+                "`data` must be a generator audit's JSON (kind 'generator_audit', "
+                f"schema_version {AUDIT_SCHEMA_VERSION}); got kind {data.get('kind')!r}, "
+                f"schema_version {data.get('schema_version')!r}."
+            )
+            raise ParameterError(msg)
+        targets = tuple(
+            TargetAudit(
+                row=int(t["row"]),
+                source=t["source"],
+                isolation=float(t["isolation"]),
+                n_included=int(t["n_included"]),
+                attacks={k: _bound_from(v) for k, v in t["attacks"].items()},
+                epsilon_lower=float(t["epsilon_lower"]),
+                best_attack=t["best_attack"],
+            )
+            for t in data["targets"]
+        )
+        return cls(
+            generator=str(data["generator"]),
+            threat_model=dict(data["threat_model"]),
+            settings=dict(data["settings"]),
+            runs=dict(data["runs"]),
+            epsilon_lower=float(data["epsilon_lower"]),
+            best_attack=data["best_attack"],
+            overall={k: _bound_from(v) for k, v in data["overall"].items()},
+            targets=targets,
+            failures=tuple(
+                RunFailure(int(f["run"]), str(f["error"])) for f in data["failures"]
+            ),
+            epsilon_lower_one_run=data.get("epsilon_lower_one_run"),
+        )
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The JSON text of :meth:`to_dict` (NaN is refused, so it never slips in)."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def verdict(self, max_epsilon: float) -> AuditVerdict:
+        """Fail when the audit refutes ``max_epsilon``: its ε lower bound is above it.
+
+        Passing does not prove the generator ``max_epsilon``-private: the bound is a
+        lower bound, reached by these attacks on these targets with these runs. An audit
+        without any evaluation run (a budget spent before the runs) never passes.
+
+        Raises
+        ------
+        ParameterError
+            If ``max_epsilon`` is not a number >= 0.
+        """
+        value: Any = max_epsilon
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not value >= 0
+            or math.isinf(value)
+        ):
+            msg = f"`max_epsilon` must be a finite number >= 0; got {max_epsilon!r}."
+            raise ParameterError(msg)
+        eps = self.epsilon_lower
+        level = self.settings.get("confidence_level")
+        if not self.runs.get("evaluation"):
+            reason = (
+                f"no evaluation run completed ({self.n_runs} shadow run(s) in all): "
+                "the audit tested nothing, so it cannot pass."
+            )
+            return AuditVerdict(
+                passed=False,
+                epsilon_lower=eps,
+                max_epsilon=float(max_epsilon),
+                reason=reason,
+            )
+        passed = eps <= max_epsilon
+        if passed:
+            reason = (
+                f"no attack refuted ε = {max_epsilon:g}: the audit's lower bound is {eps:.3g} "
+                f"after {self.n_runs} shadow runs (confidence {level})."
+            )
+        else:
+            reason = (
+                f"the {self.best_attack} attack shows the generator is not "
+                f"{max_epsilon:g}-differentially private: ε ≥ {eps:.3g} with confidence "
+                f"{level}, after {self.n_runs} shadow runs."
+            )
+        return AuditVerdict(
+            passed=passed,
+            epsilon_lower=eps,
+            max_epsilon=float(max_epsilon),
+            reason=reason,
+        )

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Effective-ε bounds: Clopper–Pearson arithmetic, thresholds chosen apart, validity."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from synthrisk.audit.bounds import (
+    attack_bound,
+    epsilon_lower_bound,
+    mid_ranks,
+    one_run_epsilon,
+)
+
+
+def _cp(k: int, n: int, level: float) -> tuple[float, float]:
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return ci.low, ci.high
+
+
+def test_epsilon_lower_bound_matches_the_formula() -> None:
+    eps, tpr_lo, tpr_hi, fpr_lo, fpr_hi = epsilon_lower_bound(
+        80, 100, 10, 120, delta=0.01, confidence_level=0.9
+    )
+    lo_t, hi_t = _cp(80, 100, 0.95)
+    lo_f, hi_f = _cp(10, 120, 0.95)
+    assert (tpr_lo[0], tpr_hi[0]) == pytest.approx((lo_t, hi_t), rel=1e-9)
+    assert (fpr_lo[0], fpr_hi[0]) == pytest.approx((lo_f, hi_f), rel=1e-9)
+    expected = max(
+        math.log((lo_t - 0.01) / hi_f), math.log((1 - hi_f - 0.01) / (1 - lo_t)), 0.0
+    )
+    assert eps[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_epsilon_lower_bound_second_ratio_counts_non_members() -> None:
+    # few false positives but many missed members: the second ratio is the larger
+    eps, tpr_lo, _, _, fpr_hi = epsilon_lower_bound(
+        990, 1000, 500, 1000, delta=0.0, confidence_level=0.95
+    )
+    assert eps[0] == pytest.approx(math.log((1 - fpr_hi[0]) / (1 - tpr_lo[0])))
+    assert eps[0] > math.log(tpr_lo[0] / fpr_hi[0])
+
+
+def test_epsilon_lower_bound_falls_with_delta_and_confidence() -> None:
+    base = epsilon_lower_bound(90, 100, 10, 100, delta=0.0, confidence_level=0.95)[0]
+    more_delta = epsilon_lower_bound(
+        90, 100, 10, 100, delta=0.1, confidence_level=0.95
+    )[0]
+    more_conf = epsilon_lower_bound(
+        90, 100, 10, 100, delta=0.0, confidence_level=0.999
+    )[0]
+    assert base[0] > more_delta[0] > 0
+    assert base[0] > more_conf[0] > 0
+    none = epsilon_lower_bound(50, 100, 50, 100, delta=0.0, confidence_level=0.95)[0]
+    assert none[0] == 0.0
+
+
+def test_epsilon_lower_bound_is_valid_at_its_confidence() -> None:
+    # a test of a mechanism with TPR / FPR = e^1 exactly: the bound exceeds 1 at most
+    # 5 % of the time (Clopper–Pearson is conservative: usually far less)
+    g = np.random.default_rng(0)
+    p_in = math.e / (1 + math.e)
+    tp = g.binomial(200, p_in, size=2000)
+    fp = g.binomial(200, 1 - p_in, size=2000)
+    eps = epsilon_lower_bound(tp, 200, fp, 200, delta=0.0, confidence_level=0.95)[0]
+    assert np.mean(eps > 1.0) < 0.05
+    assert np.mean(eps) > 0.4
+
+
+def test_mid_ranks() -> None:
+    ref = np.array([1.0, 2.0, 2.0, 3.0])
+    np.testing.assert_allclose(
+        mid_ranks(ref, np.array([0.0, 1.0, 2.0, 3.0, 9.0])), [0, 0.125, 0.5, 0.875, 1]
+    )
+    np.testing.assert_allclose(
+        mid_ranks(np.array([]), np.array([1.0, 2.0])), [0.5, 0.5]
+    )
+
+
+def test_attack_bound_chooses_on_selection_and_counts_on_evaluation() -> None:
+    g = np.random.default_rng(1)
+    labels = g.random(400) < 0.5
+    scores = np.where(labels, g.random(400) < 0.8, g.random(400) < 0.1).astype(float)
+    sel, ev = slice(0, 200), slice(200, 400)
+    bound = attack_bound(
+        scores[sel],
+        labels[sel],
+        scores[ev],
+        labels[ev],
+        delta=0.0,
+        confidence_level=0.95,
+    )
+    ev_l, ev_s = labels[ev], scores[ev]
+    tp, fp = int(ev_s[ev_l].sum()), int(ev_s[~ev_l].sum())
+    expected = epsilon_lower_bound(
+        tp, int(ev_l.sum()), fp, int((~ev_l).sum()), delta=0.0, confidence_level=0.95
+    )[0][0]
+    assert bound.threshold == 1.0
+    assert bound.direction == "higher"
+    assert bound.epsilon_lower == pytest.approx(expected)
+    assert bound.n_members + bound.n_non_members == 200
+    assert bound.auc == pytest.approx(
+        0.5 + 0.5 * (tp / ev_l.sum() - fp / (~ev_l).sum())
+    )
+    assert set(bound.tpr_at_fpr) == {"0.01", "0.1"}
+
+
+def test_attack_bound_finds_members_with_lower_scores() -> None:
+    labels = np.array([True, False] * 50)
+    scores = np.where(labels, 0.0, 1.0)
+    bound = attack_bound(
+        scores, labels, scores, labels, delta=0.0, confidence_level=0.95
+    )
+    assert bound.direction == "lower"
+    assert bound.epsilon_lower > 2
+    assert bound.auc == 0.0
+
+
+def test_attack_bound_with_one_class_only() -> None:
+    labels = np.ones(10, dtype=bool)
+    bound = attack_bound(
+        np.arange(10.0),
+        labels,
+        np.arange(10.0),
+        labels,
+        delta=0.0,
+        confidence_level=0.95,
+    )
+    assert bound.epsilon_lower == 0.0
+    assert bound.auc is None
+    assert bound.threshold is None
+
+
+def test_random_scores_rarely_refute_anything() -> None:
+    g = np.random.default_rng(2)
+    hits = 0
+    for _ in range(50):
+        labels = g.random(200) < 0.5
+        scores = g.random(200)
+        b = attack_bound(
+            scores[:100],
+            labels[:100],
+            scores[100:],
+            labels[100:],
+            delta=0.0,
+            confidence_level=0.95,
+        )
+        hits += b.epsilon_lower > 0
+    assert hits <= 5
+
+
+def test_one_run_epsilon_is_the_logit_of_the_precision_bound() -> None:
+    low = stats.beta.ppf(0.05, 731, 1000 - 731 + 1)
+    assert one_run_epsilon(731, 1000, confidence_level=0.95) == pytest.approx(
+        math.log(low / (1 - low))
+    )
+    assert one_run_epsilon(0, 10, confidence_level=0.95) == 0.0
+    assert one_run_epsilon(3, 0, confidence_level=0.95) == 0.0
+    # all 30 guesses right: the bound is finite and grows with the guesses
+    assert (
+        0
+        < one_run_epsilon(30, 30, confidence_level=0.95)
+        < one_run_epsilon(300, 300, confidence_level=0.95)
+    )
+
+
+def test_one_run_epsilon_is_valid_when_the_guesses_depend_on_each_other() -> None:
+    # one run, 200 targets; the mechanism releases, per run, a common shift that makes
+    # the attacker call everyone a member at once, plus each target's own ε = 1 coin:
+    # guesses are strongly dependent, yet the precision bound stays below 1 at 95 %
+    g = np.random.default_rng(5)
+    p_in = math.e / (1 + math.e)
+    over = 0
+    for _ in range(400):
+        member = g.random(200) < 0.5
+        released = np.where(member, g.random(200) < p_in, g.random(200) < 1 - p_in)
+        # half the runs' outputs make every guess "member"
+        everyone = g.random() < 0.5
+        guesses = np.ones(200, dtype=bool) if everyone else released
+        correct = int((guesses & member).sum())
+        over += one_run_epsilon(correct, int(guesses.sum()), confidence_level=0.95) > 1
+    assert over / 400 < 0.05
+
+
+def test_attack_bound_reports_the_one_run_bound_for_pure_dp_only() -> None:
+    labels = np.array([True, False] * 100)
+    scores = np.where(labels, 1.0, 0.0)
+    pure = attack_bound(
+        scores, labels, scores, labels, delta=0.0, confidence_level=0.95
+    )
+    approx = attack_bound(
+        scores, labels, scores, labels, delta=1e-3, confidence_level=0.95
+    )
+    assert pure.epsilon_lower_one_run is not None
+    assert pure.epsilon_lower_one_run > 2
+    assert approx.epsilon_lower_one_run is None
