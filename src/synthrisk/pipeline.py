@@ -5,7 +5,8 @@
 and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
 and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
 :func:`run_file` does the same for a YAML run file (synthrisk's layout or PETsARD's),
-:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report.
+:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report,
+:func:`audit_files` for a generator audit of files.
 
 >>> import synthrisk
 >>> callable(synthrisk.evaluate_files)
@@ -43,16 +44,21 @@ from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from synthrisk._typing import JSONValue
+    from synthrisk.audit import AuditResult, AuditVerdict
     from synthrisk.compat.petsard import PetsardConfig
     from synthrisk.results import EvaluationReport
 
 __all__ = [
     "DemoOutcome",
+    "FileAudit",
     "FileEvaluation",
     "RunOutcome",
+    "audit_files",
     "check_outputs",
     "evaluate_files",
     "load_run_file",
@@ -568,3 +574,121 @@ def run_demo(
             out / "report.html", render_html(main_report, title=title)
         )
     return DemoOutcome(reports, json_path, html_path, out / "reports", data)
+
+
+@dataclasses.dataclass(frozen=True)
+class FileAudit:
+    """A generator audit of files: the result, its verdict, what was written.
+
+    Attributes
+    ----------
+    result : AuditResult
+        The audit (:func:`synthrisk.audit.audit`).
+    verdict : AuditVerdict or None
+        Against ``max_epsilon``; None when none was given (the audit does not gate).
+    data : dict
+        The JSON written: the result's JSON form with each input file's name and
+        SHA-256 (``inputs``) and the verdict (``verdict``).
+    written : tuple of Path
+        The files written.
+    """
+
+    result: AuditResult
+    verdict: AuditVerdict | None
+    data: dict[str, JSONValue]
+    written: tuple[Path, ...]
+
+    def gate_fails(self) -> bool:
+        """True when the audit refuted the largest acceptable ε (exit code 1)."""
+        return self.verdict is not None and not self.verdict.passed
+
+
+def audit_files(
+    real: PathLike,
+    holdout: PathLike,
+    generator: Any,
+    *,
+    metadata: PathLike | None = None,
+    encoding: str | None = None,
+    max_epsilon: float | None = None,
+    json: PathLike | None = None,
+    html: PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> FileAudit:
+    """Audit a generator on the tables in files, and write the JSON and HTML pages.
+
+    Parameters
+    ----------
+    real, holdout : path
+        The real training table (targets come from it) and real rows of the same
+        population that the targets are not among (the attacker's auxiliary sample):
+        CSV, TSV or Parquet, read as :func:`synthrisk.io.read_table` does.
+    generator : callable, str or adapter
+        As :func:`synthrisk.audit.audit`: a ``fit_sample(train, n, seed)`` callable, a
+        command template, or ``"sdv:gaussian_copula"`` and the other SDV names.
+    metadata : path, default=None
+        Column kinds (SDMetrics or synthrisk metadata, JSON or YAML).
+    encoding : str, default=None
+        Text encoding of CSV / TSV files.
+    max_epsilon : float, default=None
+        The largest acceptable ε: the audit fails when its lower bound is above it.
+    json, html : path, default=None
+        Where to write the audit's JSON and HTML pages (all-or-nothing).
+    progress : callable, default=None
+        ``progress(done, n_runs)`` after each shadow run.
+    **options
+        The other parameters of :func:`synthrisk.audit.audit` (``n_runs``,
+        ``n_targets``, ``target_rows``, ``n_jobs``, ``max_seconds``, ``seed``, ...).
+
+    Returns
+    -------
+    FileAudit
+    """
+    from synthrisk.audit import audit
+    from synthrisk.report.audit import render_audit_html
+
+    files = {"real": real, "holdout": holdout}
+    check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
+    if max_epsilon is not None:
+        # refused before any run: the bound is checked against it at the end
+        value: Any = max_epsilon
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not value >= 0
+        ):
+            msg = f"`max_epsilon` must be a finite number >= 0; got {max_epsilon!r}."
+            raise ParameterError(msg)
+    tables = {
+        name: read_table(path, name=name, encoding=encoding)
+        for name, path in files.items()
+    }
+    result = audit(
+        generator,
+        tables["real"],
+        tables["holdout"],
+        metadata=None if metadata is None else read_metadata(metadata),
+        progress=progress,
+        **options,
+    )
+    verdict = None if max_epsilon is None else result.verdict(float(max_epsilon))
+    data = result.to_dict()
+    data["inputs"] = {
+        name: {
+            "file": Path(path).name,
+            "sha256": sha256_file(path),
+            "rows": len(tables[name]),
+        }
+        for name, path in files.items()
+    }
+    data["verdict"] = None if verdict is None else verdict.to_dict()
+    outputs: dict[Path, str] = {}
+    if json is not None:
+        outputs[Path(json)] = _json.dumps(data, indent=2, allow_nan=False) + "\n"
+    if html is not None:
+        outputs[Path(html)] = render_audit_html(
+            data, verdict=None if verdict is None else verdict.to_dict()
+        )
+    written = tuple(write_texts_atomic(outputs))
+    return FileAudit(result, verdict, data, written)
