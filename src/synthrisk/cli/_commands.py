@@ -180,5 +180,62 @@ def _finish(
     return code
 
 
+def audit(args: argparse.Namespace) -> int:
+    """``synthrisk audit``: shadow-model membership attacks on the generator, an ε bound."""
+    from synthrisk.cli._console import audit_progress, print_audit
+    from synthrisk.pipeline import audit_files, check_outputs
+
+    check_outputs(
+        {"`--json`": args.json, "`--html`": args.html},
+        {"real": args.real, "holdout": args.holdout, "metadata": args.metadata},
+    )
+    seconds, max_runs = arguments.budget(args.budget)
+    options = {
+        "n_targets": args.targets,
+        "target_rows": arguments.rows(args.target_rows),
+        "n_runs": args.runs if max_runs is None else min(args.runs, max_runs),
+        "train_size": args.train_size,
+        "n_synthetic": args.rows,
+        "classifier": args.classifier,
+        "delta": args.delta,
+        "confidence_level": args.confidence,
+        "n_jobs": args.jobs,
+        "max_seconds": seconds,
+        "seed": args.seed,
+    }
+    if args.attacks is not None:
+        options["attacks"] = [a.strip() for a in args.attacks.split(",") if a.strip()]
+    generator = arguments.generator(args.generator, args.generator_cmd)
+    quiet = args.quiet or "-" in (args.json, args.html)
+    with audit_progress(options["n_runs"], quiet=quiet) as progress:
+        outcome = audit_files(
+            args.real,
+            args.holdout,
+            generator,
+            metadata=args.metadata,
+            encoding=args.encoding,
+            max_epsilon=args.max_epsilon,
+            json=args.json,
+            html=args.html,
+            progress=progress,
+            **options,
+        )
+    print_audit(outcome, quiet=quiet)
+    if outcome.gate_fails():
+        print(
+            f"synthrisk: gate failed: the audit's ε lower bound {outcome.result.epsilon_lower:.3g} "
+            f"is above --max-epsilon {args.max_epsilon:g}.",
+            file=sys.stderr,
+        )
+        return EXIT_GATE
+    return EXIT_OK
+
+
 #: the command of each sub-command name; ``synthrisk metrics`` is the fallback
-COMMANDS = {"evaluate": evaluate, "run": run, "report": report, "demo": demo}
+COMMANDS = {
+    "audit": audit,
+    "evaluate": evaluate,
+    "run": run,
+    "report": report,
+    "demo": demo,
+}
