@@ -39,7 +39,13 @@ from synthrisk.io.files import (
     read_table_with_notes,
     sha256_file,
 )
-from synthrisk.io.run_file import RunConfig, parse_config, read_yaml
+from synthrisk.io.run_file import (
+    AuditConfig,
+    RunConfig,
+    parse_audit_config,
+    parse_config,
+    read_yaml,
+)
 from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
 
@@ -61,6 +67,7 @@ __all__ = [
     "audit_files",
     "check_outputs",
     "evaluate_files",
+    "generator_from_spec",
     "load_run_file",
     "report_file",
     "run_demo",
@@ -107,11 +114,15 @@ class RunOutcome:
     written: tuple[Path, ...]
     gate: str | None = None
     notes: tuple[str, ...] = ()
+    audits: tuple[FileAudit, ...] = ()
 
     def gate_fails(self, fail_on: str | None = None) -> bool:
-        """True when any evaluation fails the gate (``fail_on``, else the file's ``gate``)."""
+        """True when any evaluation fails the gate (``fail_on``, else the file's
+        ``gate``), or a generator audit refuted its ``max_epsilon``."""
         level = fail_on or self.gate
-        return any(e.gate_fails(level) for e in self.evaluations)
+        return any(e.gate_fails(level) for e in self.evaluations) or any(
+            a.gate_fails() for a in self.audits
+        )
 
 
 def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
@@ -403,14 +414,16 @@ def _tables_for_values(
     return tables
 
 
-def load_run_file(path: PathLike) -> RunConfig | PetsardConfig:
-    """Read a YAML run file in synthrisk's layout or PETsARD's."""
+def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
+    """Read a YAML run file: synthrisk's layout, a generator audit's, or PETsARD's."""
     from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
     path = Path(path)
     raw = read_yaml(path)
     if is_petsard_layout(raw):
         return parse_petsard(raw, base=path.parent, source=path)
+    if isinstance(raw, Mapping) and "audit" in raw:
+        return parse_audit_config(raw, base=path.parent, source=path)
     return parse_config(raw, base=path.parent, source=path)
 
 
@@ -425,6 +438,8 @@ def run_file(
 ) -> RunOutcome:
     """Run a YAML run file and write its outputs; the arguments override the file's."""
     config = load_run_file(path)
+    if isinstance(config, AuditConfig):
+        return _run_audit_file(config, path, html=html, progress=progress)
     values = include_values or config.include_values
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
@@ -692,3 +707,77 @@ def audit_files(
         )
     written = tuple(write_texts_atomic(outputs))
     return FileAudit(result, verdict, data, written)
+
+
+def generator_from_spec(spec: str | None, command: str | None = None) -> Any:
+    """The generator of ``--generator`` / ``audit.generator`` or a command template.
+
+    ``spec`` is ``sdv:NAME`` (passed on to :func:`synthrisk.audit.audit`) or
+    ``module:function``, a Python callable ``fit_sample(train, n, seed)`` imported from
+    the Python path; ``command`` a template run in its own process
+    (:class:`synthrisk.audit.CommandGenerator`).
+
+    Raises
+    ------
+    ParameterError
+        For a spec that names nothing importable.
+    """
+    if command is not None:
+        from synthrisk.audit import CommandGenerator
+
+        return CommandGenerator(command)
+    if spec is None:
+        msg = "give a generator: sdv:NAME, module:function, or a command template."
+        raise ParameterError(msg)
+    if spec.lower().startswith("sdv:"):
+        return spec
+    module_name, colon, name = spec.partition(":")
+    if not (colon and module_name and name):
+        msg = (
+            f"`generator` must be sdv:NAME or module:function (a Python callable "
+            f"fit_sample(train, n, seed)); got {spec!r}."
+        )
+        raise ParameterError(msg)
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        msg = f"generator {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?"
+        raise ParameterError(msg) from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        msg = f"generator {spec!r}: {module_name!r} has no callable {name!r}."
+        raise ParameterError(msg)
+    return function
+
+
+def _run_audit_file(
+    config: AuditConfig,
+    path: PathLike,
+    *,
+    html: PathLike | None,
+    progress: bool | Callable[[int, int], None],
+) -> RunOutcome:
+    """A run file in the generator audit's layout (``--html`` overrides ``report.html``)."""
+    html_path = Path(html) if html is not None else config.html
+    name = Path(path).name
+    check_outputs(
+        {
+            f"`report.json` of {name}": config.json,
+            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
+        }
+    )
+    outcome = audit_files(
+        config.real,
+        config.holdout,
+        generator_from_spec(config.generator, config.generator_cmd),
+        metadata=config.metadata,
+        encoding=config.encoding,
+        max_epsilon=config.max_epsilon,
+        json=config.json,
+        html=html_path,
+        progress=progress if callable(progress) else None,
+        **dict(config.options),
+    )
+    return RunOutcome((), outcome.written, audits=(outcome,))

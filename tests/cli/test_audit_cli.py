@@ -156,3 +156,46 @@ def test_a_budget_in_runs_caps_the_runs(files: dict[str, Path], tmp_path: Path) 
         == 0
     )
     assert json.loads((tmp_path / "audit.json").read_text())["runs"]["completed"] == 12
+
+
+def test_a_yaml_run_file_audits_a_generator(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        "version: 1\n"
+        "data: {real: real.csv, holdout: holdout.csv}\n"
+        "seed: 3\n"
+        "audit: {generator: 'my_generators:copier', targets: 4, runs: 60, train_size: 30,\n"
+        "        attacks: [dcr], budget: 40, max_epsilon: 0.1}\n"
+        "report: {json: out/audit.json}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 1
+    data = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert data["runs"]["completed"] == 40  # the budget in runs caps the runs
+    assert data["settings"]["seed"] == 3
+    assert data["verdict"]["passed"] is False
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("{targets: 3}", "needs exactly one of `generator`"),
+        ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
+        ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
+        ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),
+    ],
+)
+def test_a_bad_audit_block_is_a_usage_error(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    block: str,
+    message: str,
+) -> None:
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        f"data: {{real: real.csv, holdout: holdout.csv}}\naudit: {block}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 2
+    assert message in capsys.readouterr().err

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 __all__ = [
     "budget",
     "build_metrics",
-    "generator",
     "metric_ids",
     "param_value",
     "rows",
@@ -142,25 +141,11 @@ def top_n(value: int | None) -> int | None:
     return value
 
 
-_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
-
-
 def budget(text: str | None) -> tuple[float | None, int | None]:
     """``--budget``: ``(seconds, None)`` for ``90s`` / ``30m`` / ``2h``, ``(None, runs)`` for a number."""
-    if text is None:
-        return None, None
-    value = text.strip().lower()
-    try:
-        if value[-1:] in _UNITS:
-            seconds = float(value[:-1]) * _UNITS[value[-1]]
-            if seconds > 0:
-                return seconds, None
-        elif int(value) >= 1:
-            return None, int(value)
-    except ValueError:
-        pass
-    msg = f"`--budget` must be a time (90s, 30m, 2h) or a number of runs >= 1; got {text!r}."
-    raise ParameterError(msg)
+    from synthrisk.io.run_file import parse_budget
+
+    return parse_budget(text, "`--budget`")
 
 
 def rows(text: str | None) -> list[int]:
@@ -174,33 +159,3 @@ def rows(text: str | None) -> list[int]:
             raise ParameterError(msg)
         out.append(int(part))
     return out
-
-
-def generator(spec: str | None, command: str | None) -> Any:
-    """``--generator`` (``sdv:NAME`` or ``module:function``) or ``--generator-cmd``."""
-    if command is not None:
-        from synthrisk.audit import CommandGenerator
-
-        return CommandGenerator(command)
-    assert spec is not None
-    if spec.lower().startswith("sdv:"):
-        return spec
-    module_name, colon, name = spec.partition(":")
-    if not (colon and module_name and name):
-        msg = (
-            f"`--generator` must be sdv:NAME or module:function (a Python callable "
-            f"fit_sample(train, n, seed)); got {spec!r}."
-        )
-        raise ParameterError(msg)
-    import importlib
-
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        msg = f"`--generator {spec}`: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?"
-        raise ParameterError(msg) from None
-    function = getattr(module, name, None)
-    if not callable(function):
-        msg = f"`--generator {spec}`: {module_name!r} has no callable {name!r}."
-        raise ParameterError(msg)
-    return function

@@ -14,7 +14,7 @@ import synthrisk.cli._arguments as arguments
 from synthrisk.exceptions import ParameterError
 
 if TYPE_CHECKING:
-    from synthrisk.pipeline import FileEvaluation
+    from synthrisk.pipeline import FileAudit, FileEvaluation
 
 __all__ = ["COMMANDS", "EXIT_GATE", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "metrics"]
 
@@ -92,7 +92,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``synthrisk run CONFIG``: a YAML run file (synthrisk's or PETsARD's)."""
+    """``synthrisk run CONFIG``: a YAML run file (synthrisk's, a generator audit's or PETsARD's)."""
     from synthrisk.pipeline import run_file
 
     outcome = run_file(
@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
     for note in outcome.notes:
         console(quiet=args.quiet).print(f"[yellow]note:[/yellow] {esc(note)}")
+    if outcome.audits:
+        return _finish_audit(outcome.audits[0], args.quiet)
     fail_on = args.fail_on or outcome.gate
     return _finish(outcome.evaluations, outcome.written, fail_on, quiet=args.quiet)
 
@@ -182,8 +184,8 @@ def _finish(
 
 def audit(args: argparse.Namespace) -> int:
     """``synthrisk audit``: shadow-model membership attacks on the generator, an ε bound."""
-    from synthrisk.cli._console import audit_progress, print_audit
-    from synthrisk.pipeline import audit_files, check_outputs
+    from synthrisk.cli._console import audit_progress
+    from synthrisk.pipeline import audit_files, check_outputs, generator_from_spec
 
     check_outputs(
         {"`--json`": args.json, "`--html`": args.html},
@@ -205,7 +207,7 @@ def audit(args: argparse.Namespace) -> int:
     }
     if args.attacks is not None:
         options["attacks"] = [a.strip() for a in args.attacks.split(",") if a.strip()]
-    generator = arguments.generator(args.generator, args.generator_cmd)
+    generator = generator_from_spec(args.generator, args.generator_cmd)
     quiet = args.quiet or "-" in (args.json, args.html)
     with audit_progress(options["n_runs"], quiet=quiet) as progress:
         outcome = audit_files(
@@ -220,11 +222,19 @@ def audit(args: argparse.Namespace) -> int:
             progress=progress,
             **options,
         )
+    return _finish_audit(outcome, quiet)
+
+
+def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
+    """Print the audit's summary; the exit code of its ``max_epsilon`` gate."""
+    from synthrisk.cli._console import print_audit
+
     print_audit(outcome, quiet=quiet)
     if outcome.gate_fails():
+        assert outcome.verdict is not None
         print(
             f"synthrisk: gate failed: the audit's ε lower bound {outcome.result.epsilon_lower:.3g} "
-            f"is above --max-epsilon {args.max_epsilon:g}.",
+            f"is above the largest acceptable ε {outcome.verdict.max_epsilon:g}.",
             file=sys.stderr,
         )
         return EXIT_GATE
