@@ -33,6 +33,7 @@ def test_subpackages_export_what_they_list() -> None:
         "synthrisk.metrics",
         "synthrisk.io",
         "synthrisk.datasets",
+        "synthrisk.audit",
     ):
         mod = importlib.import_module(module)
         assert all(hasattr(mod, name) for name in mod.__all__), module

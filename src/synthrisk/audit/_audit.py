@@ -28,6 +28,7 @@ from synthrisk.audit.bounds import Bound, attack_bound, mid_ranks
 from synthrisk.audit.game import RunOutcome, play
 from synthrisk.audit.generators import (
     GeneratorError,
+    GeneratorLike,
     as_fit_sample,
     describe_generator,
 )
@@ -81,7 +82,7 @@ def _check_probability(value: Any, *, name: str, low: float, high: float) -> flo
 
 
 #: shadow outputs normalised together (the normalisation's cost is mostly per column)
-BATCH = 16
+BATCH = 32
 
 
 def _encode_outputs(
@@ -119,7 +120,10 @@ def _encode_outputs(
             usable.append(i)
     if not usable:
         return out
-    frames = [outputs[i][names] for i in usable]
+    frames = [
+        outputs[i] if list(outputs[i].columns) == names else outputs[i][names]
+        for i in usable
+    ]
     try:
         batch = _encode_frame(
             pd.concat(frames, ignore_index=True), tables, schema, example
@@ -189,7 +193,7 @@ def _best(bounds: Mapping[str, Bound]) -> tuple[float, str | None]:
 
 
 def audit(
-    generator: Any,
+    generator: GeneratorLike,
     real: TableLike,
     holdout: TableLike,
     *,
@@ -558,6 +562,9 @@ def audit(
         "stopped_early": stopped,
         "generator_seconds": generator_seconds,
         "audit_seconds": setup_seconds + scoring_seconds + bounds_seconds,
+        "setup_seconds": setup_seconds,
+        "scoring_seconds": scoring_seconds,
+        "bounds_seconds": bounds_seconds,
         "total_seconds": time.perf_counter() - started,
     }
     return AuditResult(

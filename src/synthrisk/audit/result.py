@@ -6,17 +6,22 @@ JSON (``AuditResult.to_dict``; ``schema_version`` 1)::
     {"schema_version": 1, "kind": "generator_audit", "generator": str,
      "threat_model": {"attacker_knows": str, "attacker_holds": str, "targets": str,
                       "game": str, "guarantee": str},
-     "settings": {"n_runs_requested": int, "train_size": int, "n_synthetic": int,
-                  "selection_share": float, "delta": float, "confidence_level": float,
-                  "attack_confidence_level": float, "attacks": [str], "classifier": str,
-                  "seed": int, "n_jobs": int, "max_seconds": float | null},
+     "settings": {"n_runs_requested": int, "n_targets": int, "target_rows": [int],
+                  "train_size": int, "n_synthetic": int, "selection_share": float,
+                  "delta": float, "confidence_level": float,
+                  "attack_confidence_level": float, "multiplicity": str,
+                  "attacks": [str], "classifier": str, "seed": int, "n_jobs": int,
+                  "max_seconds": float | null},
      "runs": {"completed": int, "selection": int, "evaluation": int, "failed": int,
               "retried": int, "stopped_early": str | null,
-              "generator_seconds": float, "audit_seconds": float, "total_seconds": float},
+              "generator_seconds": float, "audit_seconds": float, "setup_seconds": float,
+              "scoring_seconds": float, "bounds_seconds": float, "total_seconds": float},
 
 ``generator_seconds`` add up the generator calls (over all workers); ``audit_seconds`` is
-the audit's own work in this process (choosing targets, building training tables,
-encoding and scoring outputs, the classifier and the bounds).
+the audit's own work in this process: ``setup_seconds`` once (validating the tables,
+choosing targets, the auxiliary densities), ``scoring_seconds`` per run (building training
+tables, encoding and scoring outputs) and ``bounds_seconds`` once (the classifier and the
+bounds).
      "epsilon_lower": float, "best_attack": str | null,
      "overall": {attack: {"auc", "tpr_at_fpr", "epsilon_lower", "threshold",
                           "direction", "tpr", "fpr", "n_members", "n_non_members"}},
