@@ -5,7 +5,8 @@
 and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
 and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
 :func:`run_file` does the same for a YAML run file (synthrisk's layout or PETsARD's),
-:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report.
+:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report,
+:func:`audit_files` for a generator audit of files.
 
 >>> import synthrisk
 >>> callable(synthrisk.evaluate_files)
@@ -38,23 +39,35 @@ from synthrisk.io.files import (
     read_table_with_notes,
     sha256_file,
 )
-from synthrisk.io.run_file import RunConfig, parse_config, read_yaml
+from synthrisk.io.run_file import (
+    AuditConfig,
+    RunConfig,
+    parse_audit_config,
+    parse_config,
+    read_yaml,
+)
 from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from synthrisk._typing import JSONValue
+    from synthrisk.audit import AuditResult, AuditVerdict
     from synthrisk.compat.petsard import PetsardConfig
     from synthrisk.results import EvaluationReport
 
 __all__ = [
     "DemoOutcome",
+    "FileAudit",
     "FileEvaluation",
     "RunOutcome",
+    "audit_files",
     "check_outputs",
     "evaluate_files",
+    "generator_from_spec",
     "load_run_file",
     "report_file",
     "run_demo",
@@ -101,11 +114,15 @@ class RunOutcome:
     written: tuple[Path, ...]
     gate: str | None = None
     notes: tuple[str, ...] = ()
+    audits: tuple[FileAudit, ...] = ()
 
     def gate_fails(self, fail_on: str | None = None) -> bool:
-        """True when any evaluation fails the gate (``fail_on``, else the file's ``gate``)."""
+        """True when any evaluation fails the gate (``fail_on``, else the file's
+        ``gate``), or a generator audit refuted its ``max_epsilon``."""
         level = fail_on or self.gate
-        return any(e.gate_fails(level) for e in self.evaluations)
+        return any(e.gate_fails(level) for e in self.evaluations) or any(
+            a.gate_fails() for a in self.audits
+        )
 
 
 def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
@@ -396,14 +413,16 @@ def _tables_for_values(
     return tables
 
 
-def load_run_file(path: PathLike) -> RunConfig | PetsardConfig:
-    """Read a YAML run file in synthrisk's layout or PETsARD's."""
+def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
+    """Read a YAML run file: synthrisk's layout, a generator audit's, or PETsARD's."""
     from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
     path = Path(path)
     raw = read_yaml(path)
     if is_petsard_layout(raw):
         return parse_petsard(raw, base=path.parent, source=path)
+    if isinstance(raw, Mapping) and "audit" in raw:
+        return parse_audit_config(raw, base=path.parent, source=path)
     return parse_config(raw, base=path.parent, source=path)
 
 
@@ -418,6 +437,8 @@ def run_file(
 ) -> RunOutcome:
     """Run a YAML run file and write its outputs; the arguments override the file's."""
     config = load_run_file(path)
+    if isinstance(config, AuditConfig):
+        return _run_audit_file(config, path, html=html, progress=progress)
     values = include_values or config.include_values
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
@@ -567,3 +588,195 @@ def run_demo(
             out / "report.html", render_html(main_report, title=title)
         )
     return DemoOutcome(reports, json_path, html_path, out / "reports", data)
+
+
+@dataclasses.dataclass(frozen=True)
+class FileAudit:
+    """A generator audit of files: the result, its verdict, what was written.
+
+    Attributes
+    ----------
+    result : AuditResult
+        The audit (:func:`synthrisk.audit.audit`).
+    verdict : AuditVerdict or None
+        Against ``max_epsilon``; None when none was given (the audit does not gate).
+    data : dict
+        The JSON written: the result's JSON form with each input file's name and
+        SHA-256 (``inputs``) and the verdict (``verdict``).
+    written : tuple of Path
+        The files written.
+    """
+
+    result: AuditResult
+    verdict: AuditVerdict | None
+    data: dict[str, JSONValue]
+    written: tuple[Path, ...]
+
+    def gate_fails(self) -> bool:
+        """True when the audit refuted the largest acceptable ε (exit code 1)."""
+        return self.verdict is not None and not self.verdict.passed
+
+
+def audit_files(
+    real: PathLike,
+    holdout: PathLike,
+    generator: Any,
+    *,
+    metadata: PathLike | None = None,
+    encoding: str | None = None,
+    max_epsilon: float | None = None,
+    json: PathLike | None = None,
+    html: PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> FileAudit:
+    """Audit a generator on the tables in files, and write the JSON and HTML pages.
+
+    Parameters
+    ----------
+    real, holdout : path
+        The real training table (targets come from it) and real rows of the same
+        population that the targets are not among (the attacker's auxiliary sample):
+        CSV, TSV or Parquet, read as :func:`synthrisk.io.read_table` does.
+    generator : callable, str or adapter
+        As :func:`synthrisk.audit.audit`: a ``fit_sample(train, n, seed)`` callable, a
+        command template, or ``"sdv:gaussian_copula"`` and the other SDV names.
+    metadata : path, default=None
+        Column kinds (SDMetrics or synthrisk metadata, JSON or YAML).
+    encoding : str, default=None
+        Text encoding of CSV / TSV files.
+    max_epsilon : float, default=None
+        The largest acceptable ε: the audit fails when its lower bound is above it.
+    json, html : path, default=None
+        Where to write the audit's JSON and HTML pages (all-or-nothing).
+    progress : callable, default=None
+        ``progress(done, n_runs)`` after each shadow run.
+    **options
+        The other parameters of :func:`synthrisk.audit.audit` (``n_runs``,
+        ``n_targets``, ``target_rows``, ``n_jobs``, ``max_seconds``, ``seed``, ...).
+
+    Returns
+    -------
+    FileAudit
+    """
+    from synthrisk.audit import audit
+    from synthrisk.report.audit import render_audit_html
+
+    files = {"real": real, "holdout": holdout}
+    check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
+    if max_epsilon is not None:
+        # refused before any run: the bound is checked against it at the end
+        value: Any = max_epsilon
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not value >= 0
+        ):
+            msg = f"`max_epsilon` must be a finite number >= 0; got {max_epsilon!r}."
+            raise ParameterError(msg)
+    tables = {
+        name: read_table(path, name=name, encoding=encoding)
+        for name, path in files.items()
+    }
+    result = audit(
+        generator,
+        tables["real"],
+        tables["holdout"],
+        metadata=None if metadata is None else read_metadata(metadata),
+        progress=progress,
+        **options,
+    )
+    verdict = None if max_epsilon is None else result.verdict(float(max_epsilon))
+    data = result.to_dict()
+    data["inputs"] = {
+        name: {
+            "file": Path(path).name,
+            "sha256": sha256_file(path),
+            "rows": len(tables[name]),
+        }
+        for name, path in files.items()
+    }
+    data["verdict"] = None if verdict is None else verdict.to_dict()
+    outputs: dict[Path, str] = {}
+    if json is not None:
+        outputs[Path(json)] = _json.dumps(data, indent=2, allow_nan=False) + "\n"
+    if html is not None:
+        outputs[Path(html)] = render_audit_html(
+            data, verdict=None if verdict is None else verdict.to_dict()
+        )
+    written = tuple(write_texts_atomic(outputs))
+    return FileAudit(result, verdict, data, written)
+
+
+def generator_from_spec(spec: str | None, command: str | None = None) -> Any:
+    """The generator of ``--generator`` / ``audit.generator`` or a command template.
+
+    ``spec`` is ``sdv:NAME`` (passed on to :func:`synthrisk.audit.audit`) or
+    ``module:function``, a Python callable ``fit_sample(train, n, seed)`` imported from
+    the Python path; ``command`` a template run in its own process
+    (:class:`synthrisk.audit.CommandGenerator`).
+
+    Raises
+    ------
+    ParameterError
+        For a spec that names nothing importable.
+    """
+    if command is not None:
+        from synthrisk.audit import CommandGenerator
+
+        return CommandGenerator(command)
+    if spec is None:
+        msg = "give a generator: sdv:NAME, module:function, or a command template."
+        raise ParameterError(msg)
+    if spec.lower().startswith("sdv:"):
+        return spec
+    module_name, colon, name = spec.partition(":")
+    if not (colon and module_name and name):
+        msg = (
+            f"`generator` must be sdv:NAME or module:function (a Python callable "
+            f"fit_sample(train, n, seed)); got {spec!r}."
+        )
+        raise ParameterError(msg)
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        msg = f"generator {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?"
+        raise ParameterError(msg) from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        msg = f"generator {spec!r}: {module_name!r} has no callable {name!r}."
+        raise ParameterError(msg)
+    return function
+
+
+def _run_audit_file(
+    config: AuditConfig,
+    path: PathLike,
+    *,
+    html: PathLike | None,
+    progress: bool | Callable[[int, int], None],
+) -> RunOutcome:
+    """A run file in the generator audit's layout (``--html`` overrides ``report.html``)."""
+    html_path = Path(html) if html is not None else config.html
+    name = Path(path).name
+    check_outputs(
+        {
+            f"`report.json` of {name}": config.json,
+            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
+        }
+    )
+    outcome = audit_files(
+        config.real,
+        config.holdout,
+        generator_from_spec(config.generator, config.generator_cmd),
+        metadata=config.metadata,
+        encoding=config.encoding,
+        max_epsilon=config.max_epsilon,
+        json=config.json,
+        html=html_path,
+        progress=progress if callable(progress) else None,
+        **dict(config.options),
+    )
+    return RunOutcome((), outcome.written, audits=(outcome,))

@@ -12,9 +12,11 @@ if TYPE_CHECKING:
     from synthrisk.report import Thresholds
 
 __all__ = [
+    "budget",
     "build_metrics",
     "metric_ids",
     "param_value",
+    "rows",
     "thresholds",
     "top_n",
     "with_hint",
@@ -137,3 +139,23 @@ def top_n(value: int | None) -> int | None:
         msg = f"`--top-n` must be an integer >= 1; got {value}."
         raise ParameterError(msg)
     return value
+
+
+def budget(text: str | None) -> tuple[float | None, int | None]:
+    """``--budget``: ``(seconds, None)`` for ``90s`` / ``30m`` / ``2h``, ``(None, runs)`` for a number."""
+    from synthrisk.io.run_file import parse_budget
+
+    return parse_budget(text, "`--budget`")
+
+
+def rows(text: str | None) -> list[int]:
+    """``--target-rows``: 0-based rows, comma-separated."""
+    if text is None:
+        return []
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part.isdecimal():
+            msg = f"`--target-rows` must list 0-based row numbers separated by commas; got {text!r}."
+            raise ParameterError(msg)
+        out.append(int(part))
+    return out

@@ -14,7 +14,7 @@ import synthrisk.cli._arguments as arguments
 from synthrisk.exceptions import ParameterError
 
 if TYPE_CHECKING:
-    from synthrisk.pipeline import FileEvaluation
+    from synthrisk.pipeline import FileAudit, FileEvaluation
 
 __all__ = ["COMMANDS", "EXIT_GATE", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "metrics"]
 
@@ -92,7 +92,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``synthrisk run CONFIG``: a YAML run file (synthrisk's or PETsARD's)."""
+    """``synthrisk run CONFIG``: a YAML run file (synthrisk's, a generator audit's or PETsARD's)."""
     from synthrisk.pipeline import run_file
 
     outcome = run_file(
@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
     for note in outcome.notes:
         console(quiet=args.quiet).print(f"[yellow]note:[/yellow] {esc(note)}")
+    if outcome.audits:
+        return _finish_audit(outcome.audits[0], args.quiet)
     fail_on = args.fail_on or outcome.gate
     return _finish(outcome.evaluations, outcome.written, fail_on, quiet=args.quiet)
 
@@ -180,5 +182,70 @@ def _finish(
     return code
 
 
+def audit(args: argparse.Namespace) -> int:
+    """``synthrisk audit``: shadow-model membership attacks on the generator, an ε bound."""
+    from synthrisk.cli._console import audit_progress
+    from synthrisk.pipeline import audit_files, check_outputs, generator_from_spec
+
+    check_outputs(
+        {"`--json`": args.json, "`--html`": args.html},
+        {"real": args.real, "holdout": args.holdout, "metadata": args.metadata},
+    )
+    seconds, max_runs = arguments.budget(args.budget)
+    options = {
+        "n_targets": args.targets,
+        "target_rows": arguments.rows(args.target_rows),
+        "n_runs": args.runs if max_runs is None else min(args.runs, max_runs),
+        "train_size": args.train_size,
+        "n_synthetic": args.rows,
+        "classifier": args.classifier,
+        "delta": args.delta,
+        "confidence_level": args.confidence,
+        "n_jobs": args.jobs,
+        "max_seconds": seconds,
+        "seed": args.seed,
+    }
+    if args.attacks is not None:
+        options["attacks"] = [a.strip() for a in args.attacks.split(",") if a.strip()]
+    generator = generator_from_spec(args.generator, args.generator_cmd)
+    quiet = args.quiet or "-" in (args.json, args.html)
+    with audit_progress(options["n_runs"], quiet=quiet) as progress:
+        outcome = audit_files(
+            args.real,
+            args.holdout,
+            generator,
+            metadata=args.metadata,
+            encoding=args.encoding,
+            max_epsilon=args.max_epsilon,
+            json=args.json,
+            html=args.html,
+            progress=progress,
+            **options,
+        )
+    return _finish_audit(outcome, quiet)
+
+
+def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
+    """Print the audit's summary; the exit code of its ``max_epsilon`` gate."""
+    from synthrisk.cli._console import print_audit
+
+    print_audit(outcome, quiet=quiet)
+    if outcome.gate_fails():
+        assert outcome.verdict is not None
+        print(
+            f"synthrisk: gate failed: the audit's ε lower bound {outcome.result.epsilon_lower:.3g} "
+            f"is above the largest acceptable ε {outcome.verdict.max_epsilon:g}.",
+            file=sys.stderr,
+        )
+        return EXIT_GATE
+    return EXIT_OK
+
+
 #: the command of each sub-command name; ``synthrisk metrics`` is the fallback
-COMMANDS = {"evaluate": evaluate, "run": run, "report": report, "demo": demo}
+COMMANDS = {
+    "audit": audit,
+    "evaluate": evaluate,
+    "run": run,
+    "report": report,
+    "demo": demo,
+}

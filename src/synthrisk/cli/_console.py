@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,8 +15,10 @@ from rich.table import Table
 from synthrisk.report import judge
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from synthrisk.metrics import Metric
-    from synthrisk.pipeline import DemoOutcome
+    from synthrisk.pipeline import DemoOutcome, FileAudit
     from synthrisk.report import Verdict
     from synthrisk.results import EvaluationReport, SelfTest
 
@@ -206,3 +209,65 @@ def print_demo(demo: DemoOutcome, *, quiet: bool) -> None:
         f"Reports of every version: {esc(str(demo.reports_dir))}/   "
         f"Data: {esc(str(demo.data_dir))}/"
     )
+
+
+@contextlib.contextmanager
+def audit_progress(
+    total: int, *, quiet: bool
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar with an ETA over the shadow runs (None when quiet)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("shadow runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("runs", total=total)
+
+    def advance(done: int, n_runs: int) -> None:
+        bar.update(task, completed=done, total=n_runs)
+
+    with bar:
+        yield advance
+
+
+def print_audit(outcome: FileAudit, *, quiet: bool) -> None:
+    """What was written, the audit's bound per attack and its verdict."""
+    print_written(outcome.written, quiet=quiet)
+    result = outcome.result
+    table = Table(
+        title=f"generator audit: {result.n_runs} shadow runs, {len(result.targets)} targets"
+    )
+    table.add_column("attack")
+    table.add_column("ε lower bound", justify="right")
+    table.add_column("AUC", justify="right")
+    table.add_column("TPR at FPR 1 %", justify="right")
+    for name, bound in result.overall.items():
+        table.add_row(
+            esc(name),
+            _fmt(bound.epsilon_lower),
+            _fmt(bound.auc),
+            _fmt(bound.tpr_at_fpr.get("0.01")),
+        )
+    out = console(quiet=quiet)
+    out.print(table)
+    if outcome.verdict is None:
+        out.print(
+            f"ε ≥ {result.epsilon_lower:.3g} (no --max-epsilon: the audit does not gate)."
+        )
+    else:
+        level = "pass" if outcome.verdict.passed else "fail"
+        out.print(f"[bold]{level}[/bold]: {esc(outcome.verdict.reason)}")

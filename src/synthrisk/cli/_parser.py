@@ -189,6 +189,123 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet", action="store_true", help="no progress bars or summary table"
     )
 
+    aud = sub.add_parser(
+        "audit",
+        help="audit a generator: shadow-model membership attacks and an effective-ε lower bound",
+        description=(
+            "Train the generator again and again on shadow training sets drawn from the holdout, "
+            "each target person in or out at random, and measure how well attacks tell members "
+            "from non-members: AUC, TPR at low FPR, and a lower bound on the generator's ε."
+        ),
+    )
+    aud.add_argument(
+        "--real",
+        required=True,
+        metavar="PATH",
+        help="the real training table: the targets come from it (CSV, TSV or Parquet)",
+    )
+    aud.add_argument(
+        "--holdout",
+        required=True,
+        metavar="PATH",
+        help="real rows of the same population the targets are not among: the attacker's sample",
+    )
+    gen = aud.add_mutually_exclusive_group(required=True)
+    gen.add_argument(
+        "--generator",
+        metavar="SPEC",
+        help=(
+            "sdv:gaussian_copula, sdv:ctgan, sdv:tvae, sdv:copula_gan (the audit extra), or "
+            "module:function, a Python callable fit_sample(train, n, seed) -> DataFrame"
+        ),
+    )
+    gen.add_argument(
+        "--generator-cmd",
+        metavar="TEMPLATE",
+        help=(
+            'a command that trains and samples, e.g. "gen --train {train} --out {out} --rows {n} '
+            '--seed {seed}" (CSV files; any language or Python environment)'
+        ),
+    )
+    aud.add_argument("--metadata", metavar="PATH", help="column kinds (JSON or YAML)")
+    aud.add_argument(
+        "--encoding", metavar="NAME", help="text encoding of CSV / TSV inputs"
+    )
+    aud.add_argument(
+        "--targets",
+        type=int,
+        default=10,
+        metavar="N",
+        help="most vulnerable real people audited (default: 10)",
+    )
+    aud.add_argument(
+        "--target-rows",
+        metavar="ROWS",
+        help="rows of the real table audited as well (0-based, comma-separated)",
+    )
+    aud.add_argument(
+        "--runs", type=int, default=200, metavar="N", help="shadow runs (default: 200)"
+    )
+    aud.add_argument(
+        "--train-size",
+        type=int,
+        metavar="N",
+        help="holdout rows per shadow training set (default: the smaller of the real table and half the holdout)",
+    )
+    aud.add_argument(
+        "--rows",
+        type=int,
+        metavar="N",
+        help="rows generated per run (default: --train-size)",
+    )
+    aud.add_argument(
+        "--attacks",
+        metavar="NAMES",
+        help="comma-separated attacks (default: dcr,knn,density,classifier)",
+    )
+    aud.add_argument(
+        "--classifier",
+        choices=("ridge", "logistic", "boosting"),
+        default="ridge",
+        help="the set classifier of the classifier attack (default: ridge)",
+    )
+    aud.add_argument(
+        "--delta",
+        type=float,
+        default=0.0,
+        help="the δ of (ε, δ) the bound is for (default: 0)",
+    )
+    aud.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence of the bounds (default: 0.95)",
+    )
+    aud.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes for the runs (default: 1)",
+    )
+    aud.add_argument(
+        "--budget",
+        metavar="LIMIT",
+        help="stop starting runs after this time (90s, 30m, 2h) or this many runs (a number)",
+    )
+    aud.add_argument(
+        "--seed", type=int, default=0, help="seed of the whole audit (default: 0)"
+    )
+    aud.add_argument(
+        "--max-epsilon",
+        type=float,
+        metavar="EPS",
+        help="the largest acceptable ε: exit code 1 when the audit's lower bound is above it",
+    )
+    aud.add_argument("--json", metavar="PATH", help="write the audit's JSON here")
+    aud.add_argument("--html", metavar="PATH", help="write the audit's HTML page here")
+    aud.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+
     met = sub.add_parser(
         "metrics", help="list the available metrics, or describe one and its parameters"
     )

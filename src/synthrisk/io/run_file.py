@@ -17,6 +17,18 @@
     gate: review          # exit code 1 unless the overall verdict is pass ("fail": when it is fail)
     self_test: false      # true: the known-leak self-test (needs a holdout)
 
+A generator audit (:func:`synthrisk.audit.audit`, ``synthrisk audit``) has its own layout,
+told apart by its ``audit`` block:
+
+.. code-block:: yaml
+
+    version: 1
+    data: {real: real.csv, holdout: holdout.csv, metadata: metadata.json}
+    seed: 0
+    audit: {generator: "sdv:gaussian_copula", targets: 10, target_rows: [3, 17], runs: 200,
+            budget: 30m, jobs: 2, max_epsilon: 1.0}   # or generator_cmd: "gen --train {train} ..."
+    report: {json: out/audit.json, html: out/audit.html}
+
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
 the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
@@ -32,15 +44,18 @@ from pathlib import Path
 from typing import Any
 
 from synthrisk._typing import Backend
-from synthrisk.exceptions import ConfigError, SynthriskError
+from synthrisk.exceptions import ConfigError, ParameterError, SynthriskError
 from synthrisk.metrics import get_metric, suggest
 
 __all__ = [
+    "AuditConfig",
     "RunConfig",
     "check_gate",
     "check_report_options",
     "check_thresholds",
     "load_config",
+    "parse_audit_config",
+    "parse_budget",
     "parse_config",
     "read_yaml",
     "yaml_error_text",
@@ -60,6 +75,73 @@ _TOP = (
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
 _COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
+_AUDIT_TOP = ("version", "data", "seed", "audit", "report")
+_AUDIT_DATA = ("real", "holdout", "metadata", "encoding")
+#: the ``audit`` block's keys -> the parameters of :func:`synthrisk.audit.audit`
+AUDIT_OPTIONS = {
+    "targets": "n_targets",
+    "target_rows": "target_rows",
+    "runs": "n_runs",
+    "train_size": "train_size",
+    "rows": "n_synthetic",
+    "attacks": "attacks",
+    "classifier": "classifier",
+    "delta": "delta",
+    "confidence": "confidence_level",
+    "jobs": "n_jobs",
+}
+_AUDIT = ("generator", "generator_cmd", "budget", "max_epsilon", *AUDIT_OPTIONS)
+_TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_budget(value: Any, name: str) -> tuple[float | None, int | None]:
+    """An audit's budget: ``(seconds, None)`` for ``90s`` / ``30m`` / ``2h``, ``(None, runs)`` for a number.
+
+    Raises
+    ------
+    ParameterError
+        For anything else; the message names ``name``.
+    """
+    if value is None:
+        return None, None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return None, value
+    text = str(value).strip().lower()
+    try:
+        if text[-1:] in _TIME_UNITS:
+            seconds = float(text[:-1]) * _TIME_UNITS[text[-1]]
+            if 0 < seconds < float("inf"):
+                return seconds, None
+        elif text.isdecimal() and int(text) >= 1:
+            return None, int(text)
+    except ValueError:
+        pass
+    msg = (
+        f"{name} must be a time (90s, 30m, 2h) or a number of runs >= 1; got {value!r}."
+    )
+    raise ParameterError(msg)
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditConfig:
+    """A parsed generator-audit configuration (paths already resolved).
+
+    ``generator`` is the spec as written (``sdv:NAME`` or ``module:function``) and
+    ``generator_cmd`` a command template; exactly one is set. ``options`` holds the other
+    parameters of :func:`synthrisk.audit.audit` by their API names.
+    """
+
+    real: Path
+    holdout: Path
+    generator: str | None = None
+    generator_cmd: str | None = None
+    metadata: Path | None = None
+    encoding: str | None = None
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    max_epsilon: float | None = None
+    json: Path | None = None
+    html: Path | None = None
+    source: Path | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -310,3 +392,82 @@ def _check_encoding(value: Any, where: str) -> str | None:
         )
         raise ConfigError(msg) from None
     return str(value)
+
+
+def _path(value: Any, key: str, base: Path, where: str) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        msg = f"{where}: `{key}` must be a path string; got {value!r}."
+        raise ConfigError(msg)
+    p = Path(value)
+    return p if p.is_absolute() else base / p
+
+
+def parse_audit_config(
+    raw: Any, *, base: Path, source: Path | None = None
+) -> AuditConfig:
+    """Validate a generator-audit configuration; relative paths are resolved against ``base``."""
+    where = str(source) if source else "config"
+    raw = _check_keys(raw, _AUDIT_TOP, where)
+    if raw.get("version", 1) != 1:
+        msg = f"{where}: `version` must be 1; got {raw.get('version')!r}."
+        raise ConfigError(msg)
+    data = _check_keys(raw.get("data"), _AUDIT_DATA, f"{where}: `data`")
+    for key in ("real", "holdout"):
+        if not data.get(key):
+            msg = f"{where}: `data.{key}` is required (a CSV or Parquet path)."
+            raise ConfigError(msg)
+    block = _check_keys(raw.get("audit"), _AUDIT, f"{where}: `audit`")
+    generator, command = block.get("generator"), block.get("generator_cmd")
+    if (generator is None) == (command is None) or not isinstance(
+        generator if command is None else command, str
+    ):
+        msg = (
+            f"{where}: `audit` needs exactly one of `generator` (sdv:NAME or module:function) "
+            "and `generator_cmd` (a command template with {train}, {out}, {n}, {seed})."
+        )
+        raise ConfigError(msg)
+    report = _check_keys(
+        raw.get("report") or {}, ("json", "html"), f"{where}: `report`"
+    )
+    seed = raw.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
+        raise ConfigError(msg)
+    try:
+        seconds, runs = parse_budget(block.get("budget"), f"{where}: `audit.budget`")
+    except ParameterError as exc:
+        raise ConfigError(str(exc)) from None
+    options: dict[str, Any] = {
+        AUDIT_OPTIONS[key]: value
+        for key, value in block.items()
+        if key in AUDIT_OPTIONS
+    }
+    options["seed"] = seed
+    options["max_seconds"] = seconds
+    if runs is not None:
+        options["n_runs"] = min(int(options.get("n_runs", runs)), runs)
+    max_epsilon = block.get("max_epsilon")
+    if max_epsilon is not None and (
+        isinstance(max_epsilon, bool)
+        or not isinstance(max_epsilon, (int, float))
+        or not max_epsilon >= 0
+    ):
+        msg = (
+            f"{where}: `audit.max_epsilon` must be a number >= 0; got {max_epsilon!r}."
+        )
+        raise ConfigError(msg)
+    return AuditConfig(
+        real=_path(data["real"], "data.real", base, where),  # type: ignore[arg-type]
+        holdout=_path(data["holdout"], "data.holdout", base, where),  # type: ignore[arg-type]
+        generator=generator,
+        generator_cmd=command,
+        metadata=_path(data.get("metadata"), "data.metadata", base, where),
+        encoding=_check_encoding(data.get("encoding"), where),
+        options=options,
+        max_epsilon=None if max_epsilon is None else float(max_epsilon),
+        json=_path(report.get("json"), "report.json", base, where),
+        html=_path(report.get("html"), "report.html", base, where),
+        source=source,
+    )

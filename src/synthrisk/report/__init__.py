@@ -16,6 +16,7 @@ values), so new metric families get their plots without changes here.
 from __future__ import annotations
 
 from synthrisk.report._extract import rates as attack_rates
+from synthrisk.report.audit import render_audit_html
 from synthrisk.report.html import render_html, render_result_html, write_html
 from synthrisk.results import register_html_renderers
 from synthrisk.verdict import (
@@ -46,6 +47,7 @@ __all__ = [
     "check_fail_on",
     "judge",
     "judge_result",
+    "render_audit_html",
     "render_html",
     "render_result_html",
     "write_html",

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The HTML page of a generator audit (:func:`synthrisk.audit.audit`).
+
+It renders the audit's JSON form (``AuditResult.to_dict()``), so that a saved audit renders
+again without the audit package: the verdict line, the threat model, each attack pooled
+over the targets, one row per target (row numbers, never values), the runs and settings,
+and a plot of each target's ε lower bound. Every text is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from synthrisk._format import format_number
+from synthrisk._optional import is_available
+from synthrisk._version import __version__
+from synthrisk.exceptions import ParameterError
+from synthrisk.report._plots import PALETTE, _draw
+from synthrisk.report.html import _environment
+
+__all__ = ["render_audit_html"]
+
+
+def _interval(pair: Any) -> str:
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        return "—"
+    return f"[{format_number(pair[0], 3)}, {format_number(pair[1], 3)}]"
+
+
+def _attack_rows(overall: Mapping[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for name, bound in overall.items():
+        rates = bound.get("tpr_at_fpr") or {}
+        rows.append(
+            {
+                "name": str(name),
+                "epsilon": format_number(bound.get("epsilon_lower"), 3),
+                "auc": format_number(bound.get("auc"), 3),
+                "tpr_1": format_number(rates.get("0.01"), 3),
+                "tpr_10": format_number(rates.get("0.1"), 3),
+                "tpr": _interval(bound.get("tpr")),
+                "fpr": _interval(bound.get("fpr")),
+                "counts": f"{bound.get('n_members', 0)} / {bound.get('n_non_members', 0)}",
+            }
+        )
+    return rows
+
+
+def _target_rows(
+    targets: list[Mapping[str, Any]], attack_names: list[str]
+) -> list[dict[str, Any]]:
+    rows = []
+    for t in targets:
+        attacks = t.get("attacks") or {}
+        rows.append(
+            {
+                "row": t.get("row"),
+                "source": t.get("source"),
+                "isolation": format_number(t.get("isolation"), 3),
+                "n_included": t.get("n_included"),
+                "epsilon": format_number(t.get("epsilon_lower"), 3),
+                "best_attack": t.get("best_attack") or "—",
+                "aucs": [
+                    format_number((attacks.get(a) or {}).get("auc"), 3)
+                    for a in attack_names
+                ],
+            }
+        )
+    return rows
+
+
+def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
+    """Each target's ε lower bound, most vulnerable first (needs matplotlib)."""
+    if not targets or not (is_available("matplotlib") and is_available("jinja2")):
+        return None
+    values = [float(t.get("epsilon_lower") or 0.0) for t in targets]
+    labels = [str(t.get("row")) for t in targets]
+
+    def draw(ax: Any) -> None:
+        ax.bar(range(len(values)), values, color=PALETTE[0])
+        ax.set_xticks(
+            range(len(values)), labels, rotation=90 if len(values) > 12 else 0
+        )
+        ax.set_xlabel("target (row of the real table)")
+        ax.set_ylabel("ε lower bound")
+        ax.set_title("Each target's ε lower bound")
+
+    return {
+        "uri": _draw(draw),
+        "alt": "bar chart: "
+        + ", ".join(
+            f"row {r}: {format_number(v, 3)}"
+            for r, v in zip(labels, values, strict=True)
+        ),
+        "caption": "The bound each target reaches with its best attack (0: no attack refuted any ε).",
+    }
+
+
+def render_audit_html(
+    audit: Mapping[str, Any],
+    *,
+    verdict: Mapping[str, Any] | None = None,
+    title: str | None = None,
+) -> str:
+    """Render a generator audit to a self-contained HTML page.
+
+    Parameters
+    ----------
+    audit : dict
+        The audit's JSON form (``AuditResult.to_dict()``).
+    verdict : dict, default=None
+        ``AuditResult.verdict(max_epsilon).to_dict()``: the page then says pass or fail;
+        None reports the bound without gating.
+    title : str, default=None
+        Page title.
+
+    Returns
+    -------
+    str
+        The HTML.
+
+    Raises
+    ------
+    ParameterError
+        If ``audit`` is not an audit's JSON form.
+    """
+    if not isinstance(audit, Mapping) or audit.get("kind") != "generator_audit":
+        msg = (
+            "`audit` must be a generator audit's JSON form (AuditResult.to_dict(), or a "
+            'saved audit JSON with "kind": "generator_audit").'
+        )
+        raise ParameterError(msg)
+    overall = audit.get("overall") or {}
+    attack_names = [str(name) for name in overall]
+    targets = list(audit.get("targets") or [])
+    level = "info"
+    if verdict is not None:
+        level = "pass" if verdict.get("passed") else "fail"
+    settings = audit.get("settings") or {}
+    context = {
+        "title": title or "synthrisk generator audit",
+        "version": __version__,
+        "data": audit,
+        "level": level,
+        "verdict": verdict,
+        "epsilon": format_number(audit.get("epsilon_lower"), 3),
+        "best_attack": audit.get("best_attack"),
+        "threat_model": sorted((audit.get("threat_model") or {}).items()),
+        "attacks": _attack_rows(overall),
+        "attack_names": attack_names,
+        "targets": _target_rows(targets, attack_names),
+        "plot": _targets_plot(targets),
+        "runs": [(f"runs: {k}", v) for k, v in (audit.get("runs") or {}).items()],
+        "settings": sorted(settings.items()),
+        "failures": list(audit.get("failures") or []),
+    }
+    return str(_environment().get_template("audit.html.j2").render(**context))

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``synthrisk audit``: a generator audited from files, its pages written, the gate's exit code."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.cli.main import main
+
+GENERATORS = '''
+import pandas as pd
+
+
+def copier(train, n, seed):
+    """Outputs its training rows: every target that joins is in the output."""
+    return train.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+
+
+def fresh(train, n, seed):
+    """Outputs rows of its own population, whatever it was trained on."""
+    import numpy as np
+
+    g = np.random.default_rng(10_000 + seed)
+    return pd.DataFrame({"x": g.normal(size=n).round(3), "c": g.choice(list("abc"), n)})
+'''
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    g = np.random.default_rng(0)
+    paths = {}
+    for name, n in (("real", 60), ("holdout", 160)):
+        frame = pd.DataFrame(
+            {"x": g.normal(size=n).round(3), "c": g.choice(list("abc"), n)}
+        )
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    (tmp_path / "my_generators.py").write_text(textwrap.dedent(GENERATORS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return paths
+
+
+def _audit(files: dict[str, Path], tmp_path: Path, *extra: str) -> int:
+    return main(
+        [
+            "audit",
+            "--real", str(files["real"]),
+            "--holdout", str(files["holdout"]),
+            "--targets", "4",
+            "--runs", "40",
+            "--train-size", "30",
+            "--attacks", "dcr",
+            "--json", str(tmp_path / "audit.json"),
+            "--html", str(tmp_path / "audit.html"),
+            "--quiet",
+            *extra,
+        ]
+    )  # fmt: skip
+
+
+def test_a_copying_generator_fails_the_gate(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    code = _audit(
+        files, tmp_path, "--generator", "my_generators:copier", "--max-epsilon", "0.1"
+    )
+    assert code == 1
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["kind"] == "generator_audit"
+    assert data["epsilon_lower"] > 0.1
+    assert data["verdict"]["passed"] is False
+    assert data["inputs"]["real"]["rows"] == 60
+    assert len(data["inputs"]["holdout"]["sha256"]) == 64
+    page = (tmp_path / "audit.html").read_text()
+    assert '<span class="badge fail">fail</span>' in page
+    # targets by row number, never their values
+    real = pd.read_csv(files["real"])
+    for row in (t["row"] for t in data["targets"]):
+        assert f"{real.loc[row, 'x']:.3f}" not in page
+
+
+def test_a_generator_of_new_people_passes(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    code = _audit(
+        files, tmp_path, "--generator", "my_generators:fresh", "--max-epsilon", "0.5"
+    )
+    assert code == 0
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["epsilon_lower"] <= 0.5
+    assert data["verdict"]["passed"] is True
+
+
+def test_a_command_template_runs_a_generator_in_another_process(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    script = tmp_path / "gen.py"
+    script.write_text(
+        "import sys, pandas as pd\n"
+        "args = dict(zip(sys.argv[1::2], sys.argv[2::2]))\n"
+        "t = pd.read_csv(args['--train'])\n"
+        "t.sample(int(args['--rows']), replace=True, random_state=int(args['--seed']))"
+        ".to_csv(args['--out'], index=False)\n"
+    )
+    command = f"{sys.executable} {script} --train {{train}} --out {{out}} --rows {{n}} --seed {{seed}}"
+    code = main(
+        [
+            "audit", "--real", str(files["real"]), "--holdout", str(files["holdout"]),
+            "--generator-cmd", command, "--targets", "2", "--runs", "10",
+            "--train-size", "30", "--attacks", "dcr", "--json", str(tmp_path / "a.json"), "--quiet",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads((tmp_path / "a.json").read_text())
+    assert data["runs"]["completed"] == 10
+    assert data["verdict"] is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--generator", "my_generators:copier", "--budget", "soon"],
+            "`--budget` must be a time",
+        ),
+        (["--generator", "no_such_module:f"], "cannot import 'no_such_module'"),
+        (["--generator", "my_generators"], "must be sdv:NAME or module:function"),
+        (
+            ["--generator", "my_generators:copier", "--target-rows", "1,x"],
+            "`--target-rows`",
+        ),
+    ],
+)
+def test_bad_options_are_usage_errors(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    assert _audit(files, tmp_path, *extra) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "audit.json").exists()
+
+
+def test_a_budget_in_runs_caps_the_runs(files: dict[str, Path], tmp_path: Path) -> None:
+    assert (
+        _audit(files, tmp_path, "--generator", "my_generators:fresh", "--budget", "12")
+        == 0
+    )
+    assert json.loads((tmp_path / "audit.json").read_text())["runs"]["completed"] == 12
+
+
+def test_a_yaml_run_file_audits_a_generator(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        "version: 1\n"
+        "data: {real: real.csv, holdout: holdout.csv}\n"
+        "seed: 3\n"
+        "audit: {generator: 'my_generators:copier', targets: 4, runs: 60, train_size: 30,\n"
+        "        attacks: [dcr], budget: 40, max_epsilon: 0.1}\n"
+        "report: {json: out/audit.json}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 1
+    data = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert data["runs"]["completed"] == 40  # the budget in runs caps the runs
+    assert data["settings"]["seed"] == 3
+    assert data["verdict"]["passed"] is False
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("{targets: 3}", "needs exactly one of `generator`"),
+        ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
+        ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
+        ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),
+    ],
+)
+def test_a_bad_audit_block_is_a_usage_error(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    block: str,
+    message: str,
+) -> None:
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        f"data: {{real: real.csv, holdout: holdout.csv}}\naudit: {block}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The HTML page of a generator audit: from its JSON form, escaped, self-contained."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.audit import audit
+from synthrisk.exceptions import ParameterError
+from synthrisk.report import render_audit_html
+
+
+@pytest.fixture(scope="module")
+def result_dict() -> dict:
+    g = np.random.default_rng(1)
+    real = pd.DataFrame({"x": g.normal(size=40), "c": g.choice(list("ab"), 40)})
+    holdout = pd.DataFrame({"x": g.normal(size=100), "c": g.choice(list("ab"), 100)})
+
+    def copier(train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        return train.sample(n, replace=True, random_state=seed)
+
+    result = audit(
+        copier, real, holdout, n_targets=3, n_runs=30, attacks=["dcr"], train_size=20
+    )
+    data = result.to_dict()
+    data["generator"] = "<script>alert(1)</script>"
+    return data
+
+
+def test_the_page_states_the_bound_and_each_target_by_row(result_dict: dict) -> None:
+    page = render_audit_html(result_dict)
+    assert 'id="verdict"' in page
+    assert "does not gate" in page  # no max_epsilon given
+    for target in result_dict["targets"]:
+        assert f'<td class="mono">{target["row"]}</td>' in page
+    assert "<img alt=" in page
+    assert "data:image/svg+xml;base64," in page
+
+
+def test_the_page_escapes_what_it_shows(result_dict: dict) -> None:
+    page = render_audit_html(result_dict)
+    assert "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_verdict_makes_the_page_gate(result_dict: dict) -> None:
+    verdict = {
+        "passed": False,
+        "epsilon_lower": 2.0,
+        "max_epsilon": 1.0,
+        "reason": "refuted",
+    }
+    page = render_audit_html(result_dict, verdict=verdict)
+    assert '<span class="badge fail">fail</span>' in page
+    assert "refuted" in page
+
+
+def test_an_evaluation_report_is_not_an_audit() -> None:
+    with pytest.raises(ParameterError, match="generator audit's JSON form"):
+        render_audit_html({"results": []})
