@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "ClusterError",
     "ConfigError",
+    "GeneratorError",
     "InputError",
     "MissingDependencyError",
     "ParameterError",
@@ -64,6 +65,10 @@ class MissingDependencyError(SynthriskError, ImportError):
 
 class ClusterError(SynthriskError, RuntimeError):
     """The Dask scheduler cannot be reached or the cluster cannot be started."""
+
+
+class GeneratorError(SynthriskError, RuntimeError):
+    """A generator failed in a shadow run of an audit: it raised, exited non-zero or wrote no table."""
 
 
 class SynthriskWarning(UserWarning):

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._optional import import_optional
-from synthrisk.exceptions import ParameterError, SynthriskError
+from synthrisk.exceptions import GeneratorError, ParameterError
 
 __all__ = [
     "SDV_SYNTHESIZERS",
@@ -42,10 +42,6 @@ __all__ = [
     "as_fit_sample",
     "describe_generator",
 ]
-
-
-class GeneratorError(SynthriskError, RuntimeError):
-    """A generator failed in a shadow run: it raised, exited non-zero or wrote no table."""
 
 
 @runtime_checkable
