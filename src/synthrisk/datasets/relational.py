@@ -162,7 +162,8 @@ class RelationalData:
 
     ``synthetic`` maps a scenario (``null``, ``whole_copies``, ``child_copies``,
     ``shuffled_sequences``) to its tables; ``copied`` maps each copying scenario to
-    the root keys of the training people it copied.
+    the root keys of the training people it copied, in the order of their copies
+    (the first synthetic root rows).
     """
 
     real: dict[str, pd.DataFrame]
@@ -296,9 +297,9 @@ def load_bank(
     n_real = len(real["customers"])
     null = _rekey_bank(_bank_people(n_real, syn_rng, "n"), "s")
     n_copy = max(1, round(copy_share * n_real))
-    chosen = pick_rng.choice(
-        real["customers"]["customer_id"].to_numpy(), n_copy, replace=False
-    )
+    # in the real table's order: the i-th copied person is the i-th synthetic copy
+    real_ids = real["customers"]["customer_id"].to_numpy()
+    chosen = real_ids[np.sort(pick_rng.choice(real_ids.size, n_copy, replace=False))]
     keep = null["customers"]["customer_id"].to_numpy()[n_copy:]
 
     whole = _rekey_bank(
@@ -452,9 +453,9 @@ def load_clinic(
     n_real = len(real["patients"])
     null = _rekey_clinic(_clinic_people(n_real, syn_rng, "n"), "s")
     n_copy = max(1, round(copy_share * n_real))
-    chosen = pick_rng.choice(
-        real["patients"]["patient_id"].to_numpy(), n_copy, replace=False
-    )
+    # in the real table's order: the i-th copied person is the i-th synthetic copy
+    real_ids = real["patients"]["patient_id"].to_numpy()
+    chosen = real_ids[np.sort(pick_rng.choice(real_ids.size, n_copy, replace=False))]
     keep = null["patients"]["patient_id"].to_numpy()[n_copy:]
     donor = _take_patients(real, chosen)
     rest = _take_patients(null, keep)
