@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from synthrisk.datasets.relational import load_bank, load_clinic
@@ -173,3 +176,33 @@ def test_bad_parameters_are_refused(bank: Any) -> None:
             bank.synthetic["null"],
             metadata=bank.metadata,
         )
+
+
+def test_a_table_outside_the_roots_tree_is_evaluated_with_rows_as_unit() -> None:
+    small = load_bank(n_customers=100, seed=5)
+    metadata = copy.deepcopy(small.metadata)
+    metadata["tables"]["branches"] = {
+        "primary_key": "branch_id",
+        "columns": {"branch_id": {"sdtype": "id"}, "size": {"sdtype": "numerical"}},
+    }
+    rng = np.random.default_rng(0)
+
+    def branches(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"branch_id": np.arange(n), "size": rng.normal(size=n)})
+
+    real = {**small.real, "branches": branches(60)}
+    synthetic = {**small.synthetic["null"], "branches": branches(60)}
+    holdout = {**small.holdout, "branches": branches(60)}
+    report = evaluate_tables(
+        real,
+        synthetic,
+        holdout,
+        metadata=metadata,
+        root="customers",
+        metrics=["dcr_share"],
+        table_metrics=["identical_match_share"],
+    )
+    assert report.root == "customers"
+    assert any(w.startswith("branches: outside the tree") for w in report.warnings)
+    assert report.tables["branches"]["identical_match_share"].params["person"] is None
+    assert not any(c.startswith("branches.") for c in report.features["children"])  # type: ignore[union-attr]

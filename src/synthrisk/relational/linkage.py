@@ -27,7 +27,7 @@ References
 ----------
 The attack generalises the linkability attack of Giomi et al. 2023 ("A unified framework
 for quantifying privacy risk in synthetic data", PoPETs) to the links between tables;
-entity-level relational attacks: Ward et al. 2026 (MT-MIA, arXiv 2602.07126).
+entity-level relational membership attacks: MT-MIA (arXiv 2602.07126).
 """
 
 from __future__ import annotations
