@@ -52,3 +52,11 @@ def test_repr_names_the_verdict_and_tables(report: MultiTableReport) -> None:
         f"MultiTableReport(verdict={report.verdict!r}, root='customers'"
     )
     assert "'transactions'" in text
+
+
+def test_print_shows_the_verdict_and_each_level(report: MultiTableReport) -> None:
+    lines = str(report).splitlines()
+    assert lines[1] == f"verdict: {report.verdict.upper()}"
+    assert lines[3].startswith("person level: identification ")
+    assert any(line.startswith("  root_to_children: ") for line in lines)
+    assert lines[-1].startswith("tables: customers ")

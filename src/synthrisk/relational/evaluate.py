@@ -360,14 +360,12 @@ def evaluate_tables(
     verdict = person_level
     if linkage.level == "fail":
         verdict = "fail"
+    detail = ""
+    if people_report.verdict is not None and people_report.verdict.reason:
+        detail = " — " + people_report.verdict.reason.rstrip(". ")
     reason = (
-        f"person level ({len(feats['real'])} training people): {person_level}"
-        + (
-            f" — {people_report.verdict.reason}"
-            if people_report.verdict is not None and people_report.verdict.reason
-            else ""
-        )
-        + f"; linkage: {linkage.level} — {linkage.reason}"
+        f"Person level ({len(feats['real'])} training people): {person_level}{detail}. "
+        f"Linkage: {linkage.level} — {linkage.reason}"
     )
     return MultiTableReport(
         verdict=verdict,

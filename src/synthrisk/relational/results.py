@@ -76,6 +76,34 @@ class MultiTableReport:
             f"people={dict(self.n_people)}, tables={self.table_verdicts})"
         )
 
+    def __str__(self) -> str:
+        return "\n".join(self.summary_lines())
+
+    def summary_lines(self) -> list[str]:
+        """What ``print(report)`` shows: the verdict, each level in a line or two."""
+        people = ", ".join(f"{side} {n}" for side, n in self.n_people.items())
+        lines = [
+            f"synthrisk multi-table report: root {self.root!r}, people: {people}, seed {self.seed}",
+            f"verdict: {self.verdict.upper()}",
+            f"  {self.reason}",
+        ]
+        if self.people.verdict is not None:
+            levels = ", ".join(
+                f"{v.metric} {v.level}" for v in self.people.verdict.metrics
+            )
+            lines.append(f"person level: {levels}")
+        lines.append(f"linkage: {self.linkage.level}")
+        lines += [
+            f"  {a.name}: {a.linked_training} of {a.n_training} training people linked, "
+            f"{a.linked_holdout} of {a.n_holdout} holdout people (p = {a.p_value:.3g})"
+            for a in self.linkage.attacks
+        ]
+        if self.tables:
+            tables = ", ".join(f"{k} {v}" for k, v in self.table_verdicts.items())
+            lines.append(f"tables: {tables}")
+        lines += [f"note: {w}" for w in self.warnings]
+        return lines
+
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form: the verdict first, then the person level, linkage and tables."""
         return {
