@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from synthrisk.relational import LinkageResult, linkage_attack
+from synthrisk.relational.linkage import chance_ratio
 
 META = {
     "columns": {
@@ -96,3 +97,32 @@ def test_linkage_result_round_trips_through_json() -> None:
     first = attacks[0]
     assert isinstance(first, dict)
     assert first["excess_ci"] is not None
+
+
+def test_match_ratio_is_what_chance_reaches_unless_given() -> None:
+    rng = np.random.default_rng(5)
+    real, holdout, synthetic = _people(300, rng), _people(150, rng), _people(300, rng)
+    derived = _run(synthetic, real, holdout)
+    assert 0 < derived.match_ratio < 0.5
+    loose = linkage_attack(
+        real,
+        synthetic,
+        holdout,
+        root_columns=ROOT,
+        child_columns=CHILD,
+        metadata=META,
+        match_ratio=0.5,
+    )
+    assert loose.match_ratio == 0.5
+    n_derived = sum(a.linked_training + a.linked_holdout for a in derived.attacks)
+    n_loose = sum(a.linked_training + a.linked_holdout for a in loose.attacks)
+    assert n_loose > n_derived
+
+
+def test_chance_ratio_takes_the_low_quantile_of_stranger_ratios() -> None:
+    isolation = np.array([1.0, 2.0, 3.0, 0.0, 1.0])
+    second = np.array([2.0, 4.0, 3.0, 1.0, np.inf])
+    # eligible ratios 0.5, 0.5, 1.0: the lowest, capped at 0.5
+    assert chance_ratio(isolation, second, quantile=0.001) == 0.5
+    assert chance_ratio(np.array([1.0, 1.0]), np.array([10.0, 5.0])) == 0.1
+    assert chance_ratio(np.array([0.0]), np.array([1.0])) == 0.0

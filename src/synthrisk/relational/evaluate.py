@@ -149,7 +149,7 @@ def evaluate_tables(
     n_events: int = 3,
     max_levels: int = 10,
     linkage_candidates: int = 3,
-    match_ratio: float = 0.25,
+    match_ratio: float | None = None,
     linkage_alpha: float = 0.01,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     working_memory: float | None = None,
@@ -197,9 +197,11 @@ def evaluate_tables(
         Columns with at most this many values among the real rows get a share per value.
     linkage_candidates : int, default=3
         Synthetic root rows the linkage attacker inspects per person.
-    match_ratio : float, default=0.25
+    match_ratio : float, default=None
         How close a matched history must be, relative to the nearest real stranger's,
-        for the linkage attack to count a person as linked.
+        for the linkage attack to count a person as linked; None: the ratio chance
+        reaches for only 1 real person in 1,000
+        (:func:`~synthrisk.relational.linkage.chance_ratio`).
     linkage_alpha : float, default=0.01
         Level of the linkage test (so a generator that memorised no one fails the
         whole run with chance at most 0.05 + 0.01).
@@ -239,6 +241,8 @@ def evaluate_tables(
         linkage_candidates, name="linkage_candidates", minimum=1
     )
     for value, name in ((match_ratio, "match_ratio"), (linkage_alpha, "linkage_alpha")):
+        if value is None and name == "match_ratio":
+            continue
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
@@ -314,7 +318,7 @@ def evaluate_tables(
             1.0,
             linkage_alpha,
             "info",
-            match_ratio,
+            0.0 if match_ratio is None else match_ratio,
             linkage_candidates,
             "not run: the linkage attack needs a holdout table.",
         )

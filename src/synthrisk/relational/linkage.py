@@ -13,8 +13,10 @@ Both attacks are **holdout-controlled**: they are run on every training person a
 every holdout person, and a person counts as *linked* when the match is far closer than
 the person's nearest real stranger: the distance between the person's child summaries
 and the matched synthetic person's, divided by the distance to the nearest other real
-person's child summaries, is at most ``match_ratio`` (people whose history another real
-person shares exactly, and people without children, cannot be linked and are left out).
+person's child summaries, is at most ``match_ratio`` — by default the ratio that chance
+reaches for only 1 real person in 1,000 (:func:`chance_ratio`, the rule of the
+``identification`` test). People whose history another real person shares exactly, and
+people without children, cannot be linked and are left out.
 A generator that memorised no one links training people no more often than holdout
 people; each attack's excess is tested with an exact one-sided test (Boschloo's, or
 Fisher's on large tables) and the two are combined by Bonferroni.
@@ -43,7 +45,7 @@ from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.schema import EncodedTable, Encoder, schema_from_metadata
 from synthrisk.stats.exact import excess_greater_p, newcombe_interval
 
-__all__ = ["LinkageAttack", "LinkageResult", "linkage_attack"]
+__all__ = ["LinkageAttack", "LinkageResult", "chance_ratio", "linkage_attack"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,7 +185,7 @@ def linkage_attack(
     child_columns: list[str],
     metadata: Mapping[str, object],
     n_candidates: int = 3,
-    match_ratio: float = 0.25,
+    match_ratio: float | None = None,
     alpha: float = 0.01,
 ) -> LinkageResult:
     """Run the cross-table linkage attack on person feature tables.
@@ -200,9 +202,10 @@ def linkage_attack(
     n_candidates : int, default=3
         How many synthetic root rows closest to the known root row the attacker
         inspects.
-    match_ratio : float, default=0.25
+    match_ratio : float, default=None
         A person is linked when the matched history is at most this fraction of the
-        distance to the nearest real stranger's history.
+        distance to the nearest real stranger's history; None: :func:`chance_ratio`
+        of the real people's histories.
     alpha : float, default=0.01
         Level of the combined test.
 
@@ -227,7 +230,7 @@ def linkage_attack(
             1.0,
             alpha,
             "info",
-            match_ratio,
+            0.0 if match_ratio is None else match_ratio,
             n_candidates,
             "nothing to link: no table below the root, no root columns or an empty side.",
         )
@@ -241,11 +244,13 @@ def linkage_attack(
     root_ranges = np.nan_to_num(column_ranges(pool_root.numeric), nan=0.0)
 
     # each person's nearest real stranger, on their history
-    k_self = min(len(pool), 2)
+    k_self = min(len(pool), 3)
     own = nearest_neighbors(
         pool_child, pool_child, k=k_self, distance="dcr", scale=child_ranges
     )
-    isolation = _stranger(own.distances, own.indices)
+    isolation, second = _strangers(own.distances, own.indices)
+    if match_ratio is None:
+        match_ratio = chance_ratio(isolation, second)
     n_rows_cols = [c for c in child_columns if c.endswith(".n_rows")]
     has_children = (
         pool[n_rows_cols].fillna(0).to_numpy(dtype=np.float64).sum(axis=1) > 0
@@ -313,10 +318,54 @@ def linkage_attack(
     return LinkageResult(tuple(attacks), combined, alpha, level, match_ratio, k, reason)
 
 
-def _stranger(distances: FloatArray, indices: IntArray) -> FloatArray:
-    """Distance to the nearest *other* row (the self match may sit in either column)."""
+def _strangers(
+    distances: FloatArray, indices: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """Distances to the nearest and the second-nearest *other* row of each row."""
+    others = indices != np.arange(distances.shape[0])[:, None]
+    order = np.argsort(~others, axis=1, kind="stable")  # other rows first, in order
+    ranked = np.where(
+        np.take_along_axis(others, order, axis=1),
+        np.take_along_axis(distances, order, axis=1),
+        np.inf,
+    )
     n = distances.shape[0]
-    if distances.shape[1] < 2:
-        return np.full(n, np.inf)
-    self_first = indices[:, 0] == np.arange(n)
-    return np.where(self_first, distances[:, 1], distances[:, 0])
+    first = ranked[:, 0] if ranked.shape[1] > 0 else np.full(n, np.inf)
+    second = ranked[:, 1] if ranked.shape[1] > 1 else np.full(n, np.inf)
+    return first, second
+
+
+def chance_ratio(
+    isolation: FloatArray, second: FloatArray, *, quantile: float = 0.001
+) -> float:
+    """The match ratio that chance reaches for only a share ``quantile`` of real people.
+
+    For each real person whose history no one else shares, the distance to their
+    nearest real stranger over the distance to the next one: how much closer than the
+    runner-up a new person comes by chance. A match at most that ratio of the nearest
+    stranger's distance is closer than chance brings strangers (the rule of the
+    ``identification`` test, on histories; capped at 0.5, and 0 — exact copies only —
+    when no person has two strangers at a distance).
+
+    Parameters
+    ----------
+    isolation, second : ndarray of shape (n_people,)
+        Each person's distances to their nearest and second-nearest real strangers.
+    quantile : float, default=0.001
+        The share of real people whose ratio may fall below the threshold.
+
+    Returns
+    -------
+    float
+        The threshold, in [0, 0.5].
+
+    Examples
+    --------
+    >>> chance_ratio(np.array([1.0, 2.0, 0.0]), np.array([4.0, 4.0, 1.0]))
+    0.25
+    """
+    ok = (isolation > 0) & np.isfinite(second) & (second > 0)
+    if not ok.any():
+        return 0.0
+    ratios = isolation[ok] / second[ok]
+    return float(min(0.5, np.quantile(ratios, quantile, method="lower")))
