@@ -206,3 +206,23 @@ def test_a_table_outside_the_roots_tree_is_evaluated_with_rows_as_unit() -> None
     assert any(w.startswith("branches: outside the tree") for w in report.warnings)
     assert report.tables["branches"]["identical_match_share"].params["person"] is None
     assert not any(c.startswith("branches.") for c in report.features["children"])  # type: ignore[union-attr]
+
+
+def test_a_synthetic_table_without_rows_is_judged_at_person_level_only() -> None:
+    small = load_bank(n_customers=150, seed=1)
+    synthetic = dict(small.synthetic["null"])
+    synthetic["transactions"] = synthetic["transactions"].iloc[:0]
+    report = evaluate_tables(
+        small.real,
+        synthetic,
+        small.holdout,
+        metadata=small.metadata,
+        metrics=["dcr_share"],
+        table_metrics=["dcr_share"],
+    )
+    assert set(report.tables) == {"customers", "accounts"}
+    assert report.warnings == (
+        "transactions: no rows on the synthetic side; not evaluated on its own (its "
+        "people are judged at person level, with no rows in it).",
+    )
+    assert report.people["dcr_share"].status == "ok"

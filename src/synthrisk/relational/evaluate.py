@@ -336,6 +336,13 @@ def evaluate_tables(
                 f"{name}: no columns besides keys; not evaluated on its own."
             )
             continue
+        empty = [side for side, frame in frames.items() if len(frame) == 0]
+        if empty:
+            warnings.append(
+                f"{name}: no rows on the {' and '.join(empty)} side; not evaluated on its "
+                "own (its people are judged at person level, with no rows in it)."
+            )
+            continue
         if name in detached:
             warnings.append(
                 f"{name}: outside the tree of {meta.root!r}; evaluated with rows as the unit."
