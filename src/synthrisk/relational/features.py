@@ -124,11 +124,14 @@ class PersonFeatures:
             if kind is None:
                 continue
             root_kinds.append((column, kind))
-            columns[column] = dict(root_spec.columns.get(column, {})) or {
-                "sdtype": _CATEGORICAL if kind == _CATEGORICAL else kind
-            }
+            # categorical and boolean columns are categories of the feature table;
+            # numbers and datetimes keep their metadata (a datetime's format)
             if kind == _CATEGORICAL:
-                columns[column] = {"sdtype": "categorical"}
+                columns[column] = {"sdtype": _CATEGORICAL}
+            else:
+                columns[column] = dict(root_spec.columns.get(column, {})) or {
+                    "sdtype": kind
+                }
         plans = []
         for name in metadata.descendants():
             spec = metadata.tables[name]
