@@ -44,6 +44,8 @@ LAYERS: dict[str, int] = {
     "io": 7,
     "compat": 8,
     "cluster": 8,
+    # above io (it reads folders of tables with io.read_table) and evaluate
+    "relational": 8,
     "pipeline": 9,
     "cli": 10,
 }

@@ -66,6 +66,12 @@ from synthrisk.metrics import (
     VulnerablePeople,
 )
 from synthrisk.pipeline import FileEvaluation, evaluate_files, run_file
+from synthrisk.relational import (
+    MultiTableReport,
+    evaluate_tables,
+    read_tables,
+    split_people,
+)
 from synthrisk.report import Thresholds, render_html
 from synthrisk.results import (
     EvaluationReport,
@@ -89,6 +95,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingDependencyError",
+    "MultiTableReport",
     "ParameterError",
     "RecordScores",
     "Schema",
@@ -104,9 +111,12 @@ __all__ = [
     "audit",
     "evaluate",
     "evaluate_files",
+    "evaluate_tables",
     "infer_schema",
+    "read_tables",
     "render_html",
     "run_file",
+    "split_people",
 ]
 # the metric classes in report order (``report_order``), family by family
 __all__ += [  # noqa: RUF022

@@ -13,12 +13,15 @@ __all__ = [
     "ConfigError",
     "GeneratorError",
     "InputError",
+    "KeyIntegrityError",
     "MissingDependencyError",
     "ParameterError",
+    "RelationshipError",
     "SchemaMismatchError",
     "SynthriskDeprecationWarning",
     "SynthriskError",
     "SynthriskWarning",
+    "TableMismatchError",
     "UnreliableEstimateWarning",
 ]
 
@@ -57,6 +60,26 @@ class ParameterError(SynthriskError, ValueError):
 
 class ConfigError(SynthriskError, ValueError):
     """A configuration file is malformed or has unknown keys."""
+
+
+class KeyIntegrityError(InputError):
+    """The keys of related tables do not hold together.
+
+    A primary key that repeats or is missing, a foreign key that names no parent row
+    (an orphan), or a key column the metadata names that a table lacks.
+    """
+
+
+class RelationshipError(ConfigError):
+    """Multi-table or sequential metadata that cannot define people.
+
+    Relationships that form a cycle, name unknown tables or columns, or leave the root
+    table (the table whose rows are people) ambiguous.
+    """
+
+
+class TableMismatchError(SchemaMismatchError):
+    """The real, synthetic and holdout sides do not hold the same tables."""
 
 
 class MissingDependencyError(SynthriskError, ImportError):

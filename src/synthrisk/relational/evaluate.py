@@ -1,0 +1,420 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``evaluate_tables``: privacy of related tables (or sequences), judged per person."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from synthrisk._typing import Backend
+from synthrisk._validation import check_int
+from synthrisk.evaluate import evaluate
+from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.metrics import get_metric
+from synthrisk.relational.features import PersonFeatures
+from synthrisk.relational.linkage import linkage_attack
+from synthrisk.relational.metadata import (
+    RelationalMetadata,
+    check_tables,
+    expand_sequences,
+    load_metadata,
+)
+from synthrisk.relational.people import person_of_rows
+from synthrisk.relational.results import MultiTableReport
+from synthrisk.results import EvaluationReport
+from synthrisk.verdict import Thresholds
+
+__all__ = [
+    "PERSON_COLUMN",
+    "PERSON_METRICS",
+    "TABLE_METRICS",
+    "evaluate_tables",
+]
+
+#: the metrics run on the person feature tables by default
+PERSON_METRICS: tuple[str, ...] = (
+    "identification",
+    "vulnerable_people",
+    "dcr_share",
+    "identical_match_share",
+    "membership_knn_probabilities",
+    "singling_out",
+)
+#: the metrics run on each table by default (people, not rows, as the unit)
+TABLE_METRICS: tuple[str, ...] = (
+    "identification",
+    "dcr_share",
+    "identical_match_share",
+)
+#: the column added to each table below the root to name the person of every row
+PERSON_COLUMN = "synthrisk_person"
+
+_RANK = {"pass": 0, "review": 1, "fail": 2}
+_SIDE_TAG = {"real": "r:", "synthetic": "s:", "holdout": "h:"}
+
+
+def _metric_list(
+    spec: Sequence[str] | Mapping[str, Mapping[str, object] | None] | None,
+    default: Sequence[str],
+    name: str,
+) -> dict[str, dict[str, object]]:
+    if spec is None:
+        return {m: {} for m in default}
+    if isinstance(spec, str):
+        spec = [spec]
+    if isinstance(spec, Mapping):
+        out = {}
+        for metric, params in spec.items():
+            if params is not None and not isinstance(params, Mapping):
+                msg = f"parameters of metric {metric!r} in `{name}` must be a mapping; got {params!r}."
+                raise ParameterError(msg)
+            out[str(metric)] = dict(params or {})
+        return out
+    out = {}
+    for metric in spec:
+        if not isinstance(metric, str):
+            msg = f"`{name}` must list metric ids (or map them to parameters); got {metric!r}."
+            raise ParameterError(msg)
+        out[metric] = {}
+    return out
+
+
+def _runnable(
+    chosen: dict[str, dict[str, object]], *, has_holdout: bool, person: str | None
+) -> dict[str, Mapping[str, object] | None]:
+    """Drop holdout metrics without a holdout; name the person key where supported."""
+    out: dict[str, Mapping[str, object] | None] = {}
+    for metric, params in chosen.items():
+        cls = get_metric(metric)
+        if cls.requires_holdout and not has_holdout:
+            continue
+        params = dict(params)
+        if "person" in cls.param_names() and "person" not in params:
+            params["person"] = person
+        out[metric] = params
+    return out
+
+
+#: people of each side that a stratum of ``vulnerable_people`` needs (a margin over its 10)
+_STRATUM_PEOPLE = 25
+
+
+def _fit_strata(
+    chosen: dict[str, Mapping[str, object] | None],
+    n_train: int,
+    n_holdout: int,
+    warnings: list[str],
+) -> None:
+    """Widen the default strata of ``vulnerable_people`` so that one can be tested.
+
+    The default strata (the most isolated 1 % and 5 %) hold too few holdout people
+    below a few thousand people; a stratum of ``_STRATUM_PEOPLE`` expected holdout (and
+    training) people is added, or the metric is left out with a warning when even half
+    of the people would not do.
+    """
+    if "vulnerable_people" not in chosen:
+        return
+    n = n_train + n_holdout
+    smaller = min(n_train, n_holdout) / n
+    share = _STRATUM_PEOPLE / (smaller * n)
+    if share <= 0.05:
+        return
+    if share > 0.5:
+        del chosen["vulnerable_people"]
+        warnings.append(
+            f"vulnerable_people: left out, {n_train} training and {n_holdout} holdout people are "
+            "too few for a stratum of the most isolated people."
+        )
+        return
+    params = dict(chosen["vulnerable_people"] or {})
+    params.setdefault("strata", (0.05, round(share, 3)))
+    chosen["vulnerable_people"] = params
+
+
+def evaluate_tables(
+    real: Mapping[str, pd.DataFrame],
+    synthetic: Mapping[str, pd.DataFrame],
+    holdout: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    metadata: Mapping[str, Any] | str | os.PathLike[str] | RelationalMetadata,
+    root: str | None = None,
+    metrics: Sequence[str] | Mapping[str, Mapping[str, object] | None] | None = None,
+    table_metrics: Sequence[str]
+    | Mapping[str, Mapping[str, object] | None]
+    | None = None,
+    seed: int = 0,
+    n_events: int = 3,
+    max_levels: int = 10,
+    linkage_candidates: int = 3,
+    match_ratio: float | None = None,
+    linkage_alpha: float = 0.01,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    working_memory: float | None = None,
+    backend: Backend | None = None,
+) -> MultiTableReport:
+    """Evaluate how much synthetic related tables leak about the real people behind them.
+
+    The **person** is the unit: a row of the root table with every row below it. Three
+    levels are measured:
+
+    * **people** — each person becomes one row of features (their root row and
+      summaries of their children, :class:`~synthrisk.relational.features.PersonFeatures`)
+      and :func:`synthrisk.evaluate` runs ``metrics`` on those tables; its verdict is
+      the release verdict;
+    * **linkage** — the cross-table linkage attack
+      (:func:`~synthrisk.relational.linkage.linkage_attack`): does a person's root row,
+      or their history, lead to synthetic rows that reproduce their real children more
+      often for training people than for holdout people;
+    * **tables** — ``table_metrics`` on each table, every row of a table below the root
+      tagged with its person (the ``person`` parameter of the metrics that take one),
+      so that the holdout arm holds only holdout people's rows and people, not rows,
+      are the unit; their verdicts are shown beside the person-level one.
+
+    Parameters
+    ----------
+    real, synthetic : dict of str to DataFrame
+        The training tables and the generator's tables, by table name (never modified).
+    holdout : dict of str to DataFrame, default=None
+        Real people the generator never saw, with all their rows (see
+        :func:`~synthrisk.relational.split_people`); without it the verdict is review.
+    metadata : dict, path or RelationalMetadata
+        SDV's multi-table metadata, or sequential metadata (one table with a
+        ``sequence_key``), or the path of its JSON file.
+    root : str, default=None
+        The table whose rows are people; None: the table without a parent.
+    metrics : list of ids or dict id -> params, default=None
+        Metrics of the person level; None: :data:`PERSON_METRICS`.
+    table_metrics : list of ids or dict id -> params, default=None
+        Metrics of each table; None: :data:`TABLE_METRICS`; ``[]`` skips the tables.
+    seed : int, default=0
+        Seed of every random step.
+    n_events : int, default=3
+        Events of each sequence kept in order as person features.
+    max_levels : int, default=10
+        Columns with at most this many values among the real rows get a share per value.
+    linkage_candidates : int, default=3
+        Synthetic root rows the linkage attacker inspects per person.
+    match_ratio : float, default=None
+        How close a matched history must be, relative to the nearest real stranger's,
+        for the linkage attack to count a person as linked; None: the ratio chance
+        reaches for only 1 real person in 1,000
+        (:func:`~synthrisk.relational.linkage.chance_ratio`).
+    linkage_alpha : float, default=0.01
+        Level of the linkage test (so a generator that memorised no one fails the
+        whole run with chance at most 0.05 + 0.01).
+    thresholds : Thresholds or dict, default=None
+        Verdict thresholds of the person level and of each table.
+    working_memory : float, default=None
+        MiB budget of blocked computations.
+    backend : {"auto", "numpy", "numba", "dask"}, default=None
+        Neighbour-search backend.
+
+    Returns
+    -------
+    MultiTableReport
+
+    Raises
+    ------
+    RelationshipError
+        Metadata that cannot define people (a cycle, an ambiguous root).
+    TableMismatchError
+        A table present on one side only.
+    KeyIntegrityError
+        A missing key column, a primary key that repeats, an orphan foreign key.
+
+    Examples
+    --------
+    >>> from synthrisk.datasets.relational import load_bank
+    >>> bank = load_bank(n_customers=600, seed=3)  # 5 % of the synthetic people copied
+    >>> report = evaluate_tables(bank.real, bank.synthetic["whole_copies"], bank.holdout,
+    ...                          metadata=bank.metadata, table_metrics=[])
+    >>> report.verdict, report.linkage.attacks[0].linked_training
+    ('fail', 24)
+    """
+    seed = check_int(seed, name="seed", minimum=0)
+    n_events = check_int(n_events, name="n_events", minimum=1)
+    max_levels = check_int(max_levels, name="max_levels", minimum=1)
+    linkage_candidates = check_int(
+        linkage_candidates, name="linkage_candidates", minimum=1
+    )
+    for value, name in ((match_ratio, "match_ratio"), (linkage_alpha, "linkage_alpha")):
+        if value is None and name == "match_ratio":
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 < value < 1
+        ):
+            msg = f"`{name}` must be a number in (0, 1); got {value!r}."
+            raise ParameterError(msg)
+    meta = load_metadata(metadata, root=root)
+    given = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    for side, tables in given.items():
+        if tables is not None and not isinstance(tables, Mapping):
+            msg = f"`{side}` must map table names to DataFrames; got {type(tables).__name__}."
+            raise ParameterError(msg)
+    sides, meta = expand_sequences(given, meta)
+    check_tables(sides, meta)
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.from_dict(thresholds)
+    present = {k: v for k, v in sides.items() if v is not None}
+    warnings: list[str] = []
+    people = {side: person_of_rows(t, meta) for side, t in present.items()}
+    for side, tables in present.items():
+        if len(tables[meta.root]) == 0:
+            msg = f"the {side} root table {meta.root!r} has no rows: there are no people to evaluate."
+            raise InputError(msg)
+
+    real_sides = {k: v for k, v in present.items() if k in ("real", "holdout")}
+    plan = PersonFeatures.fit(
+        real_sides, meta, n_events=n_events, max_levels=max_levels
+    )
+    feats = {
+        side: plan.transform(t, people[side]).reset_index(drop=True)
+        for side, t in present.items()
+    }
+    has_holdout = "holdout" in present
+    common = {
+        "seed": seed,
+        "thresholds": thresholds,
+        "working_memory": working_memory,
+        "backend": backend,
+    }
+    person_metrics = _runnable(
+        _metric_list(metrics, PERSON_METRICS, "metrics"),
+        has_holdout=has_holdout,
+        person=None,
+    )
+    if metrics is None and has_holdout:
+        _fit_strata(person_metrics, len(feats["real"]), len(feats["holdout"]), warnings)
+    people_report = evaluate(
+        feats["real"],
+        feats["synthetic"],
+        feats.get("holdout"),
+        metadata=dict(plan.metadata),
+        metrics=person_metrics,
+        **common,  # type: ignore[arg-type]
+    )
+    if has_holdout:
+        linkage = linkage_attack(
+            feats["real"],
+            feats["synthetic"],
+            feats["holdout"],
+            root_columns=plan.root_columns,
+            child_columns=plan.child_columns,
+            metadata=plan.metadata,
+            n_candidates=linkage_candidates,
+            match_ratio=match_ratio,
+            alpha=linkage_alpha,
+        )
+    else:
+        from synthrisk.relational.linkage import LinkageResult
+
+        linkage = LinkageResult(
+            (),
+            1.0,
+            linkage_alpha,
+            "info",
+            0.0 if match_ratio is None else match_ratio,
+            linkage_candidates,
+            "not run: the linkage attack needs a holdout table.",
+        )
+
+    table_reports: dict[str, EvaluationReport] = {}
+    chosen_tables = _metric_list(table_metrics, TABLE_METRICS, "table_metrics")
+    detached = set(meta.detached())
+    for name in meta.tables:
+        if not chosen_tables:
+            break
+        below_root = name != meta.root and name not in detached
+        frames = _table_frames(name, meta, present, people, below_root=below_root)
+        if frames is None:
+            warnings.append(
+                f"{name}: no columns besides keys; not evaluated on its own."
+            )
+            continue
+        empty = [side for side, frame in frames.items() if len(frame) == 0]
+        if empty:
+            warnings.append(
+                f"{name}: no rows on the {' and '.join(empty)} side; not evaluated on its "
+                "own (its people are judged at person level, with no rows in it)."
+            )
+            continue
+        if name in detached:
+            warnings.append(
+                f"{name}: outside the tree of {meta.root!r}; evaluated with rows as the unit."
+            )
+        columns = {
+            c: dict(meta.tables[name].columns.get(c, {}))
+            for c in frames["real"].columns
+        }
+        columns = {c: v for c, v in columns.items() if v}
+        if below_root:
+            columns[PERSON_COLUMN] = {"sdtype": "id"}
+        table_reports[name] = evaluate(
+            frames["real"],
+            frames["synthetic"],
+            frames.get("holdout"),
+            metadata={"columns": columns},
+            metrics=_runnable(
+                chosen_tables,
+                has_holdout=has_holdout,
+                person=PERSON_COLUMN if below_root else None,
+            ),
+            **common,  # type: ignore[arg-type]
+        )
+
+    person_level = people_report.verdict.overall if people_report.verdict else "review"
+    verdict = person_level
+    if linkage.level == "fail":
+        verdict = "fail"
+    detail = ""
+    if people_report.verdict is not None and people_report.verdict.reason:
+        detail = " — " + people_report.verdict.reason.rstrip(". ")
+    reason = (
+        f"Person level ({len(feats['real'])} training people): {person_level}{detail}. "
+        f"Linkage: {linkage.level} — {linkage.reason}"
+    )
+    return MultiTableReport(
+        verdict=verdict,
+        reason=reason,
+        people=people_report,
+        linkage=linkage,
+        tables=table_reports,
+        root=meta.root,
+        n_people={side: len(f) for side, f in feats.items()},
+        features={
+            "root": list(plan.root_columns),
+            "children": list(plan.child_columns),
+            "n_events": n_events,
+            "max_levels": max_levels,
+        },
+        seed=seed,
+        warnings=tuple(warnings),
+    )
+
+
+def _table_frames(
+    name: str,
+    meta: RelationalMetadata,
+    present: Mapping[str, Mapping[str, pd.DataFrame]],
+    people: Mapping[str, Mapping[str, pd.Series]],
+    *,
+    below_root: bool,
+) -> dict[str, pd.DataFrame] | None:
+    """One table on each side: its value columns, plus the person of each row below the root."""
+    value_columns = meta.value_columns(name, present["real"][name])
+    if not value_columns:
+        return None
+    out = {}
+    for side, tables in present.items():
+        frame = tables[name][[c for c in value_columns if c in tables[name].columns]]
+        if below_root:
+            tag = _SIDE_TAG[side]
+            person = (tag + people[side][name].astype(str)).to_numpy()
+            frame = frame.assign(**{PERSON_COLUMN: person})
+        out[side] = frame.reset_index(drop=True)
+    return out

@@ -1,0 +1,291 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One row per person: the root row plus documented summaries of everything below it.
+
+For each table ``T`` below the root (children, grandchildren …, all summarised per
+person), :class:`PersonFeatures` builds:
+
+* ``T.n_rows`` — how many rows the person has in ``T`` (a sequence's length);
+* ``T.<col>.mean`` / ``.min`` / ``.max`` — per numeric (and datetime, in days) column;
+* ``T.<col>=<value>`` — the share of the person's rows with each value of a
+  low-cardinality column (at most ``max_levels`` values among the real rows; boolean
+  columns too);
+* for a table with a ``sequence_index`` (a sequence), in the order of that index:
+  ``T.<col>.last`` — the last value of each column, and the **order-aware** columns
+  ``T.event<j>.<col>`` for the first ``n_events`` events (``j`` = 1 … ``n_events``;
+  event 1 holds the first values), missing where the sequence is shorter; with a
+  datetime index also ``T.span_days``, from the first to the last event.
+
+A person with no rows in ``T`` has ``T.n_rows = 0`` and missing summaries. The columns
+are chosen on the real tables (training and holdout pooled) and built the same way for
+every side, so the three feature tables have the same columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthrisk.relational.metadata import RelationalMetadata
+
+__all__ = ["PersonFeatures"]
+
+_NUMERIC = "numerical"
+_CATEGORICAL = "categorical"
+_DAY = 86_400.0
+
+
+def _kind(
+    frame: pd.DataFrame, column: str, columns: Mapping[str, Mapping[str, Any]]
+) -> str | None:
+    """``numerical``, ``datetime``, ``categorical`` or None (not a feature)."""
+    sdtype = columns.get(column, {}).get("sdtype")
+    if sdtype in ("numerical", "datetime"):
+        return str(sdtype)
+    if sdtype in ("categorical", "boolean"):
+        return _CATEGORICAL
+    if sdtype is not None:
+        return None  # id, pii, text …
+    values = frame[column]
+    if pd.api.types.is_bool_dtype(values):
+        return _CATEGORICAL
+    if pd.api.types.is_numeric_dtype(values):
+        return _NUMERIC
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return "datetime"
+    return _CATEGORICAL
+
+
+def _as_number(values: pd.Series, kind: str) -> pd.Series:
+    if kind == "datetime":
+        stamps = pd.to_datetime(values, errors="coerce")
+        ns = stamps.to_numpy(dtype="datetime64[ns]").view(np.int64).astype(np.float64)
+        ns[stamps.isna().to_numpy()] = np.nan
+        return pd.Series(ns / 1e9 / _DAY, index=values.index)
+    return pd.to_numeric(values, errors="coerce").astype(np.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class _TablePlan:
+    name: str
+    numeric: tuple[tuple[str, str], ...]  # (column, kind)
+    levels: tuple[tuple[str, tuple[str, ...]], ...]
+    sequence_index: str | None
+    ordered: tuple[tuple[str, str], ...]  # (column, "numerical" | "categorical")
+
+
+@dataclasses.dataclass(frozen=True)
+class PersonFeatures:
+    """The plan of the person features, fitted on the real tables.
+
+    Build it with :meth:`fit`, then :meth:`transform` each side. ``root_columns`` are
+    the root row's columns; ``child_columns`` the summaries of the tables below it;
+    ``metadata`` the single-table metadata of the feature table (for
+    :func:`synthrisk.evaluate`).
+    """
+
+    root: str
+    root_kinds: tuple[tuple[str, str], ...]
+    plans: tuple[_TablePlan, ...]
+    n_events: int
+    max_levels: int
+    metadata: Mapping[str, Any]
+
+    @property
+    def root_columns(self) -> list[str]:
+        """Feature columns taken from the root row."""
+        return [c for c, _ in self.root_kinds]
+
+    @property
+    def child_columns(self) -> list[str]:
+        """Feature columns that summarise the tables below the root."""
+        return [c for c in self.metadata["columns"] if c not in set(self.root_columns)]
+
+    @classmethod
+    def fit(
+        cls,
+        sides: Mapping[str, Mapping[str, pd.DataFrame]],
+        metadata: RelationalMetadata,
+        *,
+        n_events: int = 3,
+        max_levels: int = 10,
+    ) -> PersonFeatures:
+        """Choose the feature columns on the real tables (every side in ``sides`` pooled)."""
+        frames = list(sides.values())
+        root_spec = metadata.tables[metadata.root]
+        pooled_root = pd.concat([f[metadata.root] for f in frames], ignore_index=True)
+        root_kinds = []
+        columns: dict[str, dict[str, Any]] = {}
+        for column in metadata.value_columns(metadata.root, pooled_root):
+            kind = _kind(pooled_root, column, root_spec.columns)
+            if kind is None:
+                continue
+            root_kinds.append((column, kind))
+            # categorical and boolean columns are categories of the feature table;
+            # numbers and datetimes keep their metadata (a datetime's format)
+            if kind == _CATEGORICAL:
+                columns[column] = {"sdtype": _CATEGORICAL}
+            else:
+                columns[column] = dict(root_spec.columns.get(column, {})) or {
+                    "sdtype": kind
+                }
+        plans = []
+        for name in metadata.descendants():
+            spec = metadata.tables[name]
+            pooled = pd.concat([f[name] for f in frames], ignore_index=True)
+            numeric: list[tuple[str, str]] = []
+            levels: list[tuple[str, tuple[str, ...]]] = []
+            ordered: list[tuple[str, str]] = []
+            columns[f"{name}.n_rows"] = {"sdtype": _NUMERIC}
+            for column in metadata.value_columns(name, pooled):
+                kind = _kind(pooled, column, spec.columns)
+                if kind is None:
+                    continue
+                if kind in ("numerical", "datetime"):
+                    numeric.append((column, kind))
+                    for stat in ("mean", "min", "max"):
+                        columns[f"{name}.{column}.{stat}"] = {"sdtype": _NUMERIC}
+                    ordered.append((column, _NUMERIC))
+                else:
+                    values = pooled[column].dropna().astype(str)
+                    found = tuple(sorted(values.unique()))
+                    if 0 < len(found) <= max_levels:
+                        levels.append((column, found))
+                        for level in found:
+                            columns[f"{name}.{column}={level}"] = {"sdtype": _NUMERIC}
+                    ordered.append((column, _CATEGORICAL))
+            index = spec.sequence_index
+            if index is not None:
+                ordered = [(c, k) for c, k in ordered if c != index]
+                if (
+                    index in pooled.columns
+                    and _kind(pooled, index, spec.columns) == "datetime"
+                ):
+                    columns[f"{name}.span_days"] = {"sdtype": _NUMERIC}
+                for column, kind in ordered:
+                    columns[f"{name}.{column}.last"] = {"sdtype": kind}
+                for j in range(1, n_events + 1):
+                    for column, kind in ordered:
+                        columns[f"{name}.event{j}.{column}"] = {"sdtype": kind}
+            plans.append(
+                _TablePlan(name, tuple(numeric), tuple(levels), index, tuple(ordered))
+            )
+        return cls(
+            root=metadata.root,
+            root_kinds=tuple(root_kinds),
+            plans=tuple(plans),
+            n_events=n_events,
+            max_levels=max_levels,
+            metadata={"columns": columns},
+        )
+
+    def transform(
+        self,
+        tables: Mapping[str, pd.DataFrame],
+        person: Mapping[str, pd.Series],
+    ) -> pd.DataFrame:
+        """The feature table of one side: one row per root row, in the root's order.
+
+        Parameters
+        ----------
+        tables : dict of str to DataFrame
+            One side's tables (never modified).
+        person : dict of str to Series
+            Each row's person (:func:`~synthrisk.relational.people.person_of_rows`).
+
+        Returns
+        -------
+        DataFrame
+            Indexed by the root key (as text), one column per feature of
+            ``metadata["columns"]``, in that order.
+        """
+        ids = person[self.root].astype(str).to_numpy()
+        root = tables[self.root]
+        parts: dict[str, pd.Series | np.ndarray] = {}
+        for column, kind in self.root_kinds:
+            values = root[column]
+            if kind == _CATEGORICAL:
+                parts[column] = (
+                    values.astype(object).where(values.notna(), None).to_numpy()
+                )
+            else:
+                parts[column] = values.to_numpy()
+        out = pd.DataFrame(parts, index=pd.Index(ids, name="person"))
+        extra: dict[str, pd.Series] = {}
+        for plan in self.plans:
+            extra.update(
+                self._summaries(plan, tables[plan.name], person[plan.name], ids)
+            )
+        if extra:
+            out = pd.concat([out, pd.DataFrame(extra, index=out.index)], axis=1)
+        cols = list(self.metadata["columns"])
+        return out.reindex(columns=cols)
+
+    def _summaries(
+        self, plan: _TablePlan, frame: pd.DataFrame, person: pd.Series, ids: np.ndarray
+    ) -> dict[str, pd.Series]:
+        name = plan.name
+        key = person.astype(str).to_numpy()
+        index = pd.Index(ids)
+        out: dict[str, pd.Series] = {}
+        counts = pd.Series(key).value_counts()
+        out[f"{name}.n_rows"] = counts.reindex(index, fill_value=0).astype(np.float64)
+        for column, kind in plan.numeric:
+            values = _as_number(frame[column], kind).to_numpy()
+            grouped = pd.Series(values).groupby(key)
+            for stat in ("mean", "min", "max"):
+                out[f"{name}.{column}.{stat}"] = getattr(grouped, stat)().reindex(index)
+        n = counts.reindex(index, fill_value=0).to_numpy(dtype=np.float64)
+        for column, found in plan.levels:
+            values = frame[column].astype(object).where(frame[column].notna(), None)
+            text = values.map(lambda v: None if v is None else str(v)).to_numpy()
+            for level in found:
+                hits = pd.Series((text == level).astype(np.float64)).groupby(key).sum()
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    share = hits.reindex(index, fill_value=0.0).to_numpy() / n
+                out[f"{name}.{column}={level}"] = pd.Series(
+                    np.where(n > 0, share, np.nan), index=index
+                )
+        if plan.sequence_index is None:
+            return out
+        order_values = frame[plan.sequence_index]
+        ordered = pd.DataFrame({"_person": key, "_order": np.arange(len(frame))})
+        sort_key = (
+            _as_number(order_values, "datetime")
+            if pd.api.types.is_datetime64_any_dtype(order_values)
+            or isinstance(order_values.dtype, pd.StringDtype)
+            or order_values.dtype == object
+            else pd.to_numeric(order_values, errors="coerce")
+        )
+        ordered["_index"] = sort_key.to_numpy()
+        ordered = ordered.sort_values(["_person", "_index", "_order"], kind="stable")
+        rows = ordered["_order"].to_numpy()
+        people = ordered["_person"].to_numpy()
+        position = ordered.groupby("_person", sort=False).cumcount().to_numpy()
+        if f"{name}.span_days" in self.metadata["columns"]:
+            span = ordered.groupby("_person")["_index"].agg(lambda s: s.max() - s.min())
+            out[f"{name}.span_days"] = span.reindex(index)
+        last = ~pd.Series(people).duplicated(keep="last").to_numpy()
+        for column, kind in plan.ordered:
+            raw = frame[column].iloc[rows]
+            if kind == _NUMERIC:
+                source_kind = (
+                    "datetime"
+                    if pd.api.types.is_datetime64_any_dtype(raw)
+                    else _NUMERIC
+                )
+                values = _as_number(raw, source_kind).to_numpy()
+            else:
+                values = raw.astype(object).where(raw.notna(), None).to_numpy()
+            out[f"{name}.{column}.last"] = pd.Series(
+                values[last], index=people[last]
+            ).reindex(index)
+            for j in range(1, self.n_events + 1):
+                at = position == j - 1
+                out[f"{name}.event{j}.{column}"] = pd.Series(
+                    values[at], index=people[at]
+                ).reindex(index)
+        return out

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.datasets.relational import load_bank, load_clinic
+from synthrisk.exceptions import ParameterError
+from synthrisk.relational import (
+    PERSON_COLUMN,
+    MultiTableReport,
+    evaluate_tables,
+    split_people,
+)
+
+# 1,000 people, 20 % held out, 5 % of the synthetic people copied (40 people)
+N_PEOPLE = 1000
+
+
+@pytest.fixture(scope="module")
+def bank() -> Any:
+    return load_bank(n_customers=N_PEOPLE, seed=0)
+
+
+@pytest.fixture(scope="module")
+def bank_reports(bank: Any) -> dict[str, MultiTableReport]:
+    return {
+        scenario: evaluate_tables(
+            bank.real,
+            bank.synthetic[scenario],
+            bank.holdout,
+            metadata=bank.metadata,
+            table_metrics=None if scenario != "whole_copies" else [],
+        )
+        for scenario in ("null", "whole_copies", "child_copies")
+    }
+
+
+@pytest.fixture(scope="module")
+def clinic() -> Any:
+    return load_clinic(n_patients=N_PEOPLE, seed=0, sequential=True)
+
+
+def test_null_passes_at_person_level(bank_reports: dict[str, MultiTableReport]) -> None:
+    report = bank_reports["null"]
+    assert report.verdict == "pass"
+    assert report.people.verdict is not None
+    assert report.people.verdict.overall == "pass"
+    assert report.linkage.level == "pass"
+    assert report.linkage.p_value > 0.05
+    assert report.n_people == {"real": 800, "synthetic": 800, "holdout": 200}
+    assert report.table_verdicts == {
+        "customers": "pass",
+        "accounts": "pass",
+        "transactions": "pass",
+    }
+
+
+def test_whole_copies_of_five_percent_fail(
+    bank_reports: dict[str, MultiTableReport],
+) -> None:
+    report = bank_reports["whole_copies"]
+    assert report.verdict == "fail"
+    verdict = report.people.verdict
+    assert verdict is not None
+    assert verdict.overall == "fail"
+    assert verdict["identification"].level == "fail"
+    # the attacker who knows the root row finds every copied person's children
+    root = report.linkage.attacks[0]
+    assert root.name == "root_to_children"
+    assert (root.linked_training, root.linked_holdout) == (40, 0)
+    assert report.linkage.level == "fail"
+    assert report.tables == {}  # table_metrics=[]
+
+
+def test_child_copies_with_new_parents_are_found_by_the_linkage_attack(
+    bank_reports: dict[str, MultiTableReport],
+) -> None:
+    report = bank_reports["child_copies"]
+    history = {a.name: a for a in report.linkage.attacks}["history"]
+    assert history.linked_training >= 40
+    assert history.linked_holdout <= 1
+    assert history.p_value < 1e-3
+    assert report.linkage.level == "fail"
+    assert report.verdict == "fail"
+    # the root rows are new: the root table alone sees nothing, the children do
+    assert report.table_verdicts["customers"] == "pass"
+    assert report.table_verdicts["accounts"] == "fail"
+    assert report.table_verdicts["transactions"] == "fail"
+
+
+def test_child_tables_are_judged_per_person(
+    bank_reports: dict[str, MultiTableReport],
+) -> None:
+    tables = bank_reports["null"].tables
+    for name in ("accounts", "transactions"):
+        for metric in ("identification", "dcr_share", "identical_match_share"):
+            assert tables[name][metric].params["person"] == PERSON_COLUMN
+        excluded = tables[name].schema["excluded"]
+        assert isinstance(excluded, list)
+        assert PERSON_COLUMN in excluded
+    assert tables["customers"]["dcr_share"].params["person"] is None
+
+
+def test_sequential_null_passes_and_copies_fail(clinic: Any) -> None:
+    null = evaluate_tables(
+        clinic.real, clinic.synthetic["null"], clinic.holdout, metadata=clinic.metadata
+    )
+    assert null.verdict == "pass"
+    assert null.root == "patient_id"
+    assert "visits.event1.department" in null.features["children"]  # type: ignore[operator]
+    copies = evaluate_tables(
+        clinic.real,
+        clinic.synthetic["whole_copies"],
+        clinic.holdout,
+        metadata=clinic.metadata,
+        table_metrics=[],
+    )
+    assert copies.verdict == "fail"
+    assert copies.linkage.attacks[0].linked_training == 40
+
+
+def test_without_holdout_the_verdict_is_review() -> None:
+    small = load_bank(n_customers=120, seed=1)
+    report = evaluate_tables(
+        small.real, small.synthetic["null"], metadata=small.metadata
+    )
+    assert report.verdict == "review"
+    assert report.linkage.level == "info"
+    assert "holdout" not in report.n_people
+
+
+def test_split_then_evaluate_runs_on_a_users_own_split() -> None:
+    small = load_bank(n_customers=150, seed=2)
+    train, holdout = split_people(small.real, small.metadata, holdout_share=0.3, seed=0)
+    report = evaluate_tables(
+        train,
+        small.synthetic["null"],
+        holdout,
+        metadata=small.metadata,
+        metrics=["identification", "dcr_share"],
+        table_metrics=[],
+    )
+    assert report.n_people["holdout"] == 36
+    assert [r.metric for r in report.people.results] == ["identification", "dcr_share"]
+
+
+def test_inputs_are_not_modified(bank: Any) -> None:
+    before = {k: v.copy() for k, v in bank.real.items()}
+    evaluate_tables(
+        bank.real,
+        bank.synthetic["null"],
+        bank.holdout,
+        metadata=bank.metadata,
+        metrics=["dcr_share"],
+        table_metrics=["dcr_share"],
+    )
+    for name, frame in before.items():
+        assert bank.real[name].equals(frame)
+
+
+def test_bad_parameters_are_refused(bank: Any) -> None:
+    with pytest.raises(
+        ParameterError, match=r"`match_ratio` must be a number in \(0, 1\)"
+    ):
+        evaluate_tables(
+            bank.real, bank.synthetic["null"], metadata=bank.metadata, match_ratio=2
+        )
+    with pytest.raises(ParameterError, match="`real` must map table names"):
+        evaluate_tables(
+            bank.real["customers"],
+            bank.synthetic["null"],
+            metadata=bank.metadata,
+        )
+
+
+def test_a_table_outside_the_roots_tree_is_evaluated_with_rows_as_unit() -> None:
+    small = load_bank(n_customers=100, seed=5)
+    metadata = copy.deepcopy(small.metadata)
+    metadata["tables"]["branches"] = {
+        "primary_key": "branch_id",
+        "columns": {"branch_id": {"sdtype": "id"}, "size": {"sdtype": "numerical"}},
+    }
+    rng = np.random.default_rng(0)
+
+    def branches(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"branch_id": np.arange(n), "size": rng.normal(size=n)})
+
+    real = {**small.real, "branches": branches(60)}
+    synthetic = {**small.synthetic["null"], "branches": branches(60)}
+    holdout = {**small.holdout, "branches": branches(60)}
+    report = evaluate_tables(
+        real,
+        synthetic,
+        holdout,
+        metadata=metadata,
+        root="customers",
+        metrics=["dcr_share"],
+        table_metrics=["identical_match_share"],
+    )
+    assert report.root == "customers"
+    assert any(w.startswith("branches: outside the tree") for w in report.warnings)
+    assert report.tables["branches"]["identical_match_share"].params["person"] is None
+    assert not any(c.startswith("branches.") for c in report.features["children"])  # type: ignore[union-attr]
+
+
+def test_a_synthetic_table_without_rows_is_judged_at_person_level_only() -> None:
+    small = load_bank(n_customers=150, seed=1)
+    synthetic = dict(small.synthetic["null"])
+    synthetic["transactions"] = synthetic["transactions"].iloc[:0]
+    report = evaluate_tables(
+        small.real,
+        synthetic,
+        small.holdout,
+        metadata=small.metadata,
+        metrics=["dcr_share"],
+        table_metrics=["dcr_share"],
+    )
+    assert set(report.tables) == {"customers", "accounts"}
+    assert report.warnings == (
+        "transactions: no rows on the synthetic side; not evaluated on its own (its "
+        "people are judged at person level, with no rows in it).",
+    )
+    assert report.people["dcr_share"].status == "ok"

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: BSD-3-Clause
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.datasets.relational import load_clinic
+from synthrisk.relational import PersonFeatures, person_of_rows
+from synthrisk.relational.metadata import expand_sequences, load_metadata
+
+METADATA = {
+    "tables": {
+        "people": {
+            "primary_key": "pid",
+            "columns": {"pid": {"sdtype": "id"}, "age": {"sdtype": "numerical"}},
+        },
+        "events": {
+            "primary_key": "eid",
+            "sequence_index": "t",
+            "columns": {
+                "eid": {"sdtype": "id"},
+                "pid": {"sdtype": "id"},
+                "t": {"sdtype": "numerical"},
+                "kind": {"sdtype": "categorical"},
+                "cost": {"sdtype": "numerical"},
+            },
+        },
+    },
+    "relationships": [
+        {
+            "parent_table_name": "people",
+            "parent_primary_key": "pid",
+            "child_table_name": "events",
+            "child_foreign_key": "pid",
+        }
+    ],
+}
+
+
+def _tables() -> dict[str, pd.DataFrame]:
+    people = pd.DataFrame({"pid": ["a", "b", "c"], "age": [30, 40, 50]})
+    events = pd.DataFrame(
+        {
+            "eid": [1, 2, 3, 4, 5],
+            "pid": ["a", "b", "a", "a", "b"],
+            "t": [3, 1, 1, 2, 2],
+            "kind": ["x", "y", "y", "x", "x"],
+            "cost": [30.0, 5.0, 10.0, 20.0, 6.0],
+        }
+    )
+    return {"people": people, "events": events}
+
+
+def test_person_features_hand_computed() -> None:
+    tables = _tables()
+    meta = load_metadata(METADATA)
+    plan = PersonFeatures.fit({"real": tables}, meta, n_events=2)
+    got = plan.transform(tables, person_of_rows(tables, meta))
+    assert got.index.tolist() == ["a", "b", "c"]
+    assert plan.root_columns == ["age"]
+    a, b, c = (got.loc[p] for p in "abc")
+    assert a["events.n_rows"] == 3
+    assert b["events.n_rows"] == 2
+    assert c["events.n_rows"] == 0
+    assert a["events.cost.mean"] == 20.0
+    assert (a["events.cost.min"], a["events.cost.max"]) == (10.0, 30.0)
+    assert a["events.kind=x"] == pytest.approx(2 / 3)
+    assert b["events.kind=y"] == 0.5
+    # in the order of t: a's costs are 10, 20, 30; b's kinds y, x
+    assert (a["events.event1.cost"], a["events.event2.cost"]) == (10.0, 20.0)
+    assert a["events.cost.last"] == 30.0
+    assert (b["events.event1.kind"], b["events.event2.kind"]) == ("y", "x")
+    assert np.isnan(c["events.cost.mean"])
+    assert pd.isna(c["events.event1.kind"])
+    # the index is a feature of the summaries, not of the events
+    assert "events.event1.t" not in got.columns
+    assert got.columns.tolist() == list(plan.metadata["columns"])
+
+
+def test_person_features_have_the_same_columns_on_every_side() -> None:
+    tables = _tables()
+    meta = load_metadata(METADATA)
+    plan = PersonFeatures.fit({"real": tables}, meta, n_events=2)
+    other = {
+        "people": pd.DataFrame({"pid": ["z"], "age": [20]}),
+        "events": pd.DataFrame(
+            {"eid": [9], "pid": ["z"], "t": [1], "kind": ["w"], "cost": [1.0]}
+        ),
+    }
+    got = plan.transform(other, person_of_rows(other, meta))
+    assert got.columns.tolist() == list(plan.metadata["columns"])
+    # a value the real people never had gets no column of its own
+    assert got.loc["z", "events.kind=x"] == 0.0
+    assert got.loc["z", "events.event1.kind"] == "w"
+
+
+def test_shuffled_sequences_keep_the_summaries_and_change_the_order() -> None:
+    clinic = load_clinic(n_patients=60, seed=1)
+    meta = load_metadata(clinic.metadata)
+    plan = PersonFeatures.fit({"real": clinic.real}, meta)
+    real = plan.transform(clinic.real, person_of_rows(clinic.real, meta))
+    shuffled = clinic.synthetic["shuffled_sequences"]
+    syn = plan.transform(shuffled, person_of_rows(shuffled, meta))
+    n_copy = len(clinic.copied["shuffled_sequences"])
+    copies = syn.iloc[:n_copy].reset_index(drop=True)
+    originals = real.loc[clinic.copied["shuffled_sequences"]].reset_index(drop=True)
+    summary = [
+        c
+        for c in plan.child_columns
+        if c.endswith((".mean", ".min", ".max", ".n_rows"))
+    ]
+    pd.testing.assert_frame_equal(copies[summary], originals[summary])
+    ordered = [c for c in plan.child_columns if ".event" in c and "department" in c]
+    differs = (copies[ordered].astype(str) != originals[ordered].astype(str)).any(
+        axis=1
+    )
+    assert differs.sum() >= 1
+
+
+def test_sequential_and_two_table_forms_give_the_same_features() -> None:
+    two = load_clinic(n_patients=40, seed=7)
+    seq = load_clinic(n_patients=40, seed=7, sequential=True)
+    meta_two = load_metadata(two.metadata)
+    sides, meta_seq = expand_sequences({"real": seq.real}, load_metadata(seq.metadata))
+    real_seq = sides["real"]
+    assert real_seq is not None
+    plan_two = PersonFeatures.fit({"real": two.real}, meta_two)
+    plan_seq = PersonFeatures.fit({"real": real_seq}, meta_seq)
+    a = plan_two.transform(two.real, person_of_rows(two.real, meta_two))
+    b = plan_seq.transform(real_seq, person_of_rows(real_seq, meta_seq))
+    b.columns = [c.replace("visits.", "visits.", 1) for c in b.columns]
+    assert a.columns.tolist() == b.columns.tolist()
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
