@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from synthrisk._typing import JSONValue
     from synthrisk.audit import AuditResult, AuditVerdict
     from synthrisk.compat.petsard import PetsardConfig
+    from synthrisk.relational import MultiTableReport
     from synthrisk.results import EvaluationReport
 
 __all__ = [
@@ -780,3 +781,74 @@ def _run_audit_file(
         **dict(config.options),
     )
     return RunOutcome((), outcome.written, audits=(outcome,))
+
+
+def evaluate_table_files(
+    real: PathLike,
+    synthetic: PathLike,
+    holdout: PathLike | None = None,
+    *,
+    metadata: PathLike,
+    root: str | None = None,
+    seed: int = 0,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    json: PathLike | None = None,
+    html: PathLike | None = None,
+) -> MultiTableReport:
+    """Evaluate related tables in folders, judged per person, and write the reports.
+
+    Parameters
+    ----------
+    real, synthetic, holdout : path
+        Folders with one file per table (``customers.csv``, ``accounts.parquet`` …),
+        read by :func:`synthrisk.relational.read_tables`.
+    metadata : path
+        SDV's multi-table or sequential metadata (JSON).
+    root : str, default=None
+        The table whose rows are people (None: the one no table refers up from).
+    seed : int, default=0
+        Seed of every random step.
+    thresholds : Thresholds or dict, default=None
+        Verdict thresholds.
+    json, html : path, default=None
+        Where to write the JSON and HTML reports (all-or-nothing); the HTML page gives
+        the person-level verdict first, then the linkage attack, then each table.
+
+    Returns
+    -------
+    MultiTableReport
+    """
+    from synthrisk.relational import evaluate_tables, load_metadata, read_tables
+    from synthrisk.report.tables import render_tables_html
+
+    folders = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    check_outputs({"`json`": json, "`html`": html}, {"metadata": metadata})
+    meta = load_metadata(metadata)
+    frames = {
+        name: read_tables(path, name=name) for name, path in folders.items() if path is not None
+    }
+    report = evaluate_tables(
+        frames["real"],
+        frames["synthetic"],
+        frames.get("holdout"),
+        metadata=meta,
+        root=root,
+        seed=seed,
+        thresholds=thresholds,
+    )
+    outputs: dict[Path, str] = {}
+    if json is not None:
+        outputs[Path(json)] = report.to_json() + "\n"
+    if html is not None:
+        outputs[Path(html)] = render_tables_html(
+            report.people,
+            report.tables,
+            verdict=report.verdict,
+            reason=report.reason,
+            linkage=report.linkage.to_dict(),
+            root=report.root,
+            n_people=report.n_people,
+            warnings=report.warnings,
+        )
+    write_texts_atomic(outputs)
+    return report

@@ -241,9 +241,47 @@ def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
     return EXIT_OK
 
 
+def evaluate_tables(args: argparse.Namespace) -> int:
+    """``synthrisk evaluate-tables``: related tables judged per person."""
+    from synthrisk.cli._console import console, esc, print_written
+    from synthrisk.pipeline import check_outputs, evaluate_table_files
+
+    check_outputs(
+        {"`--json`": args.json, "`--html`": args.html}, {"metadata": args.metadata}
+    )
+    report = evaluate_table_files(
+        args.real,
+        args.synthetic,
+        args.holdout,
+        metadata=args.metadata,
+        root=args.root,
+        seed=args.seed,
+        thresholds=arguments.thresholds(args.thresholds),
+        json=args.json,
+        html=args.html,
+    )
+    quiet = args.quiet or "-" in (args.json, args.html)
+    print_written(
+        [Path(p) for p in (args.json, args.html) if p and p != "-"], quiet=quiet
+    )
+    out = console(quiet=quiet)
+    for line in report.summary_lines():
+        out.print(esc(line))
+    order = {"fail": 0, "review": 1, "pass": 2}
+    if args.fail_on is not None and order[report.verdict] <= order[args.fail_on]:
+        print(
+            f"synthrisk: gate failed: the person-level verdict is {report.verdict!r}, "
+            f"at or below --fail-on {args.fail_on!r}.",
+            file=sys.stderr,
+        )
+        return EXIT_GATE
+    return EXIT_OK
+
+
 #: the command of each sub-command name; ``synthrisk metrics`` is the fallback
 COMMANDS = {
     "audit": audit,
+    "evaluate-tables": evaluate_tables,
     "evaluate": evaluate,
     "run": run,
     "report": report,

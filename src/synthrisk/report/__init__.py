@@ -18,6 +18,7 @@ from __future__ import annotations
 from synthrisk.report._extract import rates as attack_rates
 from synthrisk.report.audit import render_audit_html
 from synthrisk.report.html import render_html, render_result_html, write_html
+from synthrisk.report.tables import render_tables_html
 from synthrisk.results import register_html_renderers
 from synthrisk.verdict import (
     DEFAULT_THRESHOLDS,
@@ -50,5 +51,6 @@ __all__ = [
     "render_audit_html",
     "render_html",
     "render_result_html",
+    "render_tables_html",
     "write_html",
 ]

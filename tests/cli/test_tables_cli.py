@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``synthrisk evaluate-tables``: related tables in folders, judged per person, reports written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synthrisk.cli.main import main
+from synthrisk.datasets.relational import load_bank
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = load_bank(400, copy_share=0.1, seed=0)
+    root = tmp_path_factory.mktemp("bank")
+    sides = {"real": data.real, "holdout": data.holdout, **{
+        f"synthetic_{name}": tables for name, tables in data.synthetic.items()
+    }}  # fmt: skip
+    for side, tables in sides.items():
+        (root / side).mkdir()
+        for name, frame in tables.items():
+            frame.to_csv(root / side / f"{name}.csv", index=False)
+    (root / "metadata.json").write_text(json.dumps(data.metadata))
+    return root
+
+
+def _run(bank: Path, scenario: str, out: Path, *extra: str) -> int:
+    return main(
+        [
+            "evaluate-tables",
+            "--real", str(bank / "real"),
+            "--synthetic", str(bank / f"synthetic_{scenario}"),
+            "--holdout", str(bank / "holdout"),
+            "--metadata", str(bank / "metadata.json"),
+            "--json", str(out / "report.json"),
+            "--html", str(out / "report.html"),
+            "--quiet",
+            *extra,
+        ]
+    )  # fmt: skip
+
+
+def test_whole_copies_of_people_fail_the_gate(bank: Path, tmp_path: Path) -> None:
+    assert _run(bank, "whole_copies", tmp_path, "--fail-on", "fail") == 1
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["verdict"] == "fail"
+    page = (tmp_path / "report.html").read_text()
+    # the person-level verdict first, then the linkage attack, then each table
+    assert page.index('id="release-verdict"') < page.index('id="linkage"')
+    assert page.index('id="linkage"') < page.index('id="people"')
+    assert page.index('id="people"') < page.index('id="table-customers"')
+    assert '<span class="badge fail">fail</span>' in page
+
+
+def test_new_people_do_not_fail(bank: Path, tmp_path: Path) -> None:
+    assert _run(bank, "null", tmp_path, "--fail-on", "fail") == 0
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["verdict"] in ("pass", "review")
+
+
+def test_a_missing_folder_is_a_usage_error(
+    bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(bank, "no_such_scenario", tmp_path) == 2
+    assert "synthrisk: error:" in capsys.readouterr().err
+    assert not (tmp_path / "report.json").exists()
