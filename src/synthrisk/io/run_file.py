@@ -299,13 +299,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
             raise ConfigError(msg)
 
     def resolve(value: Any, key: str) -> Path | None:
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            msg = f"{where}: `{key}` must be a path string; got {value!r}."
-            raise ConfigError(msg)
-        p = Path(value)
-        return p if p.is_absolute() else base / p
+        return _path(value, key, base, where)
 
     metrics = raw.get("metrics")
     if metrics is not None:
@@ -338,10 +332,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     flags = check_report_options(report, where)
     thresholds = check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`")
     gate = check_gate(raw.get("gate"), where)
-    seed = raw.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
-        raise ConfigError(msg)
+    seed = _seed(raw, where)
     self_test = raw.get("self_test", False)
     if not isinstance(self_test, bool):
         msg = f"{where}: `self_test` must be true or false; got {self_test!r}."
@@ -394,6 +385,14 @@ def _check_encoding(value: Any, where: str) -> str | None:
     return str(value)
 
 
+def _seed(raw: Mapping[str, Any], where: str) -> int:
+    seed = raw.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
+        raise ConfigError(msg)
+    return seed
+
+
 def _path(value: Any, key: str, base: Path, where: str) -> Path | None:
     if value is None:
         return None
@@ -431,10 +430,7 @@ def parse_audit_config(
     report = _check_keys(
         raw.get("report") or {}, ("json", "html"), f"{where}: `report`"
     )
-    seed = raw.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"{where}: `seed` must be a non-negative integer; got {seed!r}."
-        raise ConfigError(msg)
+    seed = _seed(raw, where)
     try:
         seconds, runs = parse_budget(block.get("budget"), f"{where}: `audit.budget`")
     except ParameterError as exc:
