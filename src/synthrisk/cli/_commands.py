@@ -244,11 +244,9 @@ def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
 def evaluate_tables(args: argparse.Namespace) -> int:
     """``synthrisk evaluate-tables``: related tables judged per person."""
     from synthrisk.cli._console import console, esc, print_written
-    from synthrisk.pipeline import check_outputs, evaluate_table_files
+    from synthrisk.pipeline import evaluate_table_files
 
-    check_outputs(
-        {"`--json`": args.json, "`--html`": args.html}, {"metadata": args.metadata}
-    )
+    # the pipeline refuses outputs that cannot be written before reading any table
     report = evaluate_table_files(
         args.real,
         args.synthetic,
