@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable, count_matches
+from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable
+from synthrisk.metrics.attacks._shard_tasks import masked_counts
 
 __all__ = ["EQUAL_SIZE_REPEATS", "RELABEL_REPEATS", "equal_size_successes"]
 
@@ -39,7 +40,7 @@ def equal_size_successes(
     ``real_values`` and ``hold_values`` are the de-duplicated rows, or sharded tables
     on a cluster (the subsamples are then bit masks counted in one pass each).
     """
-    if not isinstance(real_values, np.ndarray):
+    if not isinstance(real_values, (np.ndarray, QueryTable)):
         return _sharded(
             real_values,
             hold_values,
@@ -49,38 +50,50 @@ def equal_size_successes(
             ne_matches_null=ne_matches_null,
             rng=rng,
         )
-    n_r, n_h = real_values.shape[0], hold_values.shape[0]
+    real = (
+        real_values
+        if isinstance(real_values, QueryTable)
+        else QueryTable.from_values(real_values)
+    )
+    hold = (
+        hold_values
+        if isinstance(hold_values, QueryTable)
+        else QueryTable.from_values(hold_values)
+    )
+    n_r, n_h = real.n_rows, hold.n_rows
     m = min(n_r, n_h)
     main = (main_counts == 1).astype(np.float64)
     ctrl = (control_counts == 1).astype(np.float64)
     if len(queries) == 0 or m == 0:
         return main, ctrl, 0.0
-
-    def successes(values: FloatArray) -> FloatArray:
-        counts, _ = count_matches(
-            QueryTable.from_values(values),
-            queries,
-            cap=2,
-            ne_matches_null=ne_matches_null,
-        )
-        return (counts == 1).astype(np.float64)
-
-    if n_r != n_h:
-        big = real_values if n_r > n_h else hold_values
-        total = np.zeros(len(queries))
-        for _ in range(EQUAL_SIZE_REPEATS):
-            total += successes(
-                big[np.sort(rng.choice(big.shape[0], size=m, replace=False))]
-            )
-        total /= EQUAL_SIZE_REPEATS
-        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
-    pool = np.concatenate([real_values, hold_values])
-    diffs = np.empty(RELABEL_REPEATS)
+    # every subsample is a column of row masks over the two indexed tables, so that
+    # one walk per query counts them all: 2 per relabelling, then the subsamples of
+    # the larger table (all False on the other one)
+    n_big = EQUAL_SIZE_REPEATS if n_r != n_h else 0
+    n_masks = 2 * RELABEL_REPEATS + n_big
+    real_masks = np.zeros((n_r, n_masks), dtype=np.bool_)
+    hold_masks = np.zeros((n_h, n_masks), dtype=np.bool_)
+    big_masks = real_masks if n_r > n_h else hold_masks
+    for r in range(n_big):
+        rows = rng.choice(big_masks.shape[0], size=m, replace=False)
+        big_masks[rows, 2 * RELABEL_REPEATS + r] = True
     for b in range(RELABEL_REPEATS):
-        order = rng.permutation(pool.shape[0])
-        first = successes(pool[np.sort(order[:m])])
-        second = successes(pool[np.sort(order[m : 2 * m])])
-        diffs[b] = float(first.mean() - second.mean())
+        order = rng.permutation(n_r + n_h)
+        for k, subset in enumerate((order[:m], order[m : 2 * m])):
+            real_masks[subset[subset < n_r], 2 * b + k] = True
+            hold_masks[subset[subset >= n_r] - n_r, 2 * b + k] = True
+    options = {"cap": 2, "ne_matches_null": ne_matches_null}
+    counts = np.minimum(
+        masked_counts(real, queries, real_masks, **options)
+        + masked_counts(hold, queries, hold_masks, **options),
+        2,
+    )
+    success = counts == 1
+    if n_big:
+        total = success[:, 2 * RELABEL_REPEATS :].mean(axis=1)
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    rates = success[:, : 2 * RELABEL_REPEATS].mean(axis=0)
+    diffs = rates[0::2] - rates[1::2]
     return main, ctrl, float(diffs.std(ddof=1))
 
 

@@ -390,10 +390,9 @@ def singling_out_attack(
                 )
     equal_size = None
     if control is not None and control_counts is not None:
-        sharded = not isinstance(real, QueryTable)
         equal_size = equal_size_successes(
-            real if sharded else real_values[real_keep],
-            control if sharded else hold_values[dedup(hold_values)],
+            real,
+            control,
             queries,
             main_counts,
             control_counts,
