@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns, check_int
@@ -86,6 +88,38 @@ def count_links(idx_a: IntArray, idx_b: IntArray, k: int) -> IntArray:
     for i in range(a.shape[0]):
         out[i] = np.intersect1d(a[i], b[i], assume_unique=True).size > 0
     return out
+
+
+#: neighbour lists longer than this are intersected per ``k`` instead
+_DEPTH_MAX_NEIGHBORS = 64
+
+
+def link_depths(idx_a: IntArray, idx_b: IntArray) -> IntArray:
+    """Per target, the smallest ``k`` for which :func:`count_links` is True.
+
+    Parameters
+    ----------
+    idx_a, idx_b : ndarray of shape (n_targets, n_neighbors)
+        Neighbour positions of each target's two halves, nearest first.
+
+    Returns
+    -------
+    ndarray of shape (n_targets,)
+        ``max(i, j) + 1`` minimised over the pairs with ``idx_a[:, i] == idx_b[:, j]``;
+        ``n_neighbors + 1`` when the lists share no row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> link_depths(np.array([[0, 1], [2, 3], [4, 5]]), np.array([[1, 0], [3, 2], [6, 7]])).tolist()
+    [2, 2, 3]
+    """
+    n_neighbors = idx_a.shape[1]
+    depth = np.maximum.outer(np.arange(n_neighbors), np.arange(n_neighbors)) + 1
+    shared = idx_a[:, :, None] == idx_b[:, None, :]
+    return np.where(shared, depth, n_neighbors + 1).min(
+        axis=(1, 2), initial=n_neighbors + 1
+    )
 
 
 def random_subsets(
@@ -168,7 +202,19 @@ class LinkabilityAttack:
         if a is None or b is None:
             msg = "no control attack was run (no holdout table)."
             raise ParameterError(msg)
-        return count_links(a, b, k)
+        if self.n_neighbors > _DEPTH_MAX_NEIGHBORS:
+            return count_links(a, b, k)
+        return self._link_depths[which] <= k
+
+    @functools.cached_property
+    def _link_depths(self) -> dict[str, IntArray]:
+        """Per attack and target, the smallest ``k`` that links it (``n_neighbors + 1``
+        when none does): every ``k`` of the report is then one comparison."""
+        pairs = {"main": (self.main_a, self.main_b)}
+        pairs["baseline"] = (self.baseline_a, self.baseline_b)
+        if self.control_a is not None and self.control_b is not None:
+            pairs["control"] = (self.control_a, self.control_b)
+        return {name: link_depths(a, b) for name, (a, b) in pairs.items()}
 
     def estimate(
         self, *, confidence_level: float = 0.95, n_neighbors: int | None = None
@@ -264,11 +310,26 @@ def _distinct_rows(table: EncodedTable) -> tuple[IntArray, IntArray]:
     targets.
     """
     numeric = np.ascontiguousarray(table.numeric, dtype=np.float64)
-    keys = np.hstack([numeric.view(np.int64), table.codes.astype(np.int64)])
-    if keys.shape[0] == 0 or keys.shape[1] == 0:
-        return np.arange(keys.shape[0]), np.arange(keys.shape[0])
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    columns = [*numeric.view(np.int64).T, *table.codes.astype(np.int64).T]
+    n_rows = table.numeric.shape[0]
+    if n_rows == 0 or not columns:
+        return np.arange(n_rows), np.arange(n_rows)
+    # each column's distinct values numbered, then the numbers of a row combined into
+    # one integer while they fit (else the rows are compared whole)
+    key = np.zeros(n_rows, dtype=np.int64)
+    room = 1
+    for column in columns:
+        _, codes = np.unique(column, return_inverse=True)
+        size = int(codes.max()) + 1
+        if room * size >= 1 << 62:
+            _, first, inverse = np.unique(
+                np.column_stack(columns), axis=0, return_index=True, return_inverse=True
+            )
+            return first, inverse.reshape(-1)
+        key = key * size + codes
+        room *= size
+    inverse = pd.factorize(key)[0].astype(np.int64)
+    return np.unique(inverse, return_index=True)[1], inverse
 
 
 def linkability_attack(
