@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from synthrisk._typing import IntArray, JSONValue
 from synthrisk._validation import check_columns, check_int
@@ -44,6 +43,7 @@ from synthrisk.metrics.attacks._common import (
     check_not_excluded,
 )
 from synthrisk.metrics.attacks._partitioned import n_rows, on_cluster, take_rows
+from synthrisk.metrics.attacks._queries import distinct_rows
 from synthrisk.results import RecordScores, to_jsonable
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
@@ -309,27 +309,10 @@ def _distinct_rows(table: EncodedTable) -> tuple[IntArray, IntArray]:
     column set of a few categorical columns leaves far fewer distinct rows than
     targets.
     """
-    numeric = np.ascontiguousarray(table.numeric, dtype=np.float64)
-    columns = [*numeric.view(np.int64).T, *table.codes.astype(np.int64).T]
-    n_rows = table.numeric.shape[0]
-    if n_rows == 0 or not columns:
-        return np.arange(n_rows), np.arange(n_rows)
-    # each column's distinct values numbered, then the numbers of a row combined into
-    # one integer while they fit (else the rows are compared whole)
-    key = np.zeros(n_rows, dtype=np.int64)
-    room = 1
-    for column in columns:
-        _, codes = np.unique(column, return_inverse=True)
-        size = int(codes.max()) + 1
-        if room * size >= 1 << 62:
-            _, first, inverse = np.unique(
-                np.column_stack(columns), axis=0, return_index=True, return_inverse=True
-            )
-            return first, inverse.reshape(-1)
-        key = key * size + codes
-        room *= size
-    inverse = pd.factorize(key)[0].astype(np.int64)
-    return np.unique(inverse, return_index=True)[1], inverse
+    columns = [*np.asarray(table.numeric, dtype=np.float64).T, *table.codes.T]
+    if table.n_rows == 0 or not columns:
+        return np.arange(table.n_rows), np.arange(table.n_rows)
+    return distinct_rows(columns)
 
 
 def linkability_attack(
