@@ -37,8 +37,10 @@ def equal_size_successes(
     and which into the holdout; the spread of the difference under
     ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
 
-    ``real_values`` and ``hold_values`` are the de-duplicated rows, or sharded tables
-    on a cluster (the subsamples are then bit masks counted in one pass each).
+    ``real_values`` and ``hold_values`` are the de-duplicated tables: indexed
+    (:class:`QueryTable`), as value matrices, or sharded on a cluster. Every subsample
+    is a row mask, and each query walks the rows of its most selective predicate
+    once for all of them (no subsample is indexed again).
     """
     if not isinstance(real_values, (np.ndarray, QueryTable)):
         return _sharded(
@@ -66,22 +68,23 @@ def equal_size_successes(
     ctrl = (control_counts == 1).astype(np.float64)
     if len(queries) == 0 or m == 0:
         return main, ctrl, 0.0
-    # every subsample is a column of row masks over the two indexed tables, so that
-    # one walk per query counts them all: 2 per relabelling, then the subsamples of
-    # the larger table (all False on the other one)
+    # the subsamples as masks: 2 per relabelling, then those of the larger table
+    # (drawn in the same order as ever, so the same rows)
     n_big = EQUAL_SIZE_REPEATS if n_r != n_h else 0
     n_masks = 2 * RELABEL_REPEATS + n_big
-    real_masks = np.zeros((n_r, n_masks), dtype=np.bool_)
-    hold_masks = np.zeros((n_h, n_masks), dtype=np.bool_)
-    big_masks = real_masks if n_r > n_h else hold_masks
+    # one row per subsample over the pooled rows (real first), written contiguously
+    pooled = np.zeros((n_masks, n_r + n_h), dtype=np.bool_)
+    offset = 0 if n_r > n_h else n_r
     for r in range(n_big):
-        rows = rng.choice(big_masks.shape[0], size=m, replace=False)
-        big_masks[rows, 2 * RELABEL_REPEATS + r] = True
+        rows = rng.choice(max(n_r, n_h), size=m, replace=False)
+        pooled[2 * RELABEL_REPEATS + r, offset + rows] = True
     for b in range(RELABEL_REPEATS):
         order = rng.permutation(n_r + n_h)
-        for k, subset in enumerate((order[:m], order[m : 2 * m])):
-            real_masks[subset[subset < n_r], 2 * b + k] = True
-            hold_masks[subset[subset >= n_r] - n_r, 2 * b + k] = True
+        pooled[2 * b, order[:m]] = True
+        pooled[2 * b + 1, order[m : 2 * m]] = True
+    real_masks = np.ascontiguousarray(pooled[:, :n_r].T)
+    hold_masks = np.ascontiguousarray(pooled[:, n_r:].T)
+    del pooled
     options = {"cap": 2, "ne_matches_null": ne_matches_null}
     counts = np.minimum(
         masked_counts(real, queries, real_masks, **options)
