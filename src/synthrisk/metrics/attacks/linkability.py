@@ -12,8 +12,9 @@ Neighbours use Anonymeter's Gower variant (numeric differences divided by the co
 range, categorical mismatch 1, summed). Ties among equally near synthetic rows are
 broken uniformly at random (seeded), independently for each half. The neighbours are
 found once for ``n_neighbors`` and :meth:`LinkabilityAttack.estimate` re-counts links
-for any smaller ``k`` without searching again. A synthetic table partitioned on a Dask
-cluster is searched in place, in the same seeded order.
+for any smaller ``k`` without searching again; targets whose halves are equal share one
+search. A synthetic table partitioned on a Dask cluster is searched in place, in the
+same seeded order.
 """
 
 from __future__ import annotations

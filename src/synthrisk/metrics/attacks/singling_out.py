@@ -22,7 +22,9 @@ Query generation follows Anonymeter 1.1:
 
 All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics.attacks._queries`:
 every query walks only the rows of its most selective predicate and stops at two
-matches, so millions of candidate queries are decided in seconds. Tables partitioned
+matches, so millions of candidate queries are decided in seconds. The holdout test's
+subsamples of equal size are row masks over the same indexed tables, all counted in one
+walk per query. Tables partitioned
 on a Dask cluster are de-duplicated, indexed and counted there, partition by partition
 (:mod:`synthrisk.metrics.attacks._sharded`), with the same queries and counts.
 """
