@@ -85,12 +85,13 @@ def equal_size_successes(
     real_masks = np.ascontiguousarray(pooled[:, :n_r].T)
     hold_masks = np.ascontiguousarray(pooled[:, n_r:].T)
     del pooled
-    options = {"cap": 2, "ne_matches_null": ne_matches_null}
-    counts = np.minimum(
-        masked_counts(real, queries, real_masks, **options)
-        + masked_counts(hold, queries, hold_masks, **options),
-        2,
+    in_real = masked_counts(
+        real, queries, real_masks, cap=2, ne_matches_null=ne_matches_null
     )
+    in_hold = masked_counts(
+        hold, queries, hold_masks, cap=2, ne_matches_null=ne_matches_null
+    )
+    counts = np.minimum(np.add(in_real, in_hold), 2)
     success = counts == 1
     if n_big:
         total = success[:, 2 * RELABEL_REPEATS :].mean(axis=1)

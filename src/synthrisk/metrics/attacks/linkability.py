@@ -205,7 +205,7 @@ class LinkabilityAttack:
             raise ParameterError(msg)
         if self.n_neighbors > _DEPTH_MAX_NEIGHBORS:
             return count_links(a, b, k)
-        return self._link_depths[which] <= k
+        return np.less_equal(self._link_depths[which], k)
 
     @functools.cached_property
     def _link_depths(self) -> dict[str, IntArray]:
