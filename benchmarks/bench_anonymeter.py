@@ -6,6 +6,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_anonymeter.py
     .venv/bin/python benchmarks/bench_anonymeter.py --ref-venv /path/to/anonymeter-1.1-venv
     .venv/bin/python benchmarks/bench_anonymeter.py --quick        # 1/4 of the attacks, for a smoke test
+    .venv/bin/python benchmarks/bench_anonymeter.py --rows 5000 --so-attacks 500 --rounds 2 --repeats 3
 
 Data (``../shared/data/adults``): ori / real = ``adults_train_reconstructed.csv``
 (39,032 rows), syn = ``adults_syn_ctgan.csv`` (39,040), control / holdout =
@@ -17,17 +18,25 @@ Data (``../shared/data/adults``): ori / real = ``adults_train_reconstructed.csv`
   holdout rows (9,758), 10 neighbours computed (k = 1 and k = 10 reported);
 * inference of ``income`` and of ``age`` from all other columns, 9,758 targets.
 
-Each library runs in its own child process on the same CSV files. Times are wall
+``--rows N`` keeps the first N rows of each file (targets: the holdout rows kept);
+``--so-attacks`` sets the number of singling-out queries.
+
+Each library runs in its own child process on the same CSV files; ``--rounds`` runs the
+two children alternately (synthrisk, then Anonymeter, and again), each timing every
+attack ``--repeats`` times, so that both see the same machine load; the tables give the
+medians, and the load average is printed before and after every child. Times are wall
 seconds of the evaluation alone: Anonymeter's ``evaluate()`` after a tiny warm-up call
 that compiles its numba kernel (about 12 s per process, not counted), synthrisk's
 ``Metric.compute`` (validation and encoding included) after a tiny warm-up call that
-loads its cached kernels. synthrisk runs its default (fixed) behaviour for the timing
-and ``compat="anonymeter-1.1"`` for the side-by-side numbers.
+loads its cached kernels. synthrisk is timed in its default (fixed) behaviour and with
+``compat="anonymeter-1.1"`` (the side-by-side numbers), each with its ratio to Anonymeter.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -46,7 +55,7 @@ import pandas as pd
 from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
 warnings.simplefilter("ignore")
 p = json.load(open(os.environ["PAYLOAD"]))
-ori, syn, control = (pd.read_csv(p[k]) for k in ("real", "synthetic", "holdout"))
+ori, syn, control = (pd.read_csv(p[k], nrows=p["rows"]) for k in ("real", "synthetic", "holdout"))
 aux_all = lambda secret: [c for c in ori.columns if c != secret]
 t = time.perf_counter()  # numba JIT, once per process
 InferenceEvaluator(ori=ori.head(30), syn=syn.head(30), control=control.head(30), aux_cols=aux_all("income"),
@@ -57,21 +66,26 @@ def risk(res):
     return {"risk": r.value, "ci": list(r.ci), "main": list(res.attack_rate), "baseline": list(res.baseline_rate),
             "control": list(res.control_rate), "counts": [float(res.n_success), float(res.n_baseline), float(res.n_control)]}
 out = {"jit_seconds": jit}
-np.random.seed(0)
-t = time.perf_counter()
-so = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=p["so_attacks"], n_cols=3, seed=0)
-so.evaluate(mode="multivariate")
-out["singling_out"] = {"seconds": time.perf_counter() - t, **risk(so.results())}
-t = time.perf_counter()
-li = LinkabilityEvaluator(ori=ori, syn=syn, control=control, aux_cols=p["split"], n_attacks=p["link_attacks"],
-                          n_neighbors=10).evaluate(n_jobs=-2)
-out["linkability"] = {"seconds": time.perf_counter() - t, **risk(li.results()),
-                      "k1": risk(li.results(n_neighbors=1))}
-for secret in ("income", "age"):
+for _ in range(p["repeats"]):
+    np.random.seed(0)
     t = time.perf_counter()
-    inf = InferenceEvaluator(ori=ori, syn=syn, control=control, aux_cols=aux_all(secret), secret=secret,
-                             n_attacks=p["inf_attacks"]).evaluate(n_jobs=-2)
-    out["inference_" + secret] = {"seconds": time.perf_counter() - t, **risk(inf.results())}
+    so = SinglingOutEvaluator(ori=ori, syn=syn, control=control, n_attacks=p["so_attacks"], n_cols=3, seed=0)
+    so.evaluate(mode="multivariate")
+    seconds = time.perf_counter() - t
+    out["singling_out"] = {"seconds": out.get("singling_out", {}).get("seconds", []) + [seconds], **risk(so.results())}
+    t = time.perf_counter()
+    li = LinkabilityEvaluator(ori=ori, syn=syn, control=control, aux_cols=p["split"], n_attacks=p["link_attacks"],
+                              n_neighbors=10).evaluate(n_jobs=-2)
+    seconds = time.perf_counter() - t
+    out["linkability"] = {"seconds": out.get("linkability", {}).get("seconds", []) + [seconds],
+                          **risk(li.results()), "k1": risk(li.results(n_neighbors=1))}
+    for secret in ("income", "age"):
+        t = time.perf_counter()
+        inf = InferenceEvaluator(ori=ori, syn=syn, control=control, aux_cols=aux_all(secret), secret=secret,
+                                 n_attacks=p["inf_attacks"]).evaluate(n_jobs=-2)
+        seconds = time.perf_counter() - t
+        key = "inference_" + secret
+        out[key] = {"seconds": out.get(key, {}).get("seconds", []) + [seconds], **risk(inf.results())}
 out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
@@ -81,7 +95,7 @@ import json, os, resource, time, warnings
 import pandas as pd
 from synthrisk import InferenceRisk, LinkabilityRisk, SinglingOutRisk
 p = json.load(open(os.environ["PAYLOAD"]))
-ori, syn, control = (pd.read_csv(p[k]) for k in ("real", "synthetic", "holdout"))
+ori, syn, control = (pd.read_csv(p[k], nrows=p["rows"]) for k in ("real", "synthetic", "holdout"))
 md = p["metadata"]
 metrics = {
     "singling_out": lambda c: SinglingOutRisk(n_attacks=p["so_attacks"], n_cols=3, compat=c),
@@ -101,9 +115,12 @@ def summary(res):
 out = {}
 for name, make in metrics.items():
     for compat in (None, "anonymeter-1.1"):
-        t = time.perf_counter()
-        res = make(compat).compute(ori, syn, control, metadata=md, seed=0)
-        entry = {"seconds": time.perf_counter() - t, **summary(res)}
+        seconds = []
+        for _ in range(p["repeats"]):
+            t = time.perf_counter()
+            res = make(compat).compute(ori, syn, control, metadata=md, seed=0)
+            seconds.append(time.perf_counter() - t)
+        entry = {"seconds": seconds, **summary(res)}
         if name == "linkability":
             k1 = res.breakdown["by_n_neighbors"]["1"]
             entry["k1"] = {"risk": k1["risk"], "ci": k1["risk_ci"], "counts": list(k1["n_success"].values())}
@@ -112,12 +129,16 @@ out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
 
-LABELS = {
-    "singling_out": "singling out, multivariate, 2,000 queries",
-    "linkability": "linkability, 9,758 targets, k = 10",
-    "inference_income": "inference of `income`, 9,758 targets",
-    "inference_age": "inference of `age`, 9,758 targets",
-}
+ATTACKS = ("singling_out", "linkability", "inference_income", "inference_age")
+
+
+def _labels(so_attacks: int, targets: int) -> dict[str, str]:
+    return {
+        "singling_out": f"singling out, multivariate, {so_attacks:,} queries",
+        "linkability": f"linkability, {targets:,} targets, k = 10",
+        "inference_income": f"inference of `income`, {targets:,} targets",
+        "inference_age": f"inference of `age`, {targets:,} targets",
+    }
 
 
 def _risk(entry: dict) -> str:
@@ -131,6 +152,22 @@ def _counts(entry: dict) -> str:
     return " / ".join("—" if c is None else f"{c:g}" for c in entry["counts"])
 
 
+def _load() -> str:
+    return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
+def _merge(runs: list[dict]) -> dict:
+    """The last run's numbers with every run's seconds (one list per attack)."""
+    out = dict(runs[-1])
+    for key, entry in out.items():
+        if isinstance(entry, dict) and "seconds" in entry:
+            out[key] = {
+                **entry,
+                "seconds": [t for run in runs for t in run[key]["seconds"]],
+            }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,42 +179,83 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="a quarter of the attacks (smoke test)"
     )
+    parser.add_argument(
+        "--rows", type=int, default=None, help="first ROWS rows of each file (all)"
+    )
+    parser.add_argument(
+        "--so-attacks", type=int, default=2000, help="singling-out queries (2000)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="alternate runs of both children (1)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="timings of each attack per child (1)"
+    )
     args = parser.parse_args()
     ref_python = reference_python(args.ref_venv, "anonymeter")
     scale = 4 if args.quick else 1
+    n_holdout = 9758 if args.rows is None else min(args.rows, 9758)
+    so_attacks = args.so_attacks // scale
+    targets = n_holdout // scale
     payload = {
         "real": str(args.data / "adults_train_reconstructed.csv"),
         "synthetic": str(args.data / "adults_syn_ctgan.csv"),
         "holdout": str(args.data / "adults_control.csv"),
-        "so_attacks": 2000 // scale,
-        "link_attacks": 9758 // scale,
-        "inf_attacks": 9758 // scale,
+        "rows": args.rows,
+        "repeats": args.repeats,
+        "so_attacks": so_attacks,
+        "link_attacks": targets,
+        "inf_attacks": targets,
         "split": [list(s) for s in SPLIT],
         "metadata": adult_metadata(),
     }
-    print("synthrisk ...", flush=True)
-    ours = run_child(sys.executable, SYNTHRISK_CODE, payload)
-    print("Anonymeter 1.1 (several minutes) ...", flush=True)
-    ref = run_child(ref_python, ANONYMETER_CODE, payload)
-
-    print("\n| attack | Anonymeter 1.1 | synthrisk | speed-up |")
-    print("|---|---|---|---|")
-    for key, label in LABELS.items():
-        t_ref, t_ours = ref[key]["seconds"], ours[key]["seconds"]
-        print(f"| {label} | {t_ref:.1f} s | {t_ours:.2f} s | {t_ref / t_ours:.0f}× |")
+    print(f"cores {os.cpu_count()}, {_load()}", flush=True)
+    ours_runs, ref_runs = [], []
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}: synthrisk ...", flush=True)
+        ours_runs.append(run_child(sys.executable, SYNTHRISK_CODE, payload))
+        print(f"  {_load()}; Anonymeter 1.1 ...", flush=True)
+        ref_runs.append(run_child(ref_python, ANONYMETER_CODE, payload))
+        print(f"  {_load()}", flush=True)
+    ours, ref = _merge(ours_runs), _merge(ref_runs)
+    labels = _labels(so_attacks, targets)
+    rows = "all rows" if args.rows is None else f"first {args.rows:,} rows of each file"
+    print(
+        f"\n{rows}; medians of {len(ref['singling_out']['seconds'])} timings per attack "
+        f"and library ({args.rounds} round(s) of {args.repeats})"
+    )
+    print(
+        "\n| attack | Anonymeter 1.1 | synthrisk | speed-up | synthrisk compat 1.1 | speed-up |"
+    )
+    print("|---|---|---|---|---|---|")
+    for key in ATTACKS:
+        t_ref = statistics.median(ref[key]["seconds"])
+        t_ours = statistics.median(ours[key]["seconds"])
+        t_compat = statistics.median(ours[key + "_compat"]["seconds"])
+        print(
+            f"| {labels[key]} | {t_ref:.2f} s | {t_ours:.3f} s | {t_ref / t_ours:.0f}× "
+            f"| {t_compat:.3f} s | {t_ref / t_compat:.0f}× |"
+        )
     print(
         f"\nAnonymeter's one-off numba compilation: {ref['jit_seconds']:.1f} s (not counted). "
-        f"Peak RSS: Anonymeter {ref['peak_mib']:.0f} MiB, synthrisk {ours['peak_mib']:.0f} MiB. "
-        f"synthrisk with compat='anonymeter-1.1': "
-        + ", ".join(f"{k} {ours[k + '_compat']['seconds']:.2f} s" for k in LABELS)
+        f"Peak RSS: Anonymeter {ref['peak_mib']:.0f} MiB, synthrisk {ours['peak_mib']:.0f} MiB."
     )
+    print("\nEvery timing (s), Anonymeter; synthrisk; synthrisk compat 1.1:")
+    for key in ATTACKS:
+        print(
+            f"  {key}: "
+            + "; ".join(
+                " ".join(f"{t:.3f}" for t in entry[name]["seconds"])
+                for entry, name in ((ref, key), (ours, key), (ours, key + "_compat"))
+            )
+        )
     print("\n| attack | Anonymeter 1.1 risk [95 % CI] | synthrisk compat 1.1 | synthrisk default | "
           "successes main / baseline / control (Anonymeter; compat; default) |")  # fmt: skip
     print("|---|---|---|---|---|")
-    for key, label in LABELS.items():
+    for key in ATTACKS:
         a, c, d = ref[key], ours[key + "_compat"], ours[key]
         print(
-            f"| {label} | {_risk(a)} | {_risk(c)} | {_risk(d)} | {_counts(a)}; {_counts(c)}; {_counts(d)} |"
+            f"| {labels[key]} | {_risk(a)} | {_risk(c)} | {_risk(d)} | {_counts(a)}; {_counts(c)}; {_counts(d)} |"
         )
         if key == "linkability":
             a1, c1, d1 = a["k1"], c["k1"], d["k1"]

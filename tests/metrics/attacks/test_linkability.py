@@ -18,6 +18,7 @@ from synthrisk import LinkabilityRisk, evaluate
 from synthrisk.exceptions import ParameterError, SchemaMismatchError
 from synthrisk.metrics.attacks.linkability import (
     count_links,
+    link_depths,
     linkability_attack,
     random_subsets,
 )
@@ -127,6 +128,42 @@ def test_count_links_with_many_neighbors() -> None:
     assert count_links(a, b, 100).tolist() == [False, False]
     b[1, 50] = 150
     assert count_links(a, b, 100).tolist() == [False, True]
+
+
+def test_link_depths_give_count_links_for_every_k() -> None:
+    g = np.random.default_rng(0)
+    for n_neighbors in (1, 3, 10):
+        a = g.integers(0, 40, size=(500, n_neighbors))
+        b = g.integers(0, 40, size=(500, n_neighbors))
+        depths = link_depths(a, b)
+        for k in range(1, n_neighbors + 1):
+            np.testing.assert_array_equal(depths <= k, count_links(a, b, k))
+        assert depths.max() <= n_neighbors + 1
+
+
+def test_equal_targets_are_searched_once_with_the_same_neighbors() -> None:
+    """Targets repeating a row get that row's neighbours (one search per distinct row)."""
+    g = np.random.default_rng(3)
+    ori = pd.DataFrame(
+        {"a": g.choice(["x", "y"], 300), "b": g.choice(["u", "v", "w"], 300)}
+    )
+    ori["n"] = g.integers(0, 4, 300).astype(float)
+    ori.loc[g.random(300) < 0.2, "n"] = np.nan
+    syn = ori.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    tables = prepare_tables(ori, syn, ori.iloc[:100])
+    result = linkability_attack(
+        tables,
+        aux_cols=[["a", "n"], ["b"]],
+        n_attacks=100,
+        n_neighbors=5,
+        rng=np.random.default_rng(0),
+    )
+    keys = [str(row) for row in ori[["a", "n"]].iloc[result.targets].itertuples(False)]
+    first: dict[str, int] = {}
+    for position, key in enumerate(keys):
+        seen = first.setdefault(key, position)
+        np.testing.assert_array_equal(result.main_a[position], result.main_a[seen])
+    assert len(first) < len(keys)
 
 
 @pytest.mark.parametrize(("k", "expected"), [(1, 0.25), (2, 5 / 6), (3, 1.0), (4, 1.0)])

@@ -24,6 +24,7 @@ from synthrisk.metrics.attacks._queries import (
     QueryBatch,
     QueryTable,
     count_matches,
+    distinct_rows,
     match_lists,
     render_query,
     unified_values,
@@ -189,3 +190,25 @@ def test_render_query_reads_like_a_filter() -> None:
         text
         == "age >= 63 AND `marital-status` IS NULL AND race == \"O'Neil\" AND when <= '2020-01-03T00:00:00'"
     )
+
+
+def test_distinct_rows_follow_pandas_duplicated() -> None:
+    g = np.random.default_rng(0)
+    for n_rows, n_cols, spread in (
+        (0, 2, 3),
+        (1, 1, 3),
+        (300, 3, 3),
+        (500, 7, 1 << 40),
+    ):
+        values = g.integers(0, spread, size=(n_rows, n_cols)).astype(np.float64)
+        values[g.random(values.shape) < 0.2] = np.nan
+        values[g.random(values.shape) < 0.1] = -0.0
+        if n_rows:
+            values = np.vstack([values, values[: n_rows // 3]])
+        first, inverse = distinct_rows(list(values.T))
+        expected = np.flatnonzero(~pd.DataFrame(values).duplicated().to_numpy())
+        np.testing.assert_array_equal(first, expected)
+        assert inverse.shape == (values.shape[0],)
+        np.testing.assert_array_equal(inverse[first], np.arange(first.size))
+        same = pd.DataFrame(values).fillna(-1.5).to_numpy() + 0.0
+        np.testing.assert_array_equal(same, same[first][inverse])

@@ -18,6 +18,11 @@ from scipy import integrate
 
 from synthrisk import SinglingOutRisk, evaluate
 from synthrisk.exceptions import InputError, ParameterError, SchemaMismatchError
+from synthrisk.metrics.attacks._equal_size import (
+    EQUAL_SIZE_REPEATS,
+    RELABEL_REPEATS,
+    equal_size_successes,
+)
 from synthrisk.metrics.attacks._queries import (
     OP_EQ,
     OP_GE,
@@ -27,6 +32,9 @@ from synthrisk.metrics.attacks._queries import (
     OP_LT,
     OP_NE,
     OP_NOTNULL,
+    QueryBatch,
+    QueryTable,
+    count_matches,
 )
 from synthrisk.metrics.attacks._size_correction import (
     fit_size_correction,
@@ -487,3 +495,70 @@ def test_tables_with_one_row() -> None:
         one, population(30, 28), one
     )
     assert out.score is not None
+
+
+def _equal_size_by_reindexing(
+    real: np.ndarray, hold: np.ndarray, queries: QueryBatch, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The equal-size test as first written: every subsample indexed and counted alone."""
+
+    def successes(values: np.ndarray) -> np.ndarray:
+        counts, _ = count_matches(QueryTable.from_values(values), queries, cap=2)
+        return (counts == 1).astype(np.float64)
+
+    n_r, n_h = real.shape[0], hold.shape[0]
+    m = min(n_r, n_h)
+    main, ctrl = successes(real), successes(hold)
+    if n_r != n_h:
+        big = real if n_r > n_h else hold
+        total = np.zeros(len(queries))
+        for _ in range(EQUAL_SIZE_REPEATS):
+            rows = np.sort(rng.choice(big.shape[0], size=m, replace=False))
+            total += successes(big[rows])
+        total /= EQUAL_SIZE_REPEATS
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    pool = np.concatenate([real, hold])
+    diffs = np.empty(RELABEL_REPEATS)
+    for b in range(RELABEL_REPEATS):
+        order = rng.permutation(pool.shape[0])
+        first = successes(pool[np.sort(order[:m])])
+        second = successes(pool[np.sort(order[m : 2 * m])])
+        diffs[b] = float(first.mean() - second.mean())
+    return main, ctrl, float(diffs.std(ddof=1))
+
+
+@pytest.mark.parametrize(("n_real", "n_hold"), [(300, 300), (400, 150), (120, 260)])
+def test_equal_size_masks_count_as_reindexed_subsamples(
+    n_real: int, n_hold: int
+) -> None:
+    g = np.random.default_rng(n_real + n_hold)
+    real, hold = (
+        np.column_stack(
+            [g.integers(0, 4, n), g.integers(0, 3, n), g.normal(size=n).round(1)]
+        ).astype(np.float64)
+        for n in (n_real, n_hold)
+    )
+    real[g.random(real.shape) < 0.05] = np.nan
+    syn = real[g.choice(n_real, 200)]
+    cols = np.tile([0, 1, 2], (200, 1))
+    ops = np.tile(np.array([OP_EQ, OP_EQ, OP_LE], dtype=np.int8), (200, 1))
+    queries = QueryBatch(cols, ops, syn, np.full(200, 3, dtype=np.int64))
+    main_counts, _ = count_matches(QueryTable.from_values(real), queries, cap=2)
+    control_counts, _ = count_matches(QueryTable.from_values(hold), queries, cap=2)
+    expected = _equal_size_by_reindexing(real, hold, queries, np.random.default_rng(7))
+    for real_in, hold_in in (
+        (real, hold),
+        (QueryTable.from_values(real), QueryTable.from_values(hold)),
+    ):
+        got = equal_size_successes(
+            real_in,
+            hold_in,
+            queries,
+            main_counts,
+            control_counts,
+            ne_matches_null=False,
+            rng=np.random.default_rng(7),
+        )
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+        assert got[2] == expected[2]

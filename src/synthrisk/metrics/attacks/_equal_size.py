@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable, count_matches
+from synthrisk.metrics.attacks._queries import QueryBatch, QueryTable
+from synthrisk.metrics.attacks._shard_tasks import masked_counts
 
 __all__ = ["EQUAL_SIZE_REPEATS", "RELABEL_REPEATS", "equal_size_successes"]
 
@@ -36,10 +37,12 @@ def equal_size_successes(
     and which into the holdout; the spread of the difference under
     ``RELABEL_REPEATS`` random relabellings of the pooled rows is its standard error.
 
-    ``real_values`` and ``hold_values`` are the de-duplicated rows, or sharded tables
-    on a cluster (the subsamples are then bit masks counted in one pass each).
+    ``real_values`` and ``hold_values`` are the de-duplicated tables: indexed
+    (:class:`QueryTable`), as value matrices, or sharded on a cluster. Every subsample
+    is a row mask, and each query walks the rows of its most selective predicate
+    once for all of them (no subsample is indexed again).
     """
-    if not isinstance(real_values, np.ndarray):
+    if not isinstance(real_values, (np.ndarray, QueryTable)):
         return _sharded(
             real_values,
             hold_values,
@@ -49,38 +52,52 @@ def equal_size_successes(
             ne_matches_null=ne_matches_null,
             rng=rng,
         )
-    n_r, n_h = real_values.shape[0], hold_values.shape[0]
+    real = (
+        real_values
+        if isinstance(real_values, QueryTable)
+        else QueryTable.from_values(real_values)
+    )
+    hold = (
+        hold_values
+        if isinstance(hold_values, QueryTable)
+        else QueryTable.from_values(hold_values)
+    )
+    n_r, n_h = real.n_rows, hold.n_rows
     m = min(n_r, n_h)
     main = (main_counts == 1).astype(np.float64)
     ctrl = (control_counts == 1).astype(np.float64)
     if len(queries) == 0 or m == 0:
         return main, ctrl, 0.0
-
-    def successes(values: FloatArray) -> FloatArray:
-        counts, _ = count_matches(
-            QueryTable.from_values(values),
-            queries,
-            cap=2,
-            ne_matches_null=ne_matches_null,
-        )
-        return (counts == 1).astype(np.float64)
-
-    if n_r != n_h:
-        big = real_values if n_r > n_h else hold_values
-        total = np.zeros(len(queries))
-        for _ in range(EQUAL_SIZE_REPEATS):
-            total += successes(
-                big[np.sort(rng.choice(big.shape[0], size=m, replace=False))]
-            )
-        total /= EQUAL_SIZE_REPEATS
-        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
-    pool = np.concatenate([real_values, hold_values])
-    diffs = np.empty(RELABEL_REPEATS)
+    # the subsamples as masks: 2 per relabelling, then those of the larger table
+    # (drawn in the same order as ever, so the same rows)
+    n_big = EQUAL_SIZE_REPEATS if n_r != n_h else 0
+    n_masks = 2 * RELABEL_REPEATS + n_big
+    # one row per subsample over the pooled rows (real first), written contiguously
+    pooled = np.zeros((n_masks, n_r + n_h), dtype=np.bool_)
+    offset = 0 if n_r > n_h else n_r
+    for r in range(n_big):
+        rows = rng.choice(max(n_r, n_h), size=m, replace=False)
+        pooled[2 * RELABEL_REPEATS + r, offset + rows] = True
     for b in range(RELABEL_REPEATS):
-        order = rng.permutation(pool.shape[0])
-        first = successes(pool[np.sort(order[:m])])
-        second = successes(pool[np.sort(order[m : 2 * m])])
-        diffs[b] = float(first.mean() - second.mean())
+        order = rng.permutation(n_r + n_h)
+        pooled[2 * b, order[:m]] = True
+        pooled[2 * b + 1, order[m : 2 * m]] = True
+    real_masks = np.ascontiguousarray(pooled[:, :n_r].T)
+    hold_masks = np.ascontiguousarray(pooled[:, n_r:].T)
+    del pooled
+    in_real = masked_counts(
+        real, queries, real_masks, cap=2, ne_matches_null=ne_matches_null
+    )
+    in_hold = masked_counts(
+        hold, queries, hold_masks, cap=2, ne_matches_null=ne_matches_null
+    )
+    counts = np.minimum(np.add(in_real, in_hold), 2)
+    success = counts == 1
+    if n_big:
+        total = success[:, 2 * RELABEL_REPEATS :].mean(axis=1)
+        main, ctrl = (total, ctrl) if n_r > n_h else (main, total)
+    rates = success[:, : 2 * RELABEL_REPEATS].mean(axis=0)
+    diffs = rates[0::2] - rates[1::2]
     return main, ctrl, float(diffs.std(ddof=1))
 
 

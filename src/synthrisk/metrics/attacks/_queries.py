@@ -49,6 +49,7 @@ __all__ = [
     "QueryTable",
     "choose_columns",
     "count_matches",
+    "distinct_rows",
     "match_lists",
     "polars_term",
     "render_query",
@@ -110,6 +111,51 @@ def unified_values(table: EncodedTable) -> FloatArray:
     codes = table.codes.astype(np.float64)
     codes[table.codes < 0] = np.nan
     return np.ascontiguousarray(np.hstack([table.numeric, codes]))
+
+
+def distinct_rows(columns: list[np.ndarray]) -> tuple[IntArray, IntArray]:
+    """First occurrence of every distinct row, and each row's distinct row.
+
+    Parameters
+    ----------
+    columns : list of ndarray of shape (n_rows,)
+        The columns of the rows: integers, or floats (``NaN`` equals ``NaN`` and
+        ``-0.0`` equals ``0.0``, as in :meth:`pandas.DataFrame.duplicated`).
+
+    Returns
+    -------
+    first : ndarray of shape (n_distinct,)
+        Position of the first occurrence of each distinct row, ascending.
+    inverse : ndarray of shape (n_rows,)
+        Number of each row's distinct row (numbered in order of first occurrence).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first, inverse = distinct_rows([np.array([1.0, np.nan, 1.0, np.nan]), np.array([0, 2, 0, 2])])
+    >>> first.tolist(), inverse.tolist()
+    ([0, 1], [0, 1, 0, 1])
+    """
+    n_rows = len(columns[0]) if columns else 0
+    if n_rows == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # each column's distinct values numbered, then a row's numbers combined into one
+    # integer (in several rounds when their product would overflow)
+    key = np.zeros(n_rows, dtype=np.int64)
+    room = 1
+    for column in columns:
+        if column.dtype.kind == "f":
+            column = np.where(np.isnan(column), np.nan, column + 0.0).view(np.int64)
+        _, codes = np.unique(column, return_inverse=True)
+        codes = codes.reshape(-1).astype(np.int64)
+        size = int(codes.max()) + 1
+        if room * size >= 1 << 62:
+            key = pd.factorize(key)[0].astype(np.int64)
+            room = int(key.max()) + 1
+        key = key * size + codes
+        room *= size
+    inverse = pd.factorize(key)[0].astype(np.int64)
+    return np.unique(inverse, return_index=True)[1].astype(np.int64), inverse
 
 
 @dataclasses.dataclass(frozen=True)

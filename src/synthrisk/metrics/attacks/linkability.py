@@ -12,14 +12,16 @@ Neighbours use Anonymeter's Gower variant (numeric differences divided by the co
 range, categorical mismatch 1, summed). Ties among equally near synthetic rows are
 broken uniformly at random (seeded), independently for each half. The neighbours are
 found once for ``n_neighbors`` and :meth:`LinkabilityAttack.estimate` re-counts links
-for any smaller ``k`` without searching again. A synthetic table partitioned on a Dask
-cluster is searched in place, in the same seeded order.
+for any smaller ``k`` without searching again; targets whose halves are equal share one
+search. A synthetic table partitioned on a Dask cluster is searched in place, in the
+same seeded order.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +44,9 @@ from synthrisk.metrics.attacks._common import (
     check_not_excluded,
 )
 from synthrisk.metrics.attacks._partitioned import n_rows, on_cluster, take_rows
+from synthrisk.metrics.attacks._queries import distinct_rows
 from synthrisk.results import RecordScores, to_jsonable
+from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.holdout import mean_difference_test
 from synthrisk.stats.intervals import (
@@ -85,6 +89,38 @@ def count_links(idx_a: IntArray, idx_b: IntArray, k: int) -> IntArray:
     for i in range(a.shape[0]):
         out[i] = np.intersect1d(a[i], b[i], assume_unique=True).size > 0
     return out
+
+
+#: neighbour lists longer than this are intersected per ``k`` instead
+_DEPTH_MAX_NEIGHBORS = 64
+
+
+def link_depths(idx_a: IntArray, idx_b: IntArray) -> IntArray:
+    """Per target, the smallest ``k`` for which :func:`count_links` is True.
+
+    Parameters
+    ----------
+    idx_a, idx_b : ndarray of shape (n_targets, n_neighbors)
+        Neighbour positions of each target's two halves, nearest first.
+
+    Returns
+    -------
+    ndarray of shape (n_targets,)
+        ``max(i, j) + 1`` minimised over the pairs with ``idx_a[:, i] == idx_b[:, j]``;
+        ``n_neighbors + 1`` when the lists share no row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> link_depths(np.array([[0, 1], [2, 3], [4, 5]]), np.array([[1, 0], [3, 2], [6, 7]])).tolist()
+    [2, 2, 3]
+    """
+    n_neighbors = idx_a.shape[1]
+    depth = np.maximum.outer(np.arange(n_neighbors), np.arange(n_neighbors)) + 1
+    shared = idx_a[:, :, None] == idx_b[:, None, :]
+    return np.where(shared, depth, n_neighbors + 1).min(
+        axis=(1, 2), initial=n_neighbors + 1
+    )
 
 
 def random_subsets(
@@ -167,7 +203,19 @@ class LinkabilityAttack:
         if a is None or b is None:
             msg = "no control attack was run (no holdout table)."
             raise ParameterError(msg)
-        return count_links(a, b, k)
+        if self.n_neighbors > _DEPTH_MAX_NEIGHBORS:
+            return count_links(a, b, k)
+        return np.less_equal(self._link_depths[which], k)
+
+    @functools.cached_property
+    def _link_depths(self) -> dict[str, IntArray]:
+        """Per attack and target, the smallest ``k`` that links it (``n_neighbors + 1``
+        when none does): every ``k`` of the report is then one comparison."""
+        pairs = {"main": (self.main_a, self.main_b)}
+        pairs["baseline"] = (self.baseline_a, self.baseline_b)
+        if self.control_a is not None and self.control_b is not None:
+            pairs["control"] = (self.control_a, self.control_b)
+        return {name: link_depths(a, b) for name, (a, b) in pairs.items()}
 
     def estimate(
         self, *, confidence_level: float = 0.95, n_neighbors: int | None = None
@@ -234,21 +282,38 @@ def _neighbors_blockwise(
     for b in range(n_blocks):
         stream.bit_generator.state = copy.deepcopy(start_state)
         block = targets[b * block_rows : (b + 1) * block_rows]
-        out.append(
-            attack_neighbors(
-                tables,
-                _half(tables, name, block, cols),
-                reference,
-                k=k,
-                compat=compat,
-                rng=stream,
-                context=context,
-                description=description
-                if n_blocks == 1
-                else f"{description} ({b + 1}/{n_blocks})",
-            )
+        query = _half(tables, name, block, cols)
+        first, inverse = _distinct_rows(query)
+        found = attack_neighbors(
+            tables,
+            query.take(first),
+            reference,
+            k=k,
+            compat=compat,
+            rng=stream,
+            context=context,
+            description=description
+            if n_blocks == 1
+            else f"{description} ({b + 1}/{n_blocks})",
         )
+        out.append(found[inverse])
     return out[0] if n_blocks == 1 else np.concatenate(out)
+
+
+def _distinct_rows(table: EncodedTable) -> tuple[IntArray, IntArray]:
+    """The position of one row per distinct row of ``table``, and each row's distinct row.
+
+    The neighbour search is exact and breaks ties by reference position alone, so
+    equal target rows have the same neighbours, and each distinct row is searched
+    once. The numeric ranges of Anonymeter's distance (over the targets and the
+    synthetic rows) are unchanged, as the distinct rows hold the same values. A
+    column set of a few categorical columns leaves far fewer distinct rows than
+    targets.
+    """
+    columns = [*np.asarray(table.numeric, dtype=np.float64).T, *table.codes.T]
+    if table.n_rows == 0 or not columns:
+        return np.arange(table.n_rows), np.arange(table.n_rows)
+    return distinct_rows(columns)
 
 
 def linkability_attack(

@@ -22,7 +22,9 @@ Query generation follows Anonymeter 1.1:
 
 All three tables are de-duplicated first. Counting uses :mod:`synthrisk.metrics.attacks._queries`:
 every query walks only the rows of its most selective predicate and stops at two
-matches, so millions of candidate queries are decided in seconds. Tables partitioned
+matches, so millions of candidate queries are decided in seconds. The holdout test's
+subsamples of equal size are row masks over the same indexed tables, all counted in one
+walk per query. Tables partitioned
 on a Dask cluster are de-duplicated, indexed and counted there, partition by partition
 (:mod:`synthrisk.metrics.attacks._sharded`), with the same queries and counts.
 """
@@ -390,10 +392,9 @@ def singling_out_attack(
                 )
     equal_size = None
     if control is not None and control_counts is not None:
-        sharded = not isinstance(real, QueryTable)
         equal_size = equal_size_successes(
-            real if sharded else real_values[real_keep],
-            control if sharded else hold_values[dedup(hold_values)],
+            real,
+            control,
             queries,
             main_counts,
             control_counts,
