@@ -825,7 +825,9 @@ def evaluate_table_files(
     check_outputs({"`json`": json, "`html`": html}, {"metadata": metadata})
     meta = load_metadata(metadata)
     frames = {
-        name: read_tables(path, name=name) for name, path in folders.items() if path is not None
+        name: read_tables(path, name=name)
+        for name, path in folders.items()
+        if path is not None
     }
     report = evaluate_tables(
         frames["real"],

@@ -296,10 +296,62 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
     ``group_start[g]`` to ``group_start[g + 1]``, all ``start_acc`` away in their
     categorical columns.
     """
+    # the grouped scan's hot loop: :func:`offer` and :func:`insert` written out, with
+    # the top k's bounds in locals (the same arithmetic and ties). Composed from them,
+    # as inlined calls returning tuples, the scan ran 10-15 % slower on Adult.
+    r_num_sorted = ref[0]
+    order = ref[1]
     group_start = ref[2]
+    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
+    best, best_i, is_nan = top
+    filled, worst, worst_i = state
+    k = best.shape[0]
     for t in range(group_start[g], group_start[g + 1]):
-        state = offer(i, t, start_acc, q_num, ref, terms, top, state)
-    return state
+        j = order[t]
+        acc = start_acc
+        # until k rows are found, worst is the query's radius (inf without one)
+        if acc > worst or (acc == worst and j > worst_i):
+            continue
+        for f in range(q_num.shape[1]):
+            term = numeric_term(
+                q_num[i, f],
+                r_num_sorted[t, f],
+                indicator[f],
+                scale[f],
+                clip,
+                power,
+                nan_one,
+                nan_both,
+            )
+            acc += term * num_w[f]
+            if acc > worst or (acc == worst and j > worst_i):
+                break
+        else:  # every term summed: row j enters the top k if it ranks
+            nan_acc = math.isnan(acc)
+            key = np.inf if nan_acc else acc
+            if filled < k and key > worst:  # a missing distance, beyond a finite radius
+                continue
+            if filled < k:
+                pos = filled
+                filled += 1
+            elif key < worst or (key == worst and j < worst_i):
+                pos = k - 1
+            else:
+                continue
+            while pos > 0 and (
+                best[pos - 1] > key or (best[pos - 1] == key and best_i[pos - 1] > j)
+            ):
+                best[pos] = best[pos - 1]
+                best_i[pos] = best_i[pos - 1]
+                is_nan[pos] = is_nan[pos - 1]
+                pos -= 1
+            best[pos] = key
+            best_i[pos] = j
+            is_nan[pos] = nan_acc
+            if filled == k:
+                worst = best[k - 1]
+                worst_i = best_i[k - 1]
+    return filled, worst, worst_i
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
