@@ -4,7 +4,7 @@
 :func:`evaluate_files` reads the tables, evaluates them, records each input file's name
 and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
 and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
-:func:`run_file` does the same for a YAML run file (synthrisk's layout or PETsARD's),
+:func:`run_file` does the same for a YAML run file (synthrisk's layout, a generator audit's or PETsARD's),
 :func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report,
 :func:`audit_files` for a generator audit of files.
 

@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser(
         "run",
-        help="run the evaluation described by a YAML file (synthrisk's or PETsARD's layout)",
+        help="run the evaluation or generator audit described by a YAML file (synthrisk's layouts or PETsARD's)",
     )
     run.add_argument("config", metavar="CONFIG.yaml")
     _add_report_options(run)
