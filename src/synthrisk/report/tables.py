@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The HTML page of related tables judged per person (:func:`synthrisk.evaluate_tables`).
+"""The HTML page of related tables judged per person (:func:`synthrisk.relational.evaluate_tables`).
 
 The person-level verdict comes first, then the cross-table linkage attack, then each
 table's own report beside it. Each report is rendered by :func:`render_html` as a
