@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import random
@@ -534,6 +535,9 @@ def describe_generator(generator: FitSample) -> str:
         return f"named: {generator.name}"
     if isinstance(generator, PythonGenerator):
         return f"python: {generator.function} in {generator.python}"
+    if isinstance(generator, functools.partial):
+        inner = describe_generator(generator.func)
+        return f"{inner} with {json.dumps(generator.keywords, sort_keys=True, default=repr)}"
     name = getattr(generator, "__qualname__", None) or type(generator).__qualname__
     module = getattr(generator, "__module__", None) or type(generator).__module__
     return f"callable: {module}.{name}"
