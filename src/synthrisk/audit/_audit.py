@@ -225,7 +225,7 @@ def audit(
     The generator is trained ``n_runs`` times on shadow training sets drawn from
     ``holdout`` (the attacker's sample of the population), each target joining each
     training set independently with probability 1/2 (Steinke, Nasr & Jagielski 2023,
-    arXiv 2305.08846). Four attacks score every target against every output
+    arXiv 2305.08846). Six attacks score every target against every output
     (:mod:`synthrisk.audit.attacks`); thresholds are chosen on the selection runs and
     ε is bounded on the others (:mod:`synthrisk.audit.bounds`).
 
@@ -236,7 +236,9 @@ def audit(
         ``"gen --train {train} --out {out} --rows {n} --seed {seed}"``
         (:class:`~synthrisk.audit.CommandGenerator`); ``"sdv:gaussian_copula"``,
         ``"sdv:ctgan"``, ``"sdv:tvae"`` or ``"sdv:copula_gan"``
-        (:class:`~synthrisk.audit.SDVGenerator`).
+        (:class:`~synthrisk.audit.SDVGenerator`); ``"synthpop:cart"``, ``"dpmm:mst"``
+        and the other named generators (:class:`~synthrisk.audit.NamedGenerator`); a
+        :class:`~synthrisk.audit.PythonGenerator` for another interpreter.
     real : DataFrame
         The real training table: where the targets come from.
     holdout : DataFrame
@@ -253,7 +255,7 @@ def audit(
         None: the smaller of ``len(real)`` and half the holdout.
     n_synthetic : int, default=None
         Rows the generator returns per run; None: ``train_size``.
-    attacks : sequence of str, default=("dcr", "knn", "density", "classifier")
+    attacks : sequence of str, default=("dcr", "dcr_diff", "knn", "density", "gen_lra", "classifier")
         The attacks run. The bound's confidence is shared among them (Bonferroni): each
         attack's bound holds at ``1 - (1 - confidence_level) / len(attacks)``.
     classifier : {"ridge", "logistic", "boosting"}, default="ridge"

@@ -29,6 +29,7 @@ import os
 import pickle
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -170,7 +171,15 @@ def call_in_child(
     child = ctx.Process(
         target=_child_main, args=(generator, train, n, seed, send), daemon=True
     )
-    child.start()
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns about fork() in a process with threads (BLAS pools, the
+        # audit's worker threads); the child only calls the generator and answers
+        warnings.filterwarnings(
+            "ignore",
+            message=r".*fork\(\) may lead to deadlocks",
+            category=DeprecationWarning,
+        )
+        child.start()
     send.close()
     try:
         if not receive.poll(timeout):
