@@ -125,6 +125,23 @@ def test_the_cache_key_names_the_generator_settings(tmp_path: Path) -> None:
     assert a.get(train, 5, 1) is None
 
 
+def test_the_cache_tells_instances_with_other_settings_apart() -> None:
+    from tests.audit._generators import Copier
+
+    from synthrisk.audit import PythonGenerator
+    from synthrisk.audit.generators import cache_identity
+
+    assert cache_identity(Copier(0.3)) != cache_identity(Copier(1.0))
+    assert cache_identity(Copier(0.3)) == cache_identity(Copier(0.3))
+    a = PythonGenerator(sys.executable, "m:f", params={"epsilon": 1})
+    b = PythonGenerator(sys.executable, "m:f", params={"epsilon": 2})
+    assert cache_identity(a) != cache_identity(b)
+    # the timeout does not change what the generator makes
+    assert cache_identity(a) == cache_identity(
+        PythonGenerator(sys.executable, "m:f", params={"epsilon": 1}, timeout=5)
+    )
+
+
 def test_a_file_is_not_a_cache_folder(tmp_path: Path) -> None:
     file = tmp_path / "f"
     file.write_text("x")

@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import json
 import os
+import pickle
 import random
 import shlex
 import shutil
@@ -513,7 +515,12 @@ def as_fit_sample(generator: Any) -> FitSample:
 
 
 def cache_identity(generator: FitSample) -> str:
-    """What names the generator in the run cache: its description and its settings."""
+    """What names the generator in the run cache: its description and its settings.
+
+    An adapter's fields (all but ``timeout``); for a picklable callable, a hash of its
+    pickle, which holds an instance's attributes (a function pickles by name: change
+    the cache folder when you change its code).
+    """
     text = describe_generator(generator)
     if dataclasses.is_dataclass(generator) and not isinstance(generator, type):
         fields = {
@@ -521,8 +528,12 @@ def cache_identity(generator: FitSample) -> str:
             for f in dataclasses.fields(generator)
             if f.name != "timeout"
         }
-        text += " " + json.dumps(fields, sort_keys=True, default=repr)
-    return text
+        return text + " " + json.dumps(fields, sort_keys=True, default=repr)
+    try:  # an instance's settings (a function pickles by its name only)
+        state = pickle.dumps(generator, protocol=4)
+    except Exception:
+        return text
+    return text + " " + hashlib.sha256(state).hexdigest()
 
 
 def describe_generator(generator: FitSample) -> str:
