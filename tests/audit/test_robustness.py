@@ -147,3 +147,40 @@ def test_a_file_is_not_a_cache_folder(tmp_path: Path) -> None:
     file.write_text("x")
     with pytest.raises(ParameterError, match="is a file"):
         RunCache(file, "g")
+
+
+def _spawns_a_sleeper(train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """Starts a grandchild process that would outlive a plain kill, then hangs."""
+    import subprocess
+
+    marker = Path(str(train.attrs.get("marker", "")))
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    marker.write_text(str(process.pid))
+    time.sleep(60)
+    return train
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="process groups and /proc")
+def test_a_timeout_kills_what_the_generator_started(tmp_path: Path) -> None:
+    import os
+
+    from synthrisk.audit.game import call_in_child
+    from synthrisk.exceptions import GeneratorError
+
+    marker = tmp_path / "pid"
+    train = POOL.iloc[:5].copy()
+    train.attrs["marker"] = str(marker)
+    with pytest.raises(GeneratorError, match="run_timeout"):
+        call_in_child(_spawns_a_sleeper, train, 5, 0, 2.0)
+    pid = int(marker.read_text())
+    for _ in range(50):  # the grandchild is gone (or a zombie of its own group)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        status = Path(f"/proc/{pid}/status")
+        if status.exists() and "zombie" in status.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the generator's own process outlived the timeout")

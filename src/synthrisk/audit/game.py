@@ -27,6 +27,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import signal
 import tempfile
 import time
 import warnings
@@ -140,7 +141,13 @@ class RunOutcome:
 def _child_main(
     generator: FitSample, train: pd.DataFrame, n: int, seed: int, conn: Any
 ) -> None:
-    """A child process's run: send ``("ok", table)`` or ``("error", message)`` back."""
+    """A child process's run: send ``("ok", table)`` or ``("error", message)`` back.
+
+    The child leads its own process group, so that a timeout kills whatever the
+    generator started as well.
+    """
+    if hasattr(os, "setsid"):
+        os.setsid()
     try:
         out = generator(train, n, seed)
         conn.send(("ok", out))
@@ -156,6 +163,17 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+def _kill_group(child: Any) -> None:
+    """Kill a child process and the process group it leads (POSIX), or just the child."""
+    if hasattr(os, "killpg") and child.pid is not None:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            child.kill()
+    else:
+        child.kill()
+
+
 def call_in_child(
     generator: FitSample, train: pd.DataFrame, n: int, seed: int, timeout: float
 ) -> Any:
@@ -168,9 +186,8 @@ def call_in_child(
     """
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(
-        target=_child_main, args=(generator, train, n, seed, send), daemon=True
-    )
+    # not a daemon: a generator may start processes of its own (data loaders, pools)
+    child = ctx.Process(target=_child_main, args=(generator, train, n, seed, send))
     with warnings.catch_warnings():
         # Python >= 3.12 warns about fork() in a process with threads (BLAS pools, the
         # audit's worker threads); the child only calls the generator and answers
@@ -197,7 +214,7 @@ def call_in_child(
     finally:
         receive.close()
         if child.is_alive():
-            child.kill()
+            _kill_group(child)
         child.join()
     if status != "ok":
         raise GeneratorError(str(payload))
