@@ -274,6 +274,29 @@ def test_a_missing_package_says_what_to_install(
         NamedGenerator(name)(TRAIN, 3, 0)
 
 
+def test_a_missing_package_stops_the_audit_before_any_run(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "dpmm.pipelines", None)
+    with pytest.raises(MissingDependencyError, match="pip install dpmm"):
+        audit("dpmm:mst", population(40, 3), population(120, 4), n_runs=4)
+
+
+def test_a_named_generator_runs_in_the_audit(monkeypatch) -> None:
+    rec = _Recorder()
+    monkeypatch.setitem(sys.modules, "synthpop", _fake_synthpop(rec))
+    result = audit(
+        "synthpop:cart",
+        population(40, 3),
+        population(120, 4),
+        n_targets=3,
+        n_runs=4,
+        train_size=30,
+        attacks=["dcr"],
+    )
+    assert result.generator == "named: synthpop:cart"
+    assert result.runs["completed"] == 4
+    assert len(rec.calls) == 4
+
+
 def test_an_unknown_name_is_refused() -> None:
     with pytest.raises(ParameterError, match="`name` must be one of"):
         NamedGenerator("synthpop:parametric")

@@ -35,6 +35,7 @@ from synthrisk.audit.generators import (
     as_fit_sample,
     cache_identity,
     describe_generator,
+    preflight,
     with_timeout,
 )
 from synthrisk.audit.result import AuditResult, RunFailure, TargetAudit
@@ -303,6 +304,8 @@ def audit(
     InputError
         For tables that cannot be used (see :func:`synthrisk.evaluate`), or a holdout
         too small for ``train_size``.
+    MissingDependencyError
+        When an SDV or named generator's package is not installed (before any run).
 
     Examples
     --------
@@ -328,6 +331,7 @@ def audit(
         raise ParameterError(msg)
     run_timeout = None if run_timeout is None else float(run_timeout)
     fit_sample = with_timeout(as_fit_sample(generator), run_timeout)
+    preflight(fit_sample)
     run_cache = None if cache is None else RunCache(cache, cache_identity(fit_sample))
     n_targets = check_int(n_targets, name="n_targets", minimum=0)
     n_runs = check_int(n_runs, name="n_runs", minimum=4)

@@ -59,6 +59,7 @@ __all__ = [
     "cache_identity",
     "describe_generator",
     "kills_its_own_process",
+    "preflight",
     "with_timeout",
 ]
 
@@ -392,6 +393,22 @@ class NamedGenerator:
         module, package = NAMED_GENERATORS[self.name]
         import_optional(module, package=package)
         return adapters.fit_named(self.name, train, n, seed, **dict(self.params))
+
+
+def preflight(generator: object) -> None:
+    """Import what an in-process adapter needs now, so a missing package stops the audit
+    before its first run with the install hint, instead of failing every run.
+
+    Raises
+    ------
+    MissingDependencyError
+        When SDV or a named generator's package is not installed.
+    """
+    if isinstance(generator, NamedGenerator):
+        module, package = NAMED_GENERATORS[generator.name]
+        import_optional(module, package=package)
+    elif isinstance(generator, SDVGenerator):
+        import_optional("sdv.single_table", extra="audit")
 
 
 def kills_its_own_process(generator: object) -> bool:
