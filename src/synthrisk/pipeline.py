@@ -709,28 +709,50 @@ def audit_files(
     return FileAudit(result, verdict, data, written)
 
 
-def generator_from_spec(spec: str | None, command: str | None = None) -> Any:
+def generator_from_spec(
+    spec: str | None,
+    command: str | None = None,
+    *,
+    python: str | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> Any:
     """The generator of ``--generator`` / ``audit.generator`` or a command template.
 
-    ``spec`` is ``sdv:NAME`` (passed on to :func:`synthrisk.audit.audit`) or
-    ``module:function``, a Python callable ``fit_sample(train, n, seed)`` imported from
-    the Python path; ``command`` a template run in its own process
-    (:class:`synthrisk.audit.CommandGenerator`).
+    ``spec`` is ``sdv:NAME``, a named generator (``synthpop:cart``, ``dpmm:mst``, ...:
+    :data:`synthrisk.audit.NAMED_GENERATORS`) or ``module:function``, a Python callable
+    ``fit_sample(train, n, seed)`` imported from the Python path; ``command`` a template
+    run in its own process (:class:`synthrisk.audit.CommandGenerator`). With ``python``,
+    another interpreter runs ``spec`` (:class:`synthrisk.audit.PythonGenerator`).
+    ``params`` are the generator's keyword arguments.
 
     Raises
     ------
     ParameterError
         For a spec that names nothing importable.
     """
-    if command is not None:
-        from synthrisk.audit import CommandGenerator
+    from synthrisk.audit import (
+        NAMED_GENERATORS,
+        CommandGenerator,
+        NamedGenerator,
+        PythonGenerator,
+        SDVGenerator,
+    )
 
+    params = dict(params or {})
+    if command is not None:
+        if python is not None or params:
+            msg = "a command template takes no `--generator-python` or generator parameters."
+            raise ParameterError(msg)
         return CommandGenerator(command)
     if spec is None:
         msg = "give a generator: sdv:NAME, module:function, or a command template."
         raise ParameterError(msg)
+    if python is not None:
+        return PythonGenerator(python, spec, params=params)
+    if spec in NAMED_GENERATORS:
+        return NamedGenerator(spec, params)
     if spec.lower().startswith("sdv:"):
-        return spec
+        return SDVGenerator(spec[4:].lower(), params) if params else spec
     module_name, colon, name = spec.partition(":")
     if not (colon and module_name and name):
         msg = (
@@ -749,6 +771,10 @@ def generator_from_spec(spec: str | None, command: str | None = None) -> Any:
     if not callable(function):
         msg = f"generator {spec!r}: {module_name!r} has no callable {name!r}."
         raise ParameterError(msg)
+    if params:
+        import functools
+
+        return functools.partial(function, **params)
     return function
 
 
@@ -771,7 +797,12 @@ def _run_audit_file(
     outcome = audit_files(
         config.real,
         config.holdout,
-        generator_from_spec(config.generator, config.generator_cmd),
+        generator_from_spec(
+            config.generator,
+            config.generator_cmd,
+            python=config.generator_python,
+            params=config.generator_params,
+        ),
         metadata=config.metadata,
         encoding=config.encoding,
         max_epsilon=config.max_epsilon,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pandas as pd
@@ -66,15 +67,52 @@ class Copier:
 
 
 class Flaky:
-    """Fails on the runs whose seed is odd (first attempt only when ``once``)."""
+    """Fails on the runs whose first seed is odd (on the first attempt only when ``once``).
+
+    A run is told by its training table, so the retry (which gets a new seed) of a run
+    that failed fails again when not ``once``. ``seeds`` records every seed per run.
+    """
 
     def __init__(self, *, once: bool) -> None:
         self.once = once
-        self.calls: dict[int, int] = {}
+        self.seeds: dict[int, list[int]] = {}
 
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
-        self.calls[seed] = self.calls.get(seed, 0) + 1
-        if seed % 2 and (not self.once or self.calls[seed] == 1):
+        key = int(pd.util.hash_pandas_object(train, index=False).sum())
+        seen = self.seeds.setdefault(key, [])
+        seen.append(seed)
+        if seen[0] % 2 and (not self.once or len(seen) == 1):
             msg = f"crash on seed {seed}"
             raise RuntimeError(msg)
         return train.sample(n, replace=True, random_state=seed)
+
+
+class Sleeper:
+    """Hangs (sleeps an hour) when handed one of the ``hang`` seeds; else samples the training rows.
+
+    It keeps no state, so it behaves the same in a child process. ``calls`` counts the
+    calls made in this process.
+    """
+
+    def __init__(self, hang: set[int]) -> None:
+        self.hang = set(hang)
+        self.calls = 0
+
+    def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        self.calls += 1
+        if seed in self.hang:
+            time.sleep(3600)
+        return train.sample(n, replace=True, random_state=seed)
+
+
+class Counting:
+    """Samples the training rows and counts its calls (for the run cache)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        self.calls += 1
+        g = np.random.default_rng(seed)
+        out = train.iloc[g.integers(0, len(train), size=n)].reset_index(drop=True)
+        return out.assign(x=out["x"] + g.normal(scale=1e-3, size=n))

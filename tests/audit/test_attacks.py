@@ -9,6 +9,7 @@ import pytest
 from synthrisk.audit.attacks import (
     UNKNOWN_CODE,
     FeatureSpace,
+    Reference,
     classifier_scores,
     kernel_density,
     no_box_scores,
@@ -28,6 +29,20 @@ def _table(numeric: list[list[float]], codes: list[list[int]]) -> EncodedTable:
 
 TARGETS = _table([[0.0, 0.0], [10.0, 10.0]], [[0], [1]])
 SCALE = np.array([10.0, 10.0])
+AUX = _table([[2.0, 0.0], [5.0, 5.0], [10.0, 0.0]], [[0], [1], [1]])
+
+
+def _ref(density: list[float], dcr: list[float] | None = None) -> Reference:
+    return Reference(
+        table=AUX,
+        density=np.array(density),
+        dcr=np.zeros(len(density)) if dcr is None else np.array(dcr),
+    )
+
+
+def _distance(a: tuple[float, float, int], b: tuple[float, float, int]) -> float:
+    """The DCR metrics' distance written out: range-scaled numbers, category mismatch, mean."""
+    return (abs(a[0] - b[0]) / 10 + abs(a[1] - b[1]) / 10 + float(a[2] != b[2])) / 3
 
 
 def test_no_box_scores_by_hand() -> None:
@@ -36,7 +51,9 @@ def test_no_box_scores_by_hand() -> None:
     )
     radius = np.array([0.05, 0.05])
     aux = np.array([0.5, 0.5])
-    s = no_box_scores(TARGETS, synthetic, scale=SCALE, radius=radius, aux_density=aux)
+    s = no_box_scores(
+        TARGETS, synthetic, scale=SCALE, radius=radius, reference=_ref(list(aux))
+    )
     # target 0 has an exact copy; target 1's nearest row differs by 1/10 in one of 3 columns
     np.testing.assert_allclose(s["dcr"], [0.0, -1 / 30])
     # within radius 0.05: the copy and the row 1/30 away for target 0; one row for target 1
@@ -46,16 +63,58 @@ def test_no_box_scores_by_hand() -> None:
     assert s["density"][0] == pytest.approx(expected)
 
 
+def test_dcr_diff_is_the_reference_distance_minus_the_synthetic_one() -> None:
+    synthetic = _table([[1.0, 0.0], [9.0, 10.0]], [[0], [1]])
+    radius = np.array([0.05, 0.05])
+    s = no_box_scores(
+        TARGETS,
+        synthetic,
+        scale=SCALE,
+        radius=radius,
+        reference=_ref([0.5, 0.5], dcr=[0.2, 0.4]),
+        attacks=frozenset({"dcr", "dcr_diff"}),
+    )
+    np.testing.assert_allclose(s["dcr_diff"], [0.2 - 1 / 30, 0.4 - 1 / 30])
+    np.testing.assert_allclose(s["dcr_diff"] - s["dcr"], [0.2, 0.4])
+    assert set(s) == {"dcr", "dcr_diff"}  # only the attacks asked for
+
+
+def test_gen_lra_by_hand() -> None:
+    synth_rows = [(0.0, 0.0, 0), (1.0, 0.0, 0), (5.0, 5.0, 1), (9.0, 10.0, 1)]
+    aux_rows = [(2.0, 0.0, 0), (5.0, 5.0, 1), (10.0, 0.0, 1)]
+    targets = [(0.0, 0.0, 0), (10.0, 10.0, 1)]
+    synthetic = _table([[r[0], r[1]] for r in synth_rows], [[r[2]] for r in synth_rows])
+    radius = np.array([0.1, 0.3])
+    s = no_box_scores(
+        TARGETS,
+        synthetic,
+        scale=SCALE,
+        radius=radius,
+        reference=_ref([0.5, 0.5]),
+        attacks=frozenset({"gen_lra"}),
+    )
+    for t, target in enumerate(targets):
+        w = radius[t]
+        expected = 0.0
+        for row in synth_rows:  # all 4 rows: fewer than the 5 neighbours
+            p0 = np.mean([np.exp(-_distance(row, y) / w) for y in aux_rows])
+            p1 = (3 * p0 + np.exp(-_distance(row, target) / w)) / 4
+            expected += np.log(p1) - np.log(p0)
+        assert s["gen_lra"][t] == pytest.approx(expected, rel=1e-9)
+    # the target with an exact synthetic copy where the auxiliary rows are thin scores high
+    assert s["gen_lra"][0] > 0.5
+
+
 def test_unknown_categories_never_match() -> None:
     synthetic = _table([[0.0, 0.0]], [[UNKNOWN_CODE]])
     missing = _table([[0.0, 0.0]], [[-1]])
     targets = _table([[0.0, 0.0]], [[-1]])
     radius, aux = np.array([0.1]), np.array([1.0])
     unknown = no_box_scores(
-        targets, synthetic, scale=SCALE, radius=radius, aux_density=aux
+        targets, synthetic, scale=SCALE, radius=radius, reference=_ref(list(aux))
     )
     both_missing = no_box_scores(
-        targets, missing, scale=SCALE, radius=radius, aux_density=aux
+        targets, missing, scale=SCALE, radius=radius, reference=_ref(list(aux))
     )
     assert unknown["dcr"][0] == pytest.approx(-1 / 3)
     assert both_missing["dcr"][0] == 0.0

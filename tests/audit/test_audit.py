@@ -74,8 +74,9 @@ def test_copier_is_detected_and_the_bound_grows_with_p(tables) -> None:
     real, holdout = tables
     bounds = []
     for p in (0.3, 1.0):
+        # 100 runs: the six attacks share the confidence, 60 runs leave p = 0.3 near 0
         result = audit(
-            Copier(p), real, holdout, n_targets=8, n_runs=60, train_size=TRAIN, seed=5
+            Copier(p), real, holdout, n_targets=8, n_runs=100, train_size=TRAIN, seed=5
         )
         bounds.append(result.epsilon_lower)
         assert result.overall["dcr"].auc is not None
@@ -292,3 +293,67 @@ def test_a_budget_spent_before_the_first_run_gives_an_empty_audit(tables) -> Non
     verdict = result.verdict(10.0)
     assert not verdict.passed
     assert "no evaluation run" in verdict.reason
+
+
+def test_the_new_attacks_join_the_maximum_with_bonferroni(tables) -> None:
+    real, holdout = tables
+    result = audit(
+        Copier(1.0), real, holdout, n_targets=6, n_runs=60, train_size=TRAIN, seed=2
+    )
+    assert result.settings["attacks"] == list(ATTACKS)
+    assert {"dcr_diff", "gen_lra"} <= set(result.overall)
+    assert (
+        result.settings["multiplicity"] == f"Bonferroni over {len(ATTACKS)} attack(s)"
+    )
+    assert result.settings["attack_confidence_level"] == pytest.approx(1 - 0.05 / 6)
+    # a copier is found by both: the output holds the member's record itself
+    for attack in ("dcr_diff", "gen_lra"):
+        auc = result.overall[attack].auc
+        assert auc is not None
+        assert auc > 0.65
+    assert result.epsilon_lower == max(b.epsilon_lower for b in result.overall.values())
+    # dcr_diff is a fixed shift of dcr per target: the same per-target results
+    for target in result.targets:
+        assert (
+            target.attacks["dcr_diff"].epsilon_lower
+            == target.attacks["dcr"].epsilon_lower
+        )
+        assert target.attacks["dcr_diff"].auc == target.attacks["dcr"].auc
+    # only gen_lra: the bound holds at the full confidence
+    alone = audit(
+        Copier(1.0), real, holdout, n_targets=6, n_runs=60, train_size=TRAIN, seed=2,
+        attacks=["gen_lra"],
+    )  # fmt: skip
+    assert alone.settings["attack_confidence_level"] == pytest.approx(0.95)
+    assert alone.overall["gen_lra"].auc == result.overall["gen_lra"].auc
+    assert (
+        alone.overall["gen_lra"].epsilon_lower
+        >= result.overall["gen_lra"].epsilon_lower
+    )
+
+
+def test_roc_curves_are_stored_overall_and_per_target(tables) -> None:
+    real, holdout = tables
+    result = audit(
+        Copier(0.5), real, holdout, n_targets=3, n_runs=40, train_size=TRAIN,
+        attacks=["dcr", "gen_lra"],
+    )  # fmt: skip
+    data = json.loads(result.to_json())
+    for attack in ("dcr", "gen_lra"):
+        roc = data["overall"][attack]["roc"]
+        assert len(roc["fpr"]) == len(roc["tpr"]) <= 101
+        assert roc["fpr"][0] == roc["tpr"][0] == 0.0
+        assert roc["fpr"][-1] == roc["tpr"][-1] == 1.0
+        # the curve's area is the reported AUC (pooled scores, every vertex kept)
+        area = sum(
+            (f1 - f0) * (t0 + t1) / 2
+            for f0, f1, t0, t1 in zip(
+                roc["fpr"], roc["fpr"][1:], roc["tpr"], roc["tpr"][1:], strict=False
+            )
+        )
+        assert area == pytest.approx(data["overall"][attack]["auc"], abs=0.03)
+        for target in data["targets"]:
+            curve = target["attacks"][attack]["roc"]
+            assert len(curve["fpr"]) <= 21  # at most the evaluation runs + 1
+    again = synthrisk.AuditResult.from_dict(data)
+    assert again.overall["dcr"].roc == result.overall["dcr"].roc

@@ -14,7 +14,9 @@ from synthrisk.audit.bounds import (
     epsilon_lower_bound,
     mid_ranks,
     one_run_epsilon,
+    roc_curve,
 )
+from synthrisk.stats.ranking import roc_auc
 
 
 def _cp(k: int, n: int, level: float) -> tuple[float, float]:
@@ -198,3 +200,41 @@ def test_attack_bound_reports_the_one_run_bound_for_pure_dp_only() -> None:
     assert pure.epsilon_lower_one_run is not None
     assert pure.epsilon_lower_one_run > 2
     assert approx.epsilon_lower_one_run is None
+
+
+def test_roc_curve_small_is_exact() -> None:
+    scores = np.array([0.9, 0.8, 0.8, 0.3, 0.1])
+    labels = np.array([True, True, False, True, False])
+    roc = roc_curve(scores, labels)
+    assert roc == {
+        "fpr": [0.0, 0.0, 0.5, 0.5, 1.0],
+        "tpr": [0.0, 0.333333, 0.666667, 1.0, 1.0],
+    }
+    assert roc_curve(scores, np.ones(5, dtype=bool)) is None
+
+
+def test_roc_curve_large_is_bounded_deterministic_and_never_overstates() -> None:
+    g = np.random.default_rng(0)
+    labels = g.random(2000) < 0.5
+    scores = g.normal(size=2000) + labels
+    roc = roc_curve(scores, labels)
+    assert roc is not None
+    fpr, tpr = np.array(roc["fpr"]), np.array(roc["tpr"])
+    assert fpr.size <= 101
+    assert fpr[0] == 0.0
+    assert fpr[-1] == 1.0
+    assert tpr[-1] == 1.0
+    assert np.all(np.diff(fpr) > 0)
+    assert np.all(np.diff(tpr) >= 0)
+    assert roc == roc_curve(scores.copy(), labels.copy())
+    # each point is the best threshold whose false-positive rate is at most the grid rate
+    thresholds = np.unique(scores)
+    tpr_at = (scores[labels][None, :] >= thresholds[:, None]).mean(axis=1)
+    fpr_at = (scores[~labels][None, :] >= thresholds[:, None]).mean(axis=1)
+    for f, t in zip(fpr, tpr, strict=True):
+        best = tpr_at[fpr_at <= f + 1e-12].max(initial=0.0)
+        assert t == pytest.approx(best, abs=1e-6)
+    # the curve's area matches the AUC to the grid's resolution
+    assert np.trapezoid(tpr, fpr) == pytest.approx(
+        roc_auc(labels.astype(int), scores), abs=0.02
+    )

@@ -81,6 +81,18 @@ def test_failures_are_retried_once_then_reported() -> None:
     odd = [o for o in once if o.draw.seed % 2]
     assert odd
     assert all(o.attempts == 2 and "crash on seed" in str(o.error) for o in odd)
+    # the retry gets the run's own new seed, drawn from (seed, run) too
+    flaky = Flaky(once=True)
+    again = list(play(flaky, POOL, TARGETS, **kw))
+    tried = sorted(flaky.seeds.values())
+    assert (
+        sorted(
+            [o.draw.seed, o.draw.retry_seed] if o.draw.seed % 2 else [o.draw.seed]
+            for o in again
+        )
+        == tried
+    )
+    assert all(o.draw.retry_seed != o.draw.seed for o in again)
     always = list(play(Flaky(once=False), POOL, TARGETS, **kw))
     failed = [o for o in always if o.synthetic is None]
     assert len(failed) == len(odd)

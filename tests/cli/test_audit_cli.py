@@ -136,6 +136,18 @@ def test_a_command_template_runs_a_generator_in_another_process(
             ["--generator", "my_generators:copier", "--target-rows", "1,x"],
             "`--target-rows`",
         ),
+        (
+            ["--generator", "my_generators:copier", "--run-timeout", "soon"],
+            "`--run-timeout` must be a time",
+        ),
+        (
+            ["--generator", "my_generators:copier", "--generator-param", "novalue"],
+            "`--generator-param` must be KEY=VALUE",
+        ),
+        (
+            ["--generator", "m:f", "--generator-python", "/no/such/python"],
+            "not an interpreter found",
+        ),
     ],
 )
 def test_bad_options_are_usage_errors(
@@ -177,10 +189,69 @@ def test_a_yaml_run_file_audits_a_generator(
     assert data["verdict"]["passed"] is False
 
 
+def test_another_interpreter_runs_the_generator_with_a_cache(
+    files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the other interpreter imports my_generators from here
+    cache = tmp_path / "cache"
+    args = [
+        "--generator", "my_generators:copier",
+        "--generator-python", sys.executable,
+        "--run-timeout", "5m",
+        "--cache", str(cache),
+        "--budget", "8",
+    ]  # fmt: skip
+    assert _audit(files, tmp_path, *args) == 0
+    first = json.loads((tmp_path / "audit.json").read_text())
+    assert first["generator"].startswith("python: my_generators:copier in ")
+    assert first["runs"]["completed"] == 8
+    assert first["settings"]["run_timeout"] == 300.0
+    assert len(list(cache.rglob("*.pkl"))) == 8
+    assert _audit(files, tmp_path, *args[:-1], "10") == 0
+    again = json.loads((tmp_path / "audit.json").read_text())
+    assert again["runs"]["cached"] == 8
+    assert again["runs"]["completed"] == 10
+
+
+def test_a_yaml_run_file_with_another_interpreter_and_params(
+    files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shifted.py").write_text(
+        "def fit_sample(train, n, seed, shift=0.0):\n"
+        "    out = train.sample(n, replace=True, random_state=seed)\n"
+        "    out['x'] = out['x'] + shift\n"
+        "    return out\n"
+    )
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        "data: {real: real.csv, holdout: holdout.csv}\n"
+        f"audit: {{generator: 'shifted:fit_sample', generator_python: '{sys.executable}',\n"
+        "        generator_params: {shift: 1000.0}, run_timeout: 120, cache: runs,\n"
+        "        targets: 3, runs: 6, train_size: 30, attacks: [dcr]}\n"
+        "report: {json: out/audit.json}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 0
+    data = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert data["runs"]["completed"] == 6
+    # every output is shifted far away: no attack refutes anything
+    assert data["overall"]["dcr"]["auc"] == pytest.approx(0.5, abs=0.25)
+    assert len(list((tmp_path / "runs").rglob("*.pkl"))) == 6
+
+
 @pytest.mark.parametrize(
     ("block", "message"),
     [
         ("{targets: 3}", "needs exactly one of `generator`"),
+        ("{generator: 'x:y', run_timeout: soon}", "`audit.run_timeout` must be a time"),
+        (
+            "{generator_cmd: 'g {train} {out}', generator_python: python}",
+            "`audit.generator_python`",
+        ),
+        (
+            "{generator: 'x:y', generator_params: [1]}",
+            "`audit.generator_params` must be",
+        ),
         ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
         ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
         ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),

@@ -39,6 +39,33 @@ def test_the_page_states_the_bound_and_each_target_by_row(result_dict: dict) -> 
     assert "data:image/svg+xml;base64," in page
 
 
+def test_the_page_draws_the_roc_curves(result_dict: dict) -> None:
+    page = render_audit_html(result_dict)
+    assert (
+        page.count("data:image/svg+xml;base64,") == 4
+    )  # 2 pooled ROC, targets' ROC, bounds
+    assert 'alt="ROC curves of the attacks, all targets pooled: dcr AUC' in page
+    assert "(log-log axes)" in page
+    rows = ", ".join(
+        f"row {t['row']} ({t['best_attack'] or 'dcr'})" for t in result_dict["targets"]
+    )
+    assert f'alt="ROC curves of each target&#39;s best attack: {rows}"' in page
+
+
+def test_a_saved_audit_without_roc_curves_still_renders(result_dict: dict) -> None:
+    import copy
+
+    old = copy.deepcopy(result_dict)
+    for bound in old["overall"].values():
+        bound.pop("roc")
+    for target in old["targets"]:
+        for bound in target["attacks"].values():
+            bound.pop("roc")
+    page = render_audit_html(old)
+    assert page.count("data:image/svg+xml;base64,") == 1  # the bounds' bar chart only
+    assert "ROC" not in page
+
+
 def test_the_page_escapes_what_it_shows(result_dict: dict) -> None:
     page = render_audit_html(result_dict)
     assert "<script>" not in page

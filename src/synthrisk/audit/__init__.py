@@ -5,7 +5,8 @@ The dataset-only metrics judge one synthetic table; the audit judges the generat
 made it, by training it again and again on shadow training sets with and without the
 people it targets (``docs/audit.md``):
 
-* :mod:`~synthrisk.audit.generators`: adapters (a callable, a command, SDV);
+* :mod:`~synthrisk.audit.generators`: adapters (a callable, a command, another Python
+  interpreter, SDV, synthpop / dpmm / smartnoise-synth by name);
 * :mod:`~synthrisk.audit.game`: the shadow runs (seeded, parallel, budgeted, retried);
 * :mod:`~synthrisk.audit.attacks`: the membership attacks on each run's output;
 * :mod:`~synthrisk.audit.bounds`: Clopper–Pearson bounds and the effective ε;
@@ -17,12 +18,16 @@ from __future__ import annotations
 from synthrisk.audit._audit import THREAT_MODEL, audit
 from synthrisk.audit.attacks import ATTACKS, CLASSIFIERS
 from synthrisk.audit.bounds import Bound, epsilon_lower_bound
+from synthrisk.audit.game import RunCache
 from synthrisk.audit.generators import (
+    NAMED_GENERATORS,
     SDV_SYNTHESIZERS,
     CommandGenerator,
     FitSample,
     GeneratorError,
     GeneratorLike,
+    NamedGenerator,
+    PythonGenerator,
     SDVGenerator,
     as_fit_sample,
 )
@@ -31,6 +36,7 @@ from synthrisk.audit.result import AuditResult, AuditVerdict, RunFailure, Target
 __all__ = [
     "ATTACKS",
     "CLASSIFIERS",
+    "NAMED_GENERATORS",
     "SDV_SYNTHESIZERS",
     "THREAT_MODEL",
     "AuditResult",
@@ -40,6 +46,9 @@ __all__ = [
     "FitSample",
     "GeneratorError",
     "GeneratorLike",
+    "NamedGenerator",
+    "PythonGenerator",
+    "RunCache",
     "RunFailure",
     "SDVGenerator",
     "TargetAudit",

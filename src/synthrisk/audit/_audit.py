@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -16,27 +17,32 @@ from synthrisk._validation import check_int, check_option
 from synthrisk.audit.attacks import (
     ATTACKS,
     CLASSIFIERS,
+    RAW_POOLED,
     UNKNOWN_CODE,
     AttackName,
     ClassifierName,
     FeatureSpace,
+    Reference,
     classifier_scores,
     kernel_density,
     no_box_scores,
 )
 from synthrisk.audit.bounds import Bound, attack_bound, mid_ranks
-from synthrisk.audit.game import RunOutcome, play
+from synthrisk.audit.game import RunCache, RunOutcome, play
 from synthrisk.audit.generators import (
     GeneratorError,
     GeneratorLike,
     as_fit_sample,
+    cache_identity,
     describe_generator,
+    preflight,
+    with_timeout,
 )
 from synthrisk.audit.result import AuditResult, RunFailure, TargetAudit
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import make_context
 from synthrisk.metrics.membership.isolation import isolated_training_people
-from synthrisk.neighbors import column_ranges
+from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.schema import EncodedTable, Schema, Tables, as_pandas, prepare_tables
 
 __all__ = ["THREAT_MODEL", "audit"]
@@ -212,13 +218,15 @@ def audit(
     max_seconds: float | None = None,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    run_timeout: float | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> AuditResult:
     """Audit a generator: shadow-model membership attacks and an effective-ε lower bound.
 
     The generator is trained ``n_runs`` times on shadow training sets drawn from
     ``holdout`` (the attacker's sample of the population), each target joining each
     training set independently with probability 1/2 (Steinke, Nasr & Jagielski 2023,
-    arXiv 2305.08846). Four attacks score every target against every output
+    arXiv 2305.08846). Six attacks score every target against every output
     (:mod:`synthrisk.audit.attacks`); thresholds are chosen on the selection runs and
     ε is bounded on the others (:mod:`synthrisk.audit.bounds`).
 
@@ -229,7 +237,9 @@ def audit(
         ``"gen --train {train} --out {out} --rows {n} --seed {seed}"``
         (:class:`~synthrisk.audit.CommandGenerator`); ``"sdv:gaussian_copula"``,
         ``"sdv:ctgan"``, ``"sdv:tvae"`` or ``"sdv:copula_gan"``
-        (:class:`~synthrisk.audit.SDVGenerator`).
+        (:class:`~synthrisk.audit.SDVGenerator`); ``"synthpop:cart"``, ``"dpmm:mst"``
+        and the other named generators (:class:`~synthrisk.audit.NamedGenerator`); a
+        :class:`~synthrisk.audit.PythonGenerator` for another interpreter.
     real : DataFrame
         The real training table: where the targets come from.
     holdout : DataFrame
@@ -246,7 +256,7 @@ def audit(
         None: the smaller of ``len(real)`` and half the holdout.
     n_synthetic : int, default=None
         Rows the generator returns per run; None: ``train_size``.
-    attacks : sequence of str, default=("dcr", "knn", "density", "classifier")
+    attacks : sequence of str, default=("dcr", "dcr_diff", "knn", "density", "gen_lra", "classifier")
         The attacks run. The bound's confidence is shared among them (Bonferroni): each
         attack's bound holds at ``1 - (1 - confidence_level) / len(attacks)``.
     classifier : {"ridge", "logistic", "boosting"}, default="ridge"
@@ -272,6 +282,16 @@ def audit(
         Seed of the whole audit; run ``r`` draws from ``(seed, r)`` only.
     progress : callable, default=None
         ``progress(done, n_runs)`` after each run; silent by default.
+    run_timeout : float, default=None
+        Seconds one generator call may take. A command or other-interpreter generator
+        is killed after it; an in-process callable then runs each call in a child
+        process that is killed after it. A run that runs past it (or crashes) is
+        retried once with a new seed, then left out and listed in ``failures``; None
+        waits for ever.
+    cache : path, default=None
+        A folder keeping every run's output (:class:`~synthrisk.audit.game.RunCache`):
+        an audit re-run with the same generator, tables, settings and seed, and more
+        runs, calls the generator only for the new runs.
 
     Returns
     -------
@@ -284,6 +304,8 @@ def audit(
     InputError
         For tables that cannot be used (see :func:`synthrisk.evaluate`), or a holdout
         too small for ``train_size``.
+    MissingDependencyError
+        When an SDV or named generator's package is not installed (before any run).
 
     Examples
     --------
@@ -300,7 +322,17 @@ def audit(
     (True, False)
     """
     started = time.perf_counter()
-    fit_sample = as_fit_sample(generator)
+    if run_timeout is not None and (
+        isinstance(run_timeout, bool)
+        or not isinstance(run_timeout, numbers.Real)
+        or not run_timeout > 0
+    ):
+        msg = f"`run_timeout` must be a positive number of seconds or None; got {run_timeout!r}."
+        raise ParameterError(msg)
+    run_timeout = None if run_timeout is None else float(run_timeout)
+    fit_sample = with_timeout(as_fit_sample(generator), run_timeout)
+    preflight(fit_sample)
+    run_cache = None if cache is None else RunCache(cache, cache_identity(fit_sample))
     n_targets = check_int(n_targets, name="n_targets", minimum=0)
     n_runs = check_int(n_runs, name="n_runs", minimum=4)
     n_jobs = check_int(n_jobs, name="n_jobs", minimum=1)
@@ -392,7 +424,13 @@ def audit(
     real_enc, pool_enc = tables.encoded("real"), tables.encoded("holdout")
     targets_enc = real_enc.take(target_index)
     scale = column_ranges(np.vstack([real_enc.numeric, pool_enc.numeric]))
-    aux_density = kernel_density(targets_enc, pool_enc, scale=scale, radius=radius)
+    reference = Reference(
+        table=pool_enc,
+        density=kernel_density(targets_enc, pool_enc, scale=scale, radius=radius),
+        dcr=nearest_neighbors(
+            targets_enc, pool_enc, k=1, distance="dcr", scale=scale, backend="numpy"
+        ).distances[:, 0],
+    )
     population = EncodedTable(
         numeric=np.vstack([real_enc.numeric, pool_enc.numeric]),
         codes=np.vstack([real_enc.codes, pool_enc.codes]),
@@ -411,7 +449,10 @@ def audit(
     }
     features: list[FloatArray] = []
     failures: list[RunFailure] = []
+    retries: list[RunFailure] = []
+    no_box = frozenset(a for a in chosen_attacks if a != "classifier")
     retried = 0
+    cached = 0
     generator_seconds = 0.0
     scoring_seconds = 0.0
     outcomes = play(
@@ -425,6 +466,8 @@ def audit(
         n_jobs=n_jobs,
         max_seconds=max_seconds,
         progress=progress,
+        run_timeout=run_timeout,
+        cache=run_cache,
     )
     buffer: list[RunOutcome] = []
 
@@ -445,7 +488,8 @@ def audit(
                 encoded,
                 scale=scale,
                 radius=radius,
-                aux_density=aux_density,
+                reference=reference,
+                attacks=no_box,
             )
             for attack in scores:
                 scores[attack].append(run_scores[attack])  # type: ignore[index]
@@ -459,6 +503,11 @@ def audit(
         generator_seconds += outcome.seconds
         scoring_seconds += outcome.prepare_seconds
         retried += outcome.attempts > 1
+        cached += outcome.cached
+        if outcome.synthetic is not None and outcome.attempts > 1:
+            retries.append(
+                RunFailure(outcome.draw.run, outcome.error or "unknown failure")
+            )
         if outcome.synthetic is None:
             failures.append(
                 RunFailure(outcome.draw.run, outcome.error or "unknown failure")
@@ -503,8 +552,12 @@ def audit(
             per_target[t][attack] = attack_bound(
                 sel_s, sel_l, ev_s, ev_l, delta=delta, confidence_level=attack_level
             )
-            sel_pool.append(mid_ranks(sel_s, sel_s))
-            ev_pool.append(mid_ranks(sel_s, ev_s))
+            if attack in RAW_POOLED:  # its own scale calibrates the targets
+                sel_pool.append(sel_s)
+                ev_pool.append(ev_s)
+            else:
+                sel_pool.append(mid_ranks(sel_s, sel_s))
+                ev_pool.append(mid_ranks(sel_s, ev_s))
             sel_lab.append(sel_l)
             ev_lab.append(ev_l)
         overall[attack] = attack_bound(
@@ -559,6 +612,7 @@ def audit(
         "seed": seed,
         "n_jobs": n_jobs,
         "max_seconds": max_seconds,
+        "run_timeout": run_timeout,
     }
     run_info: dict[str, JSONValue] = {
         "completed": len(completed),
@@ -566,6 +620,7 @@ def audit(
         "evaluation": int((~selection).sum()),
         "failed": len(failures),
         "retried": int(retried),
+        "cached": int(cached),
         "stopped_early": stopped,
         "generator_seconds": generator_seconds,
         "audit_seconds": setup_seconds + scoring_seconds + bounds_seconds,
@@ -585,4 +640,5 @@ def audit(
         targets=tuple(targets),
         failures=tuple(failures),
         epsilon_lower_one_run=one_run,
+        retries=tuple(retries),
     )

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Membership attacks on the shadow outputs: three no-box scores and a set classifier.
+"""Membership attacks on the shadow outputs: five no-box scores and a set classifier.
 
 For each shadow run the audit has the generator's output; each attack gives every
 target a score, higher meaning "the target was in this run's training set":
@@ -7,6 +7,12 @@ target a score, higher meaning "the target was in this run's training set":
 * ``dcr``: minus the distance from the target to its closest synthetic row (the
   distance of the DCR metrics; Chen et al. 2020, "GAN-Leaks", CCS; the DCR attack of
   Ward et al. 2025, "Synth-MIA", arXiv 2509.18014);
+* ``dcr_diff``: the distance from the target to its closest auxiliary (reference) row
+  minus its distance to the closest synthetic row (DCR-Diff: Chen et al. 2020; Ward et
+  al. 2025, "Synth-MIA"); per target a fixed shift of ``dcr``, so its per-target
+  results are those of ``dcr``, but it is pooled over the targets on its own scale
+  (the reference distance calibrates the targets against each other) rather than by
+  ranks;
 * ``knn``: the synthetic rows within the target's isolation radius, its distance to
   the nearest other real person (Meeus et al. 2023, "Achilles' heels", arXiv
   2306.10308, for the radius);
@@ -14,6 +20,11 @@ target a score, higher meaning "the target was in this run's training set":
   density of the auxiliary pool at the target, with the isolation radius as width
   (DOMIAS: van Breugel et al. 2023, "Membership inference attacks against synthetic
   data through overfitting detection", AISTATS);
+* ``gen_lra``: the generative likelihood ratio attack (Gen-LRA: Ward et al. 2025, as
+  implemented in their Synth-MIA library, arXiv 2509.18014): the change in log-likelihood of the target's
+  ``k`` nearest synthetic rows under a kernel density of the auxiliary rows when the
+  target is added to them; the kernel is that of ``density`` (width = the target's
+  isolation radius);
 * ``classifier``: a Groundhog set classifier (Stadler, Oprisanu & Troncoso 2022,
   "Synthetic data — anonymisation groundhog day", USENIX Security; TAPAS: Houssiau et
   al. 2022, arXiv 2211.06550): naive (per-column mean, standard deviation and
@@ -38,14 +49,26 @@ __all__ = [
     "AttackName",
     "ClassifierName",
     "FeatureSpace",
+    "Reference",
     "classifier_scores",
     "no_box_scores",
 ]
 
-AttackName: TypeAlias = Literal["dcr", "knn", "density", "classifier"]
+AttackName: TypeAlias = Literal[
+    "dcr", "dcr_diff", "knn", "density", "gen_lra", "classifier"
+]
 ClassifierName: TypeAlias = Literal["ridge", "logistic", "boosting"]
 #: the attacks, in the order of the result
-ATTACKS: tuple[AttackName, ...] = ("dcr", "knn", "density", "classifier")
+ATTACKS: tuple[AttackName, ...] = (
+    "dcr",
+    "dcr_diff",
+    "knn",
+    "density",
+    "gen_lra",
+    "classifier",
+)
+#: attacks pooled over the targets by their own scores, not by per-target ranks
+RAW_POOLED: frozenset[str] = frozenset({"dcr_diff"})
 CLASSIFIERS: tuple[ClassifierName, ...] = ("ridge", "logistic", "boosting")
 
 #: a synthetic category unknown to the encoding: unequal to every code and to missing (-1)
@@ -56,6 +79,27 @@ MIN_WIDTH = 0.01
 N_BINS = 10
 N_CATEGORIES = 20
 _QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+#: synthetic neighbours of the target whose likelihood ``gen_lra`` compares (Synth-MIA's default)
+GEN_LRA_NEIGHBOURS = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+    """What the no-box attacks know of the auxiliary sample, computed once per audit.
+
+    Attributes
+    ----------
+    table : EncodedTable
+        The auxiliary rows (``gen_lra``'s density).
+    density : ndarray of shape (n_targets,)
+        The auxiliary rows' kernel density at each target (:func:`kernel_density`).
+    dcr : ndarray of shape (n_targets,)
+        Each target's distance to its closest auxiliary row (``dcr_diff``).
+    """
+
+    table: EncodedTable
+    density: FloatArray
+    dcr: FloatArray
 
 
 def no_box_scores(
@@ -64,9 +108,10 @@ def no_box_scores(
     *,
     scale: FloatArray,
     radius: FloatArray,
-    aux_density: FloatArray,
+    reference: Reference,
+    attacks: frozenset[str] | None = None,
 ) -> dict[AttackName, FloatArray]:
-    """The ``dcr``, ``knn`` and ``density`` scores of every target against one output.
+    """The no-box scores (``dcr``, ``dcr_diff``, ``knn``, ``density``, ``gen_lra``) against one output.
 
     Parameters
     ----------
@@ -76,24 +121,88 @@ def no_box_scores(
     scale : ndarray of shape (n_numeric,)
         Column ranges of the real population (the units of the distance).
     radius : ndarray of shape (n_targets,)
-        Each target's isolation: the ``knn`` radius and the ``density`` width.
-    aux_density : ndarray of shape (n_targets,)
-        The auxiliary pool's kernel density at each target (:func:`kernel_density`).
+        Each target's isolation: the ``knn`` radius and the kernels' width.
+    reference : Reference
+        The auxiliary sample's rows, density at and distance to each target.
+    attacks : set of str, default=None
+        The scores wanted; None: all five.
 
     Returns
     -------
     dict
         Attack name -> scores of shape (n_targets,), higher = member.
     """
-    d = all_distances(targets, synthetic, scale=scale)
+    wanted = NO_BOX if attacks is None else attacks
+    d, idx = _sorted_neighbours(targets, synthetic, scale=scale)
     width = np.maximum(radius, MIN_WIDTH)
-    density = np.exp(-d / width[:, None]).mean(axis=1)
+    kernel = np.exp(-d / width[:, None])
     tiny = 1e-300
-    return {
-        "dcr": -d[:, 0],
-        "knn": (d <= radius[:, None] + 1e-12).sum(axis=1).astype(np.float64),
-        "density": np.log(density + tiny) - np.log(aux_density + tiny),
-    }
+    out: dict[AttackName, FloatArray] = {}
+    if "dcr" in wanted:
+        out["dcr"] = -d[:, 0]
+    if "dcr_diff" in wanted:
+        out["dcr_diff"] = reference.dcr - d[:, 0]
+    if "knn" in wanted:
+        out["knn"] = (d <= radius[:, None] + 1e-12).sum(axis=1).astype(np.float64)
+    if "density" in wanted:
+        out["density"] = np.log(kernel.mean(axis=1) + tiny) - np.log(
+            reference.density + tiny
+        )
+    if "gen_lra" in wanted:
+        out["gen_lra"] = _gen_lra(
+            synthetic, idx, kernel, width, scale=scale, reference=reference.table
+        )
+    return out
+
+
+#: the attacks :func:`no_box_scores` computes
+NO_BOX: frozenset[str] = frozenset({"dcr", "dcr_diff", "knn", "density", "gen_lra"})
+
+
+def _gen_lra(
+    synthetic: EncodedTable,
+    idx: IntArray,
+    kernel: FloatArray,
+    width: FloatArray,
+    *,
+    scale: FloatArray,
+    reference: EncodedTable,
+) -> FloatArray:
+    """Gen-LRA: log-likelihood gain of each target's nearest synthetic rows when it joins the reference.
+
+    With the kernel density ``p0(s) = mean_y K(s, y)`` of the ``N`` reference rows,
+    adding the target ``x`` gives ``p1(s) = (N p0(s) + K(s, x)) / (N + 1)``; the score
+    is ``sum over the k nearest synthetic rows s of log p1(s) - log p0(s)``: large when
+    the synthetic rows near the target are where the population is thin.
+    """
+    n_targets = idx.shape[0]
+    k = min(GEN_LRA_NEIGHBOURS, idx.shape[1])
+    n_ref = reference.n_rows
+    if k == 0 or n_ref == 0:
+        return np.zeros(n_targets)
+    near = synthetic.take(idx[:, :k].reshape(-1))
+    d_ref = all_distances(near, reference, scale=scale).reshape(n_targets, k, n_ref)
+    p0 = np.exp(-d_ref / width[:, None, None]).mean(axis=2)
+    p1 = (n_ref * p0 + kernel[:, :k]) / (n_ref + 1)
+    tiny = 1e-300
+    return np.asarray(
+        (np.log(p1 + tiny) - np.log(p0 + tiny)).sum(axis=1), dtype=np.float64
+    )
+
+
+def _sorted_neighbours(
+    query: EncodedTable, reference: EncodedTable, *, scale: FloatArray
+) -> tuple[FloatArray, IntArray]:
+    """Distances and indices of every reference row from each query row, nearest first."""
+    nn = nearest_neighbors(
+        query,
+        reference,
+        k=reference.n_rows,
+        distance="dcr",
+        scale=scale,
+        backend="numpy",
+    )
+    return nn.distances, nn.indices
 
 
 def all_distances(

@@ -41,10 +41,64 @@ __all__ = [
     "epsilon_lower_bound",
     "mid_ranks",
     "one_run_epsilon",
+    "roc_curve",
 ]
 
 #: false-positive rates at which the true-positive rate is reported
 REPORTED_FPRS = (0.01, 0.1)
+#: most points of a stored ROC curve
+ROC_POINTS = 101
+#: the false-positive rates a longer ROC curve is read at: log-spaced below 0.1, then linear
+_ROC_GRID = np.unique(
+    np.round(
+        np.concatenate([[0.0], np.logspace(-4, -1, 25), np.linspace(0.1, 1.0, 75)]),
+        6,
+    )
+)
+
+
+def roc_curve(
+    scores: FloatArray, labels: np.ndarray, *, max_points: int = ROC_POINTS
+) -> dict[str, list[float]] | None:
+    """The ROC curve of ``scores`` (higher = member): false- and true-positive rates.
+
+    The curve's vertices, one per distinct score from the highest down, from (0, 0) to
+    (1, 1). When there are more than ``max_points``, the curve is read at fixed
+    false-positive rates (log-spaced from 1e-4 to 0.1, then every 0.0122), each with the
+    highest true-positive rate of a threshold whose false-positive rate does not exceed
+    it: a bounded, deterministic curve that never overstates the attack. Rates are
+    rounded to 6 decimals. None when the members or the non-members are absent.
+
+    Examples
+    --------
+    >>> roc_curve(np.array([0.9, 0.8, 0.3, 0.1]), np.array([True, False, True, False]))
+    {'fpr': [0.0, 0.0, 0.5, 0.5, 1.0], 'tpr': [0.0, 0.5, 0.5, 1.0, 1.0]}
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels, dtype=bool)
+    n_pos, n_neg = int(labels.sum()), int((~labels).sum())
+    if not (n_pos and n_neg):
+        return None
+    order = np.argsort(-scores, kind="stable")
+    s, lab = scores[order], labels[order]
+    last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])  # last of each tie group
+    tp = np.cumsum(lab)[last]
+    fp = np.cumsum(~lab)[last]
+    fpr = np.r_[0.0, fp / n_neg]
+    tpr = np.r_[0.0, tp / n_pos]
+    if fpr.size > max_points:
+        grid = (
+            _ROC_GRID
+            if _ROC_GRID.size <= max_points
+            else np.linspace(0.0, 1.0, max_points)
+        )
+        # fpr is non-decreasing: the last vertex at or below each grid rate has the highest TPR
+        at = np.searchsorted(fpr, grid + 1e-12, side="right") - 1
+        fpr, tpr = grid, tpr[at]
+    return {
+        "fpr": [round(float(v), 6) for v in fpr],
+        "tpr": [round(float(v), 6) for v in tpr],
+    }
 
 
 def _epsilon(
@@ -141,6 +195,9 @@ class Bound:
         The pure-DP ε refuted by the same test read as guesses (:func:`one_run_epsilon`:
         the precision of its "member" calls), valid however the guesses about targets
         of one run depend on each other; None when δ > 0.
+    roc : dict or None
+        The ROC curve of the evaluation scores (:func:`roc_curve`: ``fpr`` and ``tpr``
+        lists, at most 101 points); None when a class is absent.
     """
 
     auc: float | None
@@ -153,6 +210,7 @@ class Bound:
     n_members: int
     n_non_members: int
     epsilon_lower_one_run: float | None = None
+    roc: dict[str, list[float]] | None = None
 
 
 def one_run_epsilon(correct: int, guesses: int, *, confidence_level: float) -> float:
@@ -230,6 +288,7 @@ def attack_bound(
         fpr=(0.0, 1.0),
         n_members=int(ev_m.size),
         n_non_members=int(ev_n.size),
+        roc=roc_curve(ev_scores, ev_labels),
     )
     sel_m, sel_n = sel_scores[sel_labels], sel_scores[~sel_labels]
     if not (sel_m.size and sel_n.size and ev_m.size and ev_n.size):

@@ -2,23 +2,35 @@
 """Generator adapters: how the audit trains a generator and draws a synthetic table.
 
 The audit needs one operation, ``fit_sample(train, n, seed) -> DataFrame``: train the
-generator on ``train`` and return ``n`` synthetic rows, seeded by ``seed``. Three
+generator on ``train`` and return ``n`` synthetic rows, seeded by ``seed``. These
 adapters provide it:
 
 * any Python callable with that signature (used as it is);
 * :class:`CommandGenerator`: a command template for a generator in another language or
   another Python environment, exchanging CSV files in a temporary folder;
+* :class:`PythonGenerator`: a ``module:function`` (or a named generator) run by another
+  Python interpreter, such as another virtual environment's, exchanging CSV or Parquet
+  files: for generator packages that pin libraries this environment cannot have;
 * :class:`SDVGenerator`: an SDV single-table synthesizer (GaussianCopula, CTGAN, TVAE,
   CopulaGAN) run in this process; SDV is imported only when it is used (the ``audit``
-  extra: ``pip install 'synthrisk[audit]'``).
+  extra: ``pip install 'synthrisk[audit]'``);
+* :class:`NamedGenerator`: synthpop's CART, dpmm's MST / AIM / PrivBayes or a
+  smartnoise-synth synthesizer (:mod:`synthrisk.audit.adapters`), imported when used.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import hashlib
+import json
 import os
+import pickle
 import random
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,18 +42,67 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._optional import import_optional
+from synthrisk.audit import adapters
 from synthrisk.exceptions import GeneratorError, ParameterError
 
 __all__ = [
+    "NAMED_GENERATORS",
     "SDV_SYNTHESIZERS",
     "CommandGenerator",
     "FitSample",
     "GeneratorError",
     "GeneratorLike",
+    "NamedGenerator",
+    "PythonGenerator",
     "SDVGenerator",
     "as_fit_sample",
+    "cache_identity",
     "describe_generator",
+    "kills_its_own_process",
+    "preflight",
+    "with_timeout",
 ]
+
+#: named generators (:mod:`synthrisk.audit.adapters`): name -> (module, package to install)
+NAMED_GENERATORS: dict[str, tuple[str, str]] = dict(adapters.NAMED)
+
+
+def _run(
+    argv: list[str], *, timeout: float | None, env: Mapping[str, str] | None, what: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` without a shell; on ``timeout`` kill it and every process it started.
+
+    Raises
+    ------
+    GeneratorError
+        When the program is missing or runs past ``timeout``.
+    """
+    full_env = None if env is None else {**os.environ, **env}
+    posix = os.name == "posix"
+    try:
+        process = subprocess.Popen(  # the user's own program, no shell
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=full_env,
+            start_new_session=posix,  # its own process group: killed as a whole
+        )
+    except FileNotFoundError as exc:
+        msg = f"{what}: program {argv[0]!r} not found ({exc})."
+        raise GeneratorError(msg) from exc
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if posix:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        process.communicate()
+        msg = f"{what} ran past `timeout`={timeout:g} s and was stopped."
+        raise GeneratorError(msg) from None
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
 @runtime_checkable
@@ -124,22 +185,12 @@ class CommandGenerator:
                 "seed": str(int(seed)),
             }
             argv = [word.format(**values) for word in shlex.split(self.template)]
-            env = None if self.env is None else {**os.environ, **self.env}
-            try:
-                done = subprocess.run(  # the user's own command, no shell
-                    argv,
-                    capture_output=True,
-                    text=True,
-                    timeout=self.timeout,
-                    env=env,
-                    check=False,
-                )
-            except FileNotFoundError as exc:
-                msg = f"generator command {self.template!r}: program {argv[0]!r} not found ({exc})."
-                raise GeneratorError(msg) from exc
-            except subprocess.TimeoutExpired as exc:
-                msg = f"generator command {self.template!r} ran past `timeout`={self.timeout} s."
-                raise GeneratorError(msg) from exc
+            done = _run(
+                argv,
+                timeout=self.timeout,
+                env=self.env,
+                what=f"generator command {self.template!r}",
+            )
             if done.returncode != 0:
                 tail = (done.stderr or done.stdout or "").strip()[-500:]
                 msg = (
@@ -158,6 +209,222 @@ class CommandGenerator:
             except (ValueError, OSError) as exc:
                 msg = f"generator command {self.template!r} wrote a table that cannot be read as CSV: {exc}."
                 raise GeneratorError(msg) from exc
+
+
+#: the runner another interpreter executes (``python -c``): it needs only pandas there
+_RUNNER = """
+import importlib, json, sys
+import pandas as pd
+train_path, out_path, n, seed, target, fmt, params = sys.argv[1:8]
+params = json.loads(params)
+train = pd.read_parquet(train_path) if fmt == "parquet" else pd.read_csv(train_path)
+if target.startswith("named:"):
+    import _synthrisk_adapters
+    out = _synthrisk_adapters.fit_named(target[6:], train, int(n), int(seed), **params)
+else:
+    module_name, _, name = target.partition(":")
+    out = getattr(importlib.import_module(module_name), name)(train, int(n), int(seed), **params)
+out = pd.DataFrame(out)
+if fmt == "parquet":
+    out.to_parquet(out_path, index=False)
+else:
+    out.to_csv(out_path, index=False)
+"""
+
+_FORMATS = ("csv", "parquet")
+
+
+@dataclasses.dataclass(frozen=True)
+class PythonGenerator:
+    """``fit_sample`` run by another Python interpreter, such as another virtual environment's.
+
+    Each call writes the training rows to a fresh temporary folder (CSV, or Parquet
+    when both environments have pyarrow), runs ``python -c RUNNER`` there (no shell;
+    the working directory and ``path`` are on its import path) and reads the synthetic
+    rows back. The runner imports ``function`` (``"module:function"``) and calls
+    ``function(train, n, seed, **params)``; a named generator (``"synthpop:cart"``,
+    ``"dpmm:mst"``, ... see :data:`NAMED_GENERATORS`) is run by a copy of
+    :mod:`synthrisk.audit.adapters`, which needs only pandas and that package there.
+    Use it for generator packages whose pins this environment cannot meet.
+
+    Parameters
+    ----------
+    python : str
+        The interpreter: a path (``/opt/venvs/synthpop/bin/python``) or a program on
+        ``PATH``.
+    function : str
+        ``"module:function"`` importable there, or a named generator.
+    params : mapping, default={}
+        Keyword arguments of the function (JSON-safe values).
+    path : sequence of str, default=()
+        Folders put first on the interpreter's import path (``PYTHONPATH``).
+    timeout : float or None, default=None
+        Seconds one call may take; the interpreter and what it started are then killed.
+    data_format : {"csv", "parquet"}, default="csv"
+        How the tables travel.
+
+    Raises
+    ------
+    ParameterError
+        If the interpreter is not found, ``function`` is not ``module:function`` or a
+        named generator, or ``data_format`` is unknown.
+    """
+
+    python: str
+    function: str
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    path: tuple[str, ...] = ()
+    timeout: float | None = None
+    data_format: str = "csv"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.python, str) or not (
+            Path(self.python).is_file() or shutil.which(self.python)
+        ):
+            msg = (
+                f"`python` {self.python!r} is not an interpreter found on this machine; give "
+                "the path of another environment's python (e.g. /opt/venvs/gen/bin/python)."
+            )
+            raise ParameterError(msg)
+        module, colon, name = str(self.function).partition(":")
+        if not (colon and module and name):
+            msg = (
+                "`function` must be 'module:function' (importable by that interpreter) or a "
+                f"named generator ({sorted(NAMED_GENERATORS)}); got {self.function!r}."
+            )
+            raise ParameterError(msg)
+        if self.data_format not in _FORMATS:
+            msg = f"`data_format` must be one of {list(_FORMATS)}; got {self.data_format!r}."
+            raise ParameterError(msg)
+        try:
+            json.dumps(dict(self.params))
+        except (TypeError, ValueError) as exc:
+            msg = f"`params` must be JSON-safe (numbers, strings, lists, mappings): {exc}."
+            raise ParameterError(msg) from exc
+
+    def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        """Run the function once in the other interpreter and return its table."""
+        what = f"generator {self.function!r} in {self.python!r}"
+        suffix = ".parquet" if self.data_format == "parquet" else ".csv"
+        with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as folder:
+            train_path = Path(folder) / f"train{suffix}"
+            out_path = Path(folder) / f"synthetic{suffix}"
+            if self.data_format == "parquet":
+                train.to_parquet(train_path, index=False)
+            else:
+                train.to_csv(train_path, index=False)
+            target = self.function
+            search = list(self.path)
+            if target in NAMED_GENERATORS:
+                shutil.copyfile(
+                    adapters.__file__, Path(folder) / "_synthrisk_adapters.py"
+                )
+                search.insert(0, folder)
+                target = f"named:{target}"
+            old = os.environ.get("PYTHONPATH")
+            env = {"PYTHONPATH": os.pathsep.join([*search, *([old] if old else [])])}
+            argv = [
+                self.python,
+                "-c",
+                _RUNNER,
+                str(train_path),
+                str(out_path),
+                str(int(n)),
+                str(int(seed)),
+                target,
+                self.data_format,
+                json.dumps(dict(self.params)),
+            ]
+            done = _run(argv, timeout=self.timeout, env=env, what=what)
+            if done.returncode != 0:
+                tail = (done.stderr or done.stdout or "").strip()[-800:]
+                msg = f"{what} exited with status {done.returncode}" + (
+                    f": {tail}" if tail else "."
+                )
+                raise GeneratorError(msg)
+            try:
+                if self.data_format == "parquet":
+                    return pd.read_parquet(out_path)
+                return pd.read_csv(out_path)
+            except (ValueError, OSError, ImportError) as exc:
+                msg = f"{what} wrote no table that can be read back: {exc}."
+                raise GeneratorError(msg) from exc
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedGenerator:
+    """A named generator run in this process: synthpop's CART, dpmm's or smartnoise's.
+
+    ``"synthpop:cart"`` (``pip install python-synthpop``), ``"dpmm:mst"``, ``"dpmm:aim"``,
+    ``"dpmm:privbayes"`` (``pip install dpmm``), ``"smartnoise:mst"``, ``"smartnoise:aim"``,
+    ``"smartnoise:mwem"``, ``"smartnoise:dpctgan"``, ``"smartnoise:patectgan"``
+    (``pip install smartnoise-synth``); see :mod:`synthrisk.audit.adapters` for the calls.
+    These packages pin libraries (synthpop needs pandas >= 3.0.2, dpmm scikit-learn
+    1.5.0) that often clash with this environment's: install them in an environment of
+    their own and use :class:`PythonGenerator` with the same name instead.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`NAMED_GENERATORS`.
+    params : mapping, default={}
+        Keyword arguments (``epsilon`` for the DP generators: default 1).
+
+    Raises
+    ------
+    ParameterError
+        If ``name`` is unknown.
+    MissingDependencyError
+        When called without the package installed.
+    """
+
+    name: str
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.name not in NAMED_GENERATORS:
+            msg = (
+                f"`name` must be one of {sorted(NAMED_GENERATORS)}; got {self.name!r}."
+            )
+            raise ParameterError(msg)
+
+    def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        """Train the generator on ``train`` and return ``n`` rows."""
+        module, package = NAMED_GENERATORS[self.name]
+        import_optional(module, package=package)
+        return adapters.fit_named(self.name, train, n, seed, **dict(self.params))
+
+
+def preflight(generator: object) -> None:
+    """Import what an in-process adapter needs now, so a missing package stops the audit
+    before its first run with the install hint, instead of failing every run.
+
+    Raises
+    ------
+    MissingDependencyError
+        When SDV or a named generator's package is not installed.
+    """
+    if isinstance(generator, NamedGenerator):
+        module, package = NAMED_GENERATORS[generator.name]
+        import_optional(module, package=package)
+    elif isinstance(generator, SDVGenerator):
+        import_optional("sdv.single_table", extra="audit")
+
+
+def kills_its_own_process(generator: object) -> bool:
+    """True for adapters that run a subprocess and enforce their own ``timeout``."""
+    return isinstance(generator, (CommandGenerator, PythonGenerator))
+
+
+def with_timeout(generator: FitSample, timeout: float | None) -> FitSample:
+    """The generator with ``timeout`` given to a subprocess adapter that has none."""
+    if (
+        timeout is not None
+        and kills_its_own_process(generator)
+        and generator.timeout is None  # type: ignore[attr-defined]
+    ):
+        return dataclasses.replace(generator, timeout=timeout)  # type: ignore[type-var]
+    return generator
 
 
 #: SDV single-table synthesizers by short name
@@ -238,7 +505,9 @@ def as_fit_sample(generator: Any) -> FitSample:
     """The generator as a ``fit_sample`` callable.
 
     A string is a command template (:class:`CommandGenerator`); ``"sdv:ctgan"`` names an
-    SDV synthesizer (:class:`SDVGenerator`); a callable is used as it is.
+    SDV synthesizer (:class:`SDVGenerator`), ``"dpmm:mst"`` and the other keys of
+    :data:`NAMED_GENERATORS` a named generator (:class:`NamedGenerator`); a callable is
+    used as it is.
 
     Raises
     ------
@@ -248,15 +517,40 @@ def as_fit_sample(generator: Any) -> FitSample:
     if isinstance(generator, str):
         if generator.startswith("sdv:"):
             return SDVGenerator(generator.removeprefix("sdv:"))
+        if generator in NAMED_GENERATORS:
+            return NamedGenerator(generator)
         return CommandGenerator(generator)
     if callable(generator):
         return generator
     msg = (
         "`generator` must be a callable fit_sample(train, n, seed) -> DataFrame, a command "
         "template such as 'gen --train {train} --out {out} --rows {n} --seed {seed}', or "
-        f"'sdv:<name>' with name in {list(SDV_SYNTHESIZERS)}; got {type(generator).__name__}."
+        f"'sdv:<name>' with name in {list(SDV_SYNTHESIZERS)}, or a named generator "
+        f"({sorted(NAMED_GENERATORS)}); got {type(generator).__name__}."
     )
     raise ParameterError(msg)
+
+
+def cache_identity(generator: FitSample) -> str:
+    """What names the generator in the run cache: its description and its settings.
+
+    An adapter's fields (all but ``timeout``); for a picklable callable, a hash of its
+    pickle, which holds an instance's attributes (a function pickles by name: change
+    the cache folder when you change its code).
+    """
+    text = describe_generator(generator)
+    if dataclasses.is_dataclass(generator) and not isinstance(generator, type):
+        fields = {
+            f.name: getattr(generator, f.name)
+            for f in dataclasses.fields(generator)
+            if f.name != "timeout"
+        }
+        return text + " " + json.dumps(fields, sort_keys=True, default=repr)
+    try:  # an instance's settings (a function pickles by its name only)
+        state = pickle.dumps(generator, protocol=4)
+    except Exception:
+        return text
+    return text + " " + hashlib.sha256(state).hexdigest()
 
 
 def describe_generator(generator: FitSample) -> str:
@@ -265,6 +559,13 @@ def describe_generator(generator: FitSample) -> str:
         return f"command: {generator.template}"
     if isinstance(generator, SDVGenerator):
         return f"sdv: {SDV_SYNTHESIZERS[generator.synthesizer]}"
+    if isinstance(generator, NamedGenerator):
+        return f"named: {generator.name}"
+    if isinstance(generator, PythonGenerator):
+        return f"python: {generator.function} in {generator.python}"
+    if isinstance(generator, functools.partial):
+        inner = describe_generator(generator.func)
+        return f"{inner} with {json.dumps(generator.keywords, sort_keys=True, default=repr)}"
     name = getattr(generator, "__qualname__", None) or type(generator).__qualname__
     module = getattr(generator, "__module__", None) or type(generator).__module__
     return f"callable: {module}.{name}"

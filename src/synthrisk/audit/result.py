@@ -11,9 +11,9 @@ JSON (``AuditResult.to_dict``; ``schema_version`` 1)::
                   "delta": float, "confidence_level": float,
                   "attack_confidence_level": float, "multiplicity": str,
                   "attacks": [str], "classifier": str, "seed": int, "n_jobs": int,
-                  "max_seconds": float | null},
+                  "max_seconds": float | null, "run_timeout": float | null},
      "runs": {"completed": int, "selection": int, "evaluation": int, "failed": int,
-              "retried": int, "stopped_early": str | null,
+              "retried": int, "cached": int, "stopped_early": str | null,
               "generator_seconds": float, "audit_seconds": float, "setup_seconds": float,
               "scoring_seconds": float, "bounds_seconds": float, "total_seconds": float},
 
@@ -26,11 +26,17 @@ bounds).
      "epsilon_lower_one_run": float | null,
      "overall": {attack: {"auc", "tpr_at_fpr", "epsilon_lower", "threshold",
                           "direction", "tpr", "fpr", "n_members", "n_non_members",
-                          "epsilon_lower_one_run"}},
+                          "epsilon_lower_one_run", "roc": {"fpr": [float],
+                          "tpr": [float]} | null}},
      "targets": [{"row": int, "source": "vulnerable" | "named", "isolation": float,
                   "n_included": int, "epsilon_lower": float, "best_attack": str | null,
                   "attacks": {attack: {...}}}],
-     "failures": [{"run": int, "error": str}]}
+     "failures": [{"run": int, "error": str}],
+     "retries": [{"run": int, "error": str}]}
+
+``roc`` is the attack's ROC curve on the evaluation runs (at most 101 points; for the
+pooled ``overall`` entry, of the scores pooled as for the bound). ``failures`` are runs
+left out (failed twice); ``retries`` the first failures of runs whose retry succeeded.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ def _bound_from(data: Mapping[str, Any]) -> Bound:
     values["tpr"] = tuple(values["tpr"])
     values["fpr"] = tuple(values["fpr"])
     values["tpr_at_fpr"] = dict(values["tpr_at_fpr"])
+    if values.get("roc") is not None:
+        values["roc"] = {k: list(v) for k, v in values["roc"].items()}
     return Bound(**values)
 
 
@@ -115,7 +123,7 @@ class TargetAudit:
 
 @dataclasses.dataclass(frozen=True)
 class RunFailure:
-    """A shadow run whose generator failed twice (the audit went on without it)."""
+    """A shadow run whose generator failed (twice: the audit went on without it; or once, then retried)."""
 
     run: int
     error: str
@@ -178,6 +186,9 @@ class AuditResult:
         of the "member" calls; Steinke, Nasr & Jagielski 2023), valid for pure ε-DP
         however the guesses about the targets of one run depend on each other; None when
         δ > 0.
+    retries : tuple of RunFailure
+        The first failure (a crash, or a run past ``run_timeout``) of each run whose
+        retry with a new seed succeeded.
     """
 
     generator: str
@@ -190,6 +201,7 @@ class AuditResult:
     targets: tuple[TargetAudit, ...]
     failures: tuple[RunFailure, ...] = ()
     epsilon_lower_one_run: float | None = None
+    retries: tuple[RunFailure, ...] = ()
 
     @property
     def n_runs(self) -> int:
@@ -213,6 +225,7 @@ class AuditResult:
             "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
             "targets": [t.to_dict() for t in self.targets],
             "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
+            "retries": [to_jsonable(dataclasses.asdict(f)) for f in self.retries],
         }
 
     @classmethod
@@ -259,6 +272,10 @@ class AuditResult:
                 RunFailure(int(f["run"]), str(f["error"])) for f in data["failures"]
             ),
             epsilon_lower_one_run=data.get("epsilon_lower_one_run"),
+            retries=tuple(
+                RunFailure(int(f["run"]), str(f["error"]))
+                for f in data.get("retries") or ()
+            ),
         )
 
     def to_json(self, *, indent: int | None = 2) -> str:

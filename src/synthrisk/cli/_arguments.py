@@ -148,6 +148,30 @@ def budget(text: str | None) -> tuple[float | None, int | None]:
     return parse_budget(text, "`--budget`")
 
 
+def seconds(text: str | None, name: str) -> float | None:
+    """A duration option: ``90s`` / ``30m`` / ``2h`` / seconds, None for ``none``."""
+    from synthrisk.io.run_file import parse_seconds
+
+    return parse_seconds(text, name)
+
+
+def generator_params(items: Sequence[str]) -> dict[str, object]:
+    """``--generator-param KEY=VALUE`` (repeatable): values read as YAML scalars."""
+    import yaml
+
+    out: dict[str, object] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not (eq and key.strip()):
+            msg = f"`--generator-param` must be KEY=VALUE; got {item!r}."
+            raise ParameterError(msg)
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
 def rows(text: str | None) -> list[int]:
     """``--target-rows``: 0-based rows, comma-separated."""
     if text is None:

@@ -204,10 +204,17 @@ def audit(args: argparse.Namespace) -> int:
         "n_jobs": args.jobs,
         "max_seconds": seconds,
         "seed": args.seed,
+        "run_timeout": arguments.seconds(args.run_timeout, "`--run-timeout`"),
+        "cache": args.cache,
     }
     if args.attacks is not None:
         options["attacks"] = [a.strip() for a in args.attacks.split(",") if a.strip()]
-    generator = generator_from_spec(args.generator, args.generator_cmd)
+    generator = generator_from_spec(
+        args.generator,
+        args.generator_cmd,
+        python=args.generator_python,
+        params=arguments.generator_params(args.generator_param),
+    )
     quiet = args.quiet or "-" in (args.json, args.html)
     with audit_progress(options["n_runs"], quiet=quiet) as progress:
         outcome = audit_files(

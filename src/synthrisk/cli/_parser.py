@@ -259,8 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--generator",
         metavar="SPEC",
         help=(
-            "sdv:gaussian_copula, sdv:ctgan, sdv:tvae, sdv:copula_gan (the audit extra), or "
-            "module:function, a Python callable fit_sample(train, n, seed) -> DataFrame"
+            "sdv:gaussian_copula, sdv:ctgan, sdv:tvae, sdv:copula_gan (the audit extra); "
+            "synthpop:cart, dpmm:mst, dpmm:aim, dpmm:privbayes, smartnoise:mst (and aim, mwem, "
+            "dpctgan, patectgan); or module:function, a Python callable "
+            "fit_sample(train, n, seed) -> DataFrame"
         ),
     )
     gen.add_argument(
@@ -270,6 +272,21 @@ def build_parser() -> argparse.ArgumentParser:
             'a command that trains and samples, e.g. "gen --train {train} --out {out} --rows {n} '
             '--seed {seed}" (CSV files; any language or Python environment)'
         ),
+    )
+    aud.add_argument(
+        "--generator-python",
+        metavar="PYTHON",
+        help=(
+            "another Python interpreter (e.g. another virtual environment's bin/python) that "
+            "runs --generator, exchanging CSV files: for packages whose pins clash with this one"
+        ),
+    )
+    aud.add_argument(
+        "--generator-param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword argument of the generator (repeatable; VALUE read as YAML: 1, 0.5, true, text)",
     )
     aud.add_argument("--metadata", metavar="PATH", help="column kinds (JSON or YAML)")
     aud.add_argument(
@@ -305,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument(
         "--attacks",
         metavar="NAMES",
-        help="comma-separated attacks (default: dcr,knn,density,classifier)",
+        help="comma-separated attacks (default: dcr,dcr_diff,knn,density,gen_lra,classifier)",
     )
     aud.add_argument(
         "--classifier",
@@ -336,6 +353,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--budget",
         metavar="LIMIT",
         help="stop starting runs after this time (90s, 30m, 2h) or this many runs (a number)",
+    )
+    aud.add_argument(
+        "--run-timeout",
+        default="2h",
+        metavar="LIMIT",
+        help=(
+            "stop a generator run after this time (90s, 30m, 2h; none: never) and retry it once "
+            "with a new seed (default: 2h)"
+        ),
+    )
+    aud.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep every run's output here; a re-run with more runs calls the generator only for the new ones",
     )
     aud.add_argument(
         "--seed", type=int, default=0, help="seed of the whole audit (default: 0)"

@@ -29,6 +29,11 @@ told apart by its ``audit`` block:
             budget: 30m, jobs: 2, max_epsilon: 1.0}   # or generator_cmd: "gen --train {train} ..."
     report: {json: out/audit.json, html: out/audit.html}
 
+The ``audit`` block also takes ``generator_python`` (another interpreter that runs
+``generator``: ``module:function`` or a named generator such as ``dpmm:mst``),
+``generator_params`` (the generator's keyword arguments), ``run_timeout`` (``2h``,
+``90s``, seconds or ``none``) and ``cache`` (a folder of earlier runs' outputs).
+
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
 the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
@@ -57,6 +62,7 @@ __all__ = [
     "parse_audit_config",
     "parse_budget",
     "parse_config",
+    "parse_seconds",
     "read_yaml",
     "yaml_error_text",
 ]
@@ -90,7 +96,17 @@ AUDIT_OPTIONS = {
     "confidence": "confidence_level",
     "jobs": "n_jobs",
 }
-_AUDIT = ("generator", "generator_cmd", "budget", "max_epsilon", *AUDIT_OPTIONS)
+_AUDIT = (
+    "generator",
+    "generator_cmd",
+    "generator_python",
+    "generator_params",
+    "budget",
+    "run_timeout",
+    "cache",
+    "max_epsilon",
+    *AUDIT_OPTIONS,
+)
 _TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -122,19 +138,52 @@ def parse_budget(value: Any, name: str) -> tuple[float | None, int | None]:
     raise ParameterError(msg)
 
 
+def parse_seconds(value: Any, name: str) -> float | None:
+    """A duration: ``90s`` / ``30m`` / ``2h`` or a number of seconds; None for ``none``.
+
+    Raises
+    ------
+    ParameterError
+        For anything else; the message names ``name``.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if 0 < value < float("inf"):
+            return float(value)
+    else:
+        text = str(value).strip().lower()
+        try:
+            number = (
+                float(text[:-1]) * _TIME_UNITS[text[-1]]
+                if text[-1:] in _TIME_UNITS
+                else float(text)
+            )
+        except ValueError:
+            number = float("nan")
+        if 0 < number < float("inf"):
+            return number
+    msg = f"{name} must be a time (90s, 30m, 2h, or seconds) or none; got {value!r}."
+    raise ParameterError(msg)
+
+
 @dataclasses.dataclass(frozen=True)
 class AuditConfig:
     """A parsed generator-audit configuration (paths already resolved).
 
-    ``generator`` is the spec as written (``sdv:NAME`` or ``module:function``) and
-    ``generator_cmd`` a command template; exactly one is set. ``options`` holds the other
-    parameters of :func:`synthrisk.audit.audit` by their API names.
+    ``generator`` is the spec as written (``sdv:NAME``, a named generator such as
+    ``dpmm:mst``, or ``module:function``) and ``generator_cmd`` a command template;
+    exactly one is set. ``generator_python`` is another interpreter that runs
+    ``generator``, ``generator_params`` the generator's keyword arguments. ``options``
+    holds the other parameters of :func:`synthrisk.audit.audit` by their API names.
     """
 
     real: Path
     holdout: Path
     generator: str | None = None
     generator_cmd: str | None = None
+    generator_python: str | None = None
+    generator_params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     metadata: Path | None = None
     encoding: str | None = None
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -444,6 +493,30 @@ def parse_audit_config(
     options["max_seconds"] = seconds
     if runs is not None:
         options["n_runs"] = min(int(options.get("n_runs", runs)), runs)
+    try:
+        options["run_timeout"] = parse_seconds(
+            block.get("run_timeout"), f"{where}: `audit.run_timeout`"
+        )
+    except ParameterError as exc:
+        raise ConfigError(str(exc)) from None
+    if block.get("cache") is not None:
+        options["cache"] = _path(block["cache"], "audit.cache", base, where)
+    python, params = block.get("generator_python"), block.get("generator_params") or {}
+    if python is not None and (command is not None or not isinstance(python, str)):
+        msg = (
+            f"{where}: `audit.generator_python` (another interpreter's path) runs "
+            "`generator` (module:function or a named generator), not `generator_cmd`."
+        )
+        raise ConfigError(msg)
+    if not isinstance(params, Mapping) or (command is not None and params):
+        msg = f"{where}: `audit.generator_params` must be a mapping of the generator's keyword arguments (not with `generator_cmd`)."
+        raise ConfigError(msg)
+    if (
+        python is not None
+        and not Path(python).is_absolute()
+        and (base / python).exists()
+    ):
+        python = str(base / python)
     max_epsilon = block.get("max_epsilon")
     if max_epsilon is not None and (
         isinstance(max_epsilon, bool)
@@ -459,6 +532,8 @@ def parse_audit_config(
         holdout=_path(data["holdout"], "data.holdout", base, where),  # type: ignore[arg-type]
         generator=generator,
         generator_cmd=command,
+        generator_python=python,
+        generator_params=dict(params),
         metadata=_path(data.get("metadata"), "data.metadata", base, where),
         encoding=_check_encoding(data.get("encoding"), where),
         options=options,

@@ -3,8 +3,10 @@
 
 It renders the audit's JSON form (``AuditResult.to_dict()``), so that a saved audit renders
 again without the audit package: the verdict line, the threat model, each attack pooled
-over the targets, one row per target (row numbers, never values), the runs and settings,
-and a plot of each target's ε lower bound. Every text is escaped.
+over the targets with their ROC curves (linear, and log-log for the low false-positive
+rates), one row per target (row numbers, never values) with each target's ROC curve of
+its best attack, the runs and settings, and a plot of each target's ε lower bound.
+Every text is escaped.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from synthrisk._format import format_number
 from synthrisk._optional import is_available
 from synthrisk._version import __version__
 from synthrisk.exceptions import ParameterError
-from synthrisk.report._plots import PALETTE, _draw
+from synthrisk.report._plots import GREY, PALETTE, _draw, styles
 from synthrisk.report.html import _environment
 
 __all__ = ["render_audit_html"]
@@ -97,6 +99,136 @@ def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
     }
 
 
+def _curve(bound: Any) -> tuple[list[float], list[float]] | None:
+    roc = (bound or {}).get("roc") if isinstance(bound, Mapping) else None
+    if not isinstance(roc, Mapping):
+        return None
+    fpr, tpr = roc.get("fpr"), roc.get("tpr")
+    if not isinstance(fpr, list) or not isinstance(tpr, list) or len(fpr) != len(tpr):
+        return None
+    return [float(v) for v in fpr], [float(v) for v in tpr]
+
+
+def _roc_plots(
+    overall: Mapping[str, Any], targets: list[Mapping[str, Any]]
+) -> list[dict[str, str]]:
+    """The attacks' pooled ROC curves (linear and log-log) and each target's best-attack curve."""
+    if not (is_available("matplotlib") and is_available("jinja2")):
+        return []
+    curves = {
+        str(name): c for name, b in overall.items() if (c := _curve(b)) is not None
+    }
+    plots: list[dict[str, str]] = []
+    if curves:
+        looks = styles(list(curves))
+        aucs = {
+            name: format_number((overall.get(name) or {}).get("auc"), 3)
+            for name in curves
+        }
+
+        def draw(ax: Any, *, log: bool) -> None:
+            for (name, (fpr, tpr)), (colour, style) in zip(
+                curves.items(), looks, strict=True
+            ):
+                if log:
+                    keep = [
+                        i
+                        for i, (f, t) in enumerate(zip(fpr, tpr, strict=True))
+                        if f > 0 and t > 0
+                    ]
+                    fpr = [fpr[i] for i in keep]
+                    tpr = [tpr[i] for i in keep]
+                ax.step(
+                    fpr,
+                    tpr,
+                    where="post",
+                    color=colour,
+                    linestyle=style,
+                    label=f"{name} (AUC {aucs[name]})",
+                )
+            low = 1e-3 if log else 0.0
+            ax.plot([low, 1], [low, 1], color=GREY, linestyle=":", label="random guess")
+            if log:
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+                ax.set_xlim(low, 1)
+                ax.set_ylim(low, 1)
+            ax.set_xlabel("false-positive rate" + (" (log)" if log else ""))
+            ax.set_ylabel("true-positive rate" + (" (log)" if log else ""))
+            ax.set_title(
+                "ROC, all targets pooled"
+                + (", low false-positive rates" if log else "")
+            )
+            ax.legend(loc="lower right", fontsize="small")
+
+        alt = "ROC curves of the attacks, all targets pooled: " + ", ".join(
+            f"{name} AUC {auc}" for name, auc in aucs.items()
+        )
+        plots.append(
+            {
+                "uri": _draw(lambda ax: draw(ax, log=False), height=4.0),
+                "alt": alt,
+                "caption": (
+                    "Each attack's ROC curve on the evaluation runs, the targets pooled as for "
+                    "the bound. The dotted diagonal is random guessing."
+                ),
+            }
+        )
+        plots.append(
+            {
+                "uri": _draw(lambda ax: draw(ax, log=True), height=4.0),
+                "alt": alt + " (log-log axes)",
+                "caption": (
+                    "The same curves on log-log axes: the low false-positive rates, where a "
+                    "confident attack shows (Carlini et al. 2022, 'Membership inference attacks "
+                    "from first principles')."
+                ),
+            }
+        )
+    per_target = []
+    for t in targets:
+        best = t.get("best_attack") or next(iter(t.get("attacks") or {}), None)
+        curve = _curve((t.get("attacks") or {}).get(best)) if best else None
+        if curve is not None:
+            per_target.append((str(t.get("row")), str(best), curve))
+    if per_target:
+        looks = styles([f"target-{i}" for i in range(len(per_target))])
+
+        def draw_targets(ax: Any) -> None:
+            for (row, attack, (fpr, tpr)), (colour, style) in zip(
+                per_target, looks, strict=True
+            ):
+                ax.step(
+                    fpr,
+                    tpr,
+                    where="post",
+                    color=colour,
+                    linestyle=style,
+                    linewidth=1.0,
+                    label=f"row {row} ({attack})",
+                )
+            ax.plot([0, 1], [0, 1], color=GREY, linestyle=":")
+            ax.set_xlabel("false-positive rate")
+            ax.set_ylabel("true-positive rate")
+            ax.set_title("ROC of each target's best attack")
+            if len(per_target) <= 12:
+                ax.legend(loc="lower right", fontsize="x-small")
+
+        plots.append(
+            {
+                "uri": _draw(draw_targets, height=4.0),
+                "alt": "ROC curves of each target's best attack: "
+                + ", ".join(f"row {row} ({attack})" for row, attack, _ in per_target),
+                "caption": (
+                    "Each target's ROC curve for the attack that gave it its largest bound (the "
+                    "first attack when none refuted any ε), on its own evaluation runs only, so "
+                    "the steps are coarse."
+                ),
+            }
+        )
+    return plots
+
+
 def render_audit_html(
     audit: Mapping[str, Any],
     *,
@@ -151,8 +283,10 @@ def render_audit_html(
         "attack_names": attack_names,
         "targets": _target_rows(targets, attack_names),
         "plot": _targets_plot(targets),
+        "roc_plots": _roc_plots(overall, targets),
         "runs": [(f"runs: {k}", v) for k, v in (audit.get("runs") or {}).items()],
         "settings": sorted(settings.items()),
         "failures": list(audit.get("failures") or []),
+        "retries": list(audit.get("retries") or []),
     }
     return str(_environment().get_template("audit.html.j2").render(**context))

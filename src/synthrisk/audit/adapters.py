@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Named generators: synthpop's CART, dpmm's MST / AIM / PrivBayes, smartnoise-synth.
+
+This module imports nothing of synthrisk, so that the same code runs in this process
+(:class:`synthrisk.audit.NamedGenerator`) and, copied next to a small runner, in another
+Python environment (:class:`synthrisk.audit.PythonGenerator`): these packages pin
+libraries that synthrisk's own environment may not satisfy (synthpop needs pandas >=
+3.0.2, dpmm pins scikit-learn 1.5.0, SDV 2.0 needs pandas < 3).
+
+Every function is ``fit_sample(train, n, seed, **params) -> DataFrame``. The packages
+take no seed argument everywhere, so the global ``random`` and numpy generators are
+seeded with the run's seed as well.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NAMED", "fit_named"]
+
+#: name -> (module imported, distribution to install)
+NAMED: dict[str, tuple[str, str]] = {
+    "synthpop:cart": ("synthpop", "python-synthpop"),
+    "dpmm:mst": ("dpmm.pipelines", "dpmm"),
+    "dpmm:aim": ("dpmm.pipelines", "dpmm"),
+    "dpmm:privbayes": ("dpmm.pipelines", "dpmm"),
+    "smartnoise:mst": ("snsynth", "smartnoise-synth"),
+    "smartnoise:aim": ("snsynth", "smartnoise-synth"),
+    "smartnoise:mwem": ("snsynth", "smartnoise-synth"),
+    "smartnoise:dpctgan": ("snsynth", "smartnoise-synth"),
+    "smartnoise:patectgan": ("snsynth", "smartnoise-synth"),
+}
+
+_DPMM_PIPELINES = {
+    "mst": "MSTPipeline",
+    "aim": "AIMPipeline",
+    "privbayes": "PrivBayesPipeline",
+}
+
+
+def _seed_globals(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - the packages draw from numpy's global state
+
+
+def synthpop_cart(
+    train: pd.DataFrame, n: int, seed: int, **params: Any
+) -> pd.DataFrame:
+    """python-synthpop's CART synthesizer (``pip install python-synthpop``).
+
+    The package's documented pipeline (README of NGO-Algorithm-Audit/python-synthpop):
+    ``MissingDataHandler().get_column_dtypes(df)``, ``detect_missingness`` and
+    ``apply_imputation``; ``DataProcessor(metadata).preprocess``;
+    ``CARTMethod(metadata, smoothing=..., proper=..., minibucket=..., random_state=...)``,
+    ``fit`` then ``sample(n)``; ``DataProcessor.postprocess``. ``params`` go to
+    ``CARTMethod``.
+    """
+    synthpop = importlib.import_module("synthpop")
+    _seed_globals(seed)
+    handler = synthpop.MissingDataHandler()
+    metadata = handler.get_column_dtypes(train)
+    missing = handler.detect_missingness(train)
+    imputed = handler.apply_imputation(train, missing)
+    processor = synthpop.DataProcessor(metadata)
+    processed = processor.preprocess(imputed)
+    options = {"random_state": seed, **params}
+    cart = synthpop.CARTMethod(metadata, **options)
+    cart.fit(processed)
+    return pd.DataFrame(processor.postprocess(cart.sample(int(n))))
+
+
+def dpmm_pipeline(
+    model: str, train: pd.DataFrame, n: int, seed: int, **params: Any
+) -> pd.DataFrame:
+    """A dpmm pipeline (``pip install dpmm``): ``MSTPipeline``, ``AIMPipeline`` or ``PrivBayesPipeline``.
+
+    dpmm's documented use (its README and docs, "Getting started"):
+    ``MSTPipeline(epsilon=1.0, delta=1e-5, proc_epsilon=0.1)``, ``fit(df, domain)``
+    (``domain`` optional: without it the bounds are found privately with
+    ``proc_epsilon``), ``generate(n_records=n)``. ``params`` go to the pipeline, except
+    ``domain`` which goes to ``fit``; ``epsilon`` defaults to 1.
+    """
+    pipelines = importlib.import_module("dpmm.pipelines")
+    cls = getattr(pipelines, _DPMM_PIPELINES[model])
+    options = dict(params)
+    domain = options.pop("domain", None)
+    options.setdefault("epsilon", 1.0)
+    _seed_globals(seed)
+    pipeline = cls(**options)
+    if domain is None:
+        pipeline.fit(train)
+    else:
+        pipeline.fit(train, domain)
+    return pd.DataFrame(pipeline.generate(n_records=int(n)))
+
+
+def smartnoise(
+    model: str, train: pd.DataFrame, n: int, seed: int, **params: Any
+) -> pd.DataFrame:
+    """A smartnoise-synth synthesizer (``pip install smartnoise-synth``).
+
+    smartnoise-synth's documented use (its README, "Getting started"):
+    ``Synthesizer.create("mst", epsilon=1.0)``, ``fit(df, preprocessor_eps=...)``,
+    ``sample(n)``. ``params`` go to ``create``, except ``preprocessor_eps`` (default: a
+    tenth of ``epsilon``), which goes to ``fit``; ``epsilon`` defaults to 1.
+    """
+    snsynth = importlib.import_module("snsynth")
+    options = dict(params)
+    options.setdefault("epsilon", 1.0)
+    preprocessor_eps = options.pop("preprocessor_eps", float(options["epsilon"]) / 10)
+    _seed_globals(seed)
+    synth = snsynth.Synthesizer.create(model, **options)
+    synth.fit(train, preprocessor_eps=preprocessor_eps)
+    return pd.DataFrame(synth.sample(int(n)))
+
+
+def fit_named(
+    name: str, train: pd.DataFrame, n: int, seed: int, **params: Any
+) -> pd.DataFrame:
+    """Train the named generator (a key of :data:`NAMED`) on ``train`` and return ``n`` rows."""
+    family, _, model = name.partition(":")
+    if name not in NAMED:
+        msg = f"unknown generator {name!r}; known: {sorted(NAMED)}."
+        raise ValueError(msg)
+    if family == "synthpop":
+        return synthpop_cart(train, n, seed, **params)
+    if family == "dpmm":
+        return dpmm_pipeline(model, train, n, seed, **params)
+    return smartnoise(model, train, n, seed, **params)

@@ -1,0 +1,333 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The other-interpreter adapter and the named generators (synthpop, dpmm, smartnoise-synth).
+
+The packages are not installed here: fake modules that mimic their documented APIs are
+put in ``sys.modules`` (in this process) or on the other interpreter's path.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.audit._generators import population
+
+from synthrisk.audit import (
+    NAMED_GENERATORS,
+    NamedGenerator,
+    PythonGenerator,
+    as_fit_sample,
+    audit,
+)
+from synthrisk.audit.generators import describe_generator
+from synthrisk.exceptions import GeneratorError, MissingDependencyError, ParameterError
+
+TRAIN = population(30, 1)
+
+TINY = """
+import pandas as pd
+
+def fit_sample(train, n, seed, shift=0.0):
+    out = train.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+    out["x"] = out["x"] + shift
+    return out
+
+def broken(train, n, seed):
+    raise RuntimeError("the model diverged")
+
+def sleepy(train, n, seed):
+    import time
+    time.sleep(60)
+"""
+
+
+@pytest.fixture
+def module_dir(tmp_path: Path) -> Path:
+    (tmp_path / "tinygen.py").write_text(TINY, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("data_format", ["csv", "parquet"])
+def test_python_generator_runs_a_function_in_another_interpreter(
+    module_dir: Path, data_format: str
+) -> None:
+    gen = PythonGenerator(
+        sys.executable,
+        "tinygen:fit_sample",
+        params={"shift": 100.0},
+        path=(str(module_dir),),
+        data_format=data_format,
+    )
+    out = gen(TRAIN, 12, 3)
+    assert len(out) == 12
+    assert list(out.columns) == list(TRAIN.columns)
+    assert (out["x"] > 90).all()  # the params reached the function
+    again = gen(TRAIN, 12, 3)
+    pd.testing.assert_frame_equal(out, again)
+    assert describe_generator(gen).startswith("python: tinygen:fit_sample in ")
+
+
+def test_python_generator_reports_the_error_and_hangs(module_dir: Path) -> None:
+    gen = PythonGenerator(sys.executable, "tinygen:broken", path=(str(module_dir),))
+    with pytest.raises(GeneratorError, match="the model diverged"):
+        gen(TRAIN, 5, 0)
+    missing = PythonGenerator(sys.executable, "no_such_module:f")
+    with pytest.raises(GeneratorError, match="exited with status 1"):
+        missing(TRAIN, 5, 0)
+    sleepy = PythonGenerator(
+        sys.executable, "tinygen:sleepy", path=(str(module_dir),), timeout=1.0
+    )
+    tick = time.perf_counter()
+    with pytest.raises(GeneratorError, match="ran past `timeout`=1 s"):
+        sleepy(TRAIN, 5, 0)
+    assert time.perf_counter() - tick < 30
+
+
+def test_python_generator_checks_its_arguments() -> None:
+    with pytest.raises(ParameterError, match="not an interpreter"):
+        PythonGenerator("/no/such/python", "m:f")
+    with pytest.raises(ParameterError, match="'module:function'"):
+        PythonGenerator(sys.executable, "justaname")
+    with pytest.raises(ParameterError, match="`data_format`"):
+        PythonGenerator(sys.executable, "m:f", data_format="xlsx")
+    with pytest.raises(ParameterError, match="JSON-safe"):
+        PythonGenerator(sys.executable, "m:f", params={"x": object()})
+
+
+def test_the_audit_runs_another_interpreter(module_dir: Path) -> None:
+    real, holdout = population(40, 3), population(120, 4)
+    gen = PythonGenerator(sys.executable, "tinygen:fit_sample", path=(str(module_dir),))
+    result = audit(
+        gen,
+        real,
+        holdout,
+        n_targets=3,
+        n_runs=4,
+        train_size=30,
+        attacks=["dcr"],
+        n_jobs=2,
+        run_timeout=120,
+    )
+    assert result.runs["completed"] == 4
+    assert result.runs["failed"] == 0
+
+
+# --- fake packages, after their documented APIs -----------------------------------
+
+
+class _Recorder:
+    calls: list[tuple[str, Any]]
+
+    def __init__(self) -> None:
+        self.calls = []
+
+
+def _fake_synthpop(rec: _Recorder) -> types.ModuleType:
+    """python-synthpop's README: MissingDataHandler, DataProcessor, CARTMethod."""
+    mod = types.ModuleType("synthpop")
+
+    class MissingDataHandler:
+        def get_column_dtypes(self, df: pd.DataFrame) -> dict[str, str]:
+            return {c: str(t) for c, t in df.dtypes.items()}
+
+        def detect_missingness(self, df: pd.DataFrame) -> dict[str, str]:
+            return {}
+
+        def apply_imputation(self, df: pd.DataFrame, missing: dict) -> pd.DataFrame:
+            return df
+
+    class DataProcessor:
+        def __init__(self, metadata: dict) -> None:
+            self.metadata = metadata
+
+        def preprocess(self, df: pd.DataFrame) -> pd.DataFrame:
+            return df
+
+        def postprocess(self, df: pd.DataFrame) -> pd.DataFrame:
+            return df
+
+    class CARTMethod:
+        def __init__(self, metadata: dict, **kw: Any) -> None:
+            rec.calls.append(("CARTMethod", kw))
+
+        def fit(self, df: pd.DataFrame) -> None:
+            self.df = df
+
+        def sample(self, n: int) -> pd.DataFrame:
+            return self.df.sample(n, replace=True, random_state=0)
+
+    mod.MissingDataHandler = MissingDataHandler  # type: ignore[attr-defined]
+    mod.DataProcessor = DataProcessor  # type: ignore[attr-defined]
+    mod.CARTMethod = CARTMethod  # type: ignore[attr-defined]
+    return mod
+
+
+def _fake_dpmm(rec: _Recorder) -> tuple[types.ModuleType, types.ModuleType]:
+    """dpmm's docs: MSTPipeline(epsilon, delta, proc_epsilon).fit(df, domain).generate(n_records)."""
+    root = types.ModuleType("dpmm")
+    pipelines = types.ModuleType("dpmm.pipelines")
+
+    def make(name: str) -> type:
+        class Pipeline:
+            def __init__(self, **kw: Any) -> None:
+                rec.calls.append((name, kw))
+
+            def fit(self, df: pd.DataFrame, domain: Any = None) -> None:
+                rec.calls.append(("fit", domain))
+                self.df = df
+
+            def generate(self, n_records: int) -> pd.DataFrame:
+                g = np.random.default_rng()
+                return self.df.iloc[g.integers(0, len(self.df), n_records)]
+
+        return Pipeline
+
+    for name in ("MSTPipeline", "AIMPipeline", "PrivBayesPipeline"):
+        setattr(pipelines, name, make(name))
+    root.pipelines = pipelines  # type: ignore[attr-defined]
+    return root, pipelines
+
+
+def _fake_snsynth(rec: _Recorder) -> types.ModuleType:
+    """smartnoise-synth's README: Synthesizer.create(name, epsilon).fit(df, preprocessor_eps).sample(n)."""
+    mod = types.ModuleType("snsynth")
+
+    class Synthesizer:
+        @classmethod
+        def create(cls, name: str, **kw: Any) -> Synthesizer:
+            rec.calls.append(("create", (name, kw)))
+            return cls()
+
+        def fit(self, df: pd.DataFrame, *, preprocessor_eps: float) -> None:
+            rec.calls.append(("fit", preprocessor_eps))
+            self.df = df
+
+        def sample(self, n: int) -> pd.DataFrame:
+            return self.df.head(n)
+
+    mod.Synthesizer = Synthesizer  # type: ignore[attr-defined]
+    return mod
+
+
+def test_synthpop_cart_follows_the_documented_pipeline(monkeypatch) -> None:
+    rec = _Recorder()
+    monkeypatch.setitem(sys.modules, "synthpop", _fake_synthpop(rec))
+    gen = as_fit_sample("synthpop:cart")
+    assert isinstance(gen, NamedGenerator)
+    out = gen(TRAIN, 7, 11)
+    assert len(out) == 7
+    assert rec.calls == [("CARTMethod", {"random_state": 11})]
+    NamedGenerator("synthpop:cart", {"minibucket": 5})(TRAIN, 3, 2)
+    assert rec.calls[-1] == ("CARTMethod", {"random_state": 2, "minibucket": 5})
+
+
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("dpmm:mst", "MSTPipeline"),
+        ("dpmm:aim", "AIMPipeline"),
+        ("dpmm:privbayes", "PrivBayesPipeline"),
+    ],
+)
+def test_dpmm_pipelines(monkeypatch, name: str, cls: str) -> None:
+    rec = _Recorder()
+    root, pipelines = _fake_dpmm(rec)
+    monkeypatch.setitem(sys.modules, "dpmm", root)
+    monkeypatch.setitem(sys.modules, "dpmm.pipelines", pipelines)
+    out = NamedGenerator(name, {"epsilon": 0.5, "domain": {"x": [0, 1]}})(TRAIN, 9, 1)
+    assert len(out) == 9
+    assert rec.calls == [(cls, {"epsilon": 0.5}), ("fit", {"x": [0, 1]})]
+    rec.calls.clear()
+    NamedGenerator(name)(TRAIN, 2, 1)
+    assert rec.calls == [(cls, {"epsilon": 1.0}), ("fit", None)]
+
+
+def test_smartnoise_synthesizers(monkeypatch) -> None:
+    rec = _Recorder()
+    monkeypatch.setitem(sys.modules, "snsynth", _fake_snsynth(rec))
+    out = NamedGenerator("smartnoise:aim", {"epsilon": 2.0})(TRAIN, 4, 0)
+    assert len(out) == 4
+    assert rec.calls == [("create", ("aim", {"epsilon": 2.0})), ("fit", 0.2)]
+
+
+@pytest.mark.parametrize(
+    ("name", "package"),
+    [
+        ("synthpop:cart", "python-synthpop"),
+        ("dpmm:mst", "dpmm"),
+        ("smartnoise:mst", "smartnoise-synth"),
+    ],
+)
+def test_a_missing_package_says_what_to_install(
+    monkeypatch, name: str, package: str
+) -> None:
+    module = NAMED_GENERATORS[name][0]
+    monkeypatch.setitem(sys.modules, module, None)  # import fails
+    with pytest.raises(MissingDependencyError, match=f"pip install {package}"):
+        NamedGenerator(name)(TRAIN, 3, 0)
+
+
+def test_a_missing_package_stops_the_audit_before_any_run(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "dpmm.pipelines", None)
+    with pytest.raises(MissingDependencyError, match="pip install dpmm"):
+        audit("dpmm:mst", population(40, 3), population(120, 4), n_runs=4)
+
+
+def test_a_named_generator_runs_in_the_audit(monkeypatch) -> None:
+    rec = _Recorder()
+    monkeypatch.setitem(sys.modules, "synthpop", _fake_synthpop(rec))
+    result = audit(
+        "synthpop:cart",
+        population(40, 3),
+        population(120, 4),
+        n_targets=3,
+        n_runs=4,
+        train_size=30,
+        attacks=["dcr"],
+    )
+    assert result.generator == "named: synthpop:cart"
+    assert result.runs["completed"] == 4
+    assert len(rec.calls) == 4
+
+
+def test_an_unknown_name_is_refused() -> None:
+    with pytest.raises(ParameterError, match="`name` must be one of"):
+        NamedGenerator("synthpop:parametric")
+
+
+def test_a_named_generator_in_another_interpreter(tmp_path: Path) -> None:
+    # a fake synthpop package on the other interpreter's path: the adapters' copy runs it
+    package = tmp_path / "synthpop"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            class MissingDataHandler:
+                def get_column_dtypes(self, df): return {}
+                def detect_missingness(self, df): return {}
+                def apply_imputation(self, df, missing): return df
+            class DataProcessor:
+                def __init__(self, metadata): pass
+                def preprocess(self, df): return df
+                def postprocess(self, df): return df
+            class CARTMethod:
+                def __init__(self, metadata, random_state=None, **kw):
+                    self.seed = random_state
+                def fit(self, df): self.df = df
+                def sample(self, n):
+                    return self.df.sample(n, replace=True, random_state=self.seed)
+            """
+        ),
+        encoding="utf-8",
+    )
+    gen = PythonGenerator(sys.executable, "synthpop:cart", path=(str(tmp_path),))
+    out = gen(TRAIN, 6, 5)
+    assert len(out) == 6
+    assert np.isin(out["x"].round(9), TRAIN["x"].round(9)).all()
