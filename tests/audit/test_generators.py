@@ -115,8 +115,31 @@ def test_sdv_generator_without_sdv_says_how_to_install(monkeypatch, train) -> No
         SDVGenerator("gaussian_copula")(train, 5, 0)
 
 
-def _fake_sdv(monkeypatch, *, with_new_metadata: bool) -> list[tuple[str, object]]:
+def _fake_sdv(
+    monkeypatch, *, with_new_metadata: bool, version_2: bool = False
+) -> list[tuple[str, object]]:
     calls: list[tuple[str, object]] = []
+
+    class Metadata2:  # SDV 2.x: a mapping of table names to frames, in and out
+        @classmethod
+        def detect_from_dataframes(cls, data: dict[str, pd.DataFrame]) -> Metadata2:
+            calls.append(("detect2", tuple(data)))
+            return cls()
+
+    class Synthesizer2:
+        def __init__(self, metadata: object, **params: object) -> None:
+            calls.append(("init", params))
+
+        def fit(self, data: object) -> None:
+            if not isinstance(data, dict):  # SDV 2.0's InvalidDataTypeError
+                msg = "The `data` parameter must be a dictionary"
+                raise TypeError(msg)
+            calls.append(("fit", len(data["table"])))
+            self.data = data["table"]
+
+        def sample(self, num_rows: int) -> dict[str, pd.DataFrame]:
+            calls.append(("sample", num_rows))
+            return {"table": self.data.sample(num_rows, replace=True, random_state=0)}
 
     class FakeMetadata:
         @classmethod
@@ -143,9 +166,11 @@ def _fake_sdv(monkeypatch, *, with_new_metadata: bool) -> list[tuple[str, object
 
     sdv = types.ModuleType("sdv")
     single = types.ModuleType("sdv.single_table")
-    single.CTGANSynthesizer = FakeSynthesizer  # type: ignore[attr-defined]
+    single.CTGANSynthesizer = Synthesizer2 if version_2 else FakeSynthesizer  # type: ignore[attr-defined]
     meta = types.ModuleType("sdv.metadata")
-    if with_new_metadata:
+    if version_2:
+        meta.Metadata = Metadata2  # type: ignore[attr-defined]
+    elif with_new_metadata:
         meta.Metadata = FakeMetadata  # type: ignore[attr-defined]
     meta.SingleTableMetadata = OldMetadata  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "sdv", sdv)
@@ -171,6 +196,15 @@ def test_sdv_generator_fits_a_single_table_and_samples(
     calls.clear()
     SDVGenerator("ctgan", {"epochs": 5})(train, 2, 1)
     assert ("init", {"epochs": 5}) in calls
+
+
+def test_sdv_2_takes_and_returns_one_table_mappings(monkeypatch, train) -> None:
+    calls = _fake_sdv(monkeypatch, with_new_metadata=True, version_2=True)
+    out = as_fit_sample("sdv:ctgan")(train, 5, 1)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == ["x", "c"]
+    assert len(out) == 5
+    assert calls == [("detect2", ("table",)), ("init", {}), ("fit", 4), ("sample", 5)]
 
 
 def test_sdv_generator_refuses_unknown_synthesizers() -> None:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Named generators: synthpop's CART, dpmm's MST / AIM / PrivBayes, smartnoise-synth.
+"""Named generators: SDV's synthesizers, synthpop's CART, dpmm's MST / AIM / PrivBayes, smartnoise-synth.
 
 This module imports nothing of synthrisk, so that the same code runs in this process
 (:class:`synthrisk.audit.NamedGenerator`) and, copied next to a small runner, in another
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import sys
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,10 @@ __all__ = ["NAMED", "fit_named"]
 
 #: name -> (module imported, distribution to install)
 NAMED: dict[str, tuple[str, str]] = {
+    "sdv:gaussian_copula": ("sdv.single_table", "sdv"),
+    "sdv:ctgan": ("sdv.single_table", "sdv"),
+    "sdv:tvae": ("sdv.single_table", "sdv"),
+    "sdv:copula_gan": ("sdv.single_table", "sdv"),
     "synthpop:cart": ("synthpop", "python-synthpop"),
     "dpmm:mst": ("dpmm.pipelines", "dpmm"),
     "dpmm:aim": ("dpmm.pipelines", "dpmm"),
@@ -34,6 +39,14 @@ NAMED: dict[str, tuple[str, str]] = {
     "smartnoise:mwem": ("snsynth", "smartnoise-synth"),
     "smartnoise:dpctgan": ("snsynth", "smartnoise-synth"),
     "smartnoise:patectgan": ("snsynth", "smartnoise-synth"),
+}
+
+#: SDV single-table synthesizers by short name
+SDV_SYNTHESIZERS: dict[str, str] = {
+    "gaussian_copula": "GaussianCopulaSynthesizer",
+    "ctgan": "CTGANSynthesizer",
+    "tvae": "TVAESynthesizer",
+    "copula_gan": "CopulaGANSynthesizer",
 }
 
 _DPMM_PIPELINES = {
@@ -46,6 +59,44 @@ _DPMM_PIPELINES = {
 def _seed_globals(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - the packages draw from numpy's global state
+
+
+def sdv_synthesizer(
+    model: str, train: pd.DataFrame, n: int, seed: int, **params: Any
+) -> pd.DataFrame:
+    """An SDV single-table synthesizer (``pip install sdv``), SDV 1.x or 2.x.
+
+    SDV 2.x (which needs pandas < 3) takes and returns a mapping of table names to frames:
+    ``Metadata.detect_from_dataframes({"table": df})``, ``fit({"table": df})``,
+    ``sample(num_rows=n)`` -> ``{"table": df}``. SDV 1.x takes one frame:
+    ``Metadata.detect_from_dataframe(df)`` (``SingleTableMetadata`` before 1.15),
+    ``fit(df)``, ``sample(num_rows=n)`` -> frame. ``params`` go to the synthesizer
+    (``epochs`` for CTGAN, TVAE, CopulaGAN). SDV takes no seed: numpy's, ``random``'s and
+    torch's global generators are seeded with the run's.
+    """
+    single_table = importlib.import_module("sdv.single_table")
+    metadata_module = importlib.import_module("sdv.metadata")
+    cls = getattr(single_table, SDV_SYNTHESIZERS[model])
+    metadata_cls = getattr(metadata_module, "Metadata", None)
+    data: Any
+    if metadata_cls is not None and hasattr(metadata_cls, "detect_from_dataframe"):
+        data, metadata = train, metadata_cls.detect_from_dataframe(train)
+    elif metadata_cls is not None and hasattr(metadata_cls, "detect_from_dataframes"):
+        data = {"table": train}
+        metadata = metadata_cls.detect_from_dataframes(data)
+    else:
+        data, metadata = train, metadata_module.SingleTableMetadata()
+        metadata.detect_from_dataframe(train)
+    _seed_globals(seed)
+    torch = sys.modules.get("torch")  # the neural synthesizers import it themselves
+    if torch is not None:
+        torch.manual_seed(seed)
+    synthesizer = cls(metadata, **params)
+    synthesizer.fit(data)
+    out = synthesizer.sample(num_rows=int(n))
+    if isinstance(out, dict):
+        out = out["table"] if "table" in out else next(iter(out.values()))
+    return pd.DataFrame(out)
 
 
 def synthpop_cart(
@@ -127,6 +178,8 @@ def fit_named(
     if name not in NAMED:
         msg = f"unknown generator {name!r}; known: {sorted(NAMED)}."
         raise ValueError(msg)
+    if family == "sdv":
+        return sdv_synthesizer(model, train, n, seed, **params)
     if family == "synthpop":
         return synthpop_cart(train, n, seed, **params)
     if family == "dpmm":

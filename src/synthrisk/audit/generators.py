@@ -27,18 +27,15 @@ import hashlib
 import json
 import os
 import pickle
-import random
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-import numpy as np
 import pandas as pd
 
 from synthrisk._optional import import_optional
@@ -428,33 +425,7 @@ def with_timeout(generator: FitSample, timeout: float | None) -> FitSample:
 
 
 #: SDV single-table synthesizers by short name
-SDV_SYNTHESIZERS: dict[str, str] = {
-    "gaussian_copula": "GaussianCopulaSynthesizer",
-    "ctgan": "CTGANSynthesizer",
-    "tvae": "TVAESynthesizer",
-    "copula_gan": "CopulaGANSynthesizer",
-}
-
-
-def _seed_everything(seed: int) -> None:
-    """Seed the global generators SDV draws from (numpy, random, and torch once imported)."""
-    random.seed(seed)
-    np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - SDV samples from numpy's global state
-    torch = sys.modules.get("torch")  # SDV's neural synthesizers import it themselves
-    if torch is not None:
-        torch.manual_seed(seed)
-
-
-def _sdv_metadata(sdv_module: Any, train: pd.DataFrame) -> Any:
-    """Single-table metadata detected from ``train``: SDV 1.x's or 2.x's class."""
-    metadata_module = import_optional("sdv.metadata", extra="audit")
-    if hasattr(metadata_module, "Metadata"):  # SDV >= 1.15 and 2.x
-        metadata_cls = metadata_module.Metadata
-        if hasattr(metadata_cls, "detect_from_dataframe"):
-            return metadata_cls.detect_from_dataframe(train)
-    metadata = metadata_module.SingleTableMetadata()
-    metadata.detect_from_dataframe(train)
-    return metadata
+SDV_SYNTHESIZERS: dict[str, str] = dict(adapters.SDV_SYNTHESIZERS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -464,7 +435,10 @@ class SDVGenerator:
     ``GaussianCopulaSynthesizer(metadata, **params).fit(train)`` then
     ``.sample(num_rows=n)``, with the metadata detected from each training table and the
     global numpy, ``random`` and torch generators seeded with the run's seed (SDV takes no
-    seed argument).
+    seed argument); SDV 2.x's one-table mappings in and out are handled
+    (:func:`synthrisk.audit.adapters.sdv_synthesizer`). SDV 2.x needs pandas < 3: where
+    this environment has pandas 3, install SDV in an environment of its own and use
+    :class:`PythonGenerator` with the same name (``"sdv:ctgan"``).
 
     Parameters
     ----------
@@ -491,14 +465,11 @@ class SDVGenerator:
 
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         """Train the synthesizer on ``train`` and sample ``n`` rows."""
-        single_table = import_optional("sdv.single_table", extra="audit")
-        cls = getattr(single_table, SDV_SYNTHESIZERS[self.synthesizer])
-        metadata = _sdv_metadata(single_table, train)
-        _seed_everything(seed)
-        model = cls(metadata, **dict(self.params))
-        model.fit(train)
-        out = model.sample(num_rows=int(n))
-        return pd.DataFrame(out)
+        import_optional("sdv.single_table", extra="audit")
+        import_optional("sdv.metadata", extra="audit")
+        return adapters.sdv_synthesizer(
+            self.synthesizer, train, n, seed, **dict(self.params)
+        )
 
 
 def as_fit_sample(generator: Any) -> FitSample:
