@@ -213,6 +213,31 @@ def test_another_interpreter_runs_the_generator_with_a_cache(
     assert again["runs"]["completed"] == 10
 
 
+def test_the_runs_go_to_a_dask_scheduler(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    code = _audit(files, tmp_path, "--generator", "my_generators:copier")
+    assert code == 0
+    local = json.loads((tmp_path / "audit.json").read_text())
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster:
+        code = _audit(
+            files,
+            tmp_path,
+            "--generator", "my_generators:copier",
+            "--scheduler", cluster.scheduler_address,
+            "--run-timeout", "none",
+        )  # fmt: skip
+    assert code == 0
+    on_dask = json.loads((tmp_path / "audit.json").read_text())
+    assert on_dask["settings"]["dask"] is True
+    assert on_dask["settings"]["n_jobs"] == 2
+    assert on_dask["epsilon_lower"] == local["epsilon_lower"]
+    assert on_dask["overall"] == local["overall"]
+
+
 def test_a_yaml_run_file_with_another_interpreter_and_params(
     files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,6 +280,10 @@ def test_a_yaml_run_file_with_another_interpreter_and_params(
         ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
         ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
         ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),
+        (
+            "{generator: 'x:y', scheduler: 5}",
+            "`audit.scheduler` must be a Dask scheduler",
+        ),
     ],
 )
 def test_a_bad_audit_block_is_a_usage_error(

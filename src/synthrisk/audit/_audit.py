@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 import time
@@ -42,7 +43,7 @@ from synthrisk.audit.result import AuditResult, RunFailure, TargetAudit
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import make_context
 from synthrisk.metrics.membership.isolation import isolated_training_people
-from synthrisk.neighbors import column_ranges, nearest_neighbors
+from synthrisk.neighbors import column_ranges, dask_compute, nearest_neighbors
 from synthrisk.schema import EncodedTable, Schema, Tables, as_pandas, prepare_tables
 
 __all__ = ["THREAT_MODEL", "audit"]
@@ -220,6 +221,8 @@ def audit(
     progress: Callable[[int, int], None] | None = None,
     run_timeout: float | None = None,
     cache: str | os.PathLike[str] | None = None,
+    client: Any | None = None,
+    scheduler: str | None = None,
 ) -> AuditResult:
     """Audit a generator: shadow-model membership attacks and an effective-ε lower bound.
 
@@ -292,6 +295,14 @@ def audit(
         A folder keeping every run's output (:class:`~synthrisk.audit.game.RunCache`):
         an audit re-run with the same generator, tables, settings and seed, and more
         runs, calls the generator only for the new runs.
+    client : dask.distributed.Client, default=None
+        Run the shadow runs on this Dask cluster (its workers' threads replace
+        ``n_jobs``; the generator must be picklable, as cloudpickle sees it). The
+        client stays open.
+    scheduler : str, default=None
+        Address of a running Dask scheduler (``tcp://host:8786``) to run the shadow runs
+        on; needs ``pip install 'synthrisk[dask]'``. Each run is seeded by its number,
+        so the result is the same as in this process, bit for bit.
 
     Returns
     -------
@@ -337,6 +348,9 @@ def audit(
     n_runs = check_int(n_runs, name="n_runs", minimum=4)
     n_jobs = check_int(n_jobs, name="n_jobs", minimum=1)
     seed = check_int(seed, name="seed", minimum=0)
+    if client is not None and scheduler is not None:
+        msg = "give either `client` or `scheduler`, not both."
+        raise ParameterError(msg)
     chosen = list(attacks) if not isinstance(attacks, str) else [attacks]
     if not chosen:
         msg = f"`attacks` must name at least one of {list(ATTACKS)}; got an empty list."
@@ -455,6 +469,14 @@ def audit(
     cached = 0
     generator_seconds = 0.0
     scoring_seconds = 0.0
+    cluster = contextlib.ExitStack()
+    executor = None
+    if client is not None or scheduler is not None:
+        dask_client = cluster.enter_context(
+            dask_compute(client=client, scheduler=scheduler)
+        )
+        executor = dask_client.get_executor()
+        n_jobs = max(1, sum(dask_client.nthreads().values()))
     outcomes = play(
         fit_sample,
         pool_frame,
@@ -468,6 +490,7 @@ def audit(
         progress=progress,
         run_timeout=run_timeout,
         cache=run_cache,
+        executor=executor,
     )
     buffer: list[RunOutcome] = []
 
@@ -499,24 +522,25 @@ def audit(
             included.append(outcome.draw.included)
         return time.perf_counter() - tick
 
-    for outcome in outcomes:
-        generator_seconds += outcome.seconds
-        scoring_seconds += outcome.prepare_seconds
-        retried += outcome.attempts > 1
-        cached += outcome.cached
-        if outcome.synthetic is not None and outcome.attempts > 1:
-            retries.append(
-                RunFailure(outcome.draw.run, outcome.error or "unknown failure")
-            )
-        if outcome.synthetic is None:
-            failures.append(
-                RunFailure(outcome.draw.run, outcome.error or "unknown failure")
-            )
-            continue
-        buffer.append(outcome)
-        if len(buffer) == BATCH:
-            scoring_seconds += score(buffer)
-            buffer = []
+    with cluster:
+        for outcome in outcomes:
+            generator_seconds += outcome.seconds
+            scoring_seconds += outcome.prepare_seconds
+            retried += outcome.attempts > 1
+            cached += outcome.cached
+            if outcome.synthetic is not None and outcome.attempts > 1:
+                retries.append(
+                    RunFailure(outcome.draw.run, outcome.error or "unknown failure")
+                )
+            if outcome.synthetic is None:
+                failures.append(
+                    RunFailure(outcome.draw.run, outcome.error or "unknown failure")
+                )
+                continue
+            buffer.append(outcome)
+            if len(buffer) == BATCH:
+                scoring_seconds += score(buffer)
+                buffer = []
     if buffer:
         scoring_seconds += score(buffer)
     failures.sort(key=lambda f: f.run)
@@ -611,6 +635,7 @@ def audit(
         "classifier": model,
         "seed": seed,
         "n_jobs": n_jobs,
+        "dask": executor is not None,
         "max_seconds": max_seconds,
         "run_timeout": run_timeout,
     }

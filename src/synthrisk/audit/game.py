@@ -21,6 +21,7 @@ larger budget, say) reuses the runs already done bit for bit.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -346,6 +347,7 @@ def play(
     progress: Callable[[int, int], None] | None = None,
     run_timeout: float | None = None,
     cache: RunCache | None = None,
+    executor: concurrent.futures.Executor | None = None,
 ) -> Iterator[RunOutcome]:
     """Play the game's shadow runs and yield each outcome in run order.
 
@@ -356,7 +358,9 @@ def play(
     command adapters are given the timeout by the caller. No run starts once
     ``max_seconds`` have passed since the first; the runs already started finish and
     are yielded. ``progress(done, n_runs)`` is called after each run. Runs found in
-    ``cache`` are not run again; completed runs are stored in it.
+    ``cache`` are not run again; completed runs are stored in it. An ``executor`` of the
+    caller's (a Dask client's, say) runs them instead, ``n_jobs`` of them at a time
+    (twice as many in flight); it is left open.
     """
     timeout = (
         None if run_timeout is None or kills_its_own_process(generator) else run_timeout
@@ -398,7 +402,7 @@ def play(
         return (draw.seed, draw.retry_seed)
 
     done = 0
-    if n_jobs == 1:
+    if n_jobs == 1 and executor is None:
         for run in range(n_runs):
             if out_of_time():
                 return
@@ -416,12 +420,16 @@ def play(
                 progress(done, n_runs)
             yield outcome
         return
-    executor: concurrent.futures.Executor
-    if timeout is None and _picklable(generator):
+    scope: contextlib.AbstractContextManager[object]
+    if executor is not None:
+        scope = contextlib.nullcontext()  # the caller's: it stays open
+    elif timeout is None and _picklable(generator):
         executor = concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs)
+        scope = executor
     else:
         executor = concurrent.futures.ThreadPoolExecutor(max_workers=n_jobs)
-    with executor:
+        scope = executor
+    with scope:
         pending: dict[
             int,
             tuple[

@@ -206,6 +206,7 @@ def audit(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "run_timeout": arguments.seconds(args.run_timeout, "`--run-timeout`"),
         "cache": args.cache,
+        "scheduler": args.scheduler,
     }
     if args.attacks is not None:
         options["attacks"] = [a.strip() for a in args.attacks.split(",") if a.strip()]

@@ -369,6 +369,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep every run's output here; a re-run with more runs calls the generator only for the new ones",
     )
     aud.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=(
+            "run the shadow runs on the Dask scheduler at ADDRESS (tcp://host:8786; its "
+            "workers' threads replace --jobs); needs synthrisk[dask]"
+        ),
+    )
+    aud.add_argument(
         "--seed", type=int, default=0, help="seed of the whole audit (default: 0)"
     )
     aud.add_argument(

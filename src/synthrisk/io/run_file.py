@@ -104,6 +104,7 @@ _AUDIT = (
     "budget",
     "run_timeout",
     "cache",
+    "scheduler",
     "max_epsilon",
     *AUDIT_OPTIONS,
 )
@@ -219,10 +220,10 @@ class RunConfig:
     self_test: bool = False
 
 
-def _scheduler(value: Any, where: str) -> str | None:
+def _scheduler(value: Any, where: str, key: str = "compute.scheduler") -> str | None:
     if value is None or isinstance(value, str):
         return value
-    msg = f"{where}: `compute.scheduler` must be a Dask scheduler address such as 'tcp://host:8786'; got {value!r}."
+    msg = f"{where}: `{key}` must be a Dask scheduler address such as 'tcp://host:8786'; got {value!r}."
     raise ConfigError(msg)
 
 
@@ -501,6 +502,8 @@ def parse_audit_config(
         raise ConfigError(str(exc)) from None
     if block.get("cache") is not None:
         options["cache"] = _path(block["cache"], "audit.cache", base, where)
+    if block.get("scheduler") is not None:
+        options["scheduler"] = _scheduler(block["scheduler"], where, "audit.scheduler")
     python, params = block.get("generator_python"), block.get("generator_params") or {}
     if python is not None and (command is not None or not isinstance(python, str)):
         msg = (
