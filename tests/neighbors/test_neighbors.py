@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from synthrisk.exceptions import InputError, ParameterError
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import distance_matrix, nearest_neighbors
 from synthrisk.schema import prepare_tables
 from synthrisk.schema.encoding import EncodedTable
 
@@ -395,3 +395,36 @@ def test_max_distance_equals_filtered_search(
 def test_bad_max_distance() -> None:
     with pytest.raises(ParameterError, match="one distance per query row"):
         nearest_neighbors(np.zeros((2, 1)), np.zeros((3, 1)), max_distance=np.ones(3))
+
+
+@pytest.mark.parametrize("distance", ["dcr", "gower", "euclidean"])
+def test_distance_matrix_is_every_distance_in_the_reference_order(distance) -> None:
+    table = _table(np.random.default_rng(4), 40)
+    if distance == "euclidean":
+        table = EncodedTable(
+            np.nan_to_num(table.numeric),
+            np.zeros((40, 0), dtype=np.int64),
+            ("a", "b", "c"),
+            (),
+        )
+    query, reference = table.take(np.arange(7)), table.take(np.arange(7, 40))
+    matrix = distance_matrix(query, reference, distance=distance)
+    assert matrix.shape == (7, 33)
+    nn = nearest_neighbors(query, reference, k=33, distance=distance, backend="numpy")
+    # the same numbers as the search, unsorted: row by row, in the reference's order
+    np.testing.assert_array_equal(
+        np.take_along_axis(matrix, nn.indices, axis=1), nn.distances
+    )
+
+
+def test_distance_matrix_by_hand() -> None:
+    query = EncodedTable(np.array([[0.0]]), np.array([[1]]), ("a",), ("x",))
+    reference = EncodedTable(
+        np.array([[2.0], [4.0]]), np.array([[1], [2]]), ("a",), ("x",)
+    )
+    # dcr: |difference| / the given range, averaged with the categorical mismatch
+    np.testing.assert_allclose(
+        distance_matrix(query, reference, scale=np.array([4.0])), [[0.25, 1.0]]
+    )
+    with pytest.raises(ParameterError, match="same columns"):
+        distance_matrix(np.zeros((1, 2)), np.zeros((3, 1)))

@@ -40,7 +40,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk.neighbors import nearest_neighbors
+from synthrisk.neighbors import distance_matrix, nearest_neighbors
 from synthrisk.schema.encoding import EncodedTable
 
 __all__ = [
@@ -208,16 +208,8 @@ def _sorted_neighbours(
 def all_distances(
     query: EncodedTable, reference: EncodedTable, *, scale: FloatArray
 ) -> FloatArray:
-    """Distances (DCR metrics' distance) from each query row to every reference row, sorted."""
-    nn = nearest_neighbors(
-        query,
-        reference,
-        k=reference.n_rows,
-        distance="dcr",
-        scale=scale,
-        backend="numpy",
-    )
-    return nn.distances
+    """Distances (DCR metrics' distance) from each query row to every reference row (unsorted)."""
+    return distance_matrix(query, reference, distance="dcr", scale=scale)
 
 
 def kernel_density(

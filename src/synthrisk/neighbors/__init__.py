@@ -24,6 +24,7 @@ from synthrisk.neighbors._protocol import NeighborBackend, Search
 from synthrisk.neighbors._reuse import SearchReuse, active_reuse, reuse_searches
 from synthrisk.neighbors._search import (
     Neighbors,
+    distance_matrix,
     get_backend,
     map_neighbors,
     nearest_neighbors,
@@ -44,6 +45,7 @@ __all__ = [
     "compute_scope",
     "dask_compute",
     "dask_settings",
+    "distance_matrix",
     "distance_spec",
     "get_backend",
     "local_cluster_size",

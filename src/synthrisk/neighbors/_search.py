@@ -28,7 +28,13 @@ from synthrisk.settings import get_config
 if TYPE_CHECKING:
     from synthrisk.schema.partitioned import PartitionedTable
 
-__all__ = ["Neighbors", "get_backend", "map_neighbors", "nearest_neighbors"]
+__all__ = [
+    "Neighbors",
+    "distance_matrix",
+    "get_backend",
+    "map_neighbors",
+    "nearest_neighbors",
+]
 
 
 def get_backend(name: Backend) -> NeighborBackend:
@@ -83,6 +89,48 @@ def _as_blocks(
         raise InputError(msg)
     array = np.ascontiguousarray(array, dtype=np.float64)
     return array, np.empty((array.shape[0], 0), dtype=np.int64)
+
+
+def distance_matrix(
+    query: EncodedTable | FloatArray,
+    reference: EncodedTable | FloatArray,
+    *,
+    distance: DistanceName = "dcr",
+    scale: FloatArray | None = None,
+    missing: MissingRule = "mismatch",
+) -> FloatArray:
+    """Distances from every query row to every reference row, in the reference's order.
+
+    The arithmetic of :func:`nearest_neighbors` (its numpy backend's block sums), without
+    ranking: for the small tables whose every distance is used (a kernel density's
+    mean), where sorting them would be wasted work. It holds the whole
+    ``(n_query, n_reference)`` matrix: keep ``n_query * n_reference`` to millions.
+
+    Raises
+    ------
+    ParameterError
+        If the two sides have different columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> distance_matrix(np.array([[5.0]]), np.array([[0.0], [10.0]])).tolist()
+    [[0.5, 0.5]]
+    """
+    from synthrisk.neighbors.numpy_backend import block_sums, finish
+
+    q_num, q_cat = _as_blocks(query, "query")
+    r_num, r_cat = _as_blocks(reference, "reference")
+    if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:
+        msg = (
+            f"`query` and `reference` must have the same columns; got {q_num.shape[1]}+{q_cat.shape[1]} "
+            f"and {r_num.shape[1]}+{r_cat.shape[1]} (numeric+categorical)."
+        )
+        raise ParameterError(msg)
+    spec, q_num, r_num = distance_spec(
+        distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
+    )
+    return finish(block_sums(q_num, q_cat, r_num, r_cat, spec), spec)
 
 
 def nearest_neighbors(
