@@ -122,7 +122,7 @@ class RunOutcome:
         ``gate``), or a generator audit refuted its ``max_epsilon``."""
         level = fail_on or self.gate
         return any(e.gate_fails(level) for e in self.evaluations) or any(
-            a.gate_fails() for a in self.audits
+            a.gate_fails(fail_on) for a in self.audits
         )
 
 
@@ -606,16 +606,22 @@ class FileAudit:
         SHA-256 (``inputs``) and the verdict (``verdict``).
     written : tuple of Path
         The files written.
+    fail_on : {"review", "fail"} or None
+        The level that fails the gate (None: ``"fail"``).
     """
 
     result: AuditResult
     verdict: AuditVerdict | None
     data: dict[str, JSONValue]
     written: tuple[Path, ...]
+    fail_on: str | None = None
 
-    def gate_fails(self) -> bool:
-        """True when the audit refuted the largest acceptable ε (exit code 1)."""
-        return self.verdict is not None and not self.verdict.passed
+    def gate_fails(self, fail_on: str | None = None) -> bool:
+        """True when the audit's verdict is at or beyond ``fail_on`` (default ``"fail"``:
+        it refuted the largest acceptable ε); exit code 1."""
+        return self.verdict is not None and self.verdict.fails(
+            fail_on or self.fail_on or "fail"
+        )
 
 
 def audit_files(
@@ -626,6 +632,7 @@ def audit_files(
     metadata: PathLike | None = None,
     encoding: str | None = None,
     max_epsilon: float | None = None,
+    fail_on: str | None = None,
     json: PathLike | None = None,
     html: PathLike | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -647,7 +654,12 @@ def audit_files(
     encoding : str, default=None
         Text encoding of CSV / TSV files.
     max_epsilon : float, default=None
-        The largest acceptable ε: the audit fails when its lower bound is above it.
+        The largest acceptable ε: the audit fails when its lower bound is above it, and
+        reads review when it passes but could not have refuted it (too few runs) or a
+        tenth of its runs failed (:meth:`AuditResult.verdict`).
+    fail_on : {"review", "fail"}, default=None
+        The verdict level that fails the gate (:meth:`FileAudit.gate_fails`); None:
+        ``"fail"``.
     json, html : path, default=None
         Where to write the audit's JSON and HTML pages (all-or-nothing).
     progress : callable, default=None
@@ -675,6 +687,9 @@ def audit_files(
         ):
             msg = f"`max_epsilon` must be a finite number >= 0; got {max_epsilon!r}."
             raise ParameterError(msg)
+    if fail_on not in (None, "review", "fail"):
+        msg = f"`fail_on` must be 'review' or 'fail'; got {fail_on!r}."
+        raise ParameterError(msg)
     tables = {
         name: read_table(path, name=name, encoding=encoding)
         for name, path in files.items()
@@ -706,7 +721,7 @@ def audit_files(
             data, verdict=None if verdict is None else verdict.to_dict()
         )
     written = tuple(write_texts_atomic(outputs))
-    return FileAudit(result, verdict, data, written)
+    return FileAudit(result, verdict, data, written, fail_on)
 
 
 def generator_from_spec(
@@ -806,6 +821,7 @@ def _run_audit_file(
         metadata=config.metadata,
         encoding=config.encoding,
         max_epsilon=config.max_epsilon,
+        fail_on=config.fail_on,
         json=config.json,
         html=html_path,
         progress=progress if callable(progress) else None,

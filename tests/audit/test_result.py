@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -87,7 +88,49 @@ def test_verdict_passes_and_fails_at_the_bound() -> None:
         "epsilon_lower": 0.8,
         "max_epsilon": 0.5,
         "reason": fail.reason,
+        "level": "fail",
+        "reachable": pytest.approx(fail.reachable),
     }
+    assert ok.level == "pass"
+
+
+def test_reachable_epsilon_is_a_perfect_attacks_bound() -> None:
+    # 100 member and 90 non-member guesses, two-sided Clopper-Pearson intervals at 97.5 %
+    # per rate (1.25 % in each tail): all 100 members flagged -> TPR >= 0.0125^(1/100);
+    # no non-member flagged -> FPR <= 1 - 0.0125^(1/90)
+    tpr_low, fpr_high = 0.0125 ** (1 / 100), 1 - 0.0125 ** (1 / 90)
+    by_hand = max(
+        math.log(tpr_low / fpr_high), math.log((1 - fpr_high) / (1 - tpr_low))
+    )
+    result = _result(0.8)
+    assert result.reachable_epsilon() == pytest.approx(by_hand, rel=1e-9)
+    assert 3.0 < by_hand < 3.2
+
+
+def test_verdict_reads_review_when_the_runs_could_not_refute_the_claim() -> None:
+    result = _result(0.8)
+    reachable = result.reachable_epsilon()
+    assert reachable is not None
+    claim = reachable + 0.5
+    review = result.verdict(claim)
+    assert review.passed
+    assert review.level == "review"
+    assert "could not have refuted it" in review.reason
+    assert review.fails("review")
+    assert not review.fails("fail")
+    assert result.verdict(1.0).level == "pass"
+    with pytest.raises(ParameterError, match="`fail_on` must be"):
+        review.fails("warn")
+
+
+def test_verdict_reads_review_when_many_runs_failed() -> None:
+    result = _result(0.8)
+    many = AuditResult(
+        **{**result.__dict__, "runs": {"completed": 80, "evaluation": 40, "failed": 20}}
+    )
+    assert many.verdict(1.0).level == "review"
+    assert "20 shadow run(s) failed" in many.verdict(1.0).reason
+    assert many.verdict(0.5).level == "fail"
 
 
 @pytest.mark.parametrize("bad", [-1, float("inf"), "1", True, float("nan")])

@@ -213,6 +213,21 @@ def test_another_interpreter_runs_the_generator_with_a_cache(
     assert again["runs"]["completed"] == 10
 
 
+def test_an_audit_too_small_for_its_claim_reads_review(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 40 runs of 4 targets cannot refute ε = 20 even with a perfect attack: review
+    args = ("--generator", "my_generators:fresh", "--max-epsilon", "20")
+    assert _audit(files, tmp_path, *args) == 0
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["verdict"]["level"] == "review"
+    assert data["verdict"]["passed"] is True
+    assert data["verdict"]["reachable"] < 20
+    assert _audit(files, tmp_path, *args, "--fail-on", "review") == 1
+    assert "reads review" in capsys.readouterr().err
+    assert "review" in (tmp_path / "audit.html").read_text()
+
+
 def test_the_runs_go_to_a_dask_scheduler(
     files: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -280,6 +295,10 @@ def test_a_yaml_run_file_with_another_interpreter_and_params(
         ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
         ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
         ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),
+        (
+            "{generator: 'x:y', fail_on: warn}",
+            "`audit.fail_on` must be 'review' or 'fail'",
+        ),
         (
             "{generator: 'x:y', scheduler: 5}",
             "`audit.scheduler` must be a Dask scheduler",

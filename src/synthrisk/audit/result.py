@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from synthrisk._typing import JSONValue
-from synthrisk.audit.bounds import Bound
+from synthrisk.audit.bounds import Bound, epsilon_lower_bound
 from synthrisk.exceptions import ParameterError
 from synthrisk.results import to_jsonable
 
@@ -131,7 +131,7 @@ class RunFailure:
 
 @dataclasses.dataclass(frozen=True)
 class AuditVerdict:
-    """Pass or fail of an audit against a largest acceptable ε.
+    """Pass, review or fail of an audit against a largest acceptable ε.
 
     Attributes
     ----------
@@ -141,12 +141,30 @@ class AuditVerdict:
     max_epsilon : float
     reason : str
         One sentence for people.
+    level : {"pass", "review", "fail"}
+        ``fail`` when the bound is above ``max_epsilon`` (or nothing was tested);
+        ``review`` when it is not, but the audit could not have shown more: even an
+        attack right on every guess would not have refuted ``max_epsilon`` with these
+        runs (``reachable``), or a tenth of the runs or more failed; ``pass`` otherwise.
+    reachable : float or None
+        The largest ε these evaluation runs could refute: the bound of an attack that
+        guesses every target right (its true-positive rate 1, false-positive rate 0).
     """
 
     passed: bool
     epsilon_lower: float
     max_epsilon: float
     reason: str
+    level: str = "pass"
+    reachable: float | None = None
+
+    def fails(self, fail_on: str = "fail") -> bool:
+        """True when the level is at or beyond ``fail_on`` (``"review"`` or ``"fail"``)."""
+        rank = {"pass": 0, "review": 1, "fail": 2}
+        if fail_on not in ("review", "fail"):
+            msg = f"`fail_on` must be 'review' or 'fail'; got {fail_on!r}."
+            raise ParameterError(msg)
+        return rank[self.level] >= rank[fail_on]
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form."""
@@ -315,13 +333,28 @@ class AuditResult:
                 epsilon_lower=eps,
                 max_epsilon=float(max_epsilon),
                 reason=reason,
+                level="fail",
             )
         passed = eps <= max_epsilon
+        reachable = self.reachable_epsilon()
+        failures = self.runs.get("failed")
+        failed = failures if isinstance(failures, int) else 0
+        verdict_level = "pass"
         if passed:
             reason = (
                 f"no attack refuted ε = {max_epsilon:g}: the audit's lower bound is {eps:.3g} "
                 f"after {self.n_runs} shadow runs (confidence {level})."
             )
+            if reachable is not None and reachable <= max_epsilon:
+                verdict_level = "review"
+                reason += (
+                    f" But these runs could not have refuted it: even an attack right on "
+                    f"every guess would reach only ε ≥ {reachable:.3g}. Run more shadow runs "
+                    "(or audit more targets) for a test of this ε."
+                )
+            elif failed * 10 >= self.n_runs + failed:
+                verdict_level = "review"
+                reason += f" {failed} shadow run(s) failed: read the failures before relying on it."
         else:
             reason = (
                 f"the {self.best_attack} attack shows the generator is not "
@@ -333,4 +366,34 @@ class AuditResult:
             epsilon_lower=eps,
             max_epsilon=float(max_epsilon),
             reason=reason,
+            level=verdict_level if passed else "fail",
+            reachable=reachable,
         )
+
+    def reachable_epsilon(self) -> float | None:
+        """The largest ε the evaluation runs could refute (an attack right on every guess).
+
+        With ``m`` member and ``k`` non-member guesses pooled over the targets, the
+        Clopper–Pearson bounds of a perfect attack (``m`` of ``m`` members flagged, 0 of
+        ``k`` non-members) at each attack's confidence give the most any attack could
+        show; None before any evaluation run.
+        """
+        if not self.overall:
+            return None
+        bound = next(iter(self.overall.values()))
+        if not bound.n_members or not bound.n_non_members:
+            return None
+        attack_level = float(
+            self.settings.get("attack_confidence_level")  # type: ignore[arg-type]
+            or self.settings.get("confidence_level")
+            or 0.95
+        )
+        eps, *_ = epsilon_lower_bound(
+            bound.n_members,
+            bound.n_members,
+            0,
+            bound.n_non_members,
+            delta=float(self.settings.get("delta") or 0.0),  # type: ignore[arg-type]
+            confidence_level=attack_level,
+        )
+        return float(eps[0])

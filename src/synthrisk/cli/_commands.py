@@ -225,6 +225,7 @@ def audit(args: argparse.Namespace) -> int:
             metadata=args.metadata,
             encoding=args.encoding,
             max_epsilon=args.max_epsilon,
+            fail_on=args.fail_on,
             json=args.json,
             html=args.html,
             progress=progress,
@@ -240,11 +241,14 @@ def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
     print_audit(outcome, quiet=quiet)
     if outcome.gate_fails():
         assert outcome.verdict is not None
-        print(
-            f"synthrisk: gate failed: the audit's ε lower bound {outcome.result.epsilon_lower:.3g} "
-            f"is above the largest acceptable ε {outcome.verdict.max_epsilon:g}.",
-            file=sys.stderr,
-        )
+        if outcome.verdict.level == "fail":
+            why = (
+                f"the audit's ε lower bound {outcome.result.epsilon_lower:.3g} is above the "
+                f"largest acceptable ε {outcome.verdict.max_epsilon:g}"
+            )
+        else:
+            why = f"the audit reads review (--fail-on review): {outcome.verdict.reason}"
+        print(f"synthrisk: gate failed: {why}.", file=sys.stderr)
         return EXIT_GATE
     return EXIT_OK
 

@@ -269,5 +269,5 @@ def print_audit(outcome: FileAudit, *, quiet: bool) -> None:
             f"ε ≥ {result.epsilon_lower:.3g} (no --max-epsilon: the audit does not gate)."
         )
     else:
-        level = "pass" if outcome.verdict.passed else "fail"
+        level = outcome.verdict.level
         out.print(f"[bold]{level}[/bold]: {esc(outcome.verdict.reason)}")

@@ -385,6 +385,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="EPS",
         help="the largest acceptable ε: exit code 1 when the audit's lower bound is above it",
     )
+    aud.add_argument(
+        "--fail-on",
+        choices=("review", "fail"),
+        default="fail",
+        help=(
+            "the verdict that gives exit code 1 (default: fail, the bound above --max-epsilon; "
+            "review: also when the runs could not have refuted it, or a tenth of them failed)"
+        ),
+    )
     aud.add_argument("--json", metavar="PATH", help="write the audit's JSON here")
     aud.add_argument("--html", metavar="PATH", help="write the audit's HTML page here")
     aud.add_argument("--quiet", action="store_true", help="no progress bar or summary")

@@ -32,7 +32,9 @@ told apart by its ``audit`` block:
 The ``audit`` block also takes ``generator_python`` (another interpreter that runs
 ``generator``: ``module:function`` or a named generator such as ``dpmm:mst``),
 ``generator_params`` (the generator's keyword arguments), ``run_timeout`` (``2h``,
-``90s``, seconds or ``none``) and ``cache`` (a folder of earlier runs' outputs).
+``90s``, seconds or ``none``), ``cache`` (a folder of earlier runs' outputs),
+``scheduler`` (a Dask scheduler's address for the shadow runs) and ``fail_on``
+(``review`` or ``fail``: the verdict that fails the gate, with ``max_epsilon``).
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
@@ -106,6 +108,7 @@ _AUDIT = (
     "cache",
     "scheduler",
     "max_epsilon",
+    "fail_on",
     *AUDIT_OPTIONS,
 )
 _TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -189,6 +192,7 @@ class AuditConfig:
     encoding: str | None = None
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     max_epsilon: float | None = None
+    fail_on: str | None = None
     json: Path | None = None
     html: Path | None = None
     source: Path | None = None
@@ -453,6 +457,17 @@ def _path(value: Any, key: str, base: Path, where: str) -> Path | None:
     return p if p.is_absolute() else base / p
 
 
+def _audit_fail_on(value: Any, where: str) -> str | None:
+    if value is None or value in ("review", "fail"):
+        return value
+    msg = (
+        f"{where}: `audit.fail_on` must be 'review' or 'fail'; got {value!r}. 'fail' fails "
+        "the gate when the bound is above `max_epsilon`; 'review' also when the runs could "
+        "not have refuted it."
+    )
+    raise ConfigError(msg)
+
+
 def parse_audit_config(
     raw: Any, *, base: Path, source: Path | None = None
 ) -> AuditConfig:
@@ -541,6 +556,7 @@ def parse_audit_config(
         encoding=_check_encoding(data.get("encoding"), where),
         options=options,
         max_epsilon=None if max_epsilon is None else float(max_epsilon),
+        fail_on=_audit_fail_on(block.get("fail_on"), where),
         json=_path(report.get("json"), "report.json", base, where),
         html=_path(report.get("html"), "report.html", base, where),
         source=source,

@@ -268,7 +268,9 @@ def render_audit_html(
     targets = list(audit.get("targets") or [])
     level = "info"
     if verdict is not None:
-        level = "pass" if verdict.get("passed") else "fail"
+        level = str(
+            verdict.get("level") or ("pass" if verdict.get("passed") else "fail")
+        )
     settings = audit.get("settings") or {}
     context = {
         "title": title or "synthrisk generator audit",
