@@ -247,7 +247,7 @@ class PythonGenerator:
     Parameters
     ----------
     python : str
-        The interpreter: a path (``/opt/venvs/synthpop/bin/python``) or a program on
+        The interpreter: a path (``venvs/synthpop/bin/python``) or a program on
         ``PATH``.
     function : str
         ``"module:function"`` importable there, or a named generator.
@@ -280,7 +280,7 @@ class PythonGenerator:
         ):
             msg = (
                 f"`python` {self.python!r} is not an interpreter found on this machine; give "
-                "the path of another environment's python (e.g. /opt/venvs/gen/bin/python)."
+                "the path of another environment's python (e.g. venvs/gen/bin/python)."
             )
             raise ParameterError(msg)
         module, colon, name = str(self.function).partition(":")
