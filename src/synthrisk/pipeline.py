@@ -4,7 +4,8 @@
 :func:`evaluate_files` reads the tables, evaluates them, records each input file's name
 and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
 and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
-:func:`run_file` does the same for a YAML run file (synthrisk's layout, a generator audit's or PETsARD's),
+:func:`run_file` does the same for a YAML run file (synthrisk's layout, a generator audit's,
+related tables' or PETsARD's),
 :func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report,
 :func:`audit_files` for a generator audit of files.
 
@@ -42,8 +43,10 @@ from synthrisk.io.files import (
 from synthrisk.io.run_file import (
     AuditConfig,
     RunConfig,
+    TablesConfig,
     parse_audit_config,
     parse_config,
+    parse_tables_config,
     read_yaml,
 )
 from synthrisk.report import Thresholds, Verdict, judge, render_html
@@ -116,14 +119,24 @@ class RunOutcome:
     gate: str | None = None
     notes: tuple[str, ...] = ()
     audits: tuple[FileAudit, ...] = ()
+    table_reports: tuple[MultiTableReport, ...] = ()
 
     def gate_fails(self, fail_on: str | None = None) -> bool:
         """True when any evaluation fails the gate (``fail_on``, else the file's
-        ``gate``), or a generator audit refuted its ``max_epsilon``."""
+        ``gate``; for related tables, the person-level verdict), or a generator audit
+        refuted its ``max_epsilon``."""
         level = fail_on or self.gate
-        return any(e.gate_fails(level) for e in self.evaluations) or any(
-            a.gate_fails() for a in self.audits
+        return (
+            any(e.gate_fails(level) for e in self.evaluations)
+            or any(a.gate_fails() for a in self.audits)
+            or any(tables_gate_fails(r.verdict, level) for r in self.table_reports)
         )
+
+
+def tables_gate_fails(verdict: str, fail_on: str | None) -> bool:
+    """True when a person-level verdict is at or below ``fail_on`` (``review``/``fail``)."""
+    order = {"fail": 0, "review": 1, "pass": 2}
+    return fail_on is not None and order[verdict] <= order[fail_on]
 
 
 def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
@@ -414,8 +427,11 @@ def _tables_for_values(
     return tables
 
 
-def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
-    """Read a YAML run file: synthrisk's layout, a generator audit's, or PETsARD's."""
+def load_run_file(
+    path: PathLike,
+) -> RunConfig | PetsardConfig | AuditConfig | TablesConfig:
+    """Read a YAML run file: synthrisk's layout, a generator audit's, related tables'
+    (a ``tables`` block) or PETsARD's."""
     from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
     path = Path(path)
@@ -424,6 +440,8 @@ def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
         return parse_petsard(raw, base=path.parent, source=path)
     if isinstance(raw, Mapping) and "audit" in raw:
         return parse_audit_config(raw, base=path.parent, source=path)
+    if isinstance(raw, Mapping) and "tables" in raw:
+        return parse_tables_config(raw, base=path.parent, source=path)
     return parse_config(raw, base=path.parent, source=path)
 
 
@@ -440,6 +458,8 @@ def run_file(
     config = load_run_file(path)
     if isinstance(config, AuditConfig):
         return _run_audit_file(config, path, html=html, progress=progress)
+    if isinstance(config, TablesConfig):
+        return _run_tables_file(config, path, html=html, thresholds=thresholds)
     values = include_values or config.include_values
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
@@ -783,6 +803,39 @@ def _run_audit_file(
     return RunOutcome((), outcome.written, audits=(outcome,))
 
 
+def _run_tables_file(
+    config: TablesConfig,
+    path: PathLike,
+    *,
+    html: PathLike | None,
+    thresholds: Thresholds | Mapping[str, Any] | None,
+) -> RunOutcome:
+    """A run file of related tables (``--html`` / ``--thresholds`` override the file's)."""
+    html_path = Path(html) if html is not None else config.html
+    name = Path(path).name
+    check_outputs(
+        {
+            f"`report.json` of {name}": config.json,
+            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
+        }
+    )
+    report = evaluate_table_files(
+        config.real,
+        config.synthetic,
+        config.holdout,
+        metadata=config.metadata,
+        root=config.root,
+        metrics=config.metrics,
+        table_metrics=config.table_metrics,
+        seed=config.seed,
+        thresholds=config.thresholds if thresholds is None else thresholds,
+        json=config.json,
+        html=html_path,
+    )
+    written = tuple(p for p in (config.json, html_path) if p is not None)
+    return RunOutcome((), written, gate=config.gate, table_reports=(report,))
+
+
 def evaluate_table_files(
     real: PathLike,
     synthetic: PathLike,
@@ -790,6 +843,8 @@ def evaluate_table_files(
     *,
     metadata: PathLike,
     root: str | None = None,
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any] | None] | None = None,
+    table_metrics: Sequence[str] | Mapping[str, Mapping[str, Any] | None] | None = None,
     seed: int = 0,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,
@@ -806,6 +861,9 @@ def evaluate_table_files(
         SDV's multi-table or sequential metadata (JSON).
     root : str, default=None
         The table whose rows are people (None: the one no table refers up from).
+    metrics, table_metrics : list of ids or dict id -> params, default=None
+        Metrics of the person level and of each table (None: the defaults of
+        :func:`synthrisk.relational.evaluate_tables`; ``[]`` skips the tables).
     seed : int, default=0
         Seed of every random step.
     thresholds : Thresholds or dict, default=None
@@ -835,6 +893,8 @@ def evaluate_table_files(
         frames.get("holdout"),
         metadata=meta,
         root=root,
+        metrics=metrics,
+        table_metrics=table_metrics,
         seed=seed,
         thresholds=thresholds,
     )

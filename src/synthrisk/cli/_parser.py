@@ -137,6 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run the evaluation or generator audit described by a YAML file (synthrisk's layouts or PETsARD's)",
+        description=(
+            "Run a YAML file in one of synthrisk's layouts, told apart by their blocks: "
+            "`data:` (one table: real, synthetic, holdout, metadata), `audit:` (a generator "
+            "audit) or `tables:` (related tables judged per person: real, synthetic and "
+            "holdout folders with one file per table, SDV multi-table or sequential "
+            "metadata, an optional root table; with metrics, table_metrics, seed, "
+            "thresholds, report {json, html} and gate, as in `synthrisk evaluate-tables`); "
+            "or PETsARD's layout. See README.md, docs/audit.md and docs/relational.md."
+        ),
     )
     run.add_argument("config", metavar="CONFIG.yaml")
     _add_report_options(run)

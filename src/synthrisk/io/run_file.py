@@ -29,6 +29,21 @@ told apart by its ``audit`` block:
             budget: 30m, jobs: 2, max_epsilon: 1.0}   # or generator_cmd: "gen --train {train} ..."
     report: {json: out/audit.json, html: out/audit.html}
 
+Related tables judged per person (:func:`synthrisk.relational.evaluate_tables`,
+``synthrisk evaluate-tables``) have theirs, told apart by its ``tables`` block:
+
+.. code-block:: yaml
+
+    version: 1
+    tables: {real: data/real, synthetic: data/synthetic, holdout: data/holdout,
+             metadata: metadata.json, root: customers}   # folders: one file per table
+    metrics: [identification, dcr_share]      # of the person level (default: PERSON_METRICS)
+    table_metrics: []                         # of each table (default: TABLE_METRICS)
+    seed: 0
+    thresholds: {identification: {pass: 0.05, fail: 0.1}}
+    report: {json: out/tables.json, html: out/tables.html}
+    gate: fail
+
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
 the YAML give the same messages. A file in PETsARD's layout (top-level ``Splitter``,
@@ -50,6 +65,7 @@ from synthrisk.metrics import get_metric, suggest
 __all__ = [
     "AuditConfig",
     "RunConfig",
+    "TablesConfig",
     "check_gate",
     "check_report_options",
     "check_thresholds",
@@ -57,6 +73,7 @@ __all__ = [
     "parse_audit_config",
     "parse_budget",
     "parse_config",
+    "parse_tables_config",
     "read_yaml",
     "yaml_error_text",
 ]
@@ -91,6 +108,17 @@ AUDIT_OPTIONS = {
     "jobs": "n_jobs",
 }
 _AUDIT = ("generator", "generator_cmd", "budget", "max_epsilon", *AUDIT_OPTIONS)
+_TABLES_TOP = (
+    "version",
+    "tables",
+    "seed",
+    "metrics",
+    "table_metrics",
+    "thresholds",
+    "report",
+    "gate",
+)
+_TABLES = ("real", "synthetic", "holdout", "metadata", "root")
 _TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -141,6 +169,31 @@ class AuditConfig:
     max_epsilon: float | None = None
     json: Path | None = None
     html: Path | None = None
+    source: Path | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TablesConfig:
+    """A parsed configuration of related tables judged per person (paths resolved).
+
+    ``real``, ``synthetic`` and ``holdout`` are folders holding one file per table;
+    ``metrics`` and ``table_metrics`` map metric ids to parameters (None: the defaults
+    of :func:`synthrisk.relational.evaluate_tables`; an empty ``table_metrics`` skips
+    the per-table reports).
+    """
+
+    real: Path
+    synthetic: Path
+    metadata: Path
+    holdout: Path | None = None
+    root: str | None = None
+    seed: int = 0
+    metrics: Mapping[str, Mapping[str, Any]] | None = None
+    table_metrics: Mapping[str, Mapping[str, Any]] | None = None
+    thresholds: Mapping[str, Any] | None = None
+    json: Path | None = None
+    html: Path | None = None
+    gate: str | None = None
     source: Path | None = None
 
 
@@ -301,32 +354,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     def resolve(value: Any, key: str) -> Path | None:
         return _path(value, key, base, where)
 
-    metrics = raw.get("metrics")
-    if metrics is not None:
-        if isinstance(metrics, list):
-            metrics = {m: {} for m in metrics}
-        if not isinstance(metrics, Mapping):
-            msg = f"{where}: `metrics` must map metric ids to parameter mappings; got {metrics!r}."
-            raise ConfigError(msg)
-        checked = {}
-        for metric_id, params in metrics.items():
-            params = {} if params is None else params
-            if not isinstance(params, Mapping):
-                msg = f"{where}: parameters of metric {metric_id!r} must be a mapping; got {params!r}."
-                raise ConfigError(msg)
-            try:
-                cls = get_metric(str(metric_id))
-                # an old parameter name warns once, here, and is stored under its new name
-                params = cls.rename_params(params)
-                cls.from_params(params)
-            except SynthriskError as exc:
-                key = f"metrics.{metric_id}"
-                if exc.parameter is not None:
-                    key += f".{exc.parameter}"
-                msg = f"{where}: `{key}`: {exc.detail or exc}"
-                raise ConfigError(msg) from None
-            checked[str(metric_id)] = dict(params)
-        metrics = checked
+    metrics = _metrics(raw.get("metrics"), "metrics", where)
     compute = _check_keys(raw.get("compute") or {}, _COMPUTE, f"{where}: `compute`")
     report = _check_keys(raw.get("report") or {}, _REPORT, f"{where}: `report`")
     flags = check_report_options(report, where)
@@ -366,6 +394,39 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         source=source,
         self_test=self_test,
     )
+
+
+def _metrics(metrics: Any, key: str, where: str) -> dict[str, dict[str, Any]] | None:
+    """A ``metrics:`` block (a list of ids, or ids mapped to parameters), each checked."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, list):
+        if not all(isinstance(m, str) for m in metrics):
+            msg = f"{where}: `{key}` must list metric ids or map them to parameter mappings; got {metrics!r}."
+            raise ConfigError(msg)
+        metrics = {m: {} for m in metrics}
+    if not isinstance(metrics, Mapping):
+        msg = f"{where}: `{key}` must map metric ids to parameter mappings; got {metrics!r}."
+        raise ConfigError(msg)
+    checked = {}
+    for metric_id, params in metrics.items():
+        params = {} if params is None else params
+        if not isinstance(params, Mapping):
+            msg = f"{where}: parameters of metric {metric_id!r} must be a mapping; got {params!r}."
+            raise ConfigError(msg)
+        try:
+            cls = get_metric(str(metric_id))
+            # an old parameter name warns once, here, and is stored under its new name
+            params = cls.rename_params(params)
+            cls.from_params(params)
+        except SynthriskError as exc:
+            name = f"{key}.{metric_id}"
+            if exc.parameter is not None:
+                name += f".{exc.parameter}"
+            msg = f"{where}: `{name}`: {exc.detail or exc}"
+            raise ConfigError(msg) from None
+        checked[str(metric_id)] = dict(params)
+    return checked
 
 
 def _check_encoding(value: Any, where: str) -> str | None:
@@ -465,5 +526,73 @@ def parse_audit_config(
         max_epsilon=None if max_epsilon is None else float(max_epsilon),
         json=_path(report.get("json"), "report.json", base, where),
         html=_path(report.get("html"), "report.html", base, where),
+        source=source,
+    )
+
+
+def parse_tables_config(
+    raw: Any, *, base: Path, source: Path | None = None
+) -> TablesConfig:
+    """Validate a configuration of related tables; relative paths are resolved against ``base``.
+
+    The folders (``tables.real``, ``tables.synthetic``, ``tables.holdout``) and the
+    metadata file must exist; each error names its key and the fix.
+    """
+    where = str(source) if source else "config"
+    raw = _check_keys(raw, _TABLES_TOP, where)
+    if raw.get("version", 1) != 1:
+        msg = f"{where}: `version` must be 1; got {raw.get('version')!r}."
+        raise ConfigError(msg)
+    block = _check_keys(raw.get("tables"), _TABLES, f"{where}: `tables`")
+    for key in ("real", "synthetic", "metadata"):
+        if not block.get(key):
+            what = (
+                "the path of SDV's multi-table or sequential metadata (JSON)"
+                if key == "metadata"
+                else "a folder holding one CSV or Parquet file per table"
+            )
+            msg = f"{where}: `tables.{key}` is required ({what})."
+            raise ConfigError(msg)
+    folders: dict[str, Path | None] = {}
+    for key in ("real", "synthetic", "holdout"):
+        path = _path(block.get(key), f"tables.{key}", base, where)
+        if path is not None and not path.is_dir():
+            msg = (
+                f"{where}: `tables.{key}`: the folder {str(path)!r} does not exist; give a "
+                "folder holding one CSV or Parquet file per table (relative paths start "
+                "at the configuration file)."
+            )
+            raise ConfigError(msg)
+        folders[key] = path
+    metadata = _path(block["metadata"], "tables.metadata", base, where)
+    assert metadata is not None
+    if not metadata.is_file():
+        msg = (
+            f"{where}: `tables.metadata`: the file {str(metadata)!r} does not exist; give "
+            "the path of SDV's multi-table or sequential metadata (JSON)."
+        )
+        raise ConfigError(msg)
+    root = block.get("root")
+    if root is not None and not isinstance(root, str):
+        msg = f"{where}: `tables.root` must name the table whose rows are people; got {root!r}."
+        raise ConfigError(msg)
+    report = _check_keys(
+        raw.get("report") or {}, ("json", "html"), f"{where}: `report`"
+    )
+    assert folders["real"] is not None
+    assert folders["synthetic"] is not None
+    return TablesConfig(
+        real=folders["real"],
+        synthetic=folders["synthetic"],
+        metadata=metadata,
+        holdout=folders["holdout"],
+        root=root,
+        seed=_seed(raw, where),
+        metrics=_metrics(raw.get("metrics"), "metrics", where),
+        table_metrics=_metrics(raw.get("table_metrics"), "table_metrics", where),
+        thresholds=check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`"),
+        json=_path(report.get("json"), "report.json", base, where),
+        html=_path(report.get("html"), "report.html", base, where),
+        gate=check_gate(raw.get("gate"), where),
         source=source,
     )
