@@ -119,3 +119,49 @@ def test_run_file_of_related_tables_bad_key_is_a_usage_error(
     assert "unknown keys ['fail_on']" in err
     assert "'gate'" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_multi_table_demo_writes_data_reports_and_a_run_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--multi-table", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "child_copies: verdict FAIL" in printed
+    for side in ("real", "holdout", "synthetic_null", "synthetic_child_copies"):
+        assert sorted(p.name for p in (out / "data" / side).iterdir()) == [
+            "accounts.csv",
+            "customers.csv",
+            "transactions.csv",
+        ]
+    verdicts = {
+        version: json.loads((out / "reports" / f"{version}.json").read_text())
+        for version in ("null", "whole_copies", "child_copies")
+    }
+    assert verdicts["null"]["verdict"] != "fail"
+    assert verdicts["whole_copies"]["verdict"] == "fail"
+    # the taught version: every customer row is new, the people are exposed
+    child = json.loads((out / "report.json").read_text())
+    assert child == verdicts["child_copies"]
+    assert child["verdict"] == "fail"
+    assert child["table_verdicts"]["customers"] != "fail"
+    assert child["linkage"]["level"] == "fail"
+    assert (out / "report.html").read_text().count('id="linkage"') == 1
+    # the run file it writes evaluates the taught version again, and gates
+    assert main(["run", str(out / "tables.yaml"), "--quiet"]) == 1
+    rerun = json.loads((out / "rerun" / "tables.json").read_text())
+    assert rerun["verdict"] == "fail"
+
+
+def test_multi_table_demo_without_the_report_extra_writes_json_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import synthrisk.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "is_available", lambda name: False)
+    out = tmp_path / "demo"
+    assert main(["demo", "--multi-table", "--rows", "200", "--out", str(out)]) == 0
+    assert "no HTML report" in capsys.readouterr().out
+    assert (out / "report.json").is_file()
+    assert not (out / "report.html").exists()
+    assert not list((out / "reports").glob("*.html"))

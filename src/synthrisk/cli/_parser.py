@@ -190,8 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--rows",
         type=int,
-        default=20_000,
-        help="size of the demo population (default: 20000)",
+        default=None,
+        help=(
+            "size of the demo population (default: 20000 rows; with --multi-table, "
+            "1000 people)"
+        ),
+    )
+    demo.add_argument(
+        "--multi-table",
+        action="store_true",
+        help=(
+            "related tables instead: a seeded bank (customers -> accounts -> "
+            "transactions) with three synthetic versions, judged per person: new people "
+            "(pass), 5%% of people copied with all their rows (fail), and 5%% of "
+            "customers given a real person's accounts and transactions (fail). The "
+            "last is the main report: every customer row is new, so the customers "
+            "table passes on its own, yet the people are exposed, which only a "
+            "per-person evaluation sees"
+        ),
     )
     demo.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
     demo.add_argument(
