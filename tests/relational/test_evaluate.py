@@ -124,6 +124,49 @@ def test_sequential_null_passes_and_copies_fail(clinic: Any) -> None:
     assert copies.linkage.attacks[0].linked_training == 40
 
 
+@pytest.mark.parametrize("sequential", [True, False])
+def test_shuffled_sequences_fail_through_the_row_set_attack(sequential: bool) -> None:
+    data = load_clinic(n_patients=N_PEOPLE, seed=0, sequential=sequential)
+    report = evaluate_tables(
+        data.real,
+        data.synthetic["shuffled_sequences"],
+        data.holdout,
+        metadata=data.metadata,
+        table_metrics=[],
+    )
+    attacks = {a.name: a for a in report.linkage.attacks}
+    assert list(attacks) == ["root_to_children", "history", "row_set"]
+    # the order-aware summaries hide most copies from the distance attacks ...
+    assert attacks["history"].linked_training < 20
+    # ... but not their rows: every copied patient is linked, no holdout patient
+    row_set = attacks["row_set"]
+    assert (row_set.linked_training, row_set.linked_holdout) == (40, 0)
+    assert row_set.p_value < 1e-3
+    assert report.linkage.p_value == pytest.approx(3 * row_set.p_value)
+    assert report.linkage.level == "fail"
+    assert report.verdict == "fail"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_nulls_link_no_one_by_their_rows(seed: int) -> None:
+    for data in (
+        load_bank(n_customers=N_PEOPLE, seed=seed),
+        load_clinic(n_patients=N_PEOPLE, seed=seed),
+    ):
+        report = evaluate_tables(
+            data.real,
+            data.synthetic["null"],
+            data.holdout,
+            metadata=data.metadata,
+            table_metrics=[],
+        )
+        row_set = {a.name: a for a in report.linkage.attacks}["row_set"]
+        assert row_set.linked_training + row_set.linked_holdout == 0
+        assert row_set.n_training + row_set.n_holdout == N_PEOPLE
+        assert report.linkage.level == "pass"
+        assert report.verdict != "fail"
+
+
 def test_without_holdout_the_verdict_is_review() -> None:
     small = load_bank(n_customers=120, seed=1)
     report = evaluate_tables(

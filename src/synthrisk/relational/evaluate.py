@@ -309,6 +309,11 @@ def evaluate_tables(
             n_candidates=linkage_candidates,
             match_ratio=match_ratio,
             alpha=linkage_alpha,
+            row_sets=(
+                plan.row_sets(present["real"], people["real"]),
+                plan.row_sets(present["synthetic"], people["synthetic"]),
+                plan.row_sets(present["holdout"], people["holdout"]),
+            ),
         )
     else:
         from synthrisk.relational.linkage import LinkageResult

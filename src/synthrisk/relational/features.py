@@ -18,6 +18,12 @@ person), :class:`PersonFeatures` builds:
 A person with no rows in ``T`` has ``T.n_rows = 0`` and missing summaries. The columns
 are chosen on the real tables (training and holdout pooled) and built the same way for
 every side, so the three feature tables have the same columns.
+
+:meth:`PersonFeatures.row_sets` gives each person an **order-free** code of everything
+below them: the multiset of their child rows (each row's values, keys and the sequence
+index left out), hashed. Two people have the same code when they have the same rows in
+every table below the root, in any order, so a copied history whose events were
+reordered, or whose values were shuffled among its dates, keeps its code.
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ __all__ = ["PersonFeatures"]
 _NUMERIC = "numerical"
 _CATEGORICAL = "categorical"
 _DAY = 86_400.0
+
+
+def _mix(x: np.ndarray, salt: int) -> np.ndarray:
+    """SplitMix64's finaliser of ``x + salt`` (uint64, wrapping)."""
+    z = x + np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _kind(
@@ -223,6 +237,78 @@ class PersonFeatures:
             out = pd.concat([out, pd.DataFrame(extra, index=out.index)], axis=1)
         cols = list(self.metadata["columns"])
         return out.reindex(columns=cols)
+
+    def row_sets(
+        self,
+        tables: Mapping[str, pd.DataFrame],
+        person: Mapping[str, pd.Series],
+    ) -> np.ndarray:
+        """Each person's order-free code: the multiset of their rows below the root.
+
+        A row enters by its values in the plan's columns (keys, ids and the sequence
+        index left out; numbers and datetimes as floats, other values as text), tagged
+        with its table; the codes of a person's rows are combined by sums of two
+        mixing functions, so the code depends on which rows (with their counts) a
+        person has, never on their order.
+
+        Parameters
+        ----------
+        tables : dict of str to DataFrame
+            One side's tables (never modified).
+        person : dict of str to Series
+            Each row's person (:func:`~synthrisk.relational.people.person_of_rows`).
+
+        Returns
+        -------
+        ndarray of uint64, shape (n_people,)
+            In the root's order; 0 for a person without rows below the root.
+        """
+        ids = person[self.root].astype(str).to_numpy()
+        n = ids.size
+        first = np.zeros(n, dtype=np.uint64)
+        second = np.zeros(n, dtype=np.uint64)
+        count = np.zeros(n, dtype=np.uint64)
+        index = pd.Index(ids)
+        with np.errstate(over="ignore"):
+            for t, plan in enumerate(self.plans):
+                frame = tables[plan.name]
+                if len(frame) == 0:
+                    continue
+                position = index.get_indexer(person[plan.name].astype(str).to_numpy())
+                parts: dict[str, np.ndarray] = {}
+                for column, kind in plan.ordered:
+                    raw = frame[column]
+                    if kind == _NUMERIC:
+                        source = (
+                            "datetime"
+                            if pd.api.types.is_datetime64_any_dtype(raw)
+                            or dict(plan.numeric).get(column) == "datetime"
+                            else _NUMERIC
+                        )
+                        parts[column] = _as_number(raw, source).to_numpy()
+                    else:
+                        parts[column] = (
+                            raw.astype(object)
+                            .where(raw.notna(), None)
+                            .map(lambda v: None if v is None else str(v))
+                            .to_numpy()
+                        )
+                if parts:
+                    rows = pd.util.hash_pandas_object(
+                        pd.DataFrame(parts), index=False
+                    ).to_numpy(dtype=np.uint64)
+                else:
+                    rows = np.zeros(len(frame), dtype=np.uint64)
+                rows = _mix(rows, 0x9E3779B97F4A7C15 * (t + 1))
+                ok = position >= 0
+                at = position[ok]
+                np.add.at(first, at, _mix(rows[ok], 1))
+                np.add.at(second, at, _mix(rows[ok], 2))
+                np.add.at(count, at, np.uint64(1))
+            code = _mix(first ^ _mix(second, 3) ^ _mix(count, 4), 5)
+        code[count == 0] = 0
+        code[(count > 0) & (code == 0)] = 1
+        return code
 
     def _summaries(
         self, plan: _TablePlan, frame: pd.DataFrame, person: pd.Series, ids: np.ndarray
