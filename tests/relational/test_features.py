@@ -173,3 +173,40 @@ def test_sequential_and_two_table_forms_give_the_same_features() -> None:
     b.columns = [c.replace("visits.", "visits.", 1) for c in b.columns]
     assert a.columns.tolist() == b.columns.tolist()
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+def test_summaries_with_missing_values_ties_and_a_person_without_rows() -> None:
+    meta = load_metadata(METADATA)
+    tables = {
+        "people": pd.DataFrame({"pid": [3, 1, 2], "age": [30, 10, 20]}),
+        "events": pd.DataFrame(
+            {
+                "eid": [1, 2, 3, 4, 5],
+                # person 1: t 5, missing, 5 (a tie kept in the given order); person 3: 2
+                "pid": [1, 3, 1, 1, 1],
+                "t": [5.0, 2.0, np.nan, 5.0, 1.0],
+                "kind": ["a", None, "b", "a", "b"],
+                "cost": [1.0, 4.0, np.nan, 3.0, 7.0],
+            }
+        ),
+    }
+    plan = PersonFeatures.fit({"real": tables}, meta)
+    got = plan.transform(tables, person_of_rows(tables, meta))
+    assert got.index.tolist() == ["3", "1", "2"]
+    assert got["events.n_rows"].tolist() == [1.0, 4.0, 0.0]
+    assert got.loc["1", "events.cost.mean"] == pytest.approx(11 / 3)
+    assert got.loc["1", "events.cost.min"] == 1.0
+    assert np.isnan(got.loc["2", "events.cost.max"])
+    # shares of each level among the person's rows (a missing value is no level)
+    assert got.loc["1", "events.kind=a"] == 0.5
+    assert got.loc["3", "events.kind=b"] == 0.0
+    assert np.isnan(got.loc["2", "events.kind=a"])
+    # in the order of t (missing last, ties as given): 1.0, 5.0 (row 1), 5.0 (row 4), nan
+    assert got.loc["1", "events.event1.cost"] == 7.0
+    assert got.loc["1", "events.event2.cost"] == 1.0
+    assert got.loc["1", "events.event3.cost"] == 3.0
+    assert got.loc["1", "events.event1.kind"] == "b"
+    assert got.loc["1", "events.kind.last"] == "b"  # the row with t missing
+    assert pd.isna(got.loc["3", "events.event1.kind"])
+    assert pd.isna(got.loc["3", "events.event2.cost"])
+    assert pd.isna(got.loc["2", "events.event1.kind"])

@@ -287,12 +287,11 @@ class PersonFeatures:
                         )
                         parts[column] = _as_number(raw, source).to_numpy()
                     else:
-                        parts[column] = (
-                            raw.astype(object)
-                            .where(raw.notna(), None)
-                            .map(lambda v: None if v is None else str(v))
-                            .to_numpy()
+                        codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+                        text = np.array(
+                            [str(u) for u in uniques] + [None], dtype=object
                         )
+                        parts[column] = text[codes]  # -1 (missing) -> None
                 if parts:
                     rows = pd.util.hash_pandas_object(
                         pd.DataFrame(parts), index=False
@@ -314,47 +313,69 @@ class PersonFeatures:
         self, plan: _TablePlan, frame: pd.DataFrame, person: pd.Series, ids: np.ndarray
     ) -> dict[str, pd.Series]:
         name = plan.name
-        key = person.astype(str).to_numpy()
         index = pd.Index(ids)
+        n = ids.size
+        # each row's person as a position in ``ids`` (every row has one: keys checked)
+        position = index.get_indexer(person.astype(str).to_numpy())
         out: dict[str, pd.Series] = {}
-        counts = pd.Series(key).value_counts()
-        out[f"{name}.n_rows"] = counts.reindex(index, fill_value=0).astype(np.float64)
+        counts = np.bincount(position, minlength=n).astype(np.float64)
+        out[f"{name}.n_rows"] = pd.Series(counts, index=index)
         for column, kind in plan.numeric:
             values = _as_number(frame[column], kind).to_numpy()
-            grouped = pd.Series(values).groupby(key)
+            stats = (
+                pd.Series(values)
+                .groupby(position)
+                .agg(["mean", "min", "max"])
+                .reindex(range(n))
+            )
             for stat in ("mean", "min", "max"):
-                out[f"{name}.{column}.{stat}"] = getattr(grouped, stat)().reindex(index)
-        n = counts.reindex(index, fill_value=0).to_numpy(dtype=np.float64)
-        for column, found in plan.levels:
-            values = frame[column].astype(object).where(frame[column].notna(), None)
-            text = values.map(lambda v: None if v is None else str(v)).to_numpy()
-            for level in found:
-                hits = pd.Series((text == level).astype(np.float64)).groupby(key).sum()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    share = hits.reindex(index, fill_value=0.0).to_numpy() / n
-                out[f"{name}.{column}={level}"] = pd.Series(
-                    np.where(n > 0, share, np.nan), index=index
+                out[f"{name}.{column}.{stat}"] = pd.Series(
+                    stats[stat].to_numpy(dtype=np.float64), index=index
                 )
+        for column, found in plan.levels:
+            raw = frame[column]
+            codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+            # each value of the column -> the level it is (by text), or -1
+            level_of = {level: j for j, level in enumerate(found)}
+            which = np.array(
+                [level_of.get(str(u), -1) for u in uniques], dtype=np.int64
+            )
+            row_level = np.where(codes >= 0, which[np.maximum(codes, 0)], -1)
+            hit = row_level >= 0
+            hits = np.bincount(
+                position[hit] * len(found) + row_level[hit],
+                minlength=n * len(found),
+            ).reshape(n, len(found))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shares = np.where(counts[:, None] > 0, hits / counts[:, None], np.nan)
+            for j, level in enumerate(found):
+                out[f"{name}.{column}={level}"] = pd.Series(shares[:, j], index=index)
         if plan.sequence_index is None:
             return out
         order_values = frame[plan.sequence_index]
-        ordered = pd.DataFrame({"_person": key, "_order": np.arange(len(frame))})
         sort_key = (
             _as_number(order_values, "datetime")
             if pd.api.types.is_datetime64_any_dtype(order_values)
             or isinstance(order_values.dtype, pd.StringDtype)
             or order_values.dtype == object
             else pd.to_numeric(order_values, errors="coerce")
+        ).to_numpy(dtype=np.float64)
+        # rows by person, then by the index (missing last), then as given
+        rows = np.lexsort((np.arange(len(frame)), sort_key, position))
+        people = position[rows]
+        starts = np.r_[True, people[1:] != people[:-1]] if rows.size else np.array([])
+        first_row = np.flatnonzero(starts)
+        rank = np.arange(rows.size) - np.repeat(
+            first_row, np.diff(np.r_[first_row, rows.size])
         )
-        ordered["_index"] = sort_key.to_numpy()
-        ordered = ordered.sort_values(["_person", "_index", "_order"], kind="stable")
-        rows = ordered["_order"].to_numpy()
-        people = ordered["_person"].to_numpy()
-        position = ordered.groupby("_person", sort=False).cumcount().to_numpy()
         if f"{name}.span_days" in self.metadata["columns"]:
-            span = ordered.groupby("_person")["_index"].agg(lambda s: s.max() - s.min())
-            out[f"{name}.span_days"] = span.reindex(index)
-        last = ~pd.Series(people).duplicated(keep="last").to_numpy()
+            span = pd.Series(sort_key).groupby(position).agg(["min", "max"])
+            span = span.reindex(range(n))
+            out[f"{name}.span_days"] = pd.Series(
+                (span["max"] - span["min"]).to_numpy(dtype=np.float64), index=index
+            )
+        last = np.r_[people[1:] != people[:-1], True] if rows.size else np.array([])
+        last = last.astype(bool)
         for column, kind in plan.ordered:
             raw = frame[column].iloc[rows]
             if kind == _NUMERIC:
@@ -363,15 +384,17 @@ class PersonFeatures:
                     if pd.api.types.is_datetime64_any_dtype(raw)
                     else _NUMERIC
                 )
-                values = _as_number(raw, source_kind).to_numpy()
+                ordered_values = _as_number(raw, source_kind).to_numpy()
+                empty: np.ndarray = np.full(n, np.nan)
             else:
-                values = raw.astype(object).where(raw.notna(), None).to_numpy()
-            out[f"{name}.{column}.last"] = pd.Series(
-                values[last], index=people[last]
-            ).reindex(index)
+                ordered_values = raw.astype(object).where(raw.notna(), None).to_numpy()
+                empty = np.full(n, np.nan, dtype=object)
+            at_last = empty.copy()
+            at_last[people[last]] = ordered_values[last]
+            out[f"{name}.{column}.last"] = pd.Series(at_last, index=index)
             for j in range(1, self.n_events + 1):
-                at = position == j - 1
-                out[f"{name}.event{j}.{column}"] = pd.Series(
-                    values[at], index=people[at]
-                ).reindex(index)
+                at = rank == j - 1
+                event = empty.copy()
+                event[people[at]] = ordered_values[at]
+                out[f"{name}.event{j}.{column}"] = pd.Series(event, index=index)
         return out
