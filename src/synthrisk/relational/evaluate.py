@@ -169,8 +169,9 @@ def evaluate_tables(
       the release verdict;
     * **linkage** — the cross-table linkage attack
       (:func:`~synthrisk.relational.linkage.linkage_attack`): does a person's root row,
-      or their history, lead to synthetic rows that reproduce their real children more
-      often for training people than for holdout people;
+      their history, or the set of their rows below the root (in any order) lead to
+      synthetic rows that reproduce their real children more often for training people
+      than for holdout people;
     * **tables** — ``table_metrics`` on each table, every row of a table below the root
       tagged with its person (the ``person`` parameter of the metrics that take one),
       so that the holdout arm holds only holdout people's rows and people, not rows,
