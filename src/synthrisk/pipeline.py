@@ -4,8 +4,9 @@
 :func:`evaluate_files` reads the tables, evaluates them, records each input file's name
 and SHA-256 in the report (provenance), writes the JSON and HTML reports all-or-nothing
 and judges the verdict; :meth:`FileEvaluation.gate_fails` is the release gate.
-:func:`run_file` does the same for a YAML run file (synthrisk's layout, a generator audit's or PETsARD's),
-:func:`run_demo` for the built-in demo data, :func:`report_file` for a saved JSON report,
+:func:`run_file` does the same for a YAML run file (synthrisk's layout, a generator audit's,
+related tables' or PETsARD's),
+:func:`run_demo` for the built-in demo data (:func:`run_tables_demo`: related tables), :func:`report_file` for a saved JSON report,
 :func:`audit_files` for a generator audit of files.
 
 >>> import synthrisk
@@ -42,8 +43,10 @@ from synthrisk.io.files import (
 from synthrisk.io.run_file import (
     AuditConfig,
     RunConfig,
+    TablesConfig,
     parse_audit_config,
     parse_config,
+    parse_tables_config,
     read_yaml,
 )
 from synthrisk.report import Thresholds, Verdict, judge, render_html
@@ -65,6 +68,7 @@ __all__ = [
     "FileAudit",
     "FileEvaluation",
     "RunOutcome",
+    "TablesDemoOutcome",
     "audit_files",
     "check_outputs",
     "evaluate_files",
@@ -73,6 +77,8 @@ __all__ = [
     "report_file",
     "run_demo",
     "run_file",
+    "run_tables_demo",
+    "tables_gate_fails",
 ]
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
@@ -116,14 +122,24 @@ class RunOutcome:
     gate: str | None = None
     notes: tuple[str, ...] = ()
     audits: tuple[FileAudit, ...] = ()
+    table_reports: tuple[MultiTableReport, ...] = ()
 
     def gate_fails(self, fail_on: str | None = None) -> bool:
         """True when any evaluation fails the gate (``fail_on``, else the file's
-        ``gate``), or a generator audit refuted its ``max_epsilon``."""
+        ``gate``; for related tables, the person-level verdict), or a generator audit
+        refuted its ``max_epsilon``."""
         level = fail_on or self.gate
-        return any(e.gate_fails(level) for e in self.evaluations) or any(
-            a.gate_fails(fail_on) for a in self.audits
+        return (
+            any(e.gate_fails(level) for e in self.evaluations)
+            or any(a.gate_fails(fail_on) for a in self.audits)
+            or any(tables_gate_fails(r.verdict, level) for r in self.table_reports)
         )
+
+
+def tables_gate_fails(verdict: str, fail_on: str | None) -> bool:
+    """True when a person-level verdict is at or below ``fail_on`` (``review``/``fail``)."""
+    order = {"fail": 0, "review": 1, "pass": 2}
+    return fail_on is not None and order[verdict] <= order[fail_on]
 
 
 def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
@@ -414,8 +430,11 @@ def _tables_for_values(
     return tables
 
 
-def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
-    """Read a YAML run file: synthrisk's layout, a generator audit's, or PETsARD's."""
+def load_run_file(
+    path: PathLike,
+) -> RunConfig | PetsardConfig | AuditConfig | TablesConfig:
+    """Read a YAML run file: synthrisk's layout, a generator audit's, related tables'
+    (a ``tables`` block) or PETsARD's."""
     from synthrisk.compat.petsard import is_petsard_layout, parse_petsard
 
     path = Path(path)
@@ -424,6 +443,8 @@ def load_run_file(path: PathLike) -> RunConfig | PetsardConfig | AuditConfig:
         return parse_petsard(raw, base=path.parent, source=path)
     if isinstance(raw, Mapping) and "audit" in raw:
         return parse_audit_config(raw, base=path.parent, source=path)
+    if isinstance(raw, Mapping) and "tables" in raw:
+        return parse_tables_config(raw, base=path.parent, source=path)
     return parse_config(raw, base=path.parent, source=path)
 
 
@@ -440,6 +461,8 @@ def run_file(
     config = load_run_file(path)
     if isinstance(config, AuditConfig):
         return _run_audit_file(config, path, html=html, progress=progress)
+    if isinstance(config, TablesConfig):
+        return _run_tables_file(config, path, html=html, thresholds=thresholds)
     values = include_values or config.include_values
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
@@ -589,6 +612,107 @@ def run_demo(
             out / "report.html", render_html(main_report, title=title)
         )
     return DemoOutcome(reports, json_path, html_path, out / "reports", data)
+
+
+#: the synthetic versions of the related-tables demo, the taught one last
+TABLES_DEMO_VERSIONS = ("null", "whole_copies", "child_copies")
+
+
+@dataclasses.dataclass(frozen=True)
+class TablesDemoOutcome:
+    """The related-tables demo's reports by synthetic version, and where it wrote them."""
+
+    reports: Mapping[str, MultiTableReport]
+    json: Path
+    html: Path | None
+    reports_dir: Path
+    data_dir: Path
+    config: Path
+
+
+def run_tables_demo(
+    out: PathLike, *, n_people: int = 1000, seed: int = 0
+) -> TablesDemoOutcome:
+    """Write seeded related tables (a bank), evaluate each synthetic version per person.
+
+    :func:`synthrisk.datasets.relational.load_bank` draws customers → accounts →
+    transactions; 20 % of the people are held out. Three synthetic versions are
+    evaluated: ``null`` (new people: passes), ``whole_copies`` (5 % of the synthetic
+    people are training people with all their rows: fails) and ``child_copies`` (5 %
+    of the synthetic customers carry a training person's accounts and transactions:
+    every customer row is new, so the customers table passes on its own, yet the
+    person level fails — the case that only a per-person evaluation sees). The
+    ``child_copies`` report is written as ``report.json`` / ``report.html``; the data
+    go to ``out/data`` (one folder per side, one CSV per table, ``metadata.json``)
+    with ``out/tables.yaml``, a run file that ``synthrisk run`` evaluates again. The
+    HTML reports are written when the report extra is installed.
+    """
+    from synthrisk.datasets.relational import load_bank
+    from synthrisk.relational import evaluate_tables
+    from synthrisk.report.tables import render_tables_html
+
+    n_people = check_int(n_people, name="n_people", minimum=50)
+    out = Path(out)
+    check_outputs({"`out`": out / "report.json"})
+    with_html = is_available("jinja2") and is_available("matplotlib")
+    bank = load_bank(n_people, seed=seed)
+    data = out / "data"
+    texts: dict[Path, str] = {}
+    sides = {
+        "real": bank.real,
+        "holdout": bank.holdout,
+        **{f"synthetic_{v}": bank.synthetic[v] for v in TABLES_DEMO_VERSIONS},
+    }
+    for side, tables in sides.items():
+        for name, frame in tables.items():
+            texts[data / side / f"{name}.csv"] = frame.to_csv(index=False)
+    texts[data / "metadata.json"] = _json.dumps(bank.metadata, indent=2) + "\n"
+    texts[out / "tables.yaml"] = (
+        "# synthrisk run tables.yaml: the demo's 'child_copies' version, judged per person\n"
+        "version: 1\n"
+        "tables:\n"
+        "  real: data/real\n"
+        "  synthetic: data/synthetic_child_copies\n"
+        "  holdout: data/holdout\n"
+        "  metadata: data/metadata.json\n"
+        f"seed: {seed}\n"
+        "report: {json: rerun/tables.json, html: rerun/tables.html}\n"
+        "gate: fail\n"
+    )
+    write_texts_atomic(texts)
+    reports: dict[str, MultiTableReport] = {}
+    pages: dict[str, str] = {}
+    for version in TABLES_DEMO_VERSIONS:
+        report = evaluate_tables(
+            bank.real,
+            bank.synthetic[version],
+            bank.holdout,
+            metadata=bank.metadata,
+            seed=seed,
+        )
+        reports[version] = report
+        outputs = {out / "reports" / f"{version}.json": report.to_json() + "\n"}
+        if with_html:
+            pages[version] = render_tables_html(
+                report.people,
+                report.tables,
+                verdict=report.verdict,
+                reason=report.reason,
+                linkage=report.linkage.to_dict(),
+                root=report.root,
+                n_people=report.n_people,
+                warnings=report.warnings,
+            )
+            outputs[out / "reports" / f"{version}.html"] = pages[version]
+        write_texts_atomic(outputs)
+    taught = TABLES_DEMO_VERSIONS[-1]
+    json_path = write_text_atomic(out / "report.json", reports[taught].to_json() + "\n")
+    html_path = (
+        write_text_atomic(out / "report.html", pages[taught]) if with_html else None
+    )
+    return TablesDemoOutcome(
+        reports, json_path, html_path, out / "reports", data, out / "tables.yaml"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -830,6 +954,39 @@ def _run_audit_file(
     return RunOutcome((), outcome.written, audits=(outcome,))
 
 
+def _run_tables_file(
+    config: TablesConfig,
+    path: PathLike,
+    *,
+    html: PathLike | None,
+    thresholds: Thresholds | Mapping[str, Any] | None,
+) -> RunOutcome:
+    """A run file of related tables (``--html`` / ``--thresholds`` override the file's)."""
+    html_path = Path(html) if html is not None else config.html
+    name = Path(path).name
+    check_outputs(
+        {
+            f"`report.json` of {name}": config.json,
+            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
+        }
+    )
+    report = evaluate_table_files(
+        config.real,
+        config.synthetic,
+        config.holdout,
+        metadata=config.metadata,
+        root=config.root,
+        metrics=config.metrics,
+        table_metrics=config.table_metrics,
+        seed=config.seed,
+        thresholds=config.thresholds if thresholds is None else thresholds,
+        json=config.json,
+        html=html_path,
+    )
+    written = tuple(p for p in (config.json, html_path) if p is not None)
+    return RunOutcome((), written, gate=config.gate, table_reports=(report,))
+
+
 def evaluate_table_files(
     real: PathLike,
     synthetic: PathLike,
@@ -837,6 +994,8 @@ def evaluate_table_files(
     *,
     metadata: PathLike,
     root: str | None = None,
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any] | None] | None = None,
+    table_metrics: Sequence[str] | Mapping[str, Mapping[str, Any] | None] | None = None,
     seed: int = 0,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,
@@ -853,6 +1012,9 @@ def evaluate_table_files(
         SDV's multi-table or sequential metadata (JSON).
     root : str, default=None
         The table whose rows are people (None: the one no table refers up from).
+    metrics, table_metrics : list of ids or dict id -> params, default=None
+        Metrics of the person level and of each table (None: the defaults of
+        :func:`synthrisk.relational.evaluate_tables`; ``[]`` skips the tables).
     seed : int, default=0
         Seed of every random step.
     thresholds : Thresholds or dict, default=None
@@ -882,6 +1044,8 @@ def evaluate_table_files(
         frames.get("holdout"),
         metadata=meta,
         root=root,
+        metrics=metrics,
+        table_metrics=table_metrics,
         seed=seed,
         thresholds=thresholds,
     )

@@ -228,6 +228,24 @@ def test_an_audit_too_small_for_its_claim_reads_review(
     assert "review" in (tmp_path / "audit.html").read_text()
 
 
+def test_a_run_file_gate_of_review_fails_an_audit_that_reads_review(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "audit.yaml"
+    block = (
+        "audit: {generator: 'my_generators:fresh', max_epsilon: 20, targets: 4, runs: 40,\n"
+        "        train_size: 30, attacks: [dcr]}\n"
+    )
+    data = "data: {real: real.csv, holdout: holdout.csv}\n"
+    config.write_text(data + block + "gate: review\n")
+    assert main(["run", str(config), "--quiet"]) == 1
+    config.write_text(data + block)
+    assert main(["run", str(config), "--quiet"]) == 0
+    config.write_text(data + block + "gate: warn\n")
+    assert main(["run", str(config), "--quiet"]) == 2
+    assert "`gate` must be 'review' or 'fail'" in capsys.readouterr().err
+
+
 def test_the_runs_go_to_a_dask_scheduler(
     files: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -295,10 +313,6 @@ def test_a_yaml_run_file_with_another_interpreter_and_params(
         ("{generator: 'x:y', generator_cmd: 'z'}", "needs exactly one of `generator`"),
         ("{generator: 'x:y', budget: soon}", "`audit.budget` must be a time"),
         ("{generator: 'x:y', runz: 3}", "unknown keys ['runz']"),
-        (
-            "{generator: 'x:y', fail_on: warn}",
-            "`audit.fail_on` must be 'review' or 'fail'",
-        ),
         (
             "{generator: 'x:y', scheduler: 5}",
             "`audit.scheduler` must be a Dask scheduler",

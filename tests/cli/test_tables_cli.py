@@ -67,3 +67,101 @@ def test_a_missing_folder_is_a_usage_error(
     assert _run(bank, "no_such_scenario", tmp_path) == 2
     assert "synthrisk: error:" in capsys.readouterr().err
     assert not (tmp_path / "report.json").exists()
+
+
+def _yaml(bank: Path, scenario: str, out: Path, extra: str = "") -> Path:
+    path = out / "tables.yaml"
+    path.write_text(
+        "version: 1\n"
+        "tables:\n"
+        f"  real: {bank / 'real'}\n"
+        f"  synthetic: {bank / f'synthetic_{scenario}'}\n"
+        f"  holdout: {bank / 'holdout'}\n"
+        f"  metadata: {bank / 'metadata.json'}\n"
+        "table_metrics: []\n"
+        "report: {json: out/tables.json, html: out/tables.html}\n" + extra
+    )
+    return path
+
+
+def test_run_file_of_related_tables_gates_on_the_person_level(
+    bank: Path, tmp_path: Path
+) -> None:
+    path = _yaml(bank, "whole_copies", tmp_path, "gate: fail\n")
+    assert main(["run", str(path), "--quiet"]) == 1
+    data = json.loads((tmp_path / "out" / "tables.json").read_text())
+    assert data["kind"] == "multi_table"
+    assert data["verdict"] == "fail"
+    assert data["tables"] == {}  # table_metrics: [] skips the tables
+    assert 'id="linkage"' in (tmp_path / "out" / "tables.html").read_text()
+    # no gate in the file, none on the command line: the run does not gate
+    path = _yaml(bank, "whole_copies", tmp_path)
+    assert main(["run", str(path), "--quiet"]) == 0
+    assert main(["run", str(path), "--quiet", "--fail-on", "fail"]) == 1
+
+
+def test_run_file_of_related_tables_null_passes_the_gate(
+    bank: Path, tmp_path: Path
+) -> None:
+    path = _yaml(bank, "null", tmp_path, "gate: fail\nseed: 1\n")
+    assert main(["run", str(path), "--quiet"]) == 0
+    data = json.loads((tmp_path / "out" / "tables.json").read_text())
+    assert data["seed"] == 1
+    assert data["verdict"] in ("pass", "review")
+
+
+def test_run_file_of_related_tables_bad_key_is_a_usage_error(
+    bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _yaml(bank, "null", tmp_path, "fail_on: fail\n")
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown keys ['fail_on']" in err
+    assert "'gate'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_multi_table_demo_writes_data_reports_and_a_run_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--multi-table", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "child_copies: verdict FAIL" in printed
+    for side in ("real", "holdout", "synthetic_null", "synthetic_child_copies"):
+        assert sorted(p.name for p in (out / "data" / side).iterdir()) == [
+            "accounts.csv",
+            "customers.csv",
+            "transactions.csv",
+        ]
+    verdicts = {
+        version: json.loads((out / "reports" / f"{version}.json").read_text())
+        for version in ("null", "whole_copies", "child_copies")
+    }
+    assert verdicts["null"]["verdict"] != "fail"
+    assert verdicts["whole_copies"]["verdict"] == "fail"
+    # the taught version: every customer row is new, the people are exposed
+    child = json.loads((out / "report.json").read_text())
+    assert child == verdicts["child_copies"]
+    assert child["verdict"] == "fail"
+    assert child["table_verdicts"]["customers"] != "fail"
+    assert child["linkage"]["level"] == "fail"
+    assert (out / "report.html").read_text().count('id="linkage"') == 1
+    # the run file it writes evaluates the taught version again, and gates
+    assert main(["run", str(out / "tables.yaml"), "--quiet"]) == 1
+    rerun = json.loads((out / "rerun" / "tables.json").read_text())
+    assert rerun["verdict"] == "fail"
+
+
+def test_multi_table_demo_without_the_report_extra_writes_json_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import synthrisk.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "is_available", lambda name: False)
+    out = tmp_path / "demo"
+    assert main(["demo", "--multi-table", "--rows", "200", "--out", str(out)]) == 0
+    assert "no HTML report" in capsys.readouterr().out
+    assert (out / "report.json").is_file()
+    assert not (out / "report.html").exists()
+    assert not list((out / "reports").glob("*.html"))

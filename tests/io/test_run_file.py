@@ -133,3 +133,140 @@ def test_self_test_key(tmp_path: Path) -> None:
     assert load_config(path).self_test is True
     plain = _write(tmp_path, "data: {real: r.csv, synthetic: s.csv}\n")
     assert load_config(plain).self_test is False
+
+
+def _tables_layout(tmp_path: Path) -> None:
+    for side in ("real", "synthetic", "holdout"):
+        (tmp_path / side).mkdir()
+    (tmp_path / "metadata.json").write_text("{}")
+
+
+def test_tables_layout_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
+    from synthrisk.io.run_file import TablesConfig
+    from synthrisk.pipeline import load_run_file
+
+    _tables_layout(tmp_path)
+    path = _write(
+        tmp_path,
+        "version: 1\n"
+        "tables: {real: real, synthetic: synthetic, holdout: holdout,\n"
+        "         metadata: metadata.json, root: customers}\n"
+        "metrics: [identification, dcr_share]\n"
+        "table_metrics: {identification: {}}\n"
+        "seed: 4\n"
+        "thresholds: {identification: {pass: 0.05, fail: 0.1}}\n"
+        "report: {json: out/t.json, html: out/t.html}\n"
+        "gate: fail\n",
+    )
+    config = load_run_file(path)
+    assert isinstance(config, TablesConfig)
+    assert config.real == tmp_path / "real"
+    assert config.holdout == tmp_path / "holdout"
+    assert config.metadata == tmp_path / "metadata.json"
+    assert config.root == "customers"
+    assert config.metrics == {"identification": {}, "dcr_share": {}}
+    assert config.table_metrics == {"identification": {}}
+    assert config.seed == 4
+    assert config.json == tmp_path / "out" / "t.json"
+    assert config.gate == "fail"
+
+
+def test_tables_layout_without_holdout_or_options(tmp_path: Path) -> None:
+    from synthrisk.io.run_file import TablesConfig
+    from synthrisk.pipeline import load_run_file
+
+    _tables_layout(tmp_path)
+    config = load_run_file(
+        _write(
+            tmp_path,
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n",
+        )
+    )
+    assert isinstance(config, TablesConfig)
+    assert config.holdout is None
+    assert config.metrics is None
+    assert config.table_metrics is None
+    empty = load_run_file(
+        _write(
+            tmp_path,
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "table_metrics: []\n",
+        )
+    )
+    assert isinstance(empty, TablesConfig)
+    assert empty.table_metrics == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json, roots: x}\n",
+            r"`tables` has unknown keys \['roots'\]; allowed keys are "
+            r"\['real', 'synthetic', 'holdout', 'metadata', 'root'\]\. Did you mean 'root'\?",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\ndata: {}\n",
+            r"run\.yaml has unknown keys \['data'\]",
+        ),
+        (
+            "tables: {real: real, synthetic: nowhere, metadata: metadata.json}\n",
+            r"`tables\.synthetic`: the folder '.*nowhere' does not exist; give a folder",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: meta.json}\n",
+            r"`tables\.metadata`: the file '.*meta\.json' does not exist",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic}\n",
+            r"`tables\.metadata` is required \(the path of SDV's",
+        ),
+        (
+            "tables: {real: real, metadata: metadata.json}\n",
+            r"`tables\.synthetic` is required \(a folder holding one CSV or Parquet",
+        ),
+        (
+            "tables: {real: 3, synthetic: synthetic, metadata: metadata.json}\n",
+            r"`tables\.real` must be a path string; got 3",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json, root: [a]}\n",
+            r"`tables\.root` must name the table whose rows are people",
+        ),
+        (
+            "tables: [real, synthetic]\n",
+            r"`tables` must be a mapping with keys",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "table_metrics: {singlingout: {}}\n",
+            r"`table_metrics\.singlingout`: unknown metric 'singlingout'",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "metrics: [1, 2]\n",
+            r"`metrics` must list metric ids or map them to parameter mappings",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "gate: always\n",
+            r"`gate` must be 'review' or 'fail'",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "seed: x\n",
+            r"`seed` must be a non-negative integer",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "report: {json: a, top_n: 3}\n",
+            r"`report` has unknown keys \['top_n'\]; allowed keys are \['json', 'html'\]",
+        ),
+    ],
+)
+def test_bad_tables_layouts(tmp_path: Path, text: str, match: str) -> None:
+    from synthrisk.pipeline import load_run_file
+
+    _tables_layout(tmp_path)
+    with pytest.raises(ConfigError, match=match):
+        load_run_file(_write(tmp_path, text))

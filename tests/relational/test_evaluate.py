@@ -124,6 +124,49 @@ def test_sequential_null_passes_and_copies_fail(clinic: Any) -> None:
     assert copies.linkage.attacks[0].linked_training == 40
 
 
+@pytest.mark.parametrize("sequential", [True, False])
+def test_shuffled_sequences_fail_through_the_row_set_attack(sequential: bool) -> None:
+    data = load_clinic(n_patients=N_PEOPLE, seed=0, sequential=sequential)
+    report = evaluate_tables(
+        data.real,
+        data.synthetic["shuffled_sequences"],
+        data.holdout,
+        metadata=data.metadata,
+        table_metrics=[],
+    )
+    attacks = {a.name: a for a in report.linkage.attacks}
+    assert list(attacks) == ["root_to_children", "history", "row_set"]
+    # the order-aware summaries hide most copies from the distance attacks ...
+    assert attacks["history"].linked_training < 20
+    # ... but not their rows: every copied patient is linked, no holdout patient
+    row_set = attacks["row_set"]
+    assert (row_set.linked_training, row_set.linked_holdout) == (40, 0)
+    assert row_set.p_value < 1e-3
+    assert report.linkage.p_value == pytest.approx(3 * row_set.p_value)
+    assert report.linkage.level == "fail"
+    assert report.verdict == "fail"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_nulls_link_no_one_by_their_rows(seed: int) -> None:
+    for data in (
+        load_bank(n_customers=N_PEOPLE, seed=seed),
+        load_clinic(n_patients=N_PEOPLE, seed=seed),
+    ):
+        report = evaluate_tables(
+            data.real,
+            data.synthetic["null"],
+            data.holdout,
+            metadata=data.metadata,
+            table_metrics=[],
+        )
+        row_set = {a.name: a for a in report.linkage.attacks}["row_set"]
+        assert row_set.linked_training + row_set.linked_holdout == 0
+        assert row_set.n_training + row_set.n_holdout == N_PEOPLE
+        assert report.linkage.level == "pass"
+        assert report.verdict != "fail"
+
+
 def test_without_holdout_the_verdict_is_review() -> None:
     small = load_bank(n_customers=120, seed=1)
     report = evaluate_tables(
@@ -226,3 +269,46 @@ def test_a_synthetic_table_without_rows_is_judged_at_person_level_only() -> None
         "people are judged at person level, with no rows in it).",
     )
     assert report.people["dcr_share"].status == "ok"
+
+
+def test_table_metrics_run_on_a_seeded_sample_of_people() -> None:
+    small = load_bank(n_customers=300, seed=4)
+    kwargs: dict[str, Any] = {
+        "metadata": small.metadata,
+        "metrics": ["identical_match_share"],
+        "table_metrics": ["identical_match_share"],
+    }
+    report = evaluate_tables(
+        small.real, small.synthetic["null"], small.holdout, table_people=100, **kwargs
+    )
+    inputs = report.tables["customers"].to_dict()["inputs"]
+    assert inputs["real"]["rows"] == 100  # type: ignore[index,call-overload]
+    assert inputs["synthetic"]["rows"] == 100  # type: ignore[index,call-overload]
+    assert inputs["holdout"]["rows"] == 60  # type: ignore[index,call-overload]
+    # every row of a sampled person is kept, no row of another
+    accounts = report.tables["accounts"].to_dict()["inputs"]
+    n_accounts = accounts["real"]["rows"]  # type: ignore[index,call-overload]
+    assert 100 <= n_accounts <= 300
+    assert any("seeded sample of 100 people" in w for w in report.warnings)
+    # the person level and the linkage use every person
+    assert report.n_people == {"real": 240, "synthetic": 240, "holdout": 60}
+    assert report.linkage.attacks[0].n_training == 240
+    again = evaluate_tables(
+        small.real, small.synthetic["null"], small.holdout, table_people=100, **kwargs
+    )
+    for name, table in report.tables.items():
+        assert again.tables[name].to_dict()["inputs"] == table.to_dict()["inputs"]
+        assert (
+            again.tables[name]["identical_match_share"].score
+            == table["identical_match_share"].score
+        )
+    full = evaluate_tables(
+        small.real, small.synthetic["null"], small.holdout, table_people=None, **kwargs
+    )
+    rows = full.tables["customers"].to_dict()["inputs"]["real"]["rows"]  # type: ignore[index,call-overload]
+    assert rows == 240
+    assert not any("seeded sample" in w for w in full.warnings)
+    with pytest.raises(ParameterError, match="table_people"):
+        evaluate_tables(
+            small.real, small.synthetic["null"], small.holdout, table_people=0, **kwargs
+        )

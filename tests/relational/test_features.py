@@ -118,6 +118,47 @@ def test_shuffled_sequences_keep_the_summaries_and_change_the_order() -> None:
     assert differs.sum() >= 1
 
 
+def test_row_sets_ignore_order_and_keys_and_see_every_value() -> None:
+    clinic = load_clinic(n_patients=60, seed=1)
+    meta = load_metadata(clinic.metadata)
+    plan = PersonFeatures.fit({"real": clinic.real}, meta)
+    real = clinic.real
+    codes = plan.row_sets(real, person_of_rows(real, meta))
+    assert codes.dtype == np.uint64
+    assert codes.shape == (len(real["patients"]),)
+    assert (codes != 0).all()  # every patient has visits
+    assert np.unique(codes).size == codes.size
+    # the shuffled copies keep their rows (values shuffled among the dates): same codes
+    shuffled = clinic.synthetic["shuffled_sequences"]
+    n_copy = len(clinic.copied["shuffled_sequences"])
+    syn_codes = plan.row_sets(shuffled, person_of_rows(shuffled, meta))
+    where = {p: i for i, p in enumerate(real["patients"]["patient_id"])}
+    originals = codes[[where[p] for p in clinic.copied["shuffled_sequences"]]]
+    np.testing.assert_array_equal(syn_codes[:n_copy], originals)
+    assert not np.isin(syn_codes[n_copy:], codes).any()
+    # rows in another order, new keys: the same codes
+    visits = real["visits"].sample(frac=1.0, random_state=0)
+    visits = visits.assign(visit_id=[f"x{i}" for i in range(len(visits))])
+    moved = {"patients": real["patients"], "visits": visits}
+    np.testing.assert_array_equal(
+        plan.row_sets(moved, person_of_rows(moved, meta)), codes
+    )
+    # one value changed, or one row repeated: that person's code changes, no other's
+    first = real["visits"]["patient_id"].iloc[0]
+    changed = real["visits"].copy()
+    changed.loc[changed.index[0], "cost"] += 0.01
+    twice = pd.concat([real["visits"], real["visits"].iloc[[0]]], ignore_index=True)
+    twice.loc[twice.index[-1], "visit_id"] = "extra"
+    for visits in (changed, twice):
+        other = {"patients": real["patients"], "visits": visits}
+        got = plan.row_sets(other, person_of_rows(other, meta))
+        differ = np.flatnonzero(got != codes)
+        assert differ.tolist() == [where[first]]
+    # a person without rows below the root has code 0
+    alone = {"patients": real["patients"], "visits": real["visits"].iloc[:0]}
+    assert (plan.row_sets(alone, person_of_rows(alone, meta)) == 0).all()
+
+
 def test_sequential_and_two_table_forms_give_the_same_features() -> None:
     two = load_clinic(n_patients=40, seed=7)
     seq = load_clinic(n_patients=40, seed=7, sequential=True)
@@ -132,3 +173,40 @@ def test_sequential_and_two_table_forms_give_the_same_features() -> None:
     b.columns = [c.replace("visits.", "visits.", 1) for c in b.columns]
     assert a.columns.tolist() == b.columns.tolist()
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+def test_summaries_with_missing_values_ties_and_a_person_without_rows() -> None:
+    meta = load_metadata(METADATA)
+    tables = {
+        "people": pd.DataFrame({"pid": [3, 1, 2], "age": [30, 10, 20]}),
+        "events": pd.DataFrame(
+            {
+                "eid": [1, 2, 3, 4, 5],
+                # person 1: t 5, missing, 5 (a tie kept in the given order); person 3: 2
+                "pid": [1, 3, 1, 1, 1],
+                "t": [5.0, 2.0, np.nan, 5.0, 1.0],
+                "kind": ["a", None, "b", "a", "b"],
+                "cost": [1.0, 4.0, np.nan, 3.0, 7.0],
+            }
+        ),
+    }
+    plan = PersonFeatures.fit({"real": tables}, meta)
+    got = plan.transform(tables, person_of_rows(tables, meta))
+    assert got.index.tolist() == ["3", "1", "2"]
+    assert got["events.n_rows"].tolist() == [1.0, 4.0, 0.0]
+    assert got.loc["1", "events.cost.mean"] == pytest.approx(11 / 3)
+    assert got.loc["1", "events.cost.min"] == 1.0
+    assert np.isnan(got.loc["2", "events.cost.max"])
+    # shares of each level among the person's rows (a missing value is no level)
+    assert got.loc["1", "events.kind=a"] == 0.5
+    assert got.loc["3", "events.kind=b"] == 0.0
+    assert np.isnan(got.loc["2", "events.kind=a"])
+    # in the order of t (missing last, ties as given): 1.0, 5.0 (row 1), 5.0 (row 4), nan
+    assert got.loc["1", "events.event1.cost"] == 7.0
+    assert got.loc["1", "events.event2.cost"] == 1.0
+    assert got.loc["1", "events.event3.cost"] == 3.0
+    assert got.loc["1", "events.event1.kind"] == "b"
+    assert got.loc["1", "events.kind.last"] == "b"  # the row with t missing
+    assert pd.isna(got.loc["3", "events.event1.kind"])
+    assert pd.isna(got.loc["3", "events.event2.cost"])
+    assert pd.isna(got.loc["2", "events.event1.kind"])

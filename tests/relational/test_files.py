@@ -49,3 +49,45 @@ def test_read_tables_errors(tmp_path: Path) -> None:
     pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "t.parquet")
     with pytest.raises(InputError, match="two files of table 't'"):
         read_tables(tmp_path)
+
+
+def test_read_tables_reads_a_parquet_dataset_folder_as_one_table(
+    tmp_path: Path,
+) -> None:
+    bank = load_bank(n_customers=30, seed=0)
+    bank.real["customers"].to_csv(tmp_path / "customers.csv", index=False)
+    bank.real["accounts"].to_parquet(tmp_path / "accounts.parquet")
+    parts = tmp_path / "transactions"
+    parts.mkdir()
+    transactions = bank.real["transactions"]
+    half = len(transactions) // 2
+    transactions.iloc[:half].to_parquet(parts / "part-0.parquet")
+    transactions.iloc[half:].to_parquet(parts / "part-1.parquet")
+    (tmp_path / "notes").mkdir()  # a folder without Parquet files is no table
+    (tmp_path / "notes" / "readme.csv").write_text("a\n1\n", encoding="utf-8")
+    tables = read_tables(tmp_path)
+    assert list(tables) == ["accounts", "customers", "transactions"]
+    pd.testing.assert_frame_equal(
+        tables["transactions"].reset_index(drop=True),
+        transactions.reset_index(drop=True),
+        check_dtype=False,
+    )
+    # Spark's naming: a folder named like a Parquet file
+    (tmp_path / "transactions").rename(tmp_path / "transactions.parquet")
+    assert len(read_tables(tmp_path)["transactions"]) == len(transactions)
+    # a dataset and a file of the same table: one of them must go
+    transactions.to_csv(tmp_path / "transactions.csv", index=False)
+    with pytest.raises(InputError, match="two files of table 'transactions'"):
+        read_tables(tmp_path)
+
+
+def test_a_parquet_dataset_that_cannot_be_read_is_an_input_error(
+    tmp_path: Path,
+) -> None:
+    parts = tmp_path / "events"
+    parts.mkdir()
+    (parts / "part-0.parquet").write_bytes(b"not parquet")
+    with pytest.raises(
+        InputError, match=r"cannot read the real table 'events' Parquet"
+    ):
+        read_tables(tmp_path, name="real")

@@ -15,6 +15,7 @@ from synthrisk.exceptions import ParameterError
 
 if TYPE_CHECKING:
     from synthrisk.pipeline import FileAudit, FileEvaluation
+    from synthrisk.relational import MultiTableReport
 
 __all__ = ["COMMANDS", "EXIT_GATE", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "metrics"]
 
@@ -92,7 +93,8 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``synthrisk run CONFIG``: a YAML run file (synthrisk's, a generator audit's or PETsARD's)."""
+    """``synthrisk run CONFIG``: a YAML run file (synthrisk's, a generator audit's,
+    related tables' or PETsARD's)."""
     from synthrisk.pipeline import run_file
 
     outcome = run_file(
@@ -110,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
     if outcome.audits:
         return _finish_audit(outcome.audits[0], args.quiet)
     fail_on = args.fail_on or outcome.gate
+    if outcome.table_reports:
+        return _finish_tables(
+            outcome.table_reports[0], outcome.written, fail_on, quiet=args.quiet
+        )
     return _finish(outcome.evaluations, outcome.written, fail_on, quiet=args.quiet)
 
 
@@ -139,14 +145,54 @@ def demo(args: argparse.Namespace) -> int:
     from synthrisk.pipeline import check_outputs, run_demo
 
     check_outputs({"`--out`": Path(args.out) / "report.json"})
+    if args.multi_table:
+        return _tables_demo(args)
+    rows = 20_000 if args.rows is None else args.rows
     console(quiet=args.quiet).print(
-        f"Generating the demo population ({args.rows} rows, seed {args.seed}) and "
+        f"Generating the demo population ({rows} rows, seed {args.seed}) and "
         "evaluating each synthetic version …"
     )
-    outcome = run_demo(
-        args.out, n_rows=args.rows, seed=args.seed, progress=not args.quiet
-    )
+    outcome = run_demo(args.out, n_rows=rows, seed=args.seed, progress=not args.quiet)
     print_demo(outcome, quiet=args.quiet)
+    return EXIT_OK
+
+
+def _tables_demo(args: argparse.Namespace) -> int:
+    """``synthrisk demo --multi-table``: related tables, each version judged per person."""
+    from synthrisk.cli._console import console, esc
+    from synthrisk.pipeline import run_tables_demo
+
+    people = 1000 if args.rows is None else args.rows
+    out = console(quiet=args.quiet)
+    out.print(
+        f"Generating the demo bank ({people} people: customers -> accounts -> transactions, "
+        f"seed {args.seed}) and evaluating each synthetic version per person …"
+    )
+    demo = run_tables_demo(args.out, n_people=people, seed=args.seed)
+    for version, report in demo.reports.items():
+        tables = ", ".join(f"{k} {v}" for k, v in report.table_verdicts.items())
+        people_level = (
+            report.people.verdict.overall if report.people.verdict else "review"
+        )
+        out.print(
+            f"[bold]{esc(version)}[/bold]: verdict {report.verdict.upper()} "
+            f"(person level {people_level}, linkage {report.linkage.level}; "
+            f"tables: {esc(tables)})"
+        )
+    out.print(f"\nReport of the 'child_copies' version: {esc(str(demo.json))}")
+    if demo.html is not None:
+        out.print(
+            f"HTML report of the 'child_copies' version (open it in a browser): {esc(str(demo.html))}"
+        )
+    else:
+        out.print(
+            "[yellow]note:[/yellow] no HTML report: it needs the report extra "
+            "(pip install 'synthrisk\\[report]')."
+        )
+    out.print(
+        f"Reports of every version: {esc(str(demo.reports_dir))}/   Data: "
+        f"{esc(str(demo.data_dir))}/   Run it again: synthrisk run {esc(str(demo.config))}"
+    )
     return EXIT_OK
 
 
@@ -255,7 +301,6 @@ def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
 
 def evaluate_tables(args: argparse.Namespace) -> int:
     """``synthrisk evaluate-tables``: related tables judged per person."""
-    from synthrisk.cli._console import console, esc, print_written
     from synthrisk.pipeline import evaluate_table_files
 
     # the pipeline refuses outputs that cannot be written before reading any table
@@ -271,17 +316,29 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         html=args.html,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
-    print_written(
-        [Path(p) for p in (args.json, args.html) if p and p != "-"], quiet=quiet
-    )
+    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
+    return _finish_tables(report, written, args.fail_on, quiet=quiet)
+
+
+def _finish_tables(
+    report: MultiTableReport,
+    written: Sequence[Path],
+    fail_on: str | None,
+    *,
+    quiet: bool,
+) -> int:
+    """Print what was written and the person-level summary; the gate's exit code."""
+    from synthrisk.cli._console import console, esc, print_written
+    from synthrisk.pipeline import tables_gate_fails
+
+    print_written(written, quiet=quiet)
     out = console(quiet=quiet)
     for line in report.summary_lines():
         out.print(esc(line))
-    order = {"fail": 0, "review": 1, "pass": 2}
-    if args.fail_on is not None and order[report.verdict] <= order[args.fail_on]:
+    if tables_gate_fails(report.verdict, fail_on):
         print(
             f"synthrisk: gate failed: the person-level verdict is {report.verdict!r}, "
-            f"at or below --fail-on {args.fail_on!r}.",
+            f"at or below --fail-on {fail_on!r}.",
             file=sys.stderr,
         )
         return EXIT_GATE

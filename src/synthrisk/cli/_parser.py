@@ -137,6 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run the evaluation or generator audit described by a YAML file (synthrisk's layouts or PETsARD's)",
+        description=(
+            "Run a YAML file in one of synthrisk's layouts, told apart by their blocks: "
+            "`data:` (one table: real, synthetic, holdout, metadata), `audit:` (a generator "
+            "audit) or `tables:` (related tables judged per person: real, synthetic and "
+            "holdout folders with one file per table, SDV multi-table or sequential "
+            "metadata, an optional root table; with metrics, table_metrics, seed, "
+            "thresholds, report {json, html} and gate, as in `synthrisk evaluate-tables`); "
+            "or PETsARD's layout. See README.md, docs/audit.md and docs/relational.md."
+        ),
     )
     run.add_argument("config", metavar="CONFIG.yaml")
     _add_report_options(run)
@@ -181,8 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--rows",
         type=int,
-        default=20_000,
-        help="size of the demo population (default: 20000)",
+        default=None,
+        help=(
+            "size of the demo population (default: 20000 rows; with --multi-table, "
+            "1000 people)"
+        ),
+    )
+    demo.add_argument(
+        "--multi-table",
+        action="store_true",
+        help=(
+            "related tables instead: a seeded bank (customers -> accounts -> "
+            "transactions) with three synthetic versions, judged per person: new people "
+            "(pass), 5%% of people copied with all their rows (fail), and 5%% of "
+            "customers given a real person's accounts and transactions (fail). The "
+            "last is the main report: every customer row is new, so the customers "
+            "table passes on its own, yet the people are exposed, which only a "
+            "per-person evaluation sees"
+        ),
     )
     demo.add_argument("--seed", type=int, default=0, help="seed (default: 0)")
     demo.add_argument(

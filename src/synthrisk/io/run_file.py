@@ -33,8 +33,23 @@ The ``audit`` block also takes ``generator_python`` (another interpreter that ru
 ``generator``: ``module:function`` or a named generator such as ``dpmm:mst``),
 ``generator_params`` (the generator's keyword arguments), ``run_timeout`` (``2h``,
 ``90s``, seconds or ``none``), ``cache`` (a folder of earlier runs' outputs),
-``scheduler`` (a Dask scheduler's address for the shadow runs) and ``fail_on``
-(``review`` or ``fail``: the verdict that fails the gate, with ``max_epsilon``).
+and ``scheduler`` (a Dask scheduler's address for the shadow runs); a top-level ``gate``
+(``review`` or ``fail``) is the verdict that fails the gate, with ``max_epsilon``.
+
+Related tables judged per person (:func:`synthrisk.relational.evaluate_tables`,
+``synthrisk evaluate-tables``) have theirs, told apart by its ``tables`` block:
+
+.. code-block:: yaml
+
+    version: 1
+    tables: {real: data/real, synthetic: data/synthetic, holdout: data/holdout,
+             metadata: metadata.json, root: customers}   # folders: one file per table
+    metrics: [identification, dcr_share]      # of the person level (default: PERSON_METRICS)
+    table_metrics: []                         # of each table (default: TABLE_METRICS)
+    seed: 0
+    thresholds: {identification: {pass: 0.05, fail: 0.1}}
+    report: {json: out/tables.json, html: out/tables.html}
+    gate: fail
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
@@ -57,6 +72,7 @@ from synthrisk.metrics import get_metric, suggest
 __all__ = [
     "AuditConfig",
     "RunConfig",
+    "TablesConfig",
     "check_gate",
     "check_report_options",
     "check_thresholds",
@@ -65,6 +81,7 @@ __all__ = [
     "parse_budget",
     "parse_config",
     "parse_seconds",
+    "parse_tables_config",
     "read_yaml",
     "yaml_error_text",
 ]
@@ -83,7 +100,7 @@ _TOP = (
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
 _COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
-_AUDIT_TOP = ("version", "data", "seed", "audit", "report")
+_AUDIT_TOP = ("version", "data", "seed", "audit", "report", "gate")
 _AUDIT_DATA = ("real", "holdout", "metadata", "encoding")
 #: the ``audit`` block's keys -> the parameters of :func:`synthrisk.audit.audit`
 AUDIT_OPTIONS = {
@@ -108,9 +125,19 @@ _AUDIT = (
     "cache",
     "scheduler",
     "max_epsilon",
-    "fail_on",
     *AUDIT_OPTIONS,
 )
+_TABLES_TOP = (
+    "version",
+    "tables",
+    "seed",
+    "metrics",
+    "table_metrics",
+    "thresholds",
+    "report",
+    "gate",
+)
+_TABLES = ("real", "synthetic", "holdout", "metadata", "root")
 _TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -195,6 +222,31 @@ class AuditConfig:
     fail_on: str | None = None
     json: Path | None = None
     html: Path | None = None
+    source: Path | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TablesConfig:
+    """A parsed configuration of related tables judged per person (paths resolved).
+
+    ``real``, ``synthetic`` and ``holdout`` are folders holding one file per table;
+    ``metrics`` and ``table_metrics`` map metric ids to parameters (None: the defaults
+    of :func:`synthrisk.relational.evaluate_tables`; an empty ``table_metrics`` skips
+    the per-table reports).
+    """
+
+    real: Path
+    synthetic: Path
+    metadata: Path
+    holdout: Path | None = None
+    root: str | None = None
+    seed: int = 0
+    metrics: Mapping[str, Mapping[str, Any]] | None = None
+    table_metrics: Mapping[str, Mapping[str, Any]] | None = None
+    thresholds: Mapping[str, Any] | None = None
+    json: Path | None = None
+    html: Path | None = None
+    gate: str | None = None
     source: Path | None = None
 
 
@@ -355,32 +407,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     def resolve(value: Any, key: str) -> Path | None:
         return _path(value, key, base, where)
 
-    metrics = raw.get("metrics")
-    if metrics is not None:
-        if isinstance(metrics, list):
-            metrics = {m: {} for m in metrics}
-        if not isinstance(metrics, Mapping):
-            msg = f"{where}: `metrics` must map metric ids to parameter mappings; got {metrics!r}."
-            raise ConfigError(msg)
-        checked = {}
-        for metric_id, params in metrics.items():
-            params = {} if params is None else params
-            if not isinstance(params, Mapping):
-                msg = f"{where}: parameters of metric {metric_id!r} must be a mapping; got {params!r}."
-                raise ConfigError(msg)
-            try:
-                cls = get_metric(str(metric_id))
-                # an old parameter name warns once, here, and is stored under its new name
-                params = cls.rename_params(params)
-                cls.from_params(params)
-            except SynthriskError as exc:
-                key = f"metrics.{metric_id}"
-                if exc.parameter is not None:
-                    key += f".{exc.parameter}"
-                msg = f"{where}: `{key}`: {exc.detail or exc}"
-                raise ConfigError(msg) from None
-            checked[str(metric_id)] = dict(params)
-        metrics = checked
+    metrics = _metrics(raw.get("metrics"), "metrics", where)
     compute = _check_keys(raw.get("compute") or {}, _COMPUTE, f"{where}: `compute`")
     report = _check_keys(raw.get("report") or {}, _REPORT, f"{where}: `report`")
     flags = check_report_options(report, where)
@@ -422,6 +449,39 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     )
 
 
+def _metrics(metrics: Any, key: str, where: str) -> dict[str, dict[str, Any]] | None:
+    """A ``metrics:`` block (a list of ids, or ids mapped to parameters), each checked."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, list):
+        if not all(isinstance(m, str) for m in metrics):
+            msg = f"{where}: `{key}` must list metric ids or map them to parameter mappings; got {metrics!r}."
+            raise ConfigError(msg)
+        metrics = {m: {} for m in metrics}
+    if not isinstance(metrics, Mapping):
+        msg = f"{where}: `{key}` must map metric ids to parameter mappings; got {metrics!r}."
+        raise ConfigError(msg)
+    checked = {}
+    for metric_id, params in metrics.items():
+        params = {} if params is None else params
+        if not isinstance(params, Mapping):
+            msg = f"{where}: parameters of metric {metric_id!r} must be a mapping; got {params!r}."
+            raise ConfigError(msg)
+        try:
+            cls = get_metric(str(metric_id))
+            # an old parameter name warns once, here, and is stored under its new name
+            params = cls.rename_params(params)
+            cls.from_params(params)
+        except SynthriskError as exc:
+            name = f"{key}.{metric_id}"
+            if exc.parameter is not None:
+                name += f".{exc.parameter}"
+            msg = f"{where}: `{name}`: {exc.detail or exc}"
+            raise ConfigError(msg) from None
+        checked[str(metric_id)] = dict(params)
+    return checked
+
+
 def _check_encoding(value: Any, where: str) -> str | None:
     """``data.encoding``: None or the name of a known text encoding."""
     if value is None:
@@ -455,17 +515,6 @@ def _path(value: Any, key: str, base: Path, where: str) -> Path | None:
         raise ConfigError(msg)
     p = Path(value)
     return p if p.is_absolute() else base / p
-
-
-def _audit_fail_on(value: Any, where: str) -> str | None:
-    if value is None or value in ("review", "fail"):
-        return value
-    msg = (
-        f"{where}: `audit.fail_on` must be 'review' or 'fail'; got {value!r}. 'fail' fails "
-        "the gate when the bound is above `max_epsilon`; 'review' also when the runs could "
-        "not have refuted it."
-    )
-    raise ConfigError(msg)
 
 
 def parse_audit_config(
@@ -556,8 +605,76 @@ def parse_audit_config(
         encoding=_check_encoding(data.get("encoding"), where),
         options=options,
         max_epsilon=None if max_epsilon is None else float(max_epsilon),
-        fail_on=_audit_fail_on(block.get("fail_on"), where),
+        fail_on=check_gate(raw.get("gate"), where),
         json=_path(report.get("json"), "report.json", base, where),
         html=_path(report.get("html"), "report.html", base, where),
+        source=source,
+    )
+
+
+def parse_tables_config(
+    raw: Any, *, base: Path, source: Path | None = None
+) -> TablesConfig:
+    """Validate a configuration of related tables; relative paths are resolved against ``base``.
+
+    The folders (``tables.real``, ``tables.synthetic``, ``tables.holdout``) and the
+    metadata file must exist; each error names its key and the fix.
+    """
+    where = str(source) if source else "config"
+    raw = _check_keys(raw, _TABLES_TOP, where)
+    if raw.get("version", 1) != 1:
+        msg = f"{where}: `version` must be 1; got {raw.get('version')!r}."
+        raise ConfigError(msg)
+    block = _check_keys(raw.get("tables"), _TABLES, f"{where}: `tables`")
+    for key in ("real", "synthetic", "metadata"):
+        if not block.get(key):
+            what = (
+                "the path of SDV's multi-table or sequential metadata (JSON)"
+                if key == "metadata"
+                else "a folder holding one CSV or Parquet file per table"
+            )
+            msg = f"{where}: `tables.{key}` is required ({what})."
+            raise ConfigError(msg)
+    folders: dict[str, Path | None] = {}
+    for key in ("real", "synthetic", "holdout"):
+        path = _path(block.get(key), f"tables.{key}", base, where)
+        if path is not None and not path.is_dir():
+            msg = (
+                f"{where}: `tables.{key}`: the folder {str(path)!r} does not exist; give a "
+                "folder holding one CSV or Parquet file per table (relative paths start "
+                "at the configuration file)."
+            )
+            raise ConfigError(msg)
+        folders[key] = path
+    metadata = _path(block["metadata"], "tables.metadata", base, where)
+    assert metadata is not None
+    if not metadata.is_file():
+        msg = (
+            f"{where}: `tables.metadata`: the file {str(metadata)!r} does not exist; give "
+            "the path of SDV's multi-table or sequential metadata (JSON)."
+        )
+        raise ConfigError(msg)
+    root = block.get("root")
+    if root is not None and not isinstance(root, str):
+        msg = f"{where}: `tables.root` must name the table whose rows are people; got {root!r}."
+        raise ConfigError(msg)
+    report = _check_keys(
+        raw.get("report") or {}, ("json", "html"), f"{where}: `report`"
+    )
+    assert folders["real"] is not None
+    assert folders["synthetic"] is not None
+    return TablesConfig(
+        real=folders["real"],
+        synthetic=folders["synthetic"],
+        metadata=metadata,
+        holdout=folders["holdout"],
+        root=root,
+        seed=_seed(raw, where),
+        metrics=_metrics(raw.get("metrics"), "metrics", where),
+        table_metrics=_metrics(raw.get("table_metrics"), "table_metrics", where),
+        thresholds=check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`"),
+        json=_path(report.get("json"), "report.json", base, where),
+        html=_path(report.get("html"), "report.html", base, where),
+        gate=check_gate(raw.get("gate"), where),
         source=source,
     )

@@ -7,8 +7,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from synthrisk._rng import as_generator
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk.evaluate import evaluate
@@ -154,6 +156,7 @@ def evaluate_tables(
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     working_memory: float | None = None,
     backend: Backend | None = None,
+    table_people: int | None = 20_000,
 ) -> MultiTableReport:
     """Evaluate how much synthetic related tables leak about the real people behind them.
 
@@ -166,8 +169,9 @@ def evaluate_tables(
       the release verdict;
     * **linkage** — the cross-table linkage attack
       (:func:`~synthrisk.relational.linkage.linkage_attack`): does a person's root row,
-      or their history, lead to synthetic rows that reproduce their real children more
-      often for training people than for holdout people;
+      their history, or the set of their rows below the root (in any order) lead to
+      synthetic rows that reproduce their real children more often for training people
+      than for holdout people;
     * **tables** — ``table_metrics`` on each table, every row of a table below the root
       tagged with its person (the ``person`` parameter of the metrics that take one),
       so that the holdout arm holds only holdout people's rows and people, not rows,
@@ -211,6 +215,11 @@ def evaluate_tables(
         MiB budget of blocked computations.
     backend : {"auto", "numpy", "numba", "dask"}, default=None
         Neighbour-search backend.
+    table_people : int, default=20000
+        The per-table metrics run on the rows of at most this many people of each
+        side: a seeded sample of the people (with all their rows) of a side that has
+        more, and a warning says so; the person level and the linkage always use
+        every person. None: every person.
 
     Returns
     -------
@@ -235,6 +244,8 @@ def evaluate_tables(
     ('fail', 24)
     """
     seed = check_int(seed, name="seed", minimum=0)
+    if table_people is not None:
+        table_people = check_int(table_people, name="table_people", minimum=10)
     n_events = check_int(n_events, name="n_events", minimum=1)
     max_levels = check_int(max_levels, name="max_levels", minimum=1)
     linkage_candidates = check_int(
@@ -309,6 +320,11 @@ def evaluate_tables(
             n_candidates=linkage_candidates,
             match_ratio=match_ratio,
             alpha=linkage_alpha,
+            row_sets=(
+                plan.row_sets(present["real"], people["real"]),
+                plan.row_sets(present["synthetic"], people["synthetic"]),
+                plan.row_sets(present["holdout"], people["holdout"]),
+            ),
         )
     else:
         from synthrisk.relational.linkage import LinkageResult
@@ -325,6 +341,10 @@ def evaluate_tables(
 
     table_reports: dict[str, EvaluationReport] = {}
     chosen_tables = _metric_list(table_metrics, TABLE_METRICS, "table_metrics")
+    if chosen_tables and table_people is not None:
+        present, people = _sample_people(
+            present, people, meta, table_people, seed, warnings
+        )
     detached = set(meta.detached())
     for name in meta.tables:
         if not chosen_tables:
@@ -395,6 +415,44 @@ def evaluate_tables(
         seed=seed,
         warnings=tuple(warnings),
     )
+
+
+def _sample_people(
+    present: Mapping[str, Mapping[str, pd.DataFrame]],
+    people: Mapping[str, Mapping[str, pd.Series]],
+    meta: RelationalMetadata,
+    cap: int,
+    seed: int,
+    warnings: list[str],
+) -> tuple[dict[str, dict[str, pd.DataFrame]], dict[str, dict[str, pd.Series]]]:
+    """Each side with at most ``cap`` people (a seeded sample, all their rows kept)."""
+    rng = as_generator(seed)
+    tables_out: dict[str, dict[str, pd.DataFrame]] = {}
+    people_out: dict[str, dict[str, pd.Series]] = {}
+    sampled = []
+    for side in ("real", "synthetic", "holdout"):
+        if side not in present:
+            continue
+        ids = people[side][meta.root].to_numpy()
+        if ids.size <= cap:
+            tables_out[side] = dict(present[side])
+            people_out[side] = dict(people[side])
+            continue
+        sampled.append(f"{side} {ids.size}")
+        chosen = ids[np.sort(rng.choice(ids.size, cap, replace=False))]
+        tables_out[side] = dict(present[side])
+        people_out[side] = {}
+        for name, person in people[side].items():
+            keep = person.isin(chosen).to_numpy()
+            tables_out[side][name] = present[side][name][keep]
+            people_out[side][name] = person[keep]
+    if sampled:
+        warnings.append(
+            f"tables: the per-table metrics ran on a seeded sample of {cap} people of each "
+            f"side that has more ({', '.join(sampled)}), with all their rows; the person "
+            "level and the linkage used every person (set table_people=None for all)."
+        )
+    return tables_out, people_out
 
 
 def _table_frames(

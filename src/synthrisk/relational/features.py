@@ -18,6 +18,12 @@ person), :class:`PersonFeatures` builds:
 A person with no rows in ``T`` has ``T.n_rows = 0`` and missing summaries. The columns
 are chosen on the real tables (training and holdout pooled) and built the same way for
 every side, so the three feature tables have the same columns.
+
+:meth:`PersonFeatures.row_sets` gives each person an **order-free** code of everything
+below them: the multiset of their child rows (each row's values, keys and the sequence
+index left out), hashed. Two people have the same code when they have the same rows in
+every table below the root, in any order, so a copied history whose events were
+reordered, or whose values were shuffled among its dates, keeps its code.
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ __all__ = ["PersonFeatures"]
 _NUMERIC = "numerical"
 _CATEGORICAL = "categorical"
 _DAY = 86_400.0
+
+
+def _mix(x: np.ndarray, salt: int) -> np.ndarray:
+    """SplitMix64's finaliser of ``x + salt`` (uint64, wrapping)."""
+    z = x + np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _kind(
@@ -224,51 +238,144 @@ class PersonFeatures:
         cols = list(self.metadata["columns"])
         return out.reindex(columns=cols)
 
+    def row_sets(
+        self,
+        tables: Mapping[str, pd.DataFrame],
+        person: Mapping[str, pd.Series],
+    ) -> np.ndarray:
+        """Each person's order-free code: the multiset of their rows below the root.
+
+        A row enters by its values in the plan's columns (keys, ids and the sequence
+        index left out; numbers and datetimes as floats, other values as text), tagged
+        with its table; the codes of a person's rows are combined by sums of two
+        mixing functions, so the code depends on which rows (with their counts) a
+        person has, never on their order.
+
+        Parameters
+        ----------
+        tables : dict of str to DataFrame
+            One side's tables (never modified).
+        person : dict of str to Series
+            Each row's person (:func:`~synthrisk.relational.people.person_of_rows`).
+
+        Returns
+        -------
+        ndarray of uint64, shape (n_people,)
+            In the root's order; 0 for a person without rows below the root.
+        """
+        ids = person[self.root].astype(str).to_numpy()
+        n = ids.size
+        first = np.zeros(n, dtype=np.uint64)
+        second = np.zeros(n, dtype=np.uint64)
+        count = np.zeros(n, dtype=np.uint64)
+        index = pd.Index(ids)
+        with np.errstate(over="ignore"):
+            for t, plan in enumerate(self.plans):
+                frame = tables[plan.name]
+                if len(frame) == 0:
+                    continue
+                position = index.get_indexer(person[plan.name].astype(str).to_numpy())
+                parts: dict[str, np.ndarray] = {}
+                for column, kind in plan.ordered:
+                    raw = frame[column]
+                    if kind == _NUMERIC:
+                        source = (
+                            "datetime"
+                            if pd.api.types.is_datetime64_any_dtype(raw)
+                            or dict(plan.numeric).get(column) == "datetime"
+                            else _NUMERIC
+                        )
+                        parts[column] = _as_number(raw, source).to_numpy()
+                    else:
+                        codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+                        text = np.array(
+                            [str(u) for u in uniques] + [None], dtype=object
+                        )
+                        parts[column] = text[codes]  # -1 (missing) -> None
+                if parts:
+                    rows = pd.util.hash_pandas_object(
+                        pd.DataFrame(parts), index=False
+                    ).to_numpy(dtype=np.uint64)
+                else:
+                    rows = np.zeros(len(frame), dtype=np.uint64)
+                rows = _mix(rows, 0x9E3779B97F4A7C15 * (t + 1))
+                ok = position >= 0
+                at = position[ok]
+                np.add.at(first, at, _mix(rows[ok], 1))
+                np.add.at(second, at, _mix(rows[ok], 2))
+                np.add.at(count, at, np.uint64(1))
+            code = _mix(first ^ _mix(second, 3) ^ _mix(count, 4), 5)
+        code[count == 0] = 0
+        code[(count > 0) & (code == 0)] = 1
+        return code
+
     def _summaries(
         self, plan: _TablePlan, frame: pd.DataFrame, person: pd.Series, ids: np.ndarray
     ) -> dict[str, pd.Series]:
         name = plan.name
-        key = person.astype(str).to_numpy()
         index = pd.Index(ids)
+        n = ids.size
+        # each row's person as a position in ``ids`` (every row has one: keys checked)
+        position = index.get_indexer(person.astype(str).to_numpy())
         out: dict[str, pd.Series] = {}
-        counts = pd.Series(key).value_counts()
-        out[f"{name}.n_rows"] = counts.reindex(index, fill_value=0).astype(np.float64)
+        counts = np.bincount(position, minlength=n).astype(np.float64)
+        out[f"{name}.n_rows"] = pd.Series(counts, index=index)
         for column, kind in plan.numeric:
             values = _as_number(frame[column], kind).to_numpy()
-            grouped = pd.Series(values).groupby(key)
+            stats = (
+                pd.Series(values)
+                .groupby(position)
+                .agg(["mean", "min", "max"])
+                .reindex(range(n))
+            )
             for stat in ("mean", "min", "max"):
-                out[f"{name}.{column}.{stat}"] = getattr(grouped, stat)().reindex(index)
-        n = counts.reindex(index, fill_value=0).to_numpy(dtype=np.float64)
-        for column, found in plan.levels:
-            values = frame[column].astype(object).where(frame[column].notna(), None)
-            text = values.map(lambda v: None if v is None else str(v)).to_numpy()
-            for level in found:
-                hits = pd.Series((text == level).astype(np.float64)).groupby(key).sum()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    share = hits.reindex(index, fill_value=0.0).to_numpy() / n
-                out[f"{name}.{column}={level}"] = pd.Series(
-                    np.where(n > 0, share, np.nan), index=index
+                out[f"{name}.{column}.{stat}"] = pd.Series(
+                    stats[stat].to_numpy(dtype=np.float64), index=index
                 )
+        for column, found in plan.levels:
+            raw = frame[column]
+            codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+            # each value of the column -> the level it is (by text), or -1
+            level_of = {level: j for j, level in enumerate(found)}
+            which = np.array(
+                [level_of.get(str(u), -1) for u in uniques], dtype=np.int64
+            )
+            row_level = np.where(codes >= 0, which[np.maximum(codes, 0)], -1)
+            hit = row_level >= 0
+            hits = np.bincount(
+                position[hit] * len(found) + row_level[hit],
+                minlength=n * len(found),
+            ).reshape(n, len(found))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shares = np.where(counts[:, None] > 0, hits / counts[:, None], np.nan)
+            for j, level in enumerate(found):
+                out[f"{name}.{column}={level}"] = pd.Series(shares[:, j], index=index)
         if plan.sequence_index is None:
             return out
         order_values = frame[plan.sequence_index]
-        ordered = pd.DataFrame({"_person": key, "_order": np.arange(len(frame))})
         sort_key = (
             _as_number(order_values, "datetime")
             if pd.api.types.is_datetime64_any_dtype(order_values)
             or isinstance(order_values.dtype, pd.StringDtype)
             or order_values.dtype == object
             else pd.to_numeric(order_values, errors="coerce")
+        ).to_numpy(dtype=np.float64)
+        # rows by person, then by the index (missing last), then as given
+        rows = np.lexsort((np.arange(len(frame)), sort_key, position))
+        people = position[rows]
+        starts = np.r_[True, people[1:] != people[:-1]] if rows.size else np.array([])
+        first_row = np.flatnonzero(starts)
+        rank = np.arange(rows.size) - np.repeat(
+            first_row, np.diff(np.r_[first_row, rows.size])
         )
-        ordered["_index"] = sort_key.to_numpy()
-        ordered = ordered.sort_values(["_person", "_index", "_order"], kind="stable")
-        rows = ordered["_order"].to_numpy()
-        people = ordered["_person"].to_numpy()
-        position = ordered.groupby("_person", sort=False).cumcount().to_numpy()
         if f"{name}.span_days" in self.metadata["columns"]:
-            span = ordered.groupby("_person")["_index"].agg(lambda s: s.max() - s.min())
-            out[f"{name}.span_days"] = span.reindex(index)
-        last = ~pd.Series(people).duplicated(keep="last").to_numpy()
+            span = pd.Series(sort_key).groupby(position).agg(["min", "max"])
+            span = span.reindex(range(n))
+            out[f"{name}.span_days"] = pd.Series(
+                (span["max"] - span["min"]).to_numpy(dtype=np.float64), index=index
+            )
+        last = np.r_[people[1:] != people[:-1], True] if rows.size else np.array([])
+        last = last.astype(bool)
         for column, kind in plan.ordered:
             raw = frame[column].iloc[rows]
             if kind == _NUMERIC:
@@ -277,15 +384,17 @@ class PersonFeatures:
                     if pd.api.types.is_datetime64_any_dtype(raw)
                     else _NUMERIC
                 )
-                values = _as_number(raw, source_kind).to_numpy()
+                ordered_values = _as_number(raw, source_kind).to_numpy()
+                empty: np.ndarray = np.full(n, np.nan)
             else:
-                values = raw.astype(object).where(raw.notna(), None).to_numpy()
-            out[f"{name}.{column}.last"] = pd.Series(
-                values[last], index=people[last]
-            ).reindex(index)
+                ordered_values = raw.astype(object).where(raw.notna(), None).to_numpy()
+                empty = np.full(n, np.nan, dtype=object)
+            at_last = empty.copy()
+            at_last[people[last]] = ordered_values[last]
+            out[f"{name}.{column}.last"] = pd.Series(at_last, index=index)
             for j in range(1, self.n_events + 1):
-                at = position == j - 1
-                out[f"{name}.event{j}.{column}"] = pd.Series(
-                    values[at], index=people[at]
-                ).reindex(index)
+                at = rank == j - 1
+                event = empty.copy()
+                event[people[at]] = ordered_values[at]
+                out[f"{name}.event{j}.{column}"] = pd.Series(event, index=index)
         return out

@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Reading related tables from a folder: one CSV or Parquet file per table, named by table."""
+"""Reading related tables from a folder: one CSV or Parquet file per table, named by table.
+
+A table may also be a Parquet dataset: a sub-folder named by the table (``transactions/``
+or ``transactions.parquet/``) holding its Parquet files (``part-0.parquet`` …, hive
+partitions included), as Spark, Dask or pyarrow write them.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,36 @@ TABLE_SUFFIXES = (
 )
 
 
+_PARQUET = (".parquet", ".pq")
+
+
+def _parquet_dataset(path: Path) -> bool:
+    """True for a folder that holds Parquet files (at any depth)."""
+    return any(
+        f.is_file() and f.name.lower().endswith(_PARQUET) for f in path.rglob("*")
+    )
+
+
+def _read_dataset(path: Path, name: str) -> pd.DataFrame:
+    """A Parquet dataset, read whole (pyarrow's errors are ValueError or OSError)."""
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError, TypeError) as exc:
+        msg = (
+            f"cannot read the {name} Parquet dataset {str(path)!r}: {exc}. Give a folder "
+            "holding Parquet files of one table with the same columns."
+        )
+        raise InputError(msg) from None
+
+
 def _table_name(path: Path) -> str | None:
+    if path.is_dir():
+        if not _parquet_dataset(path):
+            return None
+        for suffix in _PARQUET:
+            if path.name.lower().endswith(suffix):
+                return path.name[: -len(suffix)]
+        return path.name
     name = path.name
     for suffix in sorted(TABLE_SUFFIXES, key=len, reverse=True):
         if name.lower().endswith(suffix):
@@ -44,7 +78,10 @@ def read_tables(
     """Read every table of a folder: ``customers.csv``, ``accounts.parquet`` … by table name.
 
     Each file is read with :func:`synthrisk.io.read_table` (CSV, TSV, compressed CSV
-    or Parquet); the table's name is the file name without its ending.
+    or Parquet); the table's name is the file name without its ending. A sub-folder
+    holding Parquet files is one table, a Parquet dataset (``transactions/``, or
+    ``transactions.parquet/``), read whole; sub-folders without Parquet files are
+    ignored.
 
     Parameters
     ----------
@@ -73,7 +110,7 @@ def read_tables(
         raise InputError(msg)
     files: dict[str, Path] = {}
     for entry in sorted(path.iterdir()):
-        table = _table_name(entry) if entry.is_file() else None
+        table = _table_name(entry) if entry.is_file() or entry.is_dir() else None
         if table is None:
             continue
         if table in files:
@@ -97,4 +134,9 @@ def read_tables(
             f"{sorted(files)}); save it as {missing[0]}.csv or {missing[0]}.parquet."
         )
         raise TableMismatchError(msg)
-    return {t: read_table(files[t], name=f"{name} table {t!r}") for t in wanted}
+    return {
+        t: _read_dataset(files[t], f"{name} table {t!r}")
+        if files[t].is_dir()
+        else read_table(files[t], name=f"{name} table {t!r}")
+        for t in wanted
+    }

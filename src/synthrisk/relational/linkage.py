@@ -7,10 +7,13 @@ children, the synthetic children of those rows match the person's real children 
 better than chance. A second attacker knows a person's history (the summaries of their
 children: counts, amounts, the first events) and looks for the synthetic person with the
 closest history: a generator that copies children and attaches them to new parents is
-found this way.
+found this way. A third attacker knows a person's rows below the root as a set (in any
+order) and looks for a synthetic person with exactly those rows: a copied sequence whose
+events were reordered, or whose values were shuffled among its dates, keeps that set
+while its order-aware summaries change.
 
-Both attacks are **holdout-controlled**: they are run on every training person and
-every holdout person, and a person counts as *linked* when the match is far closer than
+The attacks are **holdout-controlled**: they are run on every training person and
+every holdout person, and a distance attack counts a person as *linked* when the match is far closer than
 the person's nearest real stranger: the distance between the person's child summaries
 and the matched synthetic person's, divided by the distance to the nearest other real
 person's child summaries, is at most ``match_ratio`` — by default the ratio that chance
@@ -19,7 +22,7 @@ reaches for only 1 real person in 1,000 (:func:`chance_ratio`, the rule of the
 people without children, cannot be linked and are left out.
 A generator that memorised no one links training people no more often than holdout
 people; each attack's excess is tested with an exact one-sided test (Boschloo's, or
-Fisher's on large tables) and the two are combined by Bonferroni.
+Fisher's on large tables) and the attacks are combined by Bonferroni.
 
 Distances are the DCR distance (:func:`synthrisk.neighbors.distance_spec`): per column
 ``min(|x - y| / range, 1)``, categorical mismatch 1, one side missing 1, both missing 0,
@@ -41,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk.exceptions import ParameterError
 from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.schema import EncodedTable, Encoder, schema_from_metadata
 from synthrisk.stats.exact import excess_greater_p, newcombe_interval
@@ -96,7 +100,7 @@ class LinkageAttack:
 
 @dataclasses.dataclass(frozen=True)
 class LinkageResult:
-    """The cross-table linkage attack, both directions, and its holdout-controlled level.
+    """The cross-table linkage attacks and their holdout-controlled level.
 
     ``level`` is ``fail`` when the Bonferroni-combined p-value is at most ``alpha``,
     ``pass`` otherwise, and ``info`` when there was nothing to link (no holdout, no
@@ -187,6 +191,7 @@ def linkage_attack(
     n_candidates: int = 3,
     match_ratio: float | None = None,
     alpha: float = 0.01,
+    row_sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> LinkageResult:
     """Run the cross-table linkage attack on person feature tables.
 
@@ -208,6 +213,12 @@ def linkage_attack(
         of the real people's histories.
     alpha : float, default=0.01
         Level of the combined test.
+    row_sets : (ndarray, ndarray, ndarray), default=None
+        Each training, synthetic and holdout person's order-free code of their rows
+        below the root (:meth:`PersonFeatures.row_sets
+        <synthrisk.relational.features.PersonFeatures.row_sets>`, 0 for none); given,
+        a third attack, ``row_set``, links a person when a synthetic person has
+        exactly their rows, in any order.
 
     Returns
     -------
@@ -276,30 +287,43 @@ def linkage_attack(
     ).distances[:, 0]
 
     is_train = np.arange(len(pool)) < n_train
-    attacks = []
-    for name, description, dist in (
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(isolation > 0, isolation, 1.0)
+    found: list[tuple[str, str, np.ndarray, np.ndarray]] = [
         (
             "root_to_children",
             f"knows a person's root row, inspects the {k} closest synthetic root rows and "
             "compares their children with the person's",
-            via_root,
+            via_root / scale <= match_ratio,
+            eligible,
         ),
         (
             "history",
             "knows a person's history (the summaries of their child rows) and finds the "
             "synthetic person with the closest history",
-            by_history,
+            by_history / scale <= match_ratio,
+            eligible,
         ),
-    ):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(
-                eligible, dist / np.where(isolation > 0, isolation, 1.0), np.inf
+    ]
+    if row_sets is not None:
+        linked_rows, eligible_rows = _row_set_links(row_sets, n_train, n_hold, len(syn))
+        found.append(
+            (
+                "row_set",
+                "knows a person's rows below the root, in any order, and finds a "
+                "synthetic person with exactly those rows (reordered or reshuffled "
+                "sequences included)",
+                linked_rows,
+                eligible_rows,
             )
-        linked = ratio <= match_ratio
+        )
+    attacks = []
+    for name, description, hit, can in found:
+        linked = hit & can
         a = int((linked & is_train).sum())
         b = int((linked & ~is_train).sum())
-        n_a = int((eligible & is_train).sum())
-        n_b = int((eligible & ~is_train).sum())
+        n_a = int((can & is_train).sum())
+        n_b = int((can & ~is_train).sum())
         p = excess_greater_p(a, n_a, b, n_b) if n_a and n_b else 1.0
         attacks.append(LinkageAttack(name, description, n_a, n_b, a, b, float(p)))
     combined = float(min(1.0, len(attacks) * min(a.p_value for a in attacks)))
@@ -316,6 +340,31 @@ def linkage_attack(
         else ": no more training people are linked than holdout people."
     )
     return LinkageResult(tuple(attacks), combined, alpha, level, match_ratio, k, reason)
+
+
+def _row_set_links(
+    row_sets: tuple[np.ndarray, np.ndarray, np.ndarray],
+    n_train: int,
+    n_hold: int,
+    n_syn: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whom the ``row_set`` attack links, and whom it can: training then holdout people.
+
+    A person can be linked when they have rows below the root and no other real person
+    has the same rows; they are linked when a synthetic person has exactly those rows.
+    """
+    train, syn, hold = (np.asarray(r, dtype=np.uint64) for r in row_sets)
+    if (train.size, syn.size, hold.size) != (n_train, n_syn, n_hold):
+        msg = (
+            "`row_sets` must hold one code per training, synthetic and holdout person "
+            f"({n_train}, {n_syn}, {n_hold}); got {train.size}, {syn.size}, {hold.size}."
+        )
+        raise ParameterError(msg)
+    pool = np.concatenate([train, hold])
+    _, inverse, counts = np.unique(pool, return_inverse=True, return_counts=True)
+    can = (pool != 0) & (counts[inverse] == 1)
+    linked = np.isin(pool, syn[syn != 0])
+    return linked, can
 
 
 def _strangers(
