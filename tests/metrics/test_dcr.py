@@ -280,3 +280,50 @@ def test_records_hold_row_positions_and_dcrs(
     )  # type: ignore[index]
     low, high = result.ci  # type: ignore[misc]
     assert low <= result.score <= high  # type: ignore[operator]
+
+
+def test_both_dcr_metrics_share_the_synthetic_to_real_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # by default both metrics search every synthetic row against the whole real
+    # table with the real ranges: one run searches once, with the same results as
+    # each metric alone; a subsample is searched anew
+    import synthrisk.metrics.dcr as dcr_module
+
+    rng = np.random.default_rng(11)
+
+    def table(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n)})
+
+    real, synthetic, holdout = table(300), table(250), table(200)
+    calls: list[tuple[int, int]] = []
+    original = dcr_module.dcr
+
+    def spy(query, reference, context, **kw):  # type: ignore[no-untyped-def]
+        calls.append((query.n_rows, reference.n_rows))
+        return original(query, reference, context, **kw)
+
+    monkeypatch.setattr(dcr_module, "dcr", spy)
+    ids = ["dcr_baseline_protection", "dcr_overfitting_protection"]
+    alone = [evaluate(real, synthetic, holdout, metrics=[m]) for m in ids]
+    separate = sorted(calls)
+    calls.clear()
+    report = evaluate(real, synthetic, holdout, metrics=ids)
+    # the synthetic -> real search (250 x 300) runs once instead of twice
+    assert separate.count((250, 300)) == calls.count((250, 300)) + 1
+    assert len(calls) == len(separate) - 1
+    for metric, single in zip(ids, alone, strict=True):
+        assert report[metric].score == single[metric].score
+        assert report[metric].breakdown == single[metric].breakdown
+    calls.clear()
+    evaluate(
+        real,
+        synthetic,
+        holdout,
+        metrics={
+            "dcr_baseline_protection": {},
+            "dcr_overfitting_protection": {"num_rows_subsample": 100},
+        },
+    )
+    assert (100, 300) in calls  # a subsample: a search of its own
+    assert calls.count((250, 300)) == separate.count((250, 300)) - 1

@@ -263,6 +263,107 @@ def test_plan_pilots_the_projection_column(monkeypatch: pytest.MonkeyPatch) -> N
     _assert_same(_projection.kneighbors(search, how), want)
 
 
+class _Costs:
+    """A fake clock advanced by the pilot's searches: a fixed cost plus one per query row."""
+
+    def __init__(self, walk: tuple[float, float], scan: tuple[float, float]) -> None:
+        self.now = 0.0
+        self.walk, self.scan = walk, scan
+        self.scanned: list[int] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def run_scan(self, search: Search) -> None:
+        self.scanned.append(search.q_num.shape[0])
+        self.now += self.scan[0] + self.scan[1] * search.q_num.shape[0]
+
+
+@pytest.mark.parametrize(
+    ("walk", "scan", "walks"),
+    [
+        ((0.0, 1e-2), (0.0, 1e-3), False),  # the scan is 10 times faster per row
+        ((0.0, 1e-3), (0.0, 1e-2), True),  # the walk is
+        # cheaper rows, but a fixed cost above the walk's whole search: estimates
+        # are the fixed cost plus the pilot's cost per row times the query rows
+        ((0.0, 1e-2), (100.0, 1e-3), True),
+    ],
+)
+def test_pilot_times_the_scan_and_keeps_the_faster(
+    walk: tuple[float, float],
+    scan: tuple[float, float],
+    walks: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(5)
+    n = 4000
+    num = np.c_[rng.random(n), rng.random(n) * 0.4]
+    codes = rng.integers(0, 2, (n, 1))
+    spec = distance_spec("dcr", num, num, 1, scale=np.ones(2))[0]
+    search = Search(num[:1000], codes[:1000], num, codes, spec, 1)
+    monkeypatch.setattr(_projection, "_PILOT_PAIRS", 0)
+    monkeypatch.setattr(_projection, "_MIN_PAIRS", 0)
+    costs = _Costs(walk, scan)
+    original = _projection._search
+
+    def timed_walk(search: Search, how: Plan) -> Any:
+        costs.now += walk[0] + walk[1] * search.q_num.shape[0]
+        return original(search, how)
+
+    monkeypatch.setattr(_projection, "_search", timed_walk)
+    pilots: dict[tuple[Any, ...], int] = {}
+    how = _projection.plan(
+        search, pilots=pilots, scan=costs.run_scan, clock=costs.clock
+    )
+    # the scan ran on one row (untimed, then timed) and on the pilot's rows
+    assert costs.scanned == [1, 1, _projection._PILOT_ROWS]
+    assert (how is not None) is walks
+    assert list(pilots.values()) == [how.column if how else _projection.SCAN]
+    # the choice is shared by later searches of the same reference: no new pilot
+    again = _projection.plan(
+        search, pilots=pilots, scan=costs.run_scan, clock=costs.clock
+    )
+    assert len(costs.scanned) == 3
+    assert (again is not None) is walks
+    # whichever the pilot picks, the numba backend's neighbours are the numpy ones
+    want = numpy_backend.kneighbors(search)
+    if how is not None:
+        _assert_same(_projection.kneighbors(search, how), want)
+
+
+def test_prefer_scan_only_when_faster() -> None:
+    assert _projection.prefer_scan(2.0, 1.0)
+    assert not _projection.prefer_scan(1.0, 2.0)
+    assert not _projection.prefer_scan(1.0, 1.0)  # a tie keeps the walk
+
+
+def test_pilot_of_the_scan_runs_the_first_pass_as_the_whole_search_would() -> None:
+    # the first pass runs on searches of at least _nearby._MIN_PAIRS pairs: a pilot
+    # of few rows passes the whole search's pairs, so that it times the same path
+    from synthrisk.neighbors import _kernels, numba_backend
+
+    rng = np.random.default_rng(8)
+    reference = _table(rng, 3000, 2, 6, cardinality=6, nan=0.0, coarse=False)
+    spec = distance_spec("dcr", reference.numeric, reference.numeric, 6)[0]
+    search = Search(
+        reference.numeric[:4],
+        reference.codes[:4],
+        reference.numeric,
+        reference.codes,
+        spec,
+        3,
+    )
+    group_codes, group_start, order = numba_backend.group_reference(reference.codes)
+    terms, cat_w = _kernels.kernel_terms(spec, 2, 6)
+    grouped = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
+    assert _nearby.first_pass(search, grouped) is None  # 4 x 3000 pairs: too few
+    first = _nearby.first_pass(search, grouped, n_pairs=_nearby._MIN_PAIRS)
+    assert first is not None
+    assert "wild_index" in grouped.memo  # built once, kept for the search itself
+    got = numba_backend._scan(search, grouped, n_pairs=_nearby._MIN_PAIRS)
+    _assert_same(got, numpy_backend.kneighbors(search))
+
+
 @pytest.mark.parametrize(
     ("low", "high", "n_cat"), [(-1, 3, 3), (-1, 50, 6), (0, 2**20, 4), (-5, 5, 0)]
 )

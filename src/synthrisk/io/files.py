@@ -519,7 +519,12 @@ def _numbers_from_text(frame: pd.DataFrame, sep: str) -> tuple[pd.DataFrame, lis
         if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
             continue
         values = series.dropna()
-        if not len(values) or not all(isinstance(v, str) for v in values):
+        # a string column holds only strings; an object column is checked value by
+        # value (iterating an Arrow-backed string column in Python is slow)
+        if not len(values) or (
+            not isinstance(series.dtype, pd.StringDtype)
+            and not all(isinstance(v, str) for v in values)
+        ):
             continue
         text = values.str.strip()
         if not text.str.contains(",", regex=False).any():

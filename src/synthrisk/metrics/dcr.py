@@ -17,6 +17,7 @@ breakdown keys, same DCR distance and range rules), with three improvements:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, confidence, integer, option
 from synthrisk.metrics._threat import AUDIT, SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.neighbors import map_neighbors, nearest_neighbors
+from synthrisk.neighbors import column_ranges, map_neighbors, nearest_neighbors
 from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.partitioned import Domain, PartitionedTable, is_partitioned
@@ -79,6 +80,43 @@ def dcr(
             progress=advance,
         )
     return nn.distances[:, 0]
+
+
+def _synthetic_to_real(
+    tables: Tables,
+    syn_rows: IntArray,
+    reference: EncodedTable,
+    context: Context,
+    *,
+    description: str,
+    scale: np.ndarray | None = None,
+) -> np.ndarray:
+    """DCR of the synthetic rows ``syn_rows`` to ``reference``, shared within one run.
+
+    Both DCR metrics search every synthetic row against the whole real table by
+    default: that search runs once per Tables object. It is shared only where it is
+    the same search: all synthetic rows in order, the real table itself as the
+    reference, the same column ranges (``scale``, or the reference's own, which
+    the distance takes when none is given) and the same backend.
+    """
+    syn, real = tables.encoded("synthetic"), tables.encoded("real")
+
+    def search() -> np.ndarray:
+        return dcr(
+            syn.take(syn_rows), reference, context, description=description, scale=scale
+        )
+
+    if (
+        reference is not real
+        or is_partitioned(syn)
+        or is_partitioned(real)
+        or not np.array_equal(syn_rows, np.arange(syn.n_rows))
+    ):
+        return search()
+    ranges = column_ranges(real.numeric) if scale is None else scale
+    digest = hashlib.sha256(np.asarray(ranges, dtype=np.float64).tobytes()).hexdigest()
+    key = ("dcr synthetic to real", digest, repr(context.backend))
+    return tables.derived(key, search)
 
 
 def _nearest_distance(neighbors: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -326,8 +364,9 @@ class DCRBaselineProtection(_DCRMetric):
                 else real
             )
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
-            d_syn = dcr(
-                syn.take(syn_rows),
+            d_syn = _synthetic_to_real(
+                tables,
+                syn_rows,
                 ref,
                 context,
                 description=f"DCR synthetic → real{label}",
@@ -501,8 +540,9 @@ class DCROverfittingProtection(_DCRMetric):
             scale = _domain(ref_real).ranges if self.range_source == "real" else None
             label = f" ({it + 1}/{n_iter})" if n_iter > 1 else ""
             query = syn.take(syn_rows)
-            d_real = dcr(
-                query,
+            d_real = _synthetic_to_real(
+                tables,
+                syn_rows,
                 ref_real,
                 context,
                 description=f"DCR synthetic → real{label}",

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -79,6 +80,9 @@ class GroupedReference:
         The ``terms`` tuple of the distance (:func:`kernel_terms`).
     cat_w : ndarray of shape (n_categorical,)
         Categorical weights.
+    memo : dict
+        Indexes built from these groups by the searches over them, by name (built
+        once, reused by the pilot and the search of one reference).
     """
 
     codes: IntArray
@@ -86,6 +90,9 @@ class GroupedReference:
     order: IntArray
     terms: tuple[object, ...]
     cat_w: FloatArray
+    memo: dict[str, Any] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def kernel_terms(

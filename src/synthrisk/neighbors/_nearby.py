@@ -235,25 +235,28 @@ def _wild_index(
 
 
 def first_pass(
-    search: Search, reference: GroupedReference
+    search: Search, reference: GroupedReference, *, n_pairs: int | None = None
 ) -> tuple[FloatArray, IntArray, IntArray] | None:
     """Run the pass on ``search`` over the grouped ``reference``.
 
     Returns the distances and indices (before the radius is applied) and the query
     rows whose result is not final, or None where the pass does not pay.
+    ``n_pairs``: the (query, reference) pairs that decide whether it pays (default:
+    those of ``search``; a pilot on a few query rows passes the whole search's).
+    The index of the groups is kept in ``reference.memo`` for later passes.
     """
     group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
     n_query = search.q_num.shape[0]
     n_groups, n_cat = group_codes.shape
-    if (
-        n_cat < 2
-        or n_groups < _MIN_GROUPS
-        or n_query * search.r_num.shape[0] < _MIN_PAIRS
-    ):
+    if n_pairs is None:
+        n_pairs = n_query * search.r_num.shape[0]
+    if n_cat < 2 or n_groups < _MIN_GROUPS or n_pairs < _MIN_PAIRS:
         return None
     if not _least_sum(cat_w, 2) > 0:
         return None  # free mismatches: no group is ever ruled out
-    index = _wild_index(group_codes, cat_w)
+    if "wild_index" not in reference.memo:
+        reference.memo["wild_index"] = _wild_index(group_codes, cat_w)
+    index = reference.memo["wild_index"]
     if index is None:
         return None
     wild, beyond = index

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import MutableMapping
+import time
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import numba
@@ -56,7 +57,7 @@ from synthrisk.neighbors._kernels import (
 from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
 
-__all__ = ["Plan", "kneighbors", "plan", "row_groups"]
+__all__ = ["SCAN", "Plan", "kneighbors", "plan", "prefer_scan", "row_groups"]
 
 #: groups up to this size are compared row by row, without a binary search
 _LINEAR_GROUP = 8
@@ -80,6 +81,8 @@ _PILOT_ROWS = 256
 _PILOT_COLUMNS = 3
 #: ... among those whose median term is at least the best one's over this ratio
 _PILOT_RATIO = 4.0
+#: the pilot's choice of the grouped scan instead of the walk (a ``pilots`` entry)
+SCAN = -2
 
 
 def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
@@ -368,6 +371,8 @@ def plan(
     *,
     n_groups: int | None = None,
     pilots: MutableMapping[tuple[Any, ...], int] | None = None,
+    scan: Callable[[Search], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Plan | None:
     """Key and projection columns for ``search``, or None where the walk does not pay.
 
@@ -376,8 +381,11 @@ def plan(
     term outweighs a typical categorical mismatch (then only the heaviest
     categorical columns are keys, the others are summed row by row). On large
     searches the best few projection columns are tried on a fixed sample of query
-    rows, and the one that looks at the fewest rows is kept. ``n_groups``: the
-    number of distinct code combinations of the reference, when known.
+    rows, and the one that looks at the fewest rows is kept; when ``scan`` (the
+    grouped scan of the same reference) is given, it is timed on the same rows
+    against the walk with that column, and None is returned where the scan is
+    faster. ``n_groups``: the number of distinct code combinations of the
+    reference, when known; ``clock``: the timer of the pilot.
     """
     spec, r_num, r_cat = search.spec, search.r_num, search.r_cat
     n_ref, n_cat = r_cat.shape
@@ -403,26 +411,65 @@ def plan(
         f for f, term in ranked[:_PILOT_COLUMNS] if term * _PILOT_RATIO >= ranked[0][1]
     ]
     n_query = search.q_num.shape[0]
-    if len(candidates) == 1 or n_query * n_ref < _PILOT_PAIRS:
+    if n_query * n_ref < _PILOT_PAIRS or (len(candidates) == 1 and scan is None):
         return Plan(keys, candidates[0])
-    tried = (tuple(keys.tolist()), tuple(candidates))
+    tried = (tuple(keys.tolist()), tuple(candidates), scan is not None)
     if pilots is not None and tried in pilots:
-        return Plan(keys, pilots[tried])
+        column = pilots[tried]
+        return None if column == SCAN else Plan(keys, column)
     rows = np.unique(
         np.linspace(0, n_query - 1, min(_PILOT_ROWS, n_query)).astype(np.int64)
     )
-    pilot = dataclasses.replace(
+    pilot = _rows_of(search, rows)
+    one = _rows_of(search, rows[:1])
+    walk_one = 0.0
+    if scan is not None:
+        # the first call of a compiled kernel loads it: an untimed call on one row,
+        # then a timed one (the search's fixed cost, before any query row)
+        _search(one, Plan(keys, candidates[0]))
+        start = clock()
+        _search(one, Plan(keys, candidates[0]))
+        walk_one = clock() - start
+    work, seconds = [], []
+    for f in candidates:
+        start = clock()
+        work.append(int(_search(pilot, Plan(keys, f))[2].sum()))
+        seconds.append(clock() - start)
+    best = int(np.argmin(work))
+    column = candidates[best]
+    if scan is not None:
+        scan(one)
+        start = clock()
+        scan(one)
+        scan_one = clock() - start
+        start = clock()
+        scan(pilot)
+        scan_pilot = clock() - start
+        scale = (n_query - 1) / max(rows.size - 1, 1)
+        if prefer_scan(
+            walk_one + max(seconds[best] - walk_one, 0.0) * scale,
+            scan_one + max(scan_pilot - scan_one, 0.0) * scale,
+        ):
+            column = SCAN
+    if pilots is not None:
+        pilots[tried] = column
+    return None if column == SCAN else Plan(keys, column)
+
+
+def prefer_scan(walk_seconds: float, scan_seconds: float) -> bool:
+    """Whether the grouped scan is chosen, given both searches' estimated seconds."""
+    return scan_seconds < walk_seconds
+
+
+def _rows_of(search: Search, rows: IntArray) -> Search:
+    """``search`` restricted to the query rows ``rows`` (no progress reported)."""
+    return dataclasses.replace(
         search,
         q_num=search.q_num[rows],
         q_cat=search.q_cat[rows],
         radius=None if search.radius is None else np.asarray(search.radius)[rows],
         progress=None,
     )
-    work = [int(_search(pilot, Plan(keys, f))[2].sum()) for f in candidates]
-    column = candidates[int(np.argmin(work))]
-    if pilots is not None:
-        pilots[tried] = column
-    return Plan(keys, column)
 
 
 def _mask_sums(cat_w: FloatArray) -> FloatArray:

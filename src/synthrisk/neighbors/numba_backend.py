@@ -179,29 +179,47 @@ def kneighbors(
     """
     spec, r_cat = search.spec, search.r_cat
     group_codes, group_start, order = group_reference(r_cat)
-    # one numeric column that bounds the distance well: walk groups sorted by it
-    walk = _projection.plan(search, n_groups=group_codes.shape[0], pilots=pilots)
-    if walk is not None:
-        return _projection.kneighbors(search, walk)
     terms, cat_w = _kernels.kernel_terms(spec, search.q_num.shape[1], r_cat.shape[1])
     reference = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
-    # many groups: first the groups one or two categorical mismatches away
-    first = first_pass(search, reference)
-    if first is None:
-        distances, indices = _grouped_scan(search, reference)
-    else:
-        distances, indices, rest = first
-        if rest.size:
-            radius = None if search.radius is None else np.asarray(search.radius)
-            again = dataclasses.replace(
-                search,
-                q_num=search.q_num[rest],
-                q_cat=search.q_cat[rest],
-                radius=None if radius is None else radius[rest],
-                progress=None,
-            )
-            distances[rest], indices[rest] = _grouped_scan(again, reference)
+    n_pairs = search.q_num.shape[0] * search.r_num.shape[0]
+    # one numeric column that bounds the distance well: walk groups sorted by it,
+    # unless the pilot finds the scan below faster on the same query rows
+    walk = _projection.plan(
+        search,
+        n_groups=group_codes.shape[0],
+        pilots=pilots,
+        scan=lambda pilot: _scan(pilot, reference, n_pairs=n_pairs),
+    )
+    if walk is not None:
+        return _projection.kneighbors(search, walk)
+    distances, indices = _scan(search, reference, n_pairs=n_pairs)
     return spec.within(distances, indices, search.radius)
+
+
+def _scan(
+    search: Search, reference: _kernels.GroupedReference, *, n_pairs: int
+) -> tuple[FloatArray, IntArray]:
+    """The first pass where it pays, then the grouped scan (before the radius).
+
+    ``n_pairs``: the (query, reference) pairs of the whole search, which decide
+    whether the first pass runs (the same choice on the pilot's rows).
+    """
+    # many groups: first the groups one or two categorical mismatches away
+    first = first_pass(search, reference, n_pairs=n_pairs)
+    if first is None:
+        return _grouped_scan(search, reference)
+    distances, indices, rest = first
+    if rest.size:
+        radius = None if search.radius is None else np.asarray(search.radius)
+        again = dataclasses.replace(
+            search,
+            q_num=search.q_num[rest],
+            q_cat=search.q_cat[rest],
+            radius=None if radius is None else radius[rest],
+            progress=None,
+        )
+        distances[rest], indices[rest] = _grouped_scan(again, reference)
+    return distances, indices
 
 
 def _grouped_scan(

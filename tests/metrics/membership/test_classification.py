@@ -146,3 +146,58 @@ def test_missing_scikit_learn_names_the_package(
     monkeypatch.setitem(sys.modules, "sklearn", None)
     with pytest.raises(MissingDependencyError, match="pip install scikit-learn"):
         MembershipClassification().compute(real, synthetic, holdout)
+
+
+def test_newton_cholesky_and_lbfgs_fit_the_same_model() -> None:
+    # the same L2-penalised loss, minimised by two solvers: the same AUCs up to tolerance
+    rng = np.random.default_rng(5)
+    real, holdout = _mixed(rng, 600), _mixed(rng, 400)
+    synthetic = _mixed(rng, 500, shift=3)
+    newton = MembershipClassification().compute(real, synthetic, holdout, seed=2)
+    lbfgs = MembershipClassification(solver="lbfgs").compute(
+        real, synthetic, holdout, seed=2
+    )
+    assert newton.params["solver"] == "newton-cholesky"
+    for key in ("member_roc_auc_score", "non_member_roc_auc_score"):
+        assert newton.breakdown[key] > 0.55  # the shift is seen
+        assert newton.breakdown[key] == pytest.approx(lbfgs.breakdown[key], abs=2e-3)
+    with pytest.raises(ParameterError, match="`solver` must be one of"):
+        MembershipClassification(solver="sag")
+
+
+def _one_hot_by_comparison(
+    codes: np.ndarray, all_codes: np.ndarray, max_levels: int = 100
+) -> np.ndarray:
+    """One column's one-hot block, levels by decreasing count (ascending code on ties)."""
+    values, counts = np.unique(all_codes, return_counts=True)
+    levels = values[np.argsort(-counts, kind="stable")][:max_levels]
+    block = (codes[:, None] == levels[None, :]).astype(float)
+    if levels.size < values.size:
+        block = np.hstack([block, (~np.isin(codes, levels))[:, None].astype(float)])
+    return block
+
+
+def test_one_hot_design_many_levels_and_missing_values() -> None:
+    # more than 100 levels (the rarest share "other"), missing codes, a column with
+    # levels in one table only: the same blocks as comparing codes with each level
+    rng = np.random.default_rng(6)
+
+    def table(n: int, top: int) -> pd.DataFrame:
+        many = rng.integers(0, top, n).astype(str).astype(object)
+        many[rng.random(n) < 0.1] = None
+        return pd.DataFrame({"many": many, "few": rng.choice(["p", "q"], n)})
+
+    real, synthetic = table(3000, 150), table(2000, 180)
+    tables = prepare_tables(real, synthetic)
+    designs = one_hot_design(tables, ("real", "synthetic"))
+    encoded = [tables.encoded(n) for n in ("real", "synthetic")]
+    all_codes = np.vstack([e.codes for e in encoded])
+    for design, e in zip(designs, encoded, strict=True):
+        expected = np.hstack(
+            [
+                _one_hot_by_comparison(e.codes[:, c], all_codes[:, c])
+                for c in range(all_codes.shape[1])
+            ]
+        )
+        assert design.shape == (e.n_rows, 101 + 2)
+        np.testing.assert_array_equal(design, expected)

@@ -33,6 +33,7 @@ from synthrisk.stats.ranking import roc_auc
 
 __all__ = [
     "CLASSIFIERS",
+    "SOLVERS",
     "MembershipClassification",
     "make_classifier",
     "memorisation_auc_ratio",
@@ -41,21 +42,31 @@ __all__ = [
 ]
 
 CLASSIFIERS = ("logistic_regression", "random_forest")
+#: solvers of the default mode's logistic regression (the same loss, the same optimum)
+SOLVERS = ("newton-cholesky", "lbfgs")
 #: categories beyond this many (most frequent first) share one "other" column
 _MAX_LEVELS = 100
 
 
-def make_classifier(kind: str, *, random_state: int, apt: bool = False) -> Any:
+def make_classifier(
+    kind: str, *, random_state: int, apt: bool = False, solver: str = "newton-cholesky"
+) -> Any:
     """A scikit-learn classifier as APT builds it (logistic regression or a depth-2 forest).
 
-    ``apt=True`` keeps scikit-learn's defaults for logistic regression (100 iterations)
-    exactly as APT does; otherwise the solver may run to 1000 iterations.
+    ``apt=True`` keeps scikit-learn's defaults for logistic regression (L-BFGS, 100
+    iterations) exactly as APT does. Otherwise the same L2-penalised logistic
+    regression is fitted by ``solver``: ``"newton-cholesky"`` (a few Newton steps,
+    fast on tens of thousands of rows and a few hundred one-hot columns) or
+    ``"lbfgs"`` with up to 1000 iterations; both minimise the same convex loss, so
+    they agree up to the solvers' tolerance.
     """
     import_optional("sklearn", package="scikit-learn")
     if kind == "logistic_regression":
         from sklearn.linear_model import LogisticRegression
 
-        return LogisticRegression() if apt else LogisticRegression(max_iter=1000)
+        if apt:
+            return LogisticRegression()
+        return LogisticRegression(solver=solver, max_iter=1000)
     from sklearn.ensemble import RandomForestClassifier
 
     return RandomForestClassifier(max_depth=2, random_state=random_state)
@@ -93,29 +104,38 @@ def one_hot_design(tables: Tables, names: tuple[str, ...]) -> list[np.ndarray]:
     ranges = column_ranges(numeric_all)
     ranges = np.where((ranges == 0) | np.isnan(ranges), 1.0, ranges)
     any_missing = np.isnan(numeric_all).any(axis=0)
-    codes_all = np.vstack([e.codes for e in encoded])
-    level_sets = []
-    for c in range(codes_all.shape[1]):
-        values, counts = np.unique(codes_all[:, c], return_counts=True)
-        level_sets.append(values[np.argsort(-counts, kind="stable")][:_MAX_LEVELS])
+    n_numeric = numeric_all.shape[1] + int(any_missing.sum())
+    # each categorical column's one-hot position of every code (codes are -1 for a
+    # missing value, then 0, 1, ...): levels by decreasing count, ascending code on
+    # ties, at most _MAX_LEVELS of them, then one "other" column for the rest
+    positions = []
+    width = n_numeric
+    n_cat = encoded[0].codes.shape[1] if encoded else 0
+    for c in range(n_cat):
+        size = max(
+            (int(e.codes[:, c].max()) + 2 for e in encoded if e.n_rows), default=0
+        )
+        counts = np.zeros(size, dtype=np.int64)
+        for e in encoded:
+            counts += np.bincount(e.codes[:, c] + 1, minlength=size)
+        present = np.flatnonzero(counts)
+        levels = present[np.argsort(-counts[present], kind="stable")][:_MAX_LEVELS]
+        position = np.full(counts.size, levels.size, dtype=np.int64)
+        position[levels] = np.arange(levels.size)
+        positions.append(position + width)
+        width += levels.size + (1 if levels.size < present.size else 0)
     out = []
     for e in encoded:
-        parts = []
+        design = np.zeros((e.n_rows, width))
         if e.numeric.shape[1]:
             scaled = (e.numeric - lows) / ranges
             missing = np.isnan(scaled)
-            parts.append(np.where(missing, 0.0, scaled))
-            if any_missing.any():
-                parts.append(missing[:, any_missing].astype(np.float64))
-        for c, levels in enumerate(level_sets):
-            col = e.codes[:, c]
-            onehot = (col[:, None] == levels[None, :]).astype(np.float64)
-            if codes_all.shape[0] and levels.size < np.unique(codes_all[:, c]).size:
-                onehot = np.hstack(
-                    [onehot, (~np.isin(col, levels)).astype(np.float64)[:, None]]
-                )
-            parts.append(onehot)
-        out.append(np.hstack(parts) if parts else np.empty((e.n_rows, 0)))
+            design[:, : e.numeric.shape[1]] = np.where(missing, 0.0, scaled)
+            design[:, e.numeric.shape[1] : n_numeric] = missing[:, any_missing]
+        rows = np.arange(e.n_rows)
+        for c, position in enumerate(positions):
+            design[rows, position[e.codes[:, c] + 1]] = 1.0
+        out.append(design)
     return out
 
 
@@ -164,6 +184,12 @@ class MembershipClassification(Metric):
     n_repeats : int, default=1
         Seeded repetitions (new samples and splits) whose AUCs are averaged; default
         mode only.
+    solver : {"newton-cholesky", "lbfgs"}, default="newton-cholesky"
+        How the default mode fits its logistic regression: Newton steps with a
+        Cholesky solve (fast on the one-hot design), or L-BFGS with up to 1000
+        iterations (synthrisk's earlier default). Both minimise the same loss, so
+        the AUCs agree up to the solvers' tolerance. ``mode="apt"`` keeps APT's
+        L-BFGS.
     """
 
     id = "membership_classification"
@@ -191,6 +217,11 @@ class MembershipClassification(Metric):
     mode: Param[str] = Param(option(MODES), "default", "'apt' reproduces APT.")
     n_repeats: Param[int] = Param(
         integer(minimum=1), 1, "Seeded repetitions whose AUCs are averaged."
+    )
+    solver: Param[str] = Param(
+        option(SOLVERS),
+        "newton-cholesky",
+        "How the default mode fits its logistic regression (the same loss either way).",
     )
 
     def _check_params(self) -> None:
@@ -305,6 +336,7 @@ class MembershipClassification(Metric):
                 clf = make_classifier(
                     self.classifier,
                     random_state=int(rng.integers(0, 2**31 - 1)),
+                    solver=self.solver,
                 )
                 aucs[side, rep], accs[side, rep] = _fit_score(
                     clf, x_train, y_train, x_test, y_test, context
