@@ -170,7 +170,7 @@ def _fake_synthpop(rec: _Recorder) -> types.ModuleType:
 
 
 def _fake_dpmm(rec: _Recorder) -> tuple[types.ModuleType, types.ModuleType]:
-    """dpmm's docs: MSTPipeline(epsilon, delta, proc_epsilon).fit(df, domain).generate(n_records)."""
+    """dpmm 0.1.9: MSTPipeline(epsilon, ...).fit(df, domain, random_state).generate(n_records, random_state)."""
     root = types.ModuleType("dpmm")
     pipelines = types.ModuleType("dpmm.pipelines")
 
@@ -179,12 +179,17 @@ def _fake_dpmm(rec: _Recorder) -> tuple[types.ModuleType, types.ModuleType]:
             def __init__(self, **kw: Any) -> None:
                 rec.calls.append((name, kw))
 
-            def fit(self, df: pd.DataFrame, domain: Any = None) -> None:
-                rec.calls.append(("fit", domain))
+            def fit(
+                self, df: pd.DataFrame, domain: Any = None, random_state: Any = None
+            ) -> None:
+                rec.calls.append(("fit", (domain, random_state)))
                 self.df = df
 
-            def generate(self, n_records: int) -> pd.DataFrame:
-                g = np.random.default_rng()
+            def generate(
+                self, n_records: int, random_state: Any = None
+            ) -> pd.DataFrame:
+                rec.calls.append(("generate", random_state))
+                g = np.random.default_rng(random_state)
                 return self.df.iloc[g.integers(0, len(self.df), n_records)]
 
         return Pipeline
@@ -243,10 +248,14 @@ def test_dpmm_pipelines(monkeypatch, name: str, cls: str) -> None:
     monkeypatch.setitem(sys.modules, "dpmm.pipelines", pipelines)
     out = NamedGenerator(name, {"epsilon": 0.5, "domain": {"x": [0, 1]}})(TRAIN, 9, 1)
     assert len(out) == 9
-    assert rec.calls == [(cls, {"epsilon": 0.5}), ("fit", {"x": [0, 1]})]
+    assert rec.calls == [
+        (cls, {"epsilon": 0.5}),
+        ("fit", ({"x": [0, 1]}, 1)),
+        ("generate", 1),
+    ]
     rec.calls.clear()
-    NamedGenerator(name)(TRAIN, 2, 1)
-    assert rec.calls == [(cls, {"epsilon": 1.0}), ("fit", None)]
+    NamedGenerator(name)(TRAIN, 2, 7)
+    assert rec.calls == [(cls, {"epsilon": 1.0}), ("fit", (None, 7)), ("generate", 7)]
 
 
 def test_smartnoise_synthesizers(monkeypatch) -> None:

@@ -130,11 +130,14 @@ def dpmm_pipeline(
 ) -> pd.DataFrame:
     """A dpmm pipeline (``pip install dpmm``): ``MSTPipeline``, ``AIMPipeline`` or ``PrivBayesPipeline``.
 
-    dpmm's documented use (its README and docs, "Getting started"):
-    ``MSTPipeline(epsilon=1.0, delta=1e-5, proc_epsilon=0.1)``, ``fit(df, domain)``
-    (``domain`` optional: without it the bounds are found privately with
-    ``proc_epsilon``), ``generate(n_records=n)``. ``params`` go to the pipeline, except
-    ``domain`` which goes to ``fit``; ``epsilon`` defaults to 1.
+    dpmm's documented use (its README and docs, "Getting started"; checked with dpmm
+    0.1.9): ``MSTPipeline(epsilon=1.0, delta=1e-5, proc_epsilon=0.1)``,
+    ``fit(df, domain, random_state=seed)`` and ``generate(n_records=n,
+    random_state=seed)``. ``params`` go to the pipeline, except ``domain`` which goes
+    to ``fit``: ``{"age": {"lower": 17, "upper": 90}, ...}``, the numeric columns'
+    public bounds. Without it dpmm spends part of ε (``proc_epsilon``) finding the
+    bounds privately, which fails on small tables; give the bounds of the population
+    (they are public knowledge in the audit's threat model). ``epsilon`` defaults to 1.
     """
     pipelines = importlib.import_module("dpmm.pipelines")
     cls = getattr(pipelines, _DPMM_PIPELINES[model])
@@ -143,11 +146,8 @@ def dpmm_pipeline(
     options.setdefault("epsilon", 1.0)
     _seed_globals(seed)
     pipeline = cls(**options)
-    if domain is None:
-        pipeline.fit(train)
-    else:
-        pipeline.fit(train, domain)
-    return pd.DataFrame(pipeline.generate(n_records=int(n)))
+    pipeline.fit(train, domain, random_state=seed)
+    return pd.DataFrame(pipeline.generate(n_records=int(n), random_state=seed))
 
 
 def smartnoise(
