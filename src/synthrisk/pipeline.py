@@ -1000,6 +1000,7 @@ def evaluate_table_files(
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     json: PathLike | None = None,
     html: PathLike | None = None,
+    scheduler: str | None = None,
 ) -> MultiTableReport:
     """Evaluate related tables in folders, judged per person, and write the reports.
 
@@ -1022,6 +1023,8 @@ def evaluate_table_files(
     json, html : path, default=None
         Where to write the JSON and HTML reports (all-or-nothing); the HTML page gives
         the person-level verdict first, then the linkage attack, then each table.
+    scheduler : str, default=None
+        A Dask scheduler's address: the metrics run on that cluster.
 
     Returns
     -------
@@ -1048,6 +1051,7 @@ def evaluate_table_files(
         table_metrics=table_metrics,
         seed=seed,
         thresholds=thresholds,
+        scheduler=scheduler,
     )
     outputs: dict[Path, str] = {}
     if json is not None:

@@ -192,6 +192,39 @@ def test_split_then_evaluate_runs_on_a_users_own_split() -> None:
     assert [r.metric for r in report.people.results] == ["identification", "dcr_share"]
 
 
+def test_the_metrics_run_on_a_dask_cluster_with_the_same_result() -> None:
+    distributed = pytest.importorskip("distributed")
+    small = load_bank(n_customers=120, seed=3)
+    options: dict[str, Any] = {
+        "metadata": small.metadata,
+        "metrics": ["dcr_share"],
+        "table_metrics": ["dcr_share"],
+    }
+    local = evaluate_tables(
+        small.real, small.synthetic["whole_copies"], small.holdout, **options
+    )
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        on_dask = evaluate_tables(
+            small.real,
+            small.synthetic["whole_copies"],
+            small.holdout,
+            client=client,
+            **options,
+        )
+    assert on_dask.verdict == local.verdict
+    for ours, theirs in zip(on_dask.people.results, local.people.results, strict=True):
+        assert ours.metric == theirs.metric
+        assert ours.score == theirs.score
+    assert on_dask.tables["transactions"].results[0].score == (
+        local.tables["transactions"].results[0].score
+    )
+
+
 def test_inputs_are_not_modified(bank: Any) -> None:
     before = {k: v.copy() for k, v in bank.real.items()}
     evaluate_tables(

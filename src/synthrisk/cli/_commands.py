@@ -314,6 +314,7 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         thresholds=arguments.thresholds(args.thresholds),
         json=args.json,
         html=args.html,
+        scheduler=args.scheduler,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]

@@ -232,6 +232,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--synthetic", required=True, metavar="FOLDER", help="the generator's tables"
     )
     tab.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the metrics on the Dask scheduler at ADDRESS (tcp://host:8786); needs synthrisk[dask]",
+    )
+    tab.add_argument(
         "--holdout",
         metavar="FOLDER",
         help="real people the generator never saw, with all their rows (see synthrisk.split_people)",

@@ -157,6 +157,8 @@ def evaluate_tables(
     working_memory: float | None = None,
     backend: Backend | None = None,
     table_people: int | None = 20_000,
+    client: Any | None = None,
+    scheduler: str | None = None,
 ) -> MultiTableReport:
     """Evaluate how much synthetic related tables leak about the real people behind them.
 
@@ -220,6 +222,11 @@ def evaluate_tables(
         side: a seeded sample of the people (with all their rows) of a side that has
         more, and a warning says so; the person level and the linkage always use
         every person. None: every person.
+    client : dask.distributed.Client, default=None
+        Run the person level's and each table's metrics on this Dask cluster
+        (:func:`synthrisk.evaluate`'s ``client``); the linkage attack runs here.
+    scheduler : str, default=None
+        Address of a running Dask scheduler (``tcp://host:8786``) to run them on.
 
     Returns
     -------
@@ -293,6 +300,8 @@ def evaluate_tables(
         "thresholds": thresholds,
         "working_memory": working_memory,
         "backend": backend,
+        "client": client,
+        "scheduler": scheduler,
     }
     person_metrics = _runnable(
         _metric_list(metrics, PERSON_METRICS, "metrics"),
