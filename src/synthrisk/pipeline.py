@@ -917,6 +917,23 @@ def generator_from_spec(
     return function
 
 
+def _report_html(
+    json: Path | None, html: Path | None, path: PathLike, override: PathLike | None
+) -> Path | None:
+    """The run file's HTML path (``--html`` overrides it), both outputs checked first."""
+    html_path = Path(override) if override is not None else html
+    name = Path(path).name
+    check_outputs(
+        {
+            f"`report.json` of {name}": json,
+            "`--html`"
+            if override is not None
+            else f"`report.html` of {name}": html_path,
+        }
+    )
+    return html_path
+
+
 def _run_audit_file(
     config: AuditConfig,
     path: PathLike,
@@ -925,14 +942,7 @@ def _run_audit_file(
     progress: bool | Callable[[int, int], None],
 ) -> RunOutcome:
     """A run file in the generator audit's layout (``--html`` overrides ``report.html``)."""
-    html_path = Path(html) if html is not None else config.html
-    name = Path(path).name
-    check_outputs(
-        {
-            f"`report.json` of {name}": config.json,
-            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
-        }
-    )
+    html_path = _report_html(config.json, config.html, path, html)
     outcome = audit_files(
         config.real,
         config.holdout,
@@ -962,14 +972,7 @@ def _run_tables_file(
     thresholds: Thresholds | Mapping[str, Any] | None,
 ) -> RunOutcome:
     """A run file of related tables (``--html`` / ``--thresholds`` override the file's)."""
-    html_path = Path(html) if html is not None else config.html
-    name = Path(path).name
-    check_outputs(
-        {
-            f"`report.json` of {name}": config.json,
-            "`--html`" if html is not None else f"`report.html` of {name}": html_path,
-        }
-    )
+    html_path = _report_html(config.json, config.html, path, html)
     report = evaluate_table_files(
         config.real,
         config.synthetic,

@@ -91,6 +91,22 @@ def _as_blocks(
     return array, np.empty((array.shape[0], 0), dtype=np.int64)
 
 
+def _both_blocks(
+    query: EncodedTable | FloatArray | PartitionedTable,
+    reference: EncodedTable | FloatArray | PartitionedTable,
+) -> tuple[FloatArray, IntArray, FloatArray, IntArray]:
+    """Both sides' numeric and categorical blocks, checked to have the same columns."""
+    q_num, q_cat = _as_blocks(query, "query")
+    r_num, r_cat = _as_blocks(reference, "reference")
+    if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:
+        msg = (
+            f"`query` and `reference` must have the same columns; got {q_num.shape[1]}+{q_cat.shape[1]} "
+            f"and {r_num.shape[1]}+{r_cat.shape[1]} (numeric+categorical)."
+        )
+        raise ParameterError(msg)
+    return q_num, q_cat, r_num, r_cat
+
+
 def distance_matrix(
     query: EncodedTable | FloatArray,
     reference: EncodedTable | FloatArray,
@@ -119,14 +135,7 @@ def distance_matrix(
     """
     from synthrisk.neighbors.numpy_backend import block_sums, finish
 
-    q_num, q_cat = _as_blocks(query, "query")
-    r_num, r_cat = _as_blocks(reference, "reference")
-    if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:
-        msg = (
-            f"`query` and `reference` must have the same columns; got {q_num.shape[1]}+{q_cat.shape[1]} "
-            f"and {r_num.shape[1]}+{r_cat.shape[1]} (numeric+categorical)."
-        )
-        raise ParameterError(msg)
+    q_num, q_cat, r_num, r_cat = _both_blocks(query, reference)
     spec, q_num, r_num = distance_spec(
         distance, q_num, r_num, q_cat.shape[1], scale=scale, missing=missing
     )
@@ -231,14 +240,7 @@ def nearest_neighbors(
             "`order` needs a partitioned table; search `reference.take(order)` instead."
         )
         raise ParameterError(msg)
-    q_num, q_cat = _as_blocks(query, "query")
-    r_num, r_cat = _as_blocks(reference, "reference")
-    if q_num.shape[1] != r_num.shape[1] or q_cat.shape[1] != r_cat.shape[1]:
-        msg = (
-            f"`query` and `reference` must have the same columns; got {q_num.shape[1]}+{q_cat.shape[1]} "
-            f"and {r_num.shape[1]}+{r_cat.shape[1]} (numeric+categorical)."
-        )
-        raise ParameterError(msg)
+    q_num, q_cat, r_num, r_cat = _both_blocks(query, reference)
     n_ref = r_num.shape[0]
     if n_ref == 0:
         msg = "`reference` has no rows; neighbours need at least one reference row."
