@@ -242,7 +242,10 @@ class PythonGenerator:
     ``function(train, n, seed, **params)``; a named generator (``"synthpop:cart"``,
     ``"dpmm:mst"``, ... see :data:`NAMED_GENERATORS`) is run by a copy of
     :mod:`synthrisk.audit.adapters`, which needs only pandas and that package there.
-    Use it for generator packages whose pins this environment cannot meet.
+    Use it for generator packages whose pins this environment cannot meet. The
+    interpreter runs with ``PYTHONHASHSEED=0`` (unless it is set here): a fresh
+    interpreter otherwise orders sets of text differently in every run, and generators
+    that iterate over them (dpmm's) give different tables for the same seed.
 
     Parameters
     ----------
@@ -319,7 +322,12 @@ class PythonGenerator:
                 search.insert(0, folder)
                 target = f"named:{target}"
             old = os.environ.get("PYTHONPATH")
-            env = {"PYTHONPATH": os.pathsep.join([*search, *([old] if old else [])])}
+            env = {
+                "PYTHONPATH": os.pathsep.join([*search, *([old] if old else [])]),
+                # string hashing (set and dict orders of text) the same in every run, so
+                # that a generator seeded by the run's seed gives the same table
+                "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0"),
+            }
             argv = [
                 self.python,
                 "-c",
