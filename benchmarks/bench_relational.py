@@ -5,6 +5,8 @@ Usage::
 
     python benchmarks/bench_relational.py                      # 100,000 people, 10 rows each
     python benchmarks/bench_relational.py --people 20000 --profile out.prof
+    python benchmarks/bench_relational.py --backend torch      # neighbour searches on a GPU
+    python benchmarks/bench_relational.py --parquet --workers 16   # Parquet datasets, Dask
 
 A seeded bank-like population (as :func:`synthrisk.datasets.relational.load_bank`, at
 scale): ``customers`` (age, region, segment, income) → ``transactions``, ``--rows``
@@ -16,6 +18,13 @@ metrics (``TABLE_METRICS``) — after a small warm-up run that compiles the numb
 Prints the wall and CPU seconds, the load average before and after, the verdict, and
 (with ``--profile``) writes cProfile statistics and prints the 25 largest cumulative
 entries.
+
+``--backend`` chooses the neighbour backend (``torch`` runs the searches on a CUDA device
+when one is present). ``--parquet`` writes the three sides as folders of Parquet datasets
+(each table split into part files, as Spark or Dask write them) and reads them back
+with :func:`synthrisk.relational.read_tables` inside the timed run. ``--workers N``
+starts a Dask ``LocalCluster`` of ``N`` single-threaded worker processes and runs the
+metrics on it (``client=``); its start-up is not timed.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import cProfile
 import os
 import pstats
 import resource
+import tempfile
 import time
 import warnings
 from typing import Any
@@ -124,6 +134,16 @@ def split(
     return out
 
 
+def write_parquet(tables: dict[str, pd.DataFrame], folder: str, parts: int = 8) -> None:
+    """Each table as a Parquet dataset: ``folder/<table>/part-<i>.parquet``."""
+    for name, frame in tables.items():
+        os.makedirs(os.path.join(folder, name))
+        for i, chunk in enumerate(np.array_split(np.arange(len(frame)), parts)):
+            frame.iloc[chunk].to_parquet(
+                os.path.join(folder, name, f"part-{i}.parquet"), index=False
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time ``evaluate_tables`` with its defaults; optionally profile it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -131,8 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=10, help="child rows per person")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", metavar="PATH", help="write cProfile stats here")
+    parser.add_argument(
+        "--backend", default=None, help="neighbour backend (torch: GPU)"
+    )
+    parser.add_argument(
+        "--parquet", action="store_true", help="read the sides from Parquet datasets"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=0, help="Dask LocalCluster of this many workers"
+    )
     args = parser.parse_args(argv)
     from synthrisk import evaluate_tables
+    from synthrisk.relational import read_tables
 
     rng = np.random.default_rng(args.seed)
     population = people(args.people, args.rows, rng, "")
@@ -143,7 +173,25 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore")
         small = people(3000, args.rows, np.random.default_rng(1), "w")
         warm_real, warm_hold = split(small, 600)
-        evaluate_tables(warm_real, small, warm_hold, metadata=METADATA)
+        evaluate_tables(
+            warm_real, small, warm_hold, metadata=METADATA, backend=args.backend
+        )
+    client = None
+    if args.workers:
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True
+        )
+        client = Client(cluster)
+    folder = tempfile.mkdtemp(prefix="bench-relational-")
+    if args.parquet:
+        for side, tables in (
+            ("real", real),
+            ("synthetic", synthetic),
+            ("holdout", holdout),
+        ):
+            write_parquet(tables, os.path.join(folder, side))
     load_before = os.getloadavg()[0]
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     profiler = cProfile.Profile() if args.profile else None
@@ -152,8 +200,19 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore")
         if profiler is not None:
             profiler.enable()
+        if args.parquet:
+            real, synthetic, holdout = (
+                read_tables(os.path.join(folder, side), name=side)
+                for side in ("real", "synthetic", "holdout")
+            )
         report = evaluate_tables(
-            real, synthetic, holdout, metadata=METADATA, seed=args.seed
+            real,
+            synthetic,
+            holdout,
+            metadata=METADATA,
+            seed=args.seed,
+            backend=args.backend,
+            client=client,
         )
         if profiler is not None:
             profiler.disable()
@@ -163,7 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.people} people ({len(real['customers'])} training, {n_holdout} holdout, "
         f"{len(synthetic['customers'])} synthetic), {args.rows} rows each "
-        f"({len(real['transactions']) + len(holdout['transactions'])} real child rows)"
+        f"({len(real['transactions']) + len(holdout['transactions'])} real child rows); "
+        f"backend {args.backend or 'auto'}"
+        + (", read from Parquet datasets" if args.parquet else "")
+        + (f", Dask LocalCluster of {args.workers} workers" if args.workers else "")
     )
     for level, rep in (("people", report.people), *report.tables.items()):
         for result in rep.results:

@@ -66,3 +66,53 @@ def test_progress_and_device() -> None:
     assert sum(seen) == 50
     assert len(seen) > 1
     assert str(torch_backend.device()) == "cpu"
+
+
+def _continuous(rng: np.random.Generator, n: int) -> EncodedTable:
+    """Ranges that are not powers of two (13.7, 0.3), a count column, missing values."""
+    numeric = np.column_stack(
+        [
+            rng.random(n) * 13.7,
+            np.round(rng.random(n) * 0.3, 2),
+            rng.integers(0, 5, n).astype(float),
+        ]
+    )
+    numeric[rng.random(n) < 0.05, 0] = np.nan
+    codes = rng.integers(0, 2, size=(n, 1))
+    return EncodedTable(numeric, codes, ("a", "b", "c"), ("x",))
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_dcr_with_ranges_that_are_not_powers_of_two(k: int) -> None:
+    rng = np.random.default_rng(11 + k)
+    reference = _continuous(rng, 60)
+    query = _continuous(rng, 30)
+    _same(query, reference, k=k, distance="dcr")
+
+
+def test_scales_are_divided_by_as_tensors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a division by a Python number: CUDA kernels turn it into a multiplication
+    by the reciprocal, one bit off (PyTorch's div_true_kernel_cuda)."""
+    torch = pytest.importorskip("torch")
+    divisors: list[object] = []
+    original = torch.Tensor.div_
+
+    def div_(self: object, other: object, *args: object, **kwargs: object) -> object:
+        divisors.append(other)
+        return original(self, other, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch.Tensor, "div_", div_)
+    rng = np.random.default_rng(5)
+    _same(_continuous(rng, 12), _continuous(rng, 20), k=2, distance="dcr")
+    assert divisors
+    assert all(isinstance(d, torch.Tensor) for d in divisors)
+
+
+@pytest.mark.skipif(
+    not __import__("torch").cuda.is_available(), reason="needs a CUDA device"
+)
+def test_identical_on_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYNTHRISK_TORCH_DEVICE", "cuda")
+    rng = np.random.default_rng(21)
+    _same(_continuous(rng, 300), _continuous(rng, 2000), k=3, distance="dcr")
+    _same(_mixed(rng, 100), _mixed(rng, 500), k=5, distance="gower")

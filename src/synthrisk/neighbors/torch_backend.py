@@ -53,7 +53,7 @@ def _block_sums(
     r_num: Any,
     r_cat: Any,
     spec: DistanceSpec,
-    scale: list[float],
+    scale: Any,
 ) -> Any:
     """Summed terms of shape (n_query_block, n_reference_block), as numpy_backend.block_sums."""
     acc = torch.zeros(
@@ -63,6 +63,13 @@ def _block_sums(
         acc += (q_cat[:, c][:, None] != r_cat[:, c][None, :]).to(torch.float64)
     nan_one = torch.tensor(spec.nan_one, dtype=torch.float64, device=acc.device)
     nan_both = torch.tensor(spec.nan_both, dtype=torch.float64, device=acc.device)
+    # columns without a missing value on either side skip the missing-value rule
+    # (one small reduction per column, instead of three full-size kernels)
+    missing = (
+        (torch.isnan(q_num).any(dim=0) | torch.isnan(r_num).any(dim=0)).cpu().tolist()
+        if q_num.shape[1]
+        else []
+    )
     for f in range(q_num.shape[1]):
         x = q_num[:, f][:, None]
         y = r_num[:, f][None, :]
@@ -70,16 +77,18 @@ def _block_sums(
         if spec.indicator[f]:
             term = (diff > 0).to(torch.float64)
         else:
-            term = diff / scale[f]
+            # a one-element tensor on the device: a true division (see the module docstring)
+            term = diff.div_(scale[f : f + 1])
             if spec.clip:
-                term = torch.clamp(term, max=1.0)
+                term = term.clamp_(max=1.0)
         if spec.power == 2:
-            term = term * term
-        x_nan = torch.isnan(x)
-        y_nan = torch.isnan(y)
-        term = torch.where(
-            x_nan & y_nan, nan_both, torch.where(x_nan | y_nan, nan_one, term)
-        )
+            term = term.mul_(term)
+        if missing[f]:
+            x_nan = torch.isnan(x)
+            y_nan = torch.isnan(y)
+            term = torch.where(
+                x_nan & y_nan, nan_both, torch.where(x_nan | y_nan, nan_one, term)
+            )
         acc += term
     return acc
 
@@ -98,7 +107,7 @@ def kneighbors(search: Search) -> tuple[FloatArray, IntArray]:
     step = rows_per_block(
         48 * ref_block, working_memory=search.working_memory, n_rows=n_query
     )
-    scale = [float(s) for s in spec.scale]
+    scale = torch.from_numpy(np.asarray(spec.scale, dtype=np.float64).copy()).to(dev)
     r_num_t = torch.from_numpy(np.ascontiguousarray(r_num)).to(dev)
     r_cat_t = torch.from_numpy(np.ascontiguousarray(r_cat)).to(dev)
     inf = torch.tensor(math.inf, dtype=torch.float64, device=dev)
