@@ -51,12 +51,16 @@ chromium-note:
 	@$(HAS_CHROMIUM) || echo "note: chromium is not installed: the browser test of the HTML report" \
 	  "will be skipped (\`make chromium\` installs Debian's chromium, about 115 packages, as root)."
 
-# the slow tests (a few, marked `slow`) are left out; `make test-slow` runs them
+# the slow tests (a few, marked `slow`) are left out; `make test-slow` runs them.
+# The suite runs on every logical CPU, at most 4 worker processes (pytest-xdist; each worker
+# imports numba, torch and Dask): `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= logical
+PYTEST_PARALLEL = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --maxprocesses 4)
 test: $(VENV)/.installed-dev $(if $(filter 1,$(SYNTHRISK_REQUIRE_CHROMIUM)),chromium,chromium-note)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 test-slow: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -m slow
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m slow
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks scripts

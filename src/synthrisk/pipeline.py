@@ -985,6 +985,10 @@ def _run_tables_file(
         thresholds=config.thresholds if thresholds is None else thresholds,
         json=config.json,
         html=html_path,
+        scheduler=config.scheduler,
+        table_people=config.table_people,
+        working_memory=config.working_memory,
+        backend=config.backend,
     )
     written = tuple(p for p in (config.json, html_path) if p is not None)
     return RunOutcome((), written, gate=config.gate, table_reports=(report,))
@@ -1004,6 +1008,9 @@ def evaluate_table_files(
     json: PathLike | None = None,
     html: PathLike | None = None,
     scheduler: str | None = None,
+    table_people: int | None = 20_000,
+    working_memory: float | None = None,
+    backend: Backend | None = None,
 ) -> MultiTableReport:
     """Evaluate related tables in folders, judged per person, and write the reports.
 
@@ -1028,6 +1035,12 @@ def evaluate_table_files(
         the person-level verdict first, then the linkage attack, then each table.
     scheduler : str, default=None
         A Dask scheduler's address: the metrics run on that cluster.
+    table_people : int, default=20000
+        People of each side whose rows the per-table metrics use (None: all).
+    working_memory : float, default=None
+        MiB budget of blocked computations.
+    backend : str, default=None
+        Neighbour-search backend.
 
     Returns
     -------
@@ -1055,6 +1068,9 @@ def evaluate_table_files(
         seed=seed,
         thresholds=thresholds,
         scheduler=scheduler,
+        table_people=table_people,
+        working_memory=working_memory,
+        backend=backend,
     )
     outputs: dict[Path, str] = {}
     if json is not None:

@@ -69,6 +69,51 @@ def test_a_missing_folder_is_a_usage_error(
     assert not (tmp_path / "report.json").exists()
 
 
+def test_metric_choice_table_people_and_backend(bank: Path, tmp_path: Path) -> None:
+    code = _run(
+        bank, "whole_copies", tmp_path,
+        "--metrics", "identification,dcr_share", "--table-metrics", "none",
+        "--table-people", "50", "--backend", "numpy", "--working-memory", "64",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert [r["metric"] for r in data["people"]["results"]] == [
+        "identification",
+        "dcr_share",
+    ]
+    assert data["tables"] == {}
+    assert data["verdict"] == "fail"
+    # the per-table metrics on a sample of 50 people per side, said in the warnings
+    assert _run(
+        bank, "null", tmp_path, "--metrics", "dcr_share",
+        "--table-metrics", "identical_match_share", "--table-people", "50",
+    ) == 0  # fmt: skip
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert set(data["tables"]) == {"customers", "accounts", "transactions"}
+    assert any("50" in w and "people" in w for w in data["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--table-people", "5", "`--table-people` must be a whole number of people"),
+        ("--table-people", "many", "got 'many'"),
+        ("--table-metrics", ",", "`--table-metrics` names no metric"),
+    ],
+)
+def test_bad_tables_options_are_usage_errors(
+    bank: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    value: str,
+    message: str,
+) -> None:
+    assert _run(bank, "null", tmp_path, option, value) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "report.json").exists()
+
+
 def _yaml(bank: Path, scenario: str, out: Path, extra: str = "") -> Path:
     path = out / "tables.yaml"
     path.write_text(

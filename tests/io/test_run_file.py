@@ -197,6 +197,32 @@ def test_tables_layout_without_holdout_or_options(tmp_path: Path) -> None:
     assert empty.table_metrics == {}
 
 
+def test_tables_layout_compute_and_table_people(tmp_path: Path) -> None:
+    from synthrisk.io.run_file import TablesConfig
+    from synthrisk.pipeline import load_run_file
+    from synthrisk.relational import TABLE_PEOPLE
+
+    _tables_layout(tmp_path)
+    head = "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+    config = load_run_file(
+        _write(
+            tmp_path,
+            head + "table_people: 500\n"
+            "compute: {backend: numpy, working_memory: 64, scheduler: 'tcp://host:8786'}\n",
+        )
+    )
+    assert isinstance(config, TablesConfig)
+    assert (config.table_people, config.backend) == (500, "numpy")
+    assert (config.working_memory, config.scheduler) == (64.0, "tcp://host:8786")
+    every = load_run_file(_write(tmp_path, head + "table_people: all\n"))
+    assert isinstance(every, TablesConfig)
+    assert every.table_people is None
+    default = load_run_file(_write(tmp_path, head))
+    assert isinstance(default, TablesConfig)
+    assert default.table_people == TABLE_PEOPLE == 20_000
+    assert (default.backend, default.working_memory, default.scheduler) == (None,) * 3
+
+
 @pytest.mark.parametrize(
     ("text", "match"),
     [
@@ -246,6 +272,28 @@ def test_tables_layout_without_holdout_or_options(tmp_path: Path) -> None:
             "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
             "metrics: [1, 2]\n",
             r"`metrics` must list metric ids or map them to parameter mappings",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "table_people: 5\n",
+            r"`table_people` must be a whole number of people \(at least 10\) per side .* or "
+            r"`all`; got 5",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "compute: {backend: gpu}\n",
+            r"`compute\.backend` must be one of \['auto', 'numpy', 'numba', 'dask', 'torch'\]; "
+            r"got 'gpu'",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "compute: {working_memory: -1}\n",
+            r"`compute\.working_memory` must be a positive number of MiB; got -1",
+        ),
+        (
+            "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"
+            "compute: {sample_rows: 3}\n",
+            r"`compute` has unknown keys \['sample_rows'\]",
         ),
         (
             "tables: {real: real, synthetic: synthetic, metadata: metadata.json}\n"

@@ -17,6 +17,8 @@ __all__ = [
     "metric_ids",
     "param_value",
     "rows",
+    "table_metric_ids",
+    "table_people",
     "thresholds",
     "top_n",
     "with_hint",
@@ -24,18 +26,42 @@ __all__ = [
 ]
 
 
-def metric_ids(text: str | None) -> list[str] | None:
+def metric_ids(text: str | None, option: str = "--metrics") -> list[str] | None:
     """The ids of ``--metrics`` (comma separated); None when the option is not given."""
     if text is None:
         return None
     metrics = [m.strip().lower() for m in text.split(",") if m.strip()]
     if not metrics:
         msg = (
-            f"`--metrics` names no metric (got {text!r}); give metric ids "
+            f"`{option}` names no metric (got {text!r}); give metric ids "
             "separated by commas (see `synthrisk metrics`), or leave it out to run the full assessment."
         )
         raise ParameterError(msg)
     return metrics
+
+
+def table_metric_ids(text: str | None) -> list[str] | None:
+    """``--table-metrics``: ids separated by commas, ``none`` for no per-table metrics."""
+    if text is not None and text.strip().lower() == "none":
+        return []
+    return metric_ids(text, "--table-metrics")
+
+
+def table_people(text: str) -> int | None:
+    """``--table-people``: a whole number of at least 10 people, or ``all`` (None)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 10:
+        msg = (
+            f"`--table-people` must be a whole number of people per side (at least 10) or "
+            f"`all`; got {text!r}."
+        )
+        raise ParameterError(msg)
+    return value
 
 
 def with_params(

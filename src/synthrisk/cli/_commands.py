@@ -310,11 +310,16 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         args.holdout,
         metadata=args.metadata,
         root=args.root,
+        metrics=arguments.with_params(arguments.metric_ids(args.metrics), args.param),
+        table_metrics=arguments.table_metric_ids(args.table_metrics),
         seed=args.seed,
         thresholds=arguments.thresholds(args.thresholds),
         json=args.json,
         html=args.html,
         scheduler=args.scheduler,
+        table_people=arguments.table_people(args.table_people),
+        working_memory=args.working_memory,
+        backend=args.backend,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]

@@ -249,6 +249,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tab.add_argument("--root", metavar="TABLE", help="the table whose rows are people")
     tab.add_argument(
+        "--metrics",
+        metavar="IDS",
+        help="comma-separated metric ids of the person level (default: PERSON_METRICS)",
+    )
+    tab.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="METRIC.NAME=VALUE",
+        help="a parameter of a person-level metric named in --metrics (repeatable)",
+    )
+    tab.add_argument(
+        "--table-metrics",
+        metavar="IDS",
+        help="comma-separated metric ids of each table (default: TABLE_METRICS; none: skip the tables)",
+    )
+    tab.add_argument(
+        "--table-people",
+        metavar="N",
+        default="20000",
+        help="people of each side whose rows the per-table metrics use, or all (default: 20000)",
+    )
+    tab.add_argument(
+        "--backend",
+        choices=["auto", "numpy", "numba", "dask", "torch"],
+        help="neighbour-search backend (torch: a CUDA GPU when present)",
+    )
+    tab.add_argument(
+        "--working-memory",
+        type=float,
+        metavar="MIB",
+        help="memory budget of one block (default: 256)",
+    )
+    tab.add_argument(
         "--seed", type=int, default=0, help="seed of every random step (default: 0)"
     )
     tab.add_argument(

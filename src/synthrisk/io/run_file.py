@@ -46,6 +46,8 @@ Related tables judged per person (:func:`synthrisk.relational.evaluate_tables`,
              metadata: metadata.json, root: customers}   # folders: one file per table
     metrics: [identification, dcr_share]      # of the person level (default: PERSON_METRICS)
     table_metrics: []                         # of each table (default: TABLE_METRICS)
+    table_people: 20000                       # people per side in the per-table metrics, or all
+    compute: {backend: auto, working_memory: 256}   # or {scheduler: tcp://host:8786}
     seed: 0
     thresholds: {identification: {pass: 0.05, fail: 0.1}}
     report: {json: out/tables.json, html: out/tables.html}
@@ -63,7 +65,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from synthrisk._typing import Backend
 from synthrisk.exceptions import ConfigError, ParameterError, SynthriskError
@@ -133,10 +135,15 @@ _TABLES_TOP = (
     "seed",
     "metrics",
     "table_metrics",
+    "table_people",
     "thresholds",
+    "compute",
     "report",
     "gate",
 )
+_TABLES_COMPUTE = ("working_memory", "backend", "scheduler")
+#: ``synthrisk.relational.TABLE_PEOPLE`` (not imported: reading a run file stays light)
+TABLE_PEOPLE = 20_000
 _TABLES = ("real", "synthetic", "holdout", "metadata", "root")
 _TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -243,7 +250,11 @@ class TablesConfig:
     seed: int = 0
     metrics: Mapping[str, Mapping[str, Any]] | None = None
     table_metrics: Mapping[str, Mapping[str, Any]] | None = None
+    table_people: int | None = TABLE_PEOPLE
     thresholds: Mapping[str, Any] | None = None
+    working_memory: float | None = None
+    backend: Backend | None = None
+    scheduler: str | None = None
     json: Path | None = None
     html: Path | None = None
     gate: str | None = None
@@ -289,6 +300,19 @@ def _sample_rows(value: Any, where: str) -> int | None:
     ):
         return value
     msg = f"{where}: `compute.sample_rows` must be a positive whole number of rows; got {value!r}."
+    raise ConfigError(msg)
+
+
+def _table_people(value: Any, where: str) -> int | None:
+    """``table_people``: a whole number of at least 10 people, or ``all`` (None)."""
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 10:
+        return value
+    msg = (
+        f"{where}: `table_people` must be a whole number of people (at least 10) per side "
+        f"for the per-table metrics, or `all`; got {value!r}."
+    )
     raise ConfigError(msg)
 
 
@@ -661,6 +685,22 @@ def parse_tables_config(
     report = _check_keys(
         raw.get("report") or {}, ("json", "html"), f"{where}: `report`"
     )
+    compute = _check_keys(
+        raw.get("compute") or {}, _TABLES_COMPUTE, f"{where}: `compute`"
+    )
+    backend = compute.get("backend")
+    if backend is not None and backend not in get_args(Backend):
+        msg = (
+            f"{where}: `compute.backend` must be one of {list(get_args(Backend))}; "
+            f"got {backend!r}."
+        )
+        raise ConfigError(msg)
+    memory = compute.get("working_memory")
+    if memory is not None and (
+        isinstance(memory, bool) or not isinstance(memory, (int, float)) or memory <= 0
+    ):
+        msg = f"{where}: `compute.working_memory` must be a positive number of MiB; got {memory!r}."
+        raise ConfigError(msg)
     assert folders["real"] is not None
     assert folders["synthetic"] is not None
     return TablesConfig(
@@ -672,7 +712,11 @@ def parse_tables_config(
         seed=_seed(raw, where),
         metrics=_metrics(raw.get("metrics"), "metrics", where),
         table_metrics=_metrics(raw.get("table_metrics"), "table_metrics", where),
+        table_people=_table_people(raw.get("table_people", TABLE_PEOPLE), where),
         thresholds=check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`"),
+        working_memory=None if memory is None else float(memory),
+        backend=backend,
+        scheduler=_scheduler(compute.get("scheduler"), where),
         json=_path(report.get("json"), "report.json", base, where),
         html=_path(report.get("html"), "report.html", base, where),
         gate=check_gate(raw.get("gate"), where),

@@ -10,6 +10,7 @@ from synthrisk.relational.evaluate import (
     PERSON_COLUMN,
     PERSON_METRICS,
     TABLE_METRICS,
+    TABLE_PEOPLE,
     evaluate_tables,
 )
 from synthrisk.relational.features import PersonFeatures
@@ -28,6 +29,7 @@ __all__ = [
     "PERSON_COLUMN",
     "PERSON_METRICS",
     "TABLE_METRICS",
+    "TABLE_PEOPLE",
     "LinkageAttack",
     "LinkageResult",
     "MultiTableReport",

@@ -33,6 +33,7 @@ __all__ = [
     "PERSON_COLUMN",
     "PERSON_METRICS",
     "TABLE_METRICS",
+    "TABLE_PEOPLE",
     "evaluate_tables",
 ]
 
@@ -46,6 +47,9 @@ PERSON_METRICS: tuple[str, ...] = (
     "singling_out",
 )
 #: the metrics run on each table by default (people, not rows, as the unit)
+#: people of each side whose rows the per-table metrics use (a seeded sample above it)
+TABLE_PEOPLE = 20_000
+
 TABLE_METRICS: tuple[str, ...] = (
     "identification",
     "dcr_share",
@@ -156,7 +160,7 @@ def evaluate_tables(
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     working_memory: float | None = None,
     backend: Backend | None = None,
-    table_people: int | None = 20_000,
+    table_people: int | None = TABLE_PEOPLE,
     client: Any | None = None,
     scheduler: str | None = None,
 ) -> MultiTableReport:
