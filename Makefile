@@ -60,7 +60,7 @@ test: $(VENV)/.installed-dev $(if $(filter 1,$(SYNTHRISK_REQUIRE_CHROMIUM)),chro
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 test-slow: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m slow
+	$(BIN)/python -m pytest -m slow $(PYTEST_PARALLEL)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks scripts

@@ -98,6 +98,10 @@ def test_readme_says_what_make_test_runs_and_installs() -> None:
     )
     assert "test-slow:" in makefile
     assert "pytest -m slow" in makefile
+    # the suite runs on every core (pytest-xdist), and one process stays one option away
+    assert "$(PYTEST_PARALLEL)" in test_rule or "$(PYTEST_PARALLEL)" in makefile
+    assert "-n $(PYTEST_WORKERS) --maxprocesses 4" in makefile
+    assert "`make test PYTEST_WORKERS=0`" in text
     assert "SYNTHRISK_REQUIRE_CHROMIUM=1" in (ROOT / ".ci" / "run").read_text()
 
 
