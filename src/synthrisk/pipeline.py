@@ -462,7 +462,9 @@ def run_file(
     if isinstance(config, AuditConfig):
         return _run_audit_file(config, path, html=html, progress=progress)
     if isinstance(config, TablesConfig):
-        return _run_tables_file(config, path, html=html, thresholds=thresholds)
+        return _run_tables_file(
+            config, path, html=html, thresholds=thresholds, progress=progress
+        )
     values = include_values or config.include_values
     checked = _thresholds(config.thresholds if thresholds is None else thresholds)
     top = config.top_n if top_n is None else top_n
@@ -970,6 +972,7 @@ def _run_tables_file(
     *,
     html: PathLike | None,
     thresholds: Thresholds | Mapping[str, Any] | None,
+    progress: bool = False,
 ) -> RunOutcome:
     """A run file of related tables (``--html`` / ``--thresholds`` override the file's)."""
     html_path = _report_html(config.json, config.html, path, html)
@@ -989,6 +992,7 @@ def _run_tables_file(
         table_people=config.table_people,
         working_memory=config.working_memory,
         backend=config.backend,
+        progress=progress,
     )
     written = tuple(p for p in (config.json, html_path) if p is not None)
     return RunOutcome((), written, gate=config.gate, table_reports=(report,))
@@ -1011,6 +1015,7 @@ def evaluate_table_files(
     table_people: int | None = 20_000,
     working_memory: float | None = None,
     backend: Backend | None = None,
+    progress: bool = False,
 ) -> MultiTableReport:
     """Evaluate related tables in folders, judged per person, and write the reports.
 
@@ -1041,6 +1046,8 @@ def evaluate_table_files(
         MiB budget of blocked computations.
     backend : str, default=None
         Neighbour-search backend.
+    progress : bool, default=False
+        Show progress on standard error.
 
     Returns
     -------
@@ -1071,6 +1078,7 @@ def evaluate_table_files(
         table_people=table_people,
         working_memory=working_memory,
         backend=backend,
+        progress=progress,
     )
     outputs: dict[Path, str] = {}
     if json is not None:

@@ -93,6 +93,36 @@ def test_metric_choice_table_people_and_backend(bank: Path, tmp_path: Path) -> N
     assert any("50" in w and "people" in w for w in data["warnings"])
 
 
+def test_progress_lines_name_each_level(
+    bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "evaluate-tables",
+            "--real", str(bank / "real"),
+            "--synthetic", str(bank / "synthetic_null"),
+            "--holdout", str(bank / "holdout"),
+            "--metadata", str(bank / "metadata.json"),
+            "--json", str(tmp_path / "report.json"),
+            "--metrics", "identification",
+            "--table-metrics", "identical_match_share",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    lines = capsys.readouterr().err.splitlines()
+    # standard error is not a terminal here: one line per finished metric, by level
+    assert any(line.startswith("people · [1/1] identification  ") for line in lines)
+    assert any(line.startswith("linkage attack (p-value)  ") for line in lines)
+    for table in ("customers", "accounts", "transactions"):
+        assert any(
+            line.startswith(f"table '{table}' · [1/1] identical_match_share  ")
+            for line in lines
+        ), lines
+    # --quiet: none of them
+    assert _run(bank, "null", tmp_path, "--metrics", "identification") == 0
+    assert "people · " not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [

@@ -320,6 +320,7 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         table_people=arguments.table_people(args.table_people),
         working_memory=args.working_memory,
         backend=args.backend,
+        progress=not (args.quiet or "-" in (args.json, args.html)),
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]

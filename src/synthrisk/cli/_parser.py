@@ -295,7 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("review", "fail"),
         help="exit code 1 when the person-level verdict is at or below this level",
     )
-    tab.add_argument("--quiet", action="store_true", help="no summary")
+    tab.add_argument(
+        "--quiet", action="store_true", help="no progress lines or summary"
+    )
 
     aud = sub.add_parser(
         "audit",
