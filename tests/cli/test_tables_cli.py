@@ -91,6 +91,13 @@ def test_metric_choice_table_people_and_backend(bank: Path, tmp_path: Path) -> N
     data = json.loads((tmp_path / "report.json").read_text())
     assert set(data["tables"]) == {"customers", "accounts", "transactions"}
     assert any("50" in w and "people" in w for w in data["warnings"])
+    # all: every person's rows, no sampling warning
+    assert _run(
+        bank, "null", tmp_path, "--metrics", "dcr_share",
+        "--table-metrics", "identical_match_share", "--table-people", "all",
+    ) == 0  # fmt: skip
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert not any("sample" in w for w in data["warnings"])
 
 
 def test_progress_lines_name_each_level(

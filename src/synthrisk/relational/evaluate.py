@@ -474,7 +474,8 @@ def _sample_people(
         warnings.append(
             f"tables: the per-table metrics ran on a seeded sample of {cap} people of each "
             f"side that has more ({', '.join(sampled)}), with all their rows; the person "
-            "level and the linkage used every person (set table_people=None for all)."
+            "level and the linkage used every person (all people: table_people=None in "
+            "Python, `--table-people all` or `table_people: all` in a run file)."
         )
     return tables_out, people_out
 
