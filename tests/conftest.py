@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from tests._demo_run import DemoRun, run_demo
 
 
 @pytest.fixture
@@ -180,3 +181,12 @@ def check_partitioned(
         return got
 
     return check
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``synthrisk demo --rows 600``, run once per test process (three tests read it).
+
+    Tests read its files and must not modify them.
+    """
+    return run_demo(tmp_path_factory.mktemp("demo-run") / "d")

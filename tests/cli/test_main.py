@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from tests._demo_run import DemoRun
 
 from synthrisk.cli import main
 from synthrisk.datasets import load_demo
@@ -174,19 +175,16 @@ def test_run_config_with_unknown_key_exits_2(
     assert "unknown keys ['metricz']" in capsys.readouterr().err
 
 
-def test_demo_writes_reports_and_table(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["demo", "--out", str(tmp_path / "d"), "--rows", "600"]) == 0
-    out = capsys.readouterr().out
+def test_demo_writes_reports_and_table(demo_run: DemoRun) -> None:
+    out = demo_run.printed
     assert "leaky" in out
     assert "independent" in out
     assert "isolated_copies" in out
-    data = json.loads((tmp_path / "d" / "report.json").read_text())
+    data = json.loads((demo_run.out / "report.json").read_text())
     assert data["inputs"]["real"]["rows"] == 300
     for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):
-        assert (tmp_path / "d" / "reports" / f"{name}.json").is_file()
-        assert (tmp_path / "d" / "data" / f"synthetic_{name}.csv").is_file()
+        assert (demo_run.out / "reports" / f"{name}.json").is_file()
+        assert (demo_run.out / "data" / f"synthetic_{name}.csv").is_file()
 
 
 def test_metrics_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:

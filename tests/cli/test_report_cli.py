@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from tests._demo_run import DemoRun
 
 from synthrisk.cli import main
 from synthrisk.datasets import load_demo
@@ -294,12 +295,9 @@ def test_run_config_writes_html_and_gates(
     )
 
 
-def test_demo_writes_the_html_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["demo", "--out", str(tmp_path / "d"), "--rows", "200"]) == 0
-    out = capsys.readouterr().out
-    path = tmp_path / "d" / "report.html"
+def test_demo_writes_the_html_report(demo_run: DemoRun) -> None:
+    out = demo_run.printed
+    path = demo_run.out / "report.html"
     assert (
         f"HTML report of the 'partial' version (open it in a browser): {path}"
         in out.replace("\n", "")
@@ -307,6 +305,6 @@ def test_demo_writes_the_html_report(
     text = path.read_text(encoding="utf-8")
     assert "synthrisk demo: the &#39;partial&#39; synthetic version" in text
     for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):
-        assert (tmp_path / "d" / "reports" / f"{name}.html").is_file()
+        assert (demo_run.out / "reports" / f"{name}.html").is_file()
     # the demo records the data files it wrote, with their hashes
     assert "synthetic_partial.csv" in text

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from tests._demo_run import DemoRun
 
 from synthrisk import evaluate
-from synthrisk.cli import main
 from synthrisk.report import render_html
 from synthrisk.report.html import SECTIONS
 
@@ -48,11 +48,9 @@ def _problems(events: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 
 def test_demo_report_in_headless_chromium(
-    browser_page: Any, artifacts: Path, tmp_path: Path
+    browser_page: Any, artifacts: Path, demo_run: DemoRun
 ) -> None:
-    out = tmp_path / "demo-output"
-    assert main(["demo", "--out", str(out), "--rows", "600", "--quiet"]) == 0
-    page_path = out / "report.html"
+    page_path = demo_run.out / "report.html"
     browser_page.send(
         "Emulation.setDeviceMetricsOverride",
         {"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": False},
