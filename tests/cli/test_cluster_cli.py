@@ -20,9 +20,12 @@ pytestmark = pytest.mark.dask
 
 
 def test_unreachable_scheduler_is_a_one_line_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("distributed")
+    from synthrisk.neighbors import _compute
+
+    monkeypatch.setattr(_compute, "CONNECT_TIMEOUT", 1.0)  # nothing listens on port 9
     demo = load_demo(n_rows=200, seed=1)
     demo.real.to_csv(tmp_path / "real.csv", index=False)
     demo.synthetic["fresh"].to_csv(tmp_path / "syn.csv", index=False)
@@ -33,7 +36,7 @@ def test_unreachable_scheduler_is_a_one_line_error(
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith(
-        "synthrisk: error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"
+        "synthrisk: error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9' within 1 s"
     )
     assert "Traceback" not in err
 

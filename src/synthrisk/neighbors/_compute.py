@@ -128,7 +128,7 @@ def dask_compute(
     client: Any | None = None,
     scheduler: str | None = None,
     n_workers: int | None = None,
-    timeout: float = CONNECT_TIMEOUT,
+    timeout: float | None = None,
 ) -> Iterator[Any]:
     """Run the ``"dask"`` backend on a cluster for the duration of the block.
 
@@ -147,8 +147,8 @@ def dask_compute(
     n_workers : int, default=None
         Workers of a local cluster (default: one per core); only used when neither
         ``client`` nor ``scheduler`` is given.
-    timeout : float, default=10
-        Seconds to wait for the scheduler.
+    timeout : float, default=None
+        Seconds to wait for the scheduler (None: ``CONNECT_TIMEOUT``, 10).
 
     Yields
     ------
@@ -169,7 +169,11 @@ def dask_compute(
             )
         if client is None and scheduler is not None:
             client = stack.enter_context(
-                _connect(distributed.Client, scheduler, timeout)
+                _connect(
+                    distributed.Client,
+                    scheduler,
+                    CONNECT_TIMEOUT if timeout is None else timeout,
+                )
             )
         elif client is None:
             workers, threads = local_cluster_size(n_workers)
