@@ -31,7 +31,13 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._base import Context
 from synthrisk.metrics._params import Param, custom
-from synthrisk.metrics.membership._space import Data, Space, concat_rows, n_rows
+from synthrisk.metrics.membership._space import (
+    Data,
+    Space,
+    concat_rows,
+    n_rows,
+    real_to_synthetic,
+)
 from synthrisk.schema.schema import is_person_key
 from synthrisk.schema.tables import Tables
 
@@ -245,19 +251,21 @@ def _geometry(
         pool, pool, k=k, context=context, description="isolation of real people"
     )
     isolation, second = _other_people(nn.distances, nn.indices, people.person)
-    syn = space.search(
-        pool,
-        synthetic,
-        k=1,
-        context=context,
-        description="real people → synthetic",
-    )
-    return (
-        Geometry(isolation, second, syn.distances[:, 0], syn.indices[:, 0]),
-        space,
-        pool,
-        synthetic,
-    )
+    shared = real_to_synthetic(tables, space, k=1, context=context)
+    if shared is not None and shared[1] is not None:
+        # the search the kNN membership attack of this run uses too
+        to_syn = np.concatenate([shared[0].distances[:, 0], shared[1].distances[:, 0]])
+        nearest = np.concatenate([shared[0].indices[:, 0], shared[1].indices[:, 0]])
+    else:
+        syn = space.search(
+            pool,
+            synthetic,
+            k=1,
+            context=context,
+            description="real people → synthetic",
+        )
+        to_syn, nearest = syn.distances[:, 0], syn.indices[:, 0]
+    return (Geometry(isolation, second, to_syn, nearest), space, pool, synthetic)
 
 
 def near_threshold(geo: Geometry, quantile: float) -> float:

@@ -29,6 +29,7 @@ the in-memory numbers.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable
 from typing import Any, Literal, TypeAlias, overload
 
@@ -60,6 +61,7 @@ from synthrisk.schema.tables import Tables
 __all__ = [
     "DISTANCES",
     "MODES",
+    "SHARED_K",
     "Data",
     "Distance",
     "Mode",
@@ -69,6 +71,7 @@ __all__ = [
     "distinct_lower_bound",
     "n_rows",
     "numeric_matrix",
+    "real_to_synthetic",
     "resolve_distance",
     "row_ids",
     "sample_rows",
@@ -296,6 +299,60 @@ class Space:
                 arithmetic=self.arithmetic,
                 progress=advance,
             )
+
+
+#: the real and holdout rows' nearest synthetic rows are searched once per run with at
+#: least this many neighbours, for every metric that needs as many or fewer
+SHARED_K = 5
+
+
+def real_to_synthetic(
+    tables: Tables, space: Space, *, k: int, context: Context
+) -> tuple[Neighbors, Neighbors | None] | None:
+    """The ``k`` nearest synthetic rows of the real rows and of the holdout rows, shared.
+
+    One search per run and space (:meth:`Tables.derived`) of the real and holdout rows
+    together against the synthetic table, with ``max(k, SHARED_K)`` neighbours; each
+    caller takes the first ``k`` columns. Those are exactly a ``k``-search's: every
+    backend ranks by ``(distance, synthetic position)``, so the first ``k`` of a longer
+    list are the ``k`` nearest with the same ties. ``identification`` (k = 1) and the
+    kNN membership attack (k = 5) of one run share it.
+
+    Returns None where the search is not shared: the ``euclidean`` space (scikit-learn's
+    rounding may depend on the query block), partitioned tables, ``k > SHARED_K``.
+    """
+    if space.distance == "euclidean" or space.arithmetic != "exact" or k > SHARED_K:
+        return None
+    real, synthetic = space.data(tables, "real"), space.data(tables, "synthetic")
+    holdout = space.data(tables, "holdout") if tables.holdout is not None else None
+    if any(is_partitioned(t) for t in (real, synthetic, holdout) if t is not None):
+        return None
+    if n_rows(synthetic) < SHARED_K:
+        return None
+    digest = hashlib.blake2b(
+        np.ascontiguousarray(space.scale, dtype=np.float64).tobytes(), digest_size=16
+    ).hexdigest()
+    key = ("real-to-synthetic", space.distance, digest, str(SHARED_K))
+
+    def search() -> Neighbors:
+        pool = real if holdout is None else concat_rows(real, holdout)
+        return space.search(
+            pool,
+            synthetic,
+            k=SHARED_K,
+            context=context,
+            description="real and holdout rows → synthetic",
+        )
+
+    nn = tables.derived(key, search)
+    n_real = n_rows(real)
+
+    def part(rows: slice) -> Neighbors:
+        return Neighbors(nn.distances[rows, :k], nn.indices[rows, :k])
+
+    return part(slice(0, n_real)), None if holdout is None else part(
+        slice(n_real, None)
+    )
 
 
 def sample_rows(n: int, size: int, rng: np.random.Generator) -> IntArray:

@@ -26,6 +26,7 @@ from synthrisk.metrics.membership._space import (
     MODES,
     Space,
     n_rows,
+    real_to_synthetic,
     resolve_distance,
 )
 from synthrisk.results import RecordScores
@@ -159,16 +160,35 @@ class MembershipKnnProbabilities(Metric):
         return float(width)
 
     def _probabilities(
-        self, space: Space, real: Any, holdout: Any, syn: Any, context: Context
+        self,
+        space: Space,
+        real: Any,
+        holdout: Any,
+        syn: Any,
+        context: Context,
+        tables: Tables | None = None,
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """Parzen probabilities of the real and holdout rows, and the bandwidth."""
         k = self.k
-        d_real = space.search(
-            real, syn, k=k, context=context, description="kNN real → synthetic"
-        ).distances
-        d_hold = space.search(
-            holdout, syn, k=k, context=context, description="kNN holdout → synthetic"
-        ).distances
+        shared = (
+            None
+            if tables is None
+            else real_to_synthetic(tables, space, k=k, context=context)
+        )
+        if shared is not None and shared[1] is not None:
+            # the search identification of this run uses too
+            d_real, d_hold = shared[0].distances, shared[1].distances
+        else:
+            d_real = space.search(
+                real, syn, k=k, context=context, description="kNN real → synthetic"
+            ).distances
+            d_hold = space.search(
+                holdout,
+                syn,
+                k=k,
+                context=context,
+                description="kNN holdout → synthetic",
+            ).distances
         bandwidth = self._bandwidth(
             np.r_[d_real[:, 0], d_hold[:, 0]],
             lambda: np.r_[d_real.ravel(), d_hold.ravel()],
@@ -250,7 +270,7 @@ class MembershipKnnProbabilities(Metric):
             )
         else:
             p_real, p_hold, bandwidth = self._probabilities(
-                space, real, holdout, syn, context
+                space, real, holdout, syn, context, tables
             )
         scores = ranking_summary(p_real, p_hold)
         if bandwidth == 1.0 and np.count_nonzero(p_real == 0.0) + np.count_nonzero(
