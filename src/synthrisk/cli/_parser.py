@@ -103,17 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_report_options(ev)
-    ev.add_argument(
-        "--working-memory",
-        type=float,
-        metavar="MIB",
-        help="memory budget of one block (default: 256)",
-    )
-    ev.add_argument(
-        "--backend",
-        choices=["auto", "numpy", "numba", "dask", "torch"],
-        help="neighbour-search backend (dask: a local cluster sized to this machine)",
-    )
+    _add_compute_options(ev)
     ev.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -271,17 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="20000",
         help="people of each side whose rows the per-table metrics use, or all (default: 20000)",
     )
-    tab.add_argument(
-        "--backend",
-        choices=["auto", "numpy", "numba", "dask", "torch"],
-        help="neighbour-search backend (torch: a CUDA GPU when present)",
-    )
-    tab.add_argument(
-        "--working-memory",
-        type=float,
-        metavar="MIB",
-        help="memory budget of one block (default: 256)",
-    )
+    _add_compute_options(tab)
     tab.add_argument(
         "--seed", type=int, default=0, help="seed of every random step (default: 0)"
     )
@@ -474,6 +454,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="a metric id: show what it measures and its parameters",
     )
     return parser
+
+
+def _add_compute_options(parser: argparse.ArgumentParser) -> None:
+    """``--working-memory`` and ``--backend`` (of ``evaluate`` and ``evaluate-tables``)."""
+    parser.add_argument(
+        "--working-memory",
+        type=float,
+        metavar="MIB",
+        help="memory budget of one block (default: 256)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["auto", "numpy", "numba", "dask", "torch"],
+        help=(
+            "neighbour-search backend (dask: a local cluster sized to this machine; "
+            "torch: a CUDA GPU when present)"
+        ),
+    )
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
