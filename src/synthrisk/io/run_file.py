@@ -65,11 +65,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from synthrisk._typing import Backend
 from synthrisk.exceptions import ConfigError, ParameterError, SynthriskError
 from synthrisk.metrics import get_metric, suggest
+from synthrisk.settings import check_compute
 
 __all__ = [
     "AuditConfig",
@@ -688,19 +689,16 @@ def parse_tables_config(
     compute = _check_keys(
         raw.get("compute") or {}, _TABLES_COMPUTE, f"{where}: `compute`"
     )
-    backend = compute.get("backend")
-    if backend is not None and backend not in get_args(Backend):
-        msg = (
-            f"{where}: `compute.backend` must be one of {list(get_args(Backend))}; "
-            f"got {backend!r}."
+    try:
+        memory, backend = check_compute(
+            compute.get("working_memory"), compute.get("backend")
         )
-        raise ConfigError(msg)
-    memory = compute.get("working_memory")
-    if memory is not None and (
-        isinstance(memory, bool) or not isinstance(memory, (int, float)) or memory <= 0
-    ):
-        msg = f"{where}: `compute.working_memory` must be a positive number of MiB; got {memory!r}."
-        raise ConfigError(msg)
+    except (
+        ParameterError
+    ) as exc:  # "`backend` must ..." -> "`compute.backend` must ..."
+        raise ConfigError(
+            f"{where}: " + str(exc).replace("`", "`compute.", 1)
+        ) from None
     assert folders["real"] is not None
     assert folders["synthetic"] is not None
     return TablesConfig(
@@ -714,7 +712,7 @@ def parse_tables_config(
         table_metrics=_metrics(raw.get("table_metrics"), "table_metrics", where),
         table_people=_table_people(raw.get("table_people", TABLE_PEOPLE), where),
         thresholds=check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`"),
-        working_memory=None if memory is None else float(memory),
+        working_memory=memory,
         backend=backend,
         scheduler=_scheduler(compute.get("scheduler"), where),
         json=_path(report.get("json"), "report.json", base, where),
