@@ -333,6 +333,46 @@ def test_weighted_numba_equals_numpy_bit_for_bit(rng: np.random.Generator) -> No
     np.testing.assert_array_equal(ones.indices, plain.indices)
 
 
+@pytest.mark.parametrize("widest", [4, 300, 70_000])
+def test_many_groups_numba_equals_numpy_bit_for_bit(
+    widest: int, rng: np.random.Generator
+) -> None:
+    # many categorical columns: the groups are listed by mismatch count, over codes
+    # narrowed to bytes (widest < 255), to 16 bits (< 65,535) or kept as they are;
+    # queries far from every group (random codes, codes no reference row has), with
+    # and without a radius, and rows of the reference itself
+    n_ref = 900 if widest < 70_000 else 70_001
+    num = np.round(rng.random((n_ref, 2)), 2)
+    num[rng.random(num.shape) < 0.05] = np.nan
+    codes = rng.integers(-1, 4, (n_ref, 7))
+    codes[:, 0] = np.arange(n_ref) % widest - 1
+    reference = EncodedTable(num, codes, ("a", "b"), tuple("tuvwxyz"))
+    q_codes = rng.integers(-1, 6, (160, 7))
+    q_codes[:40] = codes[rng.integers(0, n_ref, 40)]
+    q_codes[40:60, 0] = rng.choice([-7, widest + 3, 2**40], 20)
+    query = EncodedTable(
+        np.round(rng.random((160, 2)), 2), q_codes, ("a", "b"), tuple("tuvwxyz")
+    )
+    if widest == 70_000:
+        query, reference = query.take(np.arange(40, 100)), reference
+    for k in (1, 3):
+        a = nearest_neighbors(query, reference, k=k, backend="numpy")
+        b = nearest_neighbors(query, reference, k=k, backend="numba")
+        np.testing.assert_array_equal(a.distances, b.distances)
+        np.testing.assert_array_equal(a.indices, b.indices)
+        radius = a.distances[:, -1].copy()
+        radius[::5] = 0.2
+        radius[::7] = 0.0
+        got = nearest_neighbors(
+            query, reference, k=k, backend="numba", max_distance=radius
+        )
+        want_d, want_i = a.distances.copy(), a.indices.copy()
+        outside = ~(want_d <= radius[:, None])
+        want_d[outside], want_i[outside] = np.inf, -1
+        np.testing.assert_array_equal(got.distances, want_d)
+        np.testing.assert_array_equal(got.indices, want_i)
+
+
 def test_queries_sharing_categories_are_answered_in_their_own_order(
     rng: np.random.Generator,
 ) -> None:

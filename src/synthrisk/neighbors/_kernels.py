@@ -132,6 +132,7 @@ def run_blocks(
     *,
     row_bytes: int,
     extra: tuple[DTypeLike, ...] = (),
+    sum_radius: FloatArray | None = None,
 ) -> list[np.ndarray]:
     """Run ``kernel`` over blocks of the query rows taken in the order ``perm``.
 
@@ -141,7 +142,8 @@ def run_blocks(
     (distances and indices of shape (n, k), then one array of each ``extra`` dtype
     of shape (n,)). ``row_bytes`` are the temporaries of one query row (see
     :func:`~synthrisk.neighbors._blocks.rows_per_block`); progress is reported after
-    each block.
+    each block. ``sum_radius`` gives the radii in the kernels' units directly (rows
+    at exactly the radius are kept) instead of taking them from ``search.radius``.
 
     Returns
     -------
@@ -149,8 +151,9 @@ def run_blocks(
         The outputs, back in the order of the query rows.
     """
     n_query, k = search.q_num.shape[0], search.k
-    radius = search.spec.sum_radius(search.radius, n_query)
-    sum_radius = np.ascontiguousarray(radius[perm])
+    if sum_radius is None:
+        sum_radius = search.spec.sum_radius(search.radius, n_query)
+    sum_radius = np.ascontiguousarray(sum_radius[perm])
     q_num = np.ascontiguousarray(search.q_num[perm])
     q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=code_dtype)
     # blocks bound the progress granularity and the per-block output buffers

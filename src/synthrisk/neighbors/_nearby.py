@@ -99,8 +99,12 @@ def _first_pass_kernel(
     out_d,
     out_i,
     final,
+    limit,
 ):  # pragma: no cover - compiled
     """Top k of every query over the groups at most two mismatches away; ``final[i]``: exact.
+
+    ``limit[i]``: the query's k-th best summed distance found (its radius while
+    fewer than k rows are found), an upper bound of its final k-th best.
 
     ``wild = (wild_cols, wild_bound, level_start, keys, groups, low, sizes)``: the
     sets of one or two mismatching columns (second column -1 for one), ordered by
@@ -162,6 +166,7 @@ def _first_pass_kernel(
                             )
             if not final[i]:
                 final[i] = state[1] < beyond[n_levels]
+            limit[i] = state[1]
             write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
@@ -236,11 +241,14 @@ def _wild_index(
 
 def first_pass(
     search: Search, reference: GroupedReference, *, n_pairs: int | None = None
-) -> tuple[FloatArray, IntArray, IntArray] | None:
+) -> tuple[FloatArray, IntArray, IntArray, FloatArray] | None:
     """Run the pass on ``search`` over the grouped ``reference``.
 
-    Returns the distances and indices (before the radius is applied) and the query
-    rows whose result is not final, or None where the pass does not pay.
+    Returns the distances and indices (before the radius is applied), the query
+    rows whose result is not final and, for every query row, the radius that
+    holds its final k nearest rows in the units the kernels rank by (the k-th
+    best sum found, rows at exactly that sum included), or None where the pass
+    does not pay.
     ``n_pairs``: the (query, reference) pairs that decide whether it pays (default:
     those of ``search``; a pilot on a few query rows passes the whole search's).
     The index of the groups is kept in ``reference.memo`` for later passes.
@@ -260,7 +268,7 @@ def first_pass(
     if index is None:
         return None
     wild, beyond = index
-    distances, indices, final = run_blocks(
+    distances, indices, final, limit = run_blocks(
         _first_pass_kernel,
         search,
         query_order(search.q_cat),
@@ -274,6 +282,6 @@ def first_pass(
             float(search.spec.divisor),
         ),
         row_bytes=8 * (search.r_num.shape[0] + n_groups),
-        extra=(np.bool_,),
+        extra=(np.bool_, np.float64),
     )
-    return distances, indices, np.flatnonzero(~final)
+    return distances, indices, np.flatnonzero(~final), limit

@@ -9,7 +9,10 @@ visited in increasing order of that bound (buckets of it: exact counts without
 weights), a row's running sum is abandoned as soon as it can no longer enter the top
 k, and the scan stops once the smallest bound left is too large. Query rows are
 visited sorted by their codes, so the bounds and buckets of one code combination are
-computed once for all its rows. All of this is exact: the result is identical, bit
+computed once for all its rows. Without weights the bound is the number of
+mismatching columns: the groups are counted over narrow codes and listed lazily,
+level by level, only as far as the query's k-th best distance so far
+(:func:`_knn_levels_kernel`). All of this is exact: the result is identical, bit
 for bit and index for index, to the numpy backend (ties to the lowest index).
 
 No n × m matrix is ever built: memory is O(n_reference) per thread.
@@ -25,6 +28,7 @@ the scan above. All three are built from the compiled blocks of
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -155,6 +159,203 @@ def _knn_kernel(
             _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _knn_levels_kernel(
+    q_num, q_cat, ref, groups, terms, divisor, radius, out_d, out_i
+):  # pragma: no cover - compiled
+    """:func:`_knn_kernel` without categorical weights: groups listed by mismatch count.
+
+    Every categorical mismatch costs exactly 1, so a group's lower bound is its
+    number of mismatching columns (its *level*). The levels are counted in bytes
+    over narrow codes (a loop LLVM vectorises many lanes wide), and the groups of
+    the levels a query still needs are listed lazily: a branch-free pass collects
+    the groups of the next levels (up to the query's k-th best sum, which only
+    shrinks) and a counting sort orders that short list. A row far from every
+    group (a random row) lists a few hundred groups instead of sorting them all.
+    ``groups = (group_codes, group_codes_t)`` hold the codes as small unsigned
+    integers (a query code no group has is a value no group holds).
+    """
+    group_codes, group_codes_t = groups
+    power = terms[5]
+    k = out_d.shape[1]
+    n_query = q_num.shape[0]
+    n_cat = q_cat.shape[1]
+    every_column = np.arange(n_cat)
+    n_groups = ref[2].shape[0] - 1
+    n_chunks = min(n_query, 64)
+    for chunk in numba.prange(n_chunks):
+        lo = chunk * n_query // n_chunks
+        hi = (chunk + 1) * n_query // n_chunks
+        level = np.zeros(n_groups, dtype=np.uint8)
+        listed = np.empty(n_groups, dtype=np.int64)
+        fresh = np.empty(n_groups, dtype=np.int64)
+        # level_end[l]: end of level l's groups in ``listed`` (levels 1..covered)
+        level_end = np.zeros(n_cat + 1, dtype=np.int64)
+        top = _kernels.new_top(k)
+        own = -1
+        ready = False
+        covered = 0
+        for i in range(lo, hi):
+            if not _kernels.same_codes(q_cat, i, lo, every_column):
+                # queries arrive sorted by codes: the group of equal codes and the
+                # levels below are shared by all query rows with these codes
+                own = _kernels.find_group(q_cat, i, every_column, group_codes)
+                ready = False
+            state = (0, radius[i], _kernels.NO_ROW)
+            if own >= 0:
+                # the own group first: every other group is at least 1 away
+                state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+            if not (state[1] < 1.0) and n_groups > (1 if own >= 0 else 0):
+                if not ready:
+                    level[:] = 0
+                    for c in range(n_cat):
+                        code = q_cat[i, c]
+                        column = group_codes_t[c]
+                        for g in range(n_groups):
+                            level[g] += np.uint8(column[g] != code)
+                    covered = 0
+                    ready = True
+                for lv in range(1, n_cat + 1):
+                    bound = float(lv)
+                    if bound > state[1]:
+                        break
+                    if lv > covered:
+                        # list the levels up to the k-th best sum so far (two
+                        # levels while fewer than k rows are found)
+                        top_level = n_cat
+                        if state[1] < n_cat:
+                            top_level = max(lv, int(state[1]))
+                        elif state[0] < k:
+                            top_level = min(n_cat, lv + 1)
+                        n_fresh = 0
+                        for g in range(n_groups):
+                            fresh[n_fresh] = g
+                            n_fresh += (level[g] > covered) & (level[g] <= top_level)
+                        start = level_end[covered] if covered > 0 else 0
+                        for lvl in range(covered + 1, top_level + 1):
+                            level_end[lvl] = 0
+                        for t in range(n_fresh):
+                            level_end[level[fresh[t]]] += 1
+                        for lvl in range(covered + 1, top_level + 1):
+                            size = level_end[lvl]
+                            level_end[lvl] = start
+                            start += size
+                        for t in range(n_fresh):
+                            g = fresh[t]
+                            lvl = level[g]
+                            listed[level_end[lvl]] = g
+                            level_end[lvl] += 1
+                        covered = top_level
+                    begin = level_end[lv - 1] if lv > 1 else 0
+                    state = _scan_listed(
+                        i,
+                        listed[begin : level_end[lv]],
+                        bound,
+                        q_num,
+                        ref,
+                        terms,
+                        top,
+                        state,
+                    )
+            _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _scan_listed(
+    i, listed, start_acc, q_num, ref, terms, top, state
+):  # pragma: no cover
+    """:func:`~synthrisk.neighbors._kernels.scan_group` over every group in ``listed``.
+
+    The same arithmetic, ties and top-k insertion, with the loop over the groups
+    inside: called once per group, the scan of a row far from every group (a few
+    rows in each of hundreds of groups) ran about 2.5 times slower.
+    """
+    r_num_sorted = ref[0]
+    order = ref[1]
+    group_start = ref[2]
+    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
+    best, best_i, is_nan = top
+    filled, worst, worst_i = state
+    k = best.shape[0]
+    for gi in range(listed.shape[0]):
+        if start_acc > worst:
+            break
+        g = listed[gi]
+        for t in range(group_start[g], group_start[g + 1]):
+            j = order[t]
+            acc = start_acc
+            if acc > worst or (acc == worst and j > worst_i):
+                continue
+            for f in range(q_num.shape[1]):
+                term = _kernels.numeric_term(
+                    q_num[i, f],
+                    r_num_sorted[t, f],
+                    indicator[f],
+                    scale[f],
+                    clip,
+                    power,
+                    nan_one,
+                    nan_both,
+                )
+                acc += term * num_w[f]
+                if acc > worst or (acc == worst and j > worst_i):
+                    break
+            else:  # every term summed: row j enters the top k if it ranks
+                nan_acc = math.isnan(acc)
+                key = np.inf if nan_acc else acc
+                if filled < k and key > worst:  # missing, beyond a finite radius
+                    continue
+                if filled < k:
+                    pos = filled
+                    filled += 1
+                elif key < worst or (key == worst and j < worst_i):
+                    pos = k - 1
+                else:
+                    continue
+                while pos > 0 and (
+                    best[pos - 1] > key
+                    or (best[pos - 1] == key and best_i[pos - 1] > j)
+                ):
+                    best[pos] = best[pos - 1]
+                    best_i[pos] = best_i[pos - 1]
+                    is_nan[pos] = is_nan[pos - 1]
+                    pos -= 1
+                best[pos] = key
+                best_i[pos] = j
+                is_nan[pos] = nan_acc
+                if filled == k:
+                    worst = best[k - 1]
+                    worst_i = best_i[k - 1]
+    return filled, worst, worst_i
+
+
+def _narrow_codes(
+    group_codes: IntArray, q_cat: IntArray
+) -> tuple[IntArray, IntArray] | None:
+    """Group and query codes as the smallest unsigned integers that keep every match.
+
+    Column by column the group codes are shifted to start at 0; a query code no
+    group holds in that column becomes the type's largest value, which no group
+    holds. None when a column's codes span more than 65,535 values.
+    """
+    n_cat = group_codes.shape[1]
+    if n_cat == 0 or group_codes.shape[0] == 0:
+        return None
+    low = group_codes.min(axis=0)
+    width = group_codes.max(axis=0) - low + 1
+    widest = int(width.max())
+    if widest < 255:
+        dtype: type[np.unsignedinteger[Any]] = np.uint8
+    elif widest < 65535:
+        dtype = np.uint16
+    else:
+        return None
+    absent = np.iinfo(dtype).max
+    shifted = q_cat - low
+    shifted = np.where((shifted >= 0) & (shifted < width), shifted, absent)
+    return (group_codes - low).astype(dtype), shifted.astype(dtype)
+
+
 #: buckets of the weighted lower bound per categorical column (unweighted: exact counts)
 _BUCKETS_PER_COLUMN = 8
 
@@ -208,26 +409,58 @@ def _scan(
     first = first_pass(search, reference, n_pairs=n_pairs)
     if first is None:
         return _grouped_scan(search, reference)
-    distances, indices, rest = first
+    distances, indices, rest, limit = first
     if rest.size:
-        radius = None if search.radius is None else np.asarray(search.radius)
         again = dataclasses.replace(
             search,
             q_num=search.q_num[rest],
             q_cat=search.q_cat[rest],
-            radius=None if radius is None else radius[rest],
+            radius=None,
             progress=None,
         )
-        distances[rest], indices[rest] = _grouped_scan(again, reference)
+        # the scan starts from the k-th best sum the pass found (its radius, or
+        # the search's radius while fewer than k were found): rows at exactly it
+        # are kept, so the same k rows come out, with less to compare
+        distances[rest], indices[rest] = _grouped_scan(
+            again, reference, sum_radius=limit[rest]
+        )
     return distances, indices
 
 
 def _grouped_scan(
-    search: Search, reference: _kernels.GroupedReference
+    search: Search,
+    reference: _kernels.GroupedReference,
+    *,
+    sum_radius: FloatArray | None = None,
 ) -> tuple[FloatArray, IntArray]:
-    """The scan of the module docstring (distances before the radius is applied)."""
+    """The scan of the module docstring (distances before the radius is applied).
+
+    ``sum_radius``: radii in the kernels' units instead of ``search.radius``.
+    """
     spec, r_num = search.spec, search.r_num
     group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
+    ref = (np.ascontiguousarray(r_num[order]), order, reference.start)
+    row_bytes = 8 * (r_num.shape[0] + group_codes.shape[0])
+    narrow = None
+    if spec.cat_weights is None and group_codes.shape[1] <= 255:
+        narrow = _narrow_codes(group_codes, search.q_cat)
+    if narrow is not None:
+        codes, q_codes = narrow
+        distances, indices = _kernels.run_blocks(
+            _knn_levels_kernel,
+            dataclasses.replace(search, q_cat=q_codes),
+            query_order(search.q_cat),
+            codes.dtype,
+            (
+                ref,
+                (np.ascontiguousarray(codes), np.ascontiguousarray(codes.T)),
+                reference.terms,
+                float(spec.divisor),
+            ),
+            row_bytes=row_bytes,
+            sum_radius=sum_radius,
+        )
+        return distances, indices
     inv_width, n_buckets = _bucketing(cat_w, spec.cat_weights is not None)
     bounds = (
         cat_w,
@@ -236,7 +469,6 @@ def _grouped_scan(
         n_buckets,
         float(spec.divisor),
     )
-    ref = (np.ascontiguousarray(r_num[order]), order, reference.start)
     groups = (
         np.ascontiguousarray(group_codes, dtype=np.int32),
         np.ascontiguousarray(group_codes.T, dtype=np.int32),
@@ -247,6 +479,7 @@ def _grouped_scan(
         query_order(search.q_cat),
         np.int32,
         (ref, groups, reference.terms, bounds),
-        row_bytes=8 * (r_num.shape[0] + group_codes.shape[0]),
+        row_bytes=row_bytes,
+        sum_radius=sum_radius,
     )
     return distances, indices
