@@ -357,10 +357,18 @@ def test_pilot_of_the_scan_runs_the_first_pass_as_the_whole_search_would() -> No
     terms, cat_w = _kernels.kernel_terms(spec, 2, 6)
     grouped = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
     assert _nearby.first_pass(search, grouped) is None  # 4 x 3000 pairs: too few
-    first = _nearby.first_pass(search, grouped, n_pairs=_nearby._MIN_PAIRS)
+    many = _nearby._MIN_QUERIES_PER_GROUP * group_codes.shape[0]
+    # enough pairs, too few query rows for the groups: the index would not pay
+    few = _nearby.first_pass(
+        search, grouped, n_pairs=_nearby._MIN_PAIRS, n_query=many - 1
+    )
+    assert few is None
+    first = _nearby.first_pass(
+        search, grouped, n_pairs=_nearby._MIN_PAIRS, n_query=many
+    )
     assert first is not None
     assert "wild_index" in grouped.memo  # built once, kept for the search itself
-    got = numba_backend._scan(search, grouped, n_pairs=_nearby._MIN_PAIRS)
+    got = numba_backend._scan(search, grouped, n_pairs=_nearby._MIN_PAIRS, n_query=many)
     _assert_same(got, numpy_backend.kneighbors(search))
 
 
@@ -389,6 +397,7 @@ def eager_first_pass(
     """Run the first pass of the grouped scan on every search (never the walk)."""
     monkeypatch.setattr(_nearby, "_MIN_GROUPS", 0)
     monkeypatch.setattr(_nearby, "_MIN_PAIRS", 0)
+    monkeypatch.setattr(_nearby, "_MIN_QUERIES_PER_GROUP", 0)
     monkeypatch.setattr(_projection, "_MIN_PAIRS", 10**18)
     if request.param == "one mismatch":
         monkeypatch.setattr(_nearby, "_MAX_PAIR_ENTRIES", 0)

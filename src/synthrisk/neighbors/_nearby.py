@@ -50,6 +50,9 @@ __all__ = ["first_pass"]
 _MIN_GROUPS = 256
 #: ... in searches of at least this many (query, reference) pairs
 _MIN_PAIRS = 10**7
+#: ... with at least this many query rows per group (the index costs a few sorts of
+#: the groups; the grouped scan lists a query's groups in a few passes over them)
+_MIN_QUERIES_PER_GROUP = 2
 #: groups listed at most by the index of two mismatching columns (all pairs together)
 _MAX_PAIR_ENTRIES = 2 * 10**6
 
@@ -240,7 +243,11 @@ def _wild_index(
 
 
 def first_pass(
-    search: Search, reference: GroupedReference, *, n_pairs: int | None = None
+    search: Search,
+    reference: GroupedReference,
+    *,
+    n_pairs: int | None = None,
+    n_query: int | None = None,
 ) -> tuple[FloatArray, IntArray, IntArray, FloatArray] | None:
     """Run the pass on ``search`` over the grouped ``reference``.
 
@@ -249,16 +256,23 @@ def first_pass(
     holds its final k nearest rows in the units the kernels rank by (the k-th
     best sum found, rows at exactly that sum included), or None where the pass
     does not pay.
-    ``n_pairs``: the (query, reference) pairs that decide whether it pays (default:
-    those of ``search``; a pilot on a few query rows passes the whole search's).
+    ``n_pairs`` and ``n_query``: the (query, reference) pairs and the query rows
+    that decide whether it pays (default: those of ``search``; a pilot on a few
+    query rows passes the whole search's).
     The index of the groups is kept in ``reference.memo`` for later passes.
     """
     group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
-    n_query = search.q_num.shape[0]
     n_groups, n_cat = group_codes.shape
+    if n_query is None:
+        n_query = search.q_num.shape[0]
     if n_pairs is None:
-        n_pairs = n_query * search.r_num.shape[0]
-    if n_cat < 2 or n_groups < _MIN_GROUPS or n_pairs < _MIN_PAIRS:
+        n_pairs = search.q_num.shape[0] * search.r_num.shape[0]
+    if (
+        n_cat < 2
+        or n_groups < _MIN_GROUPS
+        or n_pairs < _MIN_PAIRS
+        or n_query < _MIN_QUERIES_PER_GROUP * n_groups
+    ):
         return None
     if not _least_sum(cat_w, 2) > 0:
         return None  # free mismatches: no group is ever ruled out

@@ -382,31 +382,37 @@ def kneighbors(
     group_codes, group_start, order = group_reference(r_cat)
     terms, cat_w = _kernels.kernel_terms(spec, search.q_num.shape[1], r_cat.shape[1])
     reference = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
-    n_pairs = search.q_num.shape[0] * search.r_num.shape[0]
+    n_query = search.q_num.shape[0]
+    n_pairs = n_query * search.r_num.shape[0]
     # one numeric column that bounds the distance well: walk groups sorted by it,
     # unless the pilot finds the scan below faster on the same query rows
     walk = _projection.plan(
         search,
         n_groups=group_codes.shape[0],
         pilots=pilots,
-        scan=lambda pilot: _scan(pilot, reference, n_pairs=n_pairs),
+        scan=lambda pilot: _scan(pilot, reference, n_pairs=n_pairs, n_query=n_query),
     )
     if walk is not None:
         return _projection.kneighbors(search, walk)
-    distances, indices = _scan(search, reference, n_pairs=n_pairs)
+    distances, indices = _scan(search, reference, n_pairs=n_pairs, n_query=n_query)
     return spec.within(distances, indices, search.radius)
 
 
 def _scan(
-    search: Search, reference: _kernels.GroupedReference, *, n_pairs: int
+    search: Search,
+    reference: _kernels.GroupedReference,
+    *,
+    n_pairs: int,
+    n_query: int | None = None,
 ) -> tuple[FloatArray, IntArray]:
     """The first pass where it pays, then the grouped scan (before the radius).
 
-    ``n_pairs``: the (query, reference) pairs of the whole search, which decide
-    whether the first pass runs (the same choice on the pilot's rows).
+    ``n_pairs`` and ``n_query``: the (query, reference) pairs and the query rows
+    of the whole search, which decide whether the first pass runs (the same
+    choice on the pilot's rows).
     """
     # many groups: first the groups one or two categorical mismatches away
-    first = first_pass(search, reference, n_pairs=n_pairs)
+    first = first_pass(search, reference, n_pairs=n_pairs, n_query=n_query)
     if first is None:
         return _grouped_scan(search, reference)
     distances, indices, rest, limit = first

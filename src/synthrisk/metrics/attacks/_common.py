@@ -198,16 +198,24 @@ def shared_scale(tables: Tables, columns: Sequence[str]) -> FloatArray:
         lo = functools.reduce(np.fmin, [b[0] for b in bounds])
         hi = functools.reduce(np.fmax, [b[1] for b in bounds])
         return hi - lo
+    ranges = tables.derived(("shared numeric ranges",), lambda: _every_range(tables))
+    return np.array([ranges[name] for name in columns if name in ranges], dtype=float)
+
+
+def _every_range(tables: Tables) -> dict[str, float]:
+    """:func:`shared_scale` of every numeric column, by name (computed once per run)."""
     blocks = [
-        tables.encoded(name).select(list(columns)).numeric
+        tables.encoded(name).numeric
         for name in ("real", "synthetic", "holdout")
         if getattr(tables, name) is not None
     ]
     stacked = np.vstack(blocks)
+    names = tables.encoded("real").numeric_names
     if stacked.shape[1] == 0:
-        return np.zeros(0)
+        return {}
     # validation guarantees no column is entirely missing in a table
-    return np.nanmax(stacked, axis=0) - np.nanmin(stacked, axis=0)
+    ranges = np.nanmax(stacked, axis=0) - np.nanmin(stacked, axis=0)
+    return dict(zip(names, ranges.tolist(), strict=True))
 
 
 def datetimes_as_categories(
