@@ -372,6 +372,32 @@ def test_pilot_of_the_scan_runs_the_first_pass_as_the_whole_search_would() -> No
     _assert_same(got, numpy_backend.kneighbors(search))
 
 
+def test_first_pass_is_left_out_where_a_sample_of_queries_is_rarely_settled() -> None:
+    # rows near the reference's groups are settled by the pass; rows far from every
+    # group (codes no reference row has in three columns) are not: after a sample of
+    # _PILOT_QUERIES of them the pass is left out. Both searches equal numpy's.
+    from synthrisk.neighbors import _kernels, numba_backend
+
+    rng = np.random.default_rng(9)
+    reference = _table(rng, 3000, 2, 6, cardinality=6, nan=0.0, coarse=False)
+    near = reference.take(rng.integers(0, 3000, 4 * _nearby._PILOT_QUERIES))
+    far_codes = near.codes.copy()
+    far_codes[:, :3] = 9
+    far = dataclasses.replace(near, codes=far_codes)
+    spec = distance_spec("dcr", reference.numeric, reference.numeric, 6)[0]
+    group_codes, group_start, order = numba_backend.group_reference(reference.codes)
+    terms, cat_w = _kernels.kernel_terms(spec, 2, 6)
+    grouped = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
+    for query, passed in ((near, True), (far, False)):
+        search = Search(
+            query.numeric, query.codes, reference.numeric, reference.codes, spec, 2
+        )
+        first = _nearby.first_pass(search, grouped, n_pairs=10**9, n_query=10**9)
+        assert (first is not None) is passed
+        got = numba_backend._scan(search, grouped, n_pairs=10**9, n_query=10**9)
+        _assert_same(got, numpy_backend.kneighbors(search))
+
+
 @pytest.mark.parametrize(
     ("low", "high", "n_cat"), [(-1, 3, 3), (-1, 50, 6), (0, 2**20, 4), (-5, 5, 0)]
 )

@@ -24,6 +24,7 @@ result is identical, bit for bit and index for index, to the numpy backend.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -53,6 +54,12 @@ _MIN_PAIRS = 10**7
 #: ... with at least this many query rows per group (the index costs a few sorts of
 #: the groups; the grouped scan lists a query's groups in a few passes over them)
 _MIN_QUERIES_PER_GROUP = 2
+#: a search of at least four times this many query rows passes a sample of them
+#: first ...
+_PILOT_QUERIES = 512
+#: ... and leaves the rest to the grouped scan when the pass settles less than this
+#: share of the sample (rows far from every group: a random baseline)
+_MIN_SETTLED = 0.5
 #: groups listed at most by the index of two mismatching columns (all pairs together)
 _MAX_PAIR_ENTRIES = 2 * 10**6
 
@@ -282,20 +289,39 @@ def first_pass(
     if index is None:
         return None
     wild, beyond = index
-    distances, indices, final, limit = run_blocks(
-        _first_pass_kernel,
-        search,
-        query_order(search.q_cat),
-        np.int64,
-        (
-            (np.ascontiguousarray(search.r_num[order]), order, reference.start),
-            np.ascontiguousarray(group_codes, dtype=np.int64),
-            wild,
-            reference.terms,
-            beyond,
-            float(search.spec.divisor),
-        ),
-        row_bytes=8 * (search.r_num.shape[0] + n_groups),
-        extra=(np.bool_, np.float64),
+    shared = (
+        (np.ascontiguousarray(search.r_num[order]), order, reference.start),
+        np.ascontiguousarray(group_codes, dtype=np.int64),
+        wild,
+        reference.terms,
+        beyond,
+        float(search.spec.divisor),
     )
+
+    def run(rows: Search) -> list[np.ndarray]:
+        return run_blocks(
+            _first_pass_kernel,
+            rows,
+            query_order(rows.q_cat),
+            np.int64,
+            shared,
+            row_bytes=8 * (search.r_num.shape[0] + n_groups),
+            extra=(np.bool_, np.float64),
+        )
+
+    n_rows = search.q_num.shape[0]
+    if n_rows >= 4 * _PILOT_QUERIES:
+        # a sample first: where the pass settles few rows it only adds work
+        sample = np.linspace(0, n_rows - 1, _PILOT_QUERIES).astype(np.int64)
+        radius = search.radius
+        pilot = dataclasses.replace(
+            search,
+            q_num=search.q_num[sample],
+            q_cat=search.q_cat[sample],
+            radius=None if radius is None else np.asarray(radius)[sample],
+            progress=None,
+        )
+        if run(pilot)[2].mean() < _MIN_SETTLED:
+            return None
+    distances, indices, final, limit = run(search)
     return distances, indices, np.flatnonzero(~final), limit
