@@ -18,8 +18,15 @@ insertion as the grouped scan. Any other group differs in two columns or more, s
 its rows are at least the two smallest categorical weights away (their sum, as the
 kernels sum it). Where the query's k-th best distance, or its radius, is below that
 (strictly: a row at exactly that distance could still win a tie), the result is
-final; the other queries are searched again by the grouped scan. Either way the
-result is identical, bit for bit and index for index, to the numpy backend.
+final; the other queries are searched again by the grouped scan, which starts from
+the k-th best sum the pass found. Either way the result is identical, bit for bit
+and index for index, to the numpy backend.
+
+The pass pays on searches with many query rows per group, near their groups (a
+synthetic row against the real rows). It is left out on searches with fewer than
+two query rows per group (its index costs a few sorts of the groups) and, after a
+sample of the query rows, where it settles fewer than half of them (random rows,
+far from every group).
 """
 
 from __future__ import annotations
