@@ -32,7 +32,11 @@ from synthrisk.results import RecordScores
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.partitioned import Domain, PartitionedTable, is_partitioned
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.bootstrap import bootstrap_interval
+from synthrisk.stats.bootstrap import (
+    bootstrap_interval,
+    bootstrap_medians,
+    percentile_interval,
+)
 from synthrisk.stats.holdout import auc_test
 
 __all__ = [
@@ -395,13 +399,7 @@ class DCRBaselineProtection(_DCRMetric):
                     "distance of each random-baseline row to its closest real row",
                 )
                 if n_iter == 1:
-                    ci = bootstrap_interval(
-                        _protection_ratio,
-                        d_syn,
-                        d_rand,
-                        rng=rng,
-                        confidence_level=level,
-                    )
+                    ci = _protection_interval(d_syn, d_rand, rng, level)
         if any(s != s for s in scores):  # NaN
             context.warn(
                 "the random baseline's median DCR is 0 (random rows hit real rows exactly: a tiny discrete "
@@ -446,6 +444,23 @@ def _protection_ratio(d_syn: np.ndarray, d_rand: np.ndarray) -> float:
     """``min(median(d_syn) / median(d_rand), 1)``; NaN when the random median is 0."""
     ms, mr = np.median(d_syn), np.median(d_rand)
     return float("nan") if mr == 0 else float(min(ms / mr, 1.0))
+
+
+def _protection_interval(
+    d_syn: np.ndarray, d_rand: np.ndarray, rng: np.random.Generator, level: float
+) -> tuple[float, float] | None:
+    """``bootstrap_interval(_protection_ratio, d_syn, d_rand)``, from the resamples' medians.
+
+    The same resamples and the same interval (:func:`bootstrap_medians`), without
+    partitioning every resample of both samples.
+    """
+    medians = bootstrap_medians(d_syn, d_rand, rng=rng)
+    if medians is None:
+        return None
+    ms, mr = medians
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(mr == 0, np.nan, np.minimum(ms / mr, 1.0))
+    return percentile_interval(ratio, confidence_level=level)
 
 
 def _overfitting_protection(closer: np.ndarray) -> float:
