@@ -468,3 +468,16 @@ def test_distance_matrix_by_hand() -> None:
     )
     with pytest.raises(ParameterError, match="same columns"):
         distance_matrix(np.zeros((1, 2)), np.zeros((3, 1)))
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "n_cat"), [(-1, 3, 9), (-5, 300, 3), (0, 2**40, 3), (0, 2, 1)]
+)
+def test_query_order_is_lexsort_of_the_codes(low: int, high: int, n_cat: int) -> None:
+    # (0, 2**40, 3): 120 bits of codes, beyond one integer key
+    from synthrisk.neighbors._kernels import query_order
+
+    rng = np.random.default_rng(high)
+    codes = rng.integers(low, high, (3000, n_cat))
+    codes[1000:2000] = codes[:1000]  # equal rows keep their order
+    np.testing.assert_array_equal(query_order(codes), np.lexsort(codes.T[::-1]))

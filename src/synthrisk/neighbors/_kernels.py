@@ -117,10 +117,24 @@ def kernel_terms(
 
 
 def query_order(q_cat: IntArray) -> IntArray:
-    """Query row positions sorted by their categorical codes (stable)."""
+    """Query row positions sorted by their categorical codes (stable).
+
+    ``np.lexsort`` of the columns, first column first; computed on one integer key
+    per row when the codes fit in 62 bits (the same order, a few times faster).
+    """
     if q_cat.shape[1] == 0 or q_cat.shape[0] < 2:
         return np.arange(q_cat.shape[0], dtype=np.int64)
-    return np.lexsort(q_cat.T[::-1]).astype(np.int64)
+    codes = np.asarray(q_cat, dtype=np.int64)
+    low = codes.min(axis=0)
+    sizes = codes.max(axis=0) - low + 1
+    if float(np.sum(np.log2(sizes.astype(np.float64)))) >= 62:
+        return np.lexsort(q_cat.T[::-1]).astype(np.int64)
+    # mixed-radix key, first column most significant: its order is lexsort's
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for c in range(codes.shape[1]):
+        key *= sizes[c]
+        key += codes[:, c] - low[c]
+    return np.argsort(key, kind="stable").astype(np.int64)
 
 
 def run_blocks(
