@@ -54,6 +54,7 @@ __all__ = [
     "run_blocks",
     "same_codes",
     "scan_group",
+    "scan_groups",
     "write_row",
 ]
 
@@ -375,6 +376,75 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
             if filled == k:
                 worst = best[k - 1]
                 worst_i = best_i[k - 1]
+    return filled, worst, worst_i
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def scan_groups(
+    i, listed, start_acc, q_num, ref, terms, top, state
+):  # pragma: no cover
+    """:func:`scan_group` over every group in ``listed``, all ``start_acc`` away.
+
+    The same arithmetic, ties and top-k insertion, with the loop over the groups
+    inside: called once per group, the scan of a row far from every group (a few
+    rows in each of hundreds of groups) ran about 2.5 times slower.
+    """
+    r_num_sorted = ref[0]
+    order = ref[1]
+    group_start = ref[2]
+    scale, indicator, clip, nan_one, nan_both, power, num_w = terms
+    best, best_i, is_nan = top
+    filled, worst, worst_i = state
+    k = best.shape[0]
+    for gi in range(listed.shape[0]):
+        if start_acc > worst:
+            break
+        g = listed[gi]
+        for t in range(group_start[g], group_start[g + 1]):
+            j = order[t]
+            acc = start_acc
+            if acc > worst or (acc == worst and j > worst_i):
+                continue
+            for f in range(q_num.shape[1]):
+                term = numeric_term(
+                    q_num[i, f],
+                    r_num_sorted[t, f],
+                    indicator[f],
+                    scale[f],
+                    clip,
+                    power,
+                    nan_one,
+                    nan_both,
+                )
+                acc += term * num_w[f]
+                if acc > worst or (acc == worst and j > worst_i):
+                    break
+            else:  # every term summed: row j enters the top k if it ranks
+                nan_acc = math.isnan(acc)
+                key = np.inf if nan_acc else acc
+                if filled < k and key > worst:  # missing, beyond a finite radius
+                    continue
+                if filled < k:
+                    pos = filled
+                    filled += 1
+                elif key < worst or (key == worst and j < worst_i):
+                    pos = k - 1
+                else:
+                    continue
+                while pos > 0 and (
+                    best[pos - 1] > key
+                    or (best[pos - 1] == key and best_i[pos - 1] > j)
+                ):
+                    best[pos] = best[pos - 1]
+                    best_i[pos] = best_i[pos - 1]
+                    is_nan[pos] = is_nan[pos - 1]
+                    pos -= 1
+                best[pos] = key
+                best_i[pos] = j
+                is_nan[pos] = nan_acc
+                if filled == k:
+                    worst = best[k - 1]
+                    worst_i = best_i[k - 1]
     return filled, worst, worst_i
 
 
