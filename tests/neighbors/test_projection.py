@@ -22,7 +22,7 @@ from synthrisk.neighbors import (
     nearest_neighbors,
     numpy_backend,
 )
-from synthrisk.neighbors._projection import Plan, row_groups
+from synthrisk.neighbors._projection import Plan, grouped_rows, row_groups
 from synthrisk.neighbors._protocol import Search
 from synthrisk.schema.encoding import EncodedTable
 
@@ -414,6 +414,24 @@ def test_row_groups_match_numpy_unique(low: int, high: int, n_cat: int) -> None:
     want_codes, want_inverse = np.unique(codes, axis=0, return_inverse=True)
     np.testing.assert_array_equal(group_codes, want_codes)
     np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    # with the rows in group order, from the same sort where the codes take a key
+    group_codes, inverse, order = grouped_rows(codes)
+    np.testing.assert_array_equal(group_codes, want_codes)
+    np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    np.testing.assert_array_equal(order, np.argsort(inverse, kind="stable"))
+
+
+@pytest.mark.parametrize("top", [1, 2**20, 2**45, 2**62])
+def test_stable_key_order_is_a_stable_argsort(top: int) -> None:
+    # 2**45 and 2**62 leave no room for the row position: numpy's stable sort
+    from synthrisk.neighbors._kernels import stable_key_order
+
+    rng = np.random.default_rng(top % 1000)
+    key = rng.integers(0, top, 5000)
+    key[::7] = key[0]  # many equal keys keep their order
+    by_key, ordered = stable_key_order(key)
+    np.testing.assert_array_equal(by_key, np.argsort(key, kind="stable"))
+    np.testing.assert_array_equal(ordered, np.sort(key))
 
 
 @pytest.fixture(params=["one and two mismatches", "one mismatch"])

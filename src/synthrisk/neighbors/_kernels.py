@@ -55,6 +55,7 @@ __all__ = [
     "same_codes",
     "scan_group",
     "scan_groups",
+    "stable_key_order",
     "write_row",
 ]
 
@@ -135,7 +136,25 @@ def query_order(q_cat: IntArray) -> IntArray:
     for c in range(codes.shape[1]):
         key *= sizes[c]
         key += codes[:, c] - low[c]
-    return np.argsort(key, kind="stable").astype(np.int64)
+    return stable_key_order(key)[0]
+
+
+def stable_key_order(key: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.argsort(key, kind="stable")`` of non-negative integer keys, and the sorted keys.
+
+    Where the largest key and a row position fit in 62 bits together, each key is
+    shifted left and its row's position put in the low bits: the composite values
+    are distinct, so numpy's (vectorised) unstable sort gives the stable order,
+    several times faster than a stable sort of the keys.
+    """
+    n_rows = key.shape[0]
+    shift = max(int(n_rows - 1).bit_length(), 1)
+    top = int(key.max()) if n_rows else 0
+    if top.bit_length() + shift > 62:
+        by_key = np.argsort(key, kind="stable").astype(np.int64)
+        return by_key, key[by_key]
+    composite = np.sort((key << shift) | np.arange(n_rows, dtype=np.int64))
+    return composite & ((1 << shift) - 1), composite >> shift
 
 
 def run_blocks(

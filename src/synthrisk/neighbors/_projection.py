@@ -52,6 +52,7 @@ from synthrisk.neighbors._kernels import (
     present_term,
     run_blocks,
     same_codes,
+    stable_key_order,
     write_row,
 )
 from synthrisk.neighbors._protocol import Search
@@ -115,13 +116,54 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
             first = np.empty(int(inverse.max()) + 1, dtype=np.int64)
             first[inverse[::-1]] = np.arange(n_rows - 1, -1, -1)
         else:
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            group_codes, inverse, _ = _sorted_groups(codes, key)
+            return group_codes, inverse
         return np.ascontiguousarray(codes[first]), inverse.reshape(-1).astype(np.int64)
     group_codes, inverse = np.unique(codes, axis=0, return_inverse=True)
     return (
         np.ascontiguousarray(group_codes, dtype=np.int64),
         inverse.reshape(-1).astype(np.int64),
     )
+
+
+def _sorted_groups(
+    codes: IntArray, key: IntArray
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Groups of equal ``key`` (ascending), each row's group, and the rows by group.
+
+    One stable sort of the keys: ``np.unique(key, return_index=True,
+    return_inverse=True)`` and ``np.argsort(inverse, kind="stable")`` together.
+    """
+    by_key, ordered = stable_key_order(key)
+    starts = np.empty(ordered.shape[0], dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(ordered.shape[0], dtype=np.int64)
+    inverse[by_key] = np.cumsum(starts) - 1
+    return np.ascontiguousarray(codes[by_key[starts]]), inverse, by_key
+
+
+def grouped_rows(codes: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """:func:`row_groups` and the row positions sorted by group (stable).
+
+    The third array is ``np.argsort(inverse, kind="stable")``; on codes that fit
+    one integer key per row and take many distinct values, the groups and that
+    order come from the same sort.
+    """
+    n_rows, n_cat = codes.shape
+    if n_cat and n_rows:
+        wide = np.asarray(codes, dtype=np.int64)
+        low = wide.min(axis=0)
+        sizes = wide.max(axis=0) - low + 1
+        bits = float(np.sum(np.log2(sizes.astype(np.float64))))
+        if bits < 62 and 2.0**bits > max(4 * n_rows, 2**16):
+            key = np.zeros(n_rows, dtype=np.int64)
+            for c in range(n_cat):
+                key *= sizes[c]
+                key += wide[:, c] - low[c]
+            return _sorted_groups(wide, key)
+    group_codes, inverse = row_groups(codes)
+    return group_codes, inverse, np.argsort(inverse, kind="stable").astype(np.int64)
 
 
 @numba.njit(nogil=True, cache=True, inline="always")

@@ -61,8 +61,7 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
             np.array([0, n_ref], dtype=np.int64),
             np.arange(n_ref, dtype=np.int64),
         )
-    group_codes, inverse = _projection.row_groups(r_cat)
-    order = np.argsort(inverse, kind="stable").astype(np.int64)
+    group_codes, inverse, order = _projection.grouped_rows(r_cat)
     counts = np.bincount(inverse, minlength=group_codes.shape[0])
     group_start = np.zeros(group_codes.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=group_start[1:])
