@@ -272,3 +272,29 @@ def test_detectable_excess_none_when_the_limit_is_not_enough() -> None:
     # an empty arm on either side
     assert detectable_excess(0, 0, 100, level=0.05) is None
     assert detectable_excess(20, 0, 0, level=0.05) is None
+
+
+@pytest.mark.parametrize("level", [0.05, 1e-4])
+@pytest.mark.parametrize(
+    ("n_a", "b", "n_b"), [(5, 0, 10), (20, 3, 388), (388, 50, 9758)]
+)
+def test_detectable_excess_is_the_least_k_by_scalar_fisher_tests(
+    n_a: int, b: int, n_b: int, level: float
+) -> None:
+    # the definition written out: every chance count's p-value one at a time, the
+    # detecting counts' probabilities summed in order, every k from 1 up
+    from synthrisk.stats.exact import _fisher_greater
+
+    chance = stats.binom(n_a, b / n_b)
+    counts = np.arange(0, int(chance.ppf(1 - 1e-4)) + 1 if b else 1)
+    weights = chance.pmf(counts)
+
+    def detected(k: int) -> float:
+        return sum(
+            w
+            for c, w in zip(counts, weights, strict=True)
+            if _fisher_greater(int(min(c + k, n_a)), n_a, b, n_b) < level
+        )
+
+    want = next((k for k in range(1, n_a + 1) if detected(k) >= 0.8), None)
+    assert detectable_excess(n_a, b, n_b, level=level) == want

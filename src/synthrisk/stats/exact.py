@@ -124,12 +124,14 @@ def detectable_excess(
     weights = chance.pmf(counts)
 
     def detected(k: int) -> float:
-        found = [
-            w
-            for c, w in zip(counts, weights, strict=True)
-            if _fisher_greater(int(min(c + k, n_a)), n_a, b, n_b) < level
-        ]
-        return float(sum(found))
+        # Fisher's p-value of every chance count plus k at once (the same tail, one
+        # call), the detecting counts' probabilities summed in order
+        if n_a <= 0 or n_b <= 0:
+            return 0.0 if level <= 1.0 else float(sum(weights.tolist()))
+        tops = np.minimum(counts + k, n_a)
+        p = stats.hypergeom.sf(tops - 1, n_a + n_b, tops + b, n_a)
+        p = np.where(tops <= 0, 1.0, p)
+        return float(sum(weights[p < level].tolist()))
 
     low, high = 1, limit
     if high < 1 or detected(high) < power:
