@@ -187,9 +187,10 @@ def run_blocks(
     n_query, k = search.q_num.shape[0], search.k
     if sum_radius is None:
         sum_radius = search.spec.sum_radius(search.radius, n_query)
-    sum_radius = np.ascontiguousarray(sum_radius[perm])
-    q_num = np.ascontiguousarray(search.q_num[perm])
-    q_cat = np.ascontiguousarray(search.q_cat[perm], dtype=code_dtype)
+    # np.take gathers rows several times faster than fancy indexing
+    sum_radius = np.take(sum_radius, perm)
+    q_num = np.ascontiguousarray(np.take(search.q_num, perm, axis=0))
+    q_cat = np.ascontiguousarray(np.take(search.q_cat, perm, axis=0), dtype=code_dtype)
     # blocks bound the progress granularity and the per-block output buffers
     step = rows_per_block(
         row_bytes, working_memory=search.working_memory, n_rows=n_query

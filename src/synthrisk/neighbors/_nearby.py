@@ -297,7 +297,11 @@ def first_pass(
         return None
     wild, beyond = index
     shared = (
-        (np.ascontiguousarray(search.r_num[order]), order, reference.start),
+        (
+            np.ascontiguousarray(np.take(search.r_num, order, axis=0)),
+            order,
+            reference.start,
+        ),
         np.ascontiguousarray(group_codes, dtype=np.int64),
         wild,
         reference.terms,

@@ -374,7 +374,7 @@ def _grouped_scan(
     """
     spec, r_num = search.spec, search.r_num
     group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
-    ref = (np.ascontiguousarray(r_num[order]), order, reference.start)
+    ref = (np.ascontiguousarray(np.take(r_num, order, axis=0)), order, reference.start)
     row_bytes = 8 * (r_num.shape[0] + group_codes.shape[0])
     narrow = None
     if spec.cat_weights is None and group_codes.shape[1] <= 255:

@@ -51,6 +51,13 @@ class EncodedTable:
 
     def take(self, rows: IntArray) -> EncodedTable:
         """Return the rows at positions ``rows``."""
+        if isinstance(rows, np.ndarray) and rows.dtype.kind in "iu":
+            # np.take gathers rows several times faster than fancy indexing
+            return dataclasses.replace(
+                self,
+                numeric=np.take(self.numeric, rows, axis=0),
+                codes=np.take(self.codes, rows, axis=0),
+            )
         return dataclasses.replace(
             self, numeric=self.numeric[rows], codes=self.codes[rows]
         )
