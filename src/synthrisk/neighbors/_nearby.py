@@ -48,6 +48,7 @@ from synthrisk.neighbors._kernels import (
     run_blocks,
     same_codes,
     scan_group,
+    stable_key_order,
     write_row,
 )
 from synthrisk.neighbors._protocol import Search
@@ -238,9 +239,7 @@ def _wild_index(
         for d in range(n_cat):
             if d not in cols:
                 key = key * sizes[d] + (group_codes[:, d] - low[d])
-        by_key = np.argsort(key, kind="stable")
-        keys[w] = key[by_key]
-        groups[w] = by_key
+        groups[w], keys[w] = stable_key_order(key)
     n_levels = len(levels)
     # beyond[j]: the least sum of a group with more than j mismatches
     beyond = np.array([_least_sum(cat_w, j + 1) for j in range(n_levels + 1)])
