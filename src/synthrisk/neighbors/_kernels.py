@@ -46,6 +46,7 @@ __all__ = [
     "GroupedReference",
     "find_group",
     "kernel_terms",
+    "mixed_radix_key",
     "new_top",
     "numeric_term",
     "offer",
@@ -126,17 +127,31 @@ def query_order(q_cat: IntArray) -> IntArray:
     """
     if q_cat.shape[1] == 0 or q_cat.shape[0] < 2:
         return np.arange(q_cat.shape[0], dtype=np.int64)
-    codes = np.asarray(q_cat, dtype=np.int64)
+    keyed = mixed_radix_key(q_cat)
+    if keyed is None:
+        return np.lexsort(q_cat.T[::-1]).astype(np.int64)
+    key = keyed[0]
+    return stable_key_order(key)[0]
+
+
+def mixed_radix_key(codes: IntArray) -> tuple[IntArray, IntArray, float] | None:
+    """One integer key per row whose order is the rows' lexicographic order.
+
+    Each column's codes are shifted to start at 0 and the first column is the most
+    significant digit. Returns the keys, each column's number of values and the
+    keys' bits, or None when they need 62 bits or more.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
     low = codes.min(axis=0)
     sizes = codes.max(axis=0) - low + 1
-    if float(np.sum(np.log2(sizes.astype(np.float64)))) >= 62:
-        return np.lexsort(q_cat.T[::-1]).astype(np.int64)
-    # mixed-radix key, first column most significant: its order is lexsort's
+    bits = float(np.sum(np.log2(sizes.astype(np.float64))))
+    if bits >= 62:
+        return None
     key = np.zeros(codes.shape[0], dtype=np.int64)
     for c in range(codes.shape[1]):
         key *= sizes[c]
         key += codes[:, c] - low[c]
-    return stable_key_order(key)[0]
+    return key, sizes, bits
 
 
 def stable_key_order(key: IntArray) -> tuple[IntArray, IntArray]:

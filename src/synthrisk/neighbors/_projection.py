@@ -47,6 +47,7 @@ from synthrisk.neighbors._kernels import (
     NO_ROW,
     find_group,
     kernel_terms,
+    mixed_radix_key,
     new_top,
     offer,
     present_term,
@@ -98,32 +99,30 @@ def row_groups(codes: IntArray) -> tuple[IntArray, IntArray]:
     if n_rows == 0:
         return np.zeros((0, n_cat), dtype=np.int64), np.zeros(0, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
-    low = codes.min(axis=0)
-    sizes = codes.max(axis=0) - low + 1
-    bits = float(np.sum(np.log2(sizes.astype(np.float64))))
-    if bits < 62:
-        # mixed-radix key, first column most significant: sorting the keys sorts
-        # the rows lexicographically, as np.unique(axis=0) does
-        key = np.zeros(n_rows, dtype=np.int64)
-        for c in range(n_cat):
-            key *= sizes[c]
-            key += codes[:, c] - low[c]
-        if 2.0**bits <= max(4 * n_rows, 2**16):
+    keyed = mixed_radix_key(codes)
+    if keyed is not None:
+        # sorting the keys sorts the rows lexicographically, as np.unique(axis=0)
+        key, sizes, bits = keyed
+        if not _many_keys(bits, n_rows):
             # few possible keys: mark them instead of sorting
             present = np.zeros(int(np.prod(sizes)), dtype=bool)
             present[key] = True
             inverse = (np.cumsum(present) - 1)[key].astype(np.int64)
             first = np.empty(int(inverse.max()) + 1, dtype=np.int64)
             first[inverse[::-1]] = np.arange(n_rows - 1, -1, -1)
-        else:
-            group_codes, inverse, _ = _sorted_groups(codes, key)
-            return group_codes, inverse
-        return np.ascontiguousarray(codes[first]), inverse.reshape(-1).astype(np.int64)
+            return np.ascontiguousarray(codes[first]), inverse
+        group_codes, inverse, _ = _sorted_groups(codes, key)
+        return group_codes, inverse
     group_codes, inverse = np.unique(codes, axis=0, return_inverse=True)
     return (
         np.ascontiguousarray(group_codes, dtype=np.int64),
         inverse.reshape(-1).astype(np.int64),
     )
+
+
+def _many_keys(bits: float, n_rows: int) -> bool:
+    """Whether keys of ``bits`` bits are better sorted than marked in a table of them."""
+    return 2.0**bits > max(4 * n_rows, 2**16)
 
 
 def _sorted_groups(
@@ -152,16 +151,9 @@ def grouped_rows(codes: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """
     n_rows, n_cat = codes.shape
     if n_cat and n_rows:
-        wide = np.asarray(codes, dtype=np.int64)
-        low = wide.min(axis=0)
-        sizes = wide.max(axis=0) - low + 1
-        bits = float(np.sum(np.log2(sizes.astype(np.float64))))
-        if bits < 62 and 2.0**bits > max(4 * n_rows, 2**16):
-            key = np.zeros(n_rows, dtype=np.int64)
-            for c in range(n_cat):
-                key *= sizes[c]
-                key += wide[:, c] - low[c]
-            return _sorted_groups(wide, key)
+        keyed = mixed_radix_key(codes)
+        if keyed is not None and _many_keys(keyed[2], n_rows):
+            return _sorted_groups(np.asarray(codes, dtype=np.int64), keyed[0])
     group_codes, inverse = row_groups(codes)
     return group_codes, inverse, np.argsort(inverse, kind="stable").astype(np.int64)
 
