@@ -373,6 +373,48 @@ def test_many_groups_numba_equals_numpy_bit_for_bit(
         np.testing.assert_array_equal(got.indices, want_i)
 
 
+@pytest.mark.parametrize(
+    ("distance", "missing"),
+    [("dcr", "mismatch"), ("gower", "mismatch"), ("gower", "anonymeter")],
+)
+def test_group_boxes_prune_exactly(
+    distance: str, missing: str, rng: np.random.Generator
+) -> None:
+    # groups of many rows (six binary categorical columns: 64 groups of about 23
+    # rows; fewer queries than the first pass over nearby groups needs): a group is
+    # skipped when its numeric box alone puts it beyond the k-th best. Skewed columns
+    # (mostly 0, as capital gains), missing values inside groups (a missing value
+    # can be nearer than the box of the present ones) and in the queries, queries
+    # inside, beside and far outside the reference's ranges, ties
+    n_ref, n_query = 1500, 100
+    num = np.zeros((n_ref, 3))
+    num[:, 0] = np.where(rng.random(n_ref) < 0.9, 0.0, rng.integers(1, 100, n_ref))
+    num[:, 1] = rng.integers(0, 20, n_ref)
+    num[:, 2] = np.round(rng.random(n_ref), 1)
+    num[rng.random(num.shape) < 0.04] = np.nan
+    names = ("a", "b", "c"), tuple("uvwxyz")
+    reference = EncodedTable(num, rng.integers(0, 2, (n_ref, 6)), *names)
+    q_num = np.column_stack(
+        [
+            rng.integers(-300, 400, n_query),
+            rng.integers(-5, 25, n_query),
+            rng.random(n_query),
+        ]
+    ).astype(float)
+    q_num[:20] = num[rng.integers(0, n_ref, 20)]
+    q_num[rng.random(q_num.shape) < 0.05] = np.nan
+    query = EncodedTable(q_num, rng.integers(-1, 3, (n_query, 6)), *names)
+    for k in (1, 4):
+        a = nearest_neighbors(
+            query, reference, k=k, distance=distance, missing=missing, backend="numpy"
+        )  # type: ignore[arg-type]
+        b = nearest_neighbors(
+            query, reference, k=k, distance=distance, missing=missing, backend="numba"
+        )  # type: ignore[arg-type]
+        np.testing.assert_array_equal(a.distances, b.distances)
+        np.testing.assert_array_equal(a.indices, b.indices)
+
+
 def test_queries_sharing_categories_are_answered_in_their_own_order(
     rng: np.random.Generator,
 ) -> None:

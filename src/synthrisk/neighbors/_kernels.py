@@ -416,13 +416,20 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
 
 @numba.njit(nogil=True, cache=True, inline="always")
 def scan_groups(
-    i, listed, start_acc, q_num, ref, terms, top, state
+    i, listed, start_acc, q_num, ref, terms, top, state, box
 ):  # pragma: no cover
     """:func:`scan_group` over every group in ``listed``, all ``start_acc`` away.
 
     The same arithmetic, ties and top-k insertion, with the loop over the groups
     inside: called once per group, the scan of a row far from every group (a few
     rows in each of hundreds of groups) ran about 2.5 times slower.
+
+    ``box[g] = [lo_0, hi_0, lo_1, hi_1, ...]``: group ``g``'s numeric ranges (a
+    column with a missing value spans everything). A group of several rows is
+    skipped when ``start_acc`` plus the terms of the box point nearest the query
+    exceed the k-th best: no row of it can be nearer (on random rows of Adult
+    this saved about a fifth of the search). The row
+    position is read only where a tie needs it.
     """
     r_num_sorted = ref[0]
     order = ref[1]
@@ -435,10 +442,23 @@ def scan_groups(
         if start_acc > worst:
             break
         g = listed[gi]
+        if group_start[g + 1] - group_start[g] > 1:
+            bound = start_acc
+            for f in range(q_num.shape[1]):
+                x = q_num[i, f]
+                if not math.isnan(x):
+                    diff = max(box[g, 2 * f] - x, x - box[g, 2 * f + 1], 0.0)
+                    bound += (
+                        present_term(diff, indicator[f], scale[f], clip, power)
+                        * num_w[f]
+                    )
+                    if bound > worst:
+                        break
+            if bound > worst:
+                continue
         for t in range(group_start[g], group_start[g + 1]):
-            j = order[t]
             acc = start_acc
-            if acc > worst or (acc == worst and j > worst_i):
+            if acc > worst or (acc == worst and order[t] > worst_i):
                 continue
             for f in range(q_num.shape[1]):
                 term = numeric_term(
@@ -452,9 +472,10 @@ def scan_groups(
                     nan_both,
                 )
                 acc += term * num_w[f]
-                if acc > worst or (acc == worst and j > worst_i):
+                if acc > worst or (acc == worst and order[t] > worst_i):
                     break
             else:  # every term summed: row j enters the top k if it ranks
+                j = order[t]
                 nan_acc = math.isnan(acc)
                 key = np.inf if nan_acc else acc
                 if filled < k and key > worst:  # missing, beyond a finite radius

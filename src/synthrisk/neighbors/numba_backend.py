@@ -170,10 +170,14 @@ def _knn_levels_kernel(
     the groups of the next levels (up to the query's k-th best sum, which only
     shrinks) and a counting sort orders that short list. A row far from every
     group (a random row) lists a few hundred groups instead of sorting them all.
-    ``groups = (group_codes, group_codes_t)`` hold the codes as small unsigned
-    integers (a query code no group has is a value no group holds).
+    ``groups = (group_codes, group_codes_t, box)`` hold the codes as small
+    unsigned integers (a query code no group has is a value no group holds) and
+    each group's numeric box (:func:`_group_boxes`): a group of several rows is
+    skipped when its level plus the terms of the box's nearest point already
+    exceed the k-th best sum (the box's terms are at most each row's, in floating
+    point too: the same rounding of smaller differences, summed in the same order).
     """
-    group_codes, group_codes_t = groups
+    group_codes, group_codes_t, box = groups
     power = terms[5]
     k = out_d.shape[1]
     n_query = q_num.shape[0]
@@ -193,6 +197,7 @@ def _knn_levels_kernel(
         own = -1
         ready = False
         covered = 0
+        guess = 0
         for i in range(lo, hi):
             if not _kernels.same_codes(q_cat, i, lo, every_column):
                 # queries arrive sorted by codes: the group of equal codes and the
@@ -224,7 +229,10 @@ def _knn_levels_kernel(
                         if state[1] < n_cat:
                             top_level = max(lv, int(state[1]))
                         elif state[0] < k:
-                            top_level = min(n_cat, lv + 1)
+                            # fewer than k rows found yet: as far as the previous
+                            # query of the chunk needed (at least two levels), so
+                            # that far rows usually list their groups in one pass
+                            top_level = min(n_cat, max(lv + 1, guess))
                         n_fresh = 0
                         for g in range(n_groups):
                             fresh[n_fresh] = g
@@ -254,8 +262,30 @@ def _knn_levels_kernel(
                         terms,
                         top,
                         state,
+                        box,
                     )
+            if state[0] == k and state[1] < n_cat:
+                guess = int(state[1])
             _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
+
+
+def _group_boxes(r_num_sorted: FloatArray, group_start: IntArray) -> FloatArray:
+    """Each group's numeric box: ``[lo_0, hi_0, lo_1, hi_1, ...]`` per group.
+
+    A column with a missing value in the group spans ``(-inf, inf)``.
+    """
+    n_groups = group_start.shape[0] - 1
+    n_num = r_num_sorted.shape[1]
+    box = np.empty((n_groups, 2 * n_num))
+    if n_groups == 0 or n_num == 0:
+        return box
+    starts = group_start[:-1]
+    lo = np.minimum.reduceat(r_num_sorted, starts, axis=0)
+    hi = np.maximum.reduceat(r_num_sorted, starts, axis=0)
+    missing = np.isnan(lo) | np.isnan(hi)
+    box[:, 0::2] = np.where(missing, -np.inf, lo)
+    box[:, 1::2] = np.where(missing, np.inf, hi)
+    return box
 
 
 def _narrow_codes(
@@ -388,7 +418,11 @@ def _grouped_scan(
             codes.dtype,
             (
                 ref,
-                (np.ascontiguousarray(codes), np.ascontiguousarray(codes.T)),
+                (
+                    np.ascontiguousarray(codes),
+                    np.ascontiguousarray(codes.T),
+                    _group_boxes(ref[0], reference.start),
+                ),
                 reference.terms,
                 float(spec.divisor),
             ),
