@@ -18,7 +18,8 @@ value and, once inlined, unpacks without cost:
   terms of the distance (see :mod:`synthrisk.neighbors._spec`), from
   :func:`kernel_terms`;
 * ``ref = (r_num_sorted, order, ...)``: reference rows in the kernel's order and
-  their positions (each kernel adds what it needs after these two);
+  their positions (each kernel adds what it needs after these two: the grouped
+  kernels the group starts and boxes, :meth:`GroupedReference.rows`);
 * ``top = (best, best_i, is_nan)``: one query row's running top k: summed terms,
   positions, missing flags (from :func:`new_top`);
 * ``state = (filled, worst, worst_i)``: entries of ``top`` in use and its worst
@@ -96,6 +97,45 @@ class GroupedReference:
     memo: dict[str, Any] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
+
+    def rows(
+        self, r_num: FloatArray
+    ) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
+        """``ref = (r_num_sorted, order, start, box)`` of :func:`scan_group` (built once).
+
+        ``r_num`` must be the numeric columns of the rows these groups were built from.
+        """
+        if "rows" not in self.memo:
+            r_num_sorted = np.ascontiguousarray(np.take(r_num, self.order, axis=0))
+            self.memo["rows"] = (
+                r_num_sorted,
+                self.order,
+                self.start,
+                group_boxes(r_num_sorted, self.start),
+            )
+        rows: tuple[FloatArray, IntArray, IntArray, FloatArray] = self.memo["rows"]
+        return rows
+
+
+def group_boxes(r_num_sorted: FloatArray, group_start: IntArray) -> FloatArray:
+    """Each group's numeric box: row ``g`` is ``[lo_0, hi_0, lo_1, hi_1, ...]``.
+
+    ``r_num_sorted`` holds the rows in group order, group ``g`` the rows
+    ``group_start[g]`` to ``group_start[g + 1]`` (none empty). A column with a
+    missing value in the group spans ``(-inf, inf)``.
+    """
+    n_groups = group_start.shape[0] - 1
+    n_num = r_num_sorted.shape[1]
+    box = np.empty((n_groups, 2 * n_num))
+    if n_groups == 0 or n_num == 0 or r_num_sorted.shape[0] == 0:
+        return box
+    starts = group_start[:-1]
+    lo = np.minimum.reduceat(r_num_sorted, starts, axis=0)
+    hi = np.maximum.reduceat(r_num_sorted, starts, axis=0)
+    missing = np.isnan(lo) | np.isnan(hi)
+    box[:, 0::2] = np.where(missing, -np.inf, lo)
+    box[:, 1::2] = np.where(missing, np.inf, hi)
+    return box
 
 
 def kernel_terms(
@@ -349,12 +389,35 @@ def offer(
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
+def box_beyond(i, g, start_acc, q_num, box, terms, worst):  # pragma: no cover
+    """Whether group ``g``'s numeric box puts all its rows beyond ``worst``.
+
+    ``start_acc`` plus the terms of the box point nearest query ``i``, summed in
+    column order: at most any row's sum, in floating point too (each difference
+    is at most the row's and rounds no higher; the terms and the sum are monotone).
+    A missing query value counts 0.
+    """
+    scale, indicator, clip, _, _, power, num_w = terms
+    bound = start_acc
+    for f in range(q_num.shape[1]):
+        x = q_num[i, f]
+        if not math.isnan(x):
+            diff = max(box[g, 2 * f] - x, x - box[g, 2 * f + 1], 0.0)
+            bound += present_term(diff, indicator[f], scale[f], clip, power) * num_w[f]
+            if bound > worst:
+                return True
+    return False
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
     """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
 
-    ``ref = (r_num_sorted, order, group_start)``: group ``g`` holds the sorted rows
-    ``group_start[g]`` to ``group_start[g + 1]``, all ``start_acc`` away in their
-    categorical columns.
+    ``ref = (r_num_sorted, order, group_start, box)``: group ``g`` holds the sorted
+    rows ``group_start[g]`` to ``group_start[g + 1]``, all ``start_acc`` away in their
+    categorical columns; a group of several rows whose box (:func:`group_boxes`)
+    is beyond the k-th best is skipped (:func:`box_beyond`). The row position is
+    read only where a tie needs it.
     """
     # the grouped scan's hot loop: :func:`offer` and :func:`insert` written out, with
     # the top k's bounds in locals (the same arithmetic and ties). Composed from them,
@@ -366,11 +429,14 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
     best, best_i, is_nan = top
     filled, worst, worst_i = state
     k = best.shape[0]
+    if group_start[g + 1] - group_start[g] > 1 and box_beyond(
+        i, g, start_acc, q_num, ref[3], terms, worst
+    ):
+        return state
     for t in range(group_start[g], group_start[g + 1]):
-        j = order[t]
         acc = start_acc
         # until k rows are found, worst is the query's radius (inf without one)
-        if acc > worst or (acc == worst and j > worst_i):
+        if acc > worst or (acc == worst and order[t] > worst_i):
             continue
         for f in range(q_num.shape[1]):
             term = numeric_term(
@@ -384,9 +450,10 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
                 nan_both,
             )
             acc += term * num_w[f]
-            if acc > worst or (acc == worst and j > worst_i):
+            if acc > worst or (acc == worst and order[t] > worst_i):
                 break
         else:  # every term summed: row j enters the top k if it ranks
+            j = order[t]
             nan_acc = math.isnan(acc)
             key = np.inf if nan_acc else acc
             if filled < k and key > worst:  # a missing distance, beyond a finite radius
@@ -416,7 +483,7 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
 
 @numba.njit(nogil=True, cache=True, inline="always")
 def scan_groups(
-    i, listed, start_acc, q_num, ref, terms, top, state, box
+    i, listed, start_acc, q_num, ref, terms, top, state
 ):  # pragma: no cover
     """:func:`scan_group` over every group in ``listed``, all ``start_acc`` away.
 
@@ -424,16 +491,13 @@ def scan_groups(
     inside: called once per group, the scan of a row far from every group (a few
     rows in each of hundreds of groups) ran about 2.5 times slower.
 
-    ``box[g] = [lo_0, hi_0, lo_1, hi_1, ...]``: group ``g``'s numeric ranges (a
-    column with a missing value spans everything). A group of several rows is
-    skipped when ``start_acc`` plus the terms of the box point nearest the query
-    exceed the k-th best: no row of it can be nearer (on random rows of Adult
-    this saved about a fifth of the search). The row
-    position is read only where a tie needs it.
+    As there, a group of several rows is skipped by its box (on random rows of
+    Adult this saved about a fifth of the search).
     """
     r_num_sorted = ref[0]
     order = ref[1]
     group_start = ref[2]
+    box = ref[3]
     scale, indicator, clip, nan_one, nan_both, power, num_w = terms
     best, best_i, is_nan = top
     filled, worst, worst_i = state
@@ -442,20 +506,10 @@ def scan_groups(
         if start_acc > worst:
             break
         g = listed[gi]
-        if group_start[g + 1] - group_start[g] > 1:
-            bound = start_acc
-            for f in range(q_num.shape[1]):
-                x = q_num[i, f]
-                if not math.isnan(x):
-                    diff = max(box[g, 2 * f] - x, x - box[g, 2 * f + 1], 0.0)
-                    bound += (
-                        present_term(diff, indicator[f], scale[f], clip, power)
-                        * num_w[f]
-                    )
-                    if bound > worst:
-                        break
-            if bound > worst:
-                continue
+        if group_start[g + 1] - group_start[g] > 1 and box_beyond(
+            i, g, start_acc, q_num, box, terms, worst
+        ):
+            continue
         for t in range(group_start[g], group_start[g + 1]):
             acc = start_acc
             if acc > worst or (acc == worst and order[t] > worst_i):

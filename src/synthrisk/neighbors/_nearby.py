@@ -274,7 +274,7 @@ def first_pass(
     query rows passes the whole search's).
     The index of the groups is kept in ``reference.memo`` for later passes.
     """
-    group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
+    group_codes, cat_w = reference.codes, reference.cat_w
     n_groups, n_cat = group_codes.shape
     if n_query is None:
         n_query = search.q_num.shape[0]
@@ -296,11 +296,7 @@ def first_pass(
         return None
     wild, beyond = index
     shared = (
-        (
-            np.ascontiguousarray(np.take(search.r_num, order, axis=0)),
-            order,
-            reference.start,
-        ),
+        reference.rows(search.r_num),
         np.ascontiguousarray(group_codes, dtype=np.int64),
         wild,
         reference.terms,

@@ -170,14 +170,13 @@ def _knn_levels_kernel(
     the groups of the next levels (up to the query's k-th best sum, which only
     shrinks) and a counting sort orders that short list. A row far from every
     group (a random row) lists a few hundred groups instead of sorting them all.
-    ``groups = (group_codes, group_codes_t, box)`` hold the codes as small
-    unsigned integers (a query code no group has is a value no group holds) and
-    each group's numeric box (:func:`_group_boxes`): a group of several rows is
-    skipped when its level plus the terms of the box's nearest point already
-    exceed the k-th best sum (the box's terms are at most each row's, in floating
-    point too: the same rounding of smaller differences, summed in the same order).
+    ``groups = (group_codes, group_codes_t)`` hold the codes as small unsigned
+    integers (a query code no group has is a value no group holds). As everywhere
+    in the grouped scan, a group of several rows is skipped when its level plus
+    the terms of its numeric box's point nearest the query already exceed the k-th
+    best sum (:func:`synthrisk.neighbors._kernels.box_beyond`).
     """
-    group_codes, group_codes_t, box = groups
+    group_codes, group_codes_t = groups
     power = terms[5]
     k = out_d.shape[1]
     n_query = q_num.shape[0]
@@ -262,30 +261,10 @@ def _knn_levels_kernel(
                         terms,
                         top,
                         state,
-                        box,
                     )
             if state[0] == k and state[1] < n_cat:
                 guess = int(state[1])
             _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
-
-
-def _group_boxes(r_num_sorted: FloatArray, group_start: IntArray) -> FloatArray:
-    """Each group's numeric box: ``[lo_0, hi_0, lo_1, hi_1, ...]`` per group.
-
-    A column with a missing value in the group spans ``(-inf, inf)``.
-    """
-    n_groups = group_start.shape[0] - 1
-    n_num = r_num_sorted.shape[1]
-    box = np.empty((n_groups, 2 * n_num))
-    if n_groups == 0 or n_num == 0:
-        return box
-    starts = group_start[:-1]
-    lo = np.minimum.reduceat(r_num_sorted, starts, axis=0)
-    hi = np.maximum.reduceat(r_num_sorted, starts, axis=0)
-    missing = np.isnan(lo) | np.isnan(hi)
-    box[:, 0::2] = np.where(missing, -np.inf, lo)
-    box[:, 1::2] = np.where(missing, np.inf, hi)
-    return box
 
 
 def _narrow_codes(
@@ -403,8 +382,8 @@ def _grouped_scan(
     ``sum_radius``: radii in the kernels' units instead of ``search.radius``.
     """
     spec, r_num = search.spec, search.r_num
-    group_codes, order, cat_w = reference.codes, reference.order, reference.cat_w
-    ref = (np.ascontiguousarray(np.take(r_num, order, axis=0)), order, reference.start)
+    group_codes, cat_w = reference.codes, reference.cat_w
+    ref = reference.rows(r_num)
     row_bytes = 8 * (r_num.shape[0] + group_codes.shape[0])
     narrow = None
     if spec.cat_weights is None and group_codes.shape[1] <= 255:
@@ -418,11 +397,7 @@ def _grouped_scan(
             codes.dtype,
             (
                 ref,
-                (
-                    np.ascontiguousarray(codes),
-                    np.ascontiguousarray(codes.T),
-                    _group_boxes(ref[0], reference.start),
-                ),
+                (np.ascontiguousarray(codes), np.ascontiguousarray(codes.T)),
                 reference.terms,
                 float(spec.divisor),
             ),
