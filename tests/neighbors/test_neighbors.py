@@ -377,23 +377,27 @@ def test_many_groups_numba_equals_numpy_bit_for_bit(
     ("distance", "missing"),
     [("dcr", "mismatch"), ("gower", "mismatch"), ("gower", "anonymeter")],
 )
-def test_group_boxes_prune_exactly(
-    distance: str, missing: str, rng: np.random.Generator
+@pytest.mark.parametrize("n_query", [100, 400])
+def test_group_boxes_and_trees_prune_exactly(
+    distance: str, missing: str, n_query: int, rng: np.random.Generator
 ) -> None:
     # groups of many rows (six binary categorical columns: 64 groups of about 23
-    # rows; fewer queries than the first pass over nearby groups needs): a group is
-    # skipped when its numeric box alone puts it beyond the k-th best. Skewed columns
-    # (mostly 0, as capital gains), missing values inside groups (a missing value
-    # can be nearer than the box of the present ones) and in the queries, queries
-    # inside, beside and far outside the reference's ranges, ties
-    n_ref, n_query = 1500, 100
+    # rows; one group of 300): a group, or a node of its tree (400 query rows build
+    # trees, 100 do not), is skipped when its numeric box alone puts it beyond the
+    # k-th best. Skewed columns (mostly 0, as capital gains), repeated rows, missing
+    # values inside groups and in the queries, queries inside, beside and far
+    # outside the reference's ranges, ties, weights, radii
+    n_ref = 1500
     num = np.zeros((n_ref, 3))
     num[:, 0] = np.where(rng.random(n_ref) < 0.9, 0.0, rng.integers(1, 100, n_ref))
     num[:, 1] = rng.integers(0, 20, n_ref)
     num[:, 2] = np.round(rng.random(n_ref), 1)
     num[rng.random(num.shape) < 0.04] = np.nan
+    codes = rng.integers(0, 2, (n_ref, 6))
+    codes[:300] = 0
+    num[:40] = num[40]  # forty equal rows in the large group
     names = ("a", "b", "c"), tuple("uvwxyz")
-    reference = EncodedTable(num, rng.integers(0, 2, (n_ref, 6)), *names)
+    reference = EncodedTable(num, codes, *names)
     q_num = np.column_stack(
         [
             rng.integers(-300, 400, n_query),
@@ -404,15 +408,23 @@ def test_group_boxes_prune_exactly(
     q_num[:20] = num[rng.integers(0, n_ref, 20)]
     q_num[rng.random(q_num.shape) < 0.05] = np.nan
     query = EncodedTable(q_num, rng.integers(-1, 3, (n_query, 6)), *names)
-    for k in (1, 4):
-        a = nearest_neighbors(
-            query, reference, k=k, distance=distance, missing=missing, backend="numpy"
-        )  # type: ignore[arg-type]
-        b = nearest_neighbors(
-            query, reference, k=k, distance=distance, missing=missing, backend="numba"
-        )  # type: ignore[arg-type]
+    weights = np.r_[rng.gamma(1.0, 2.0, 3), rng.gamma(0.5, 1.0, 6)]
+    for k, w in ((1, None), (4, None), (3, weights)):
+        options = {"k": k, "distance": distance, "missing": missing, "weights": w}
+        a = nearest_neighbors(query, reference, backend="numpy", **options)  # type: ignore[arg-type]
+        b = nearest_neighbors(query, reference, backend="numba", **options)  # type: ignore[arg-type]
         np.testing.assert_array_equal(a.distances, b.distances)
         np.testing.assert_array_equal(a.indices, b.indices)
+        radius = a.distances[:, -1].copy()
+        radius[::5] = 0.05
+        got = nearest_neighbors(
+            query, reference, backend="numba", max_distance=radius, **options
+        )  # type: ignore[arg-type]
+        want_d, want_i = a.distances.copy(), a.indices.copy()
+        outside = ~(want_d <= radius[:, None])
+        want_d[outside], want_i[outside] = np.inf, -1
+        np.testing.assert_array_equal(got.distances, want_d)
+        np.testing.assert_array_equal(got.indices, want_i)
 
 
 def test_queries_sharing_categories_are_answered_in_their_own_order(

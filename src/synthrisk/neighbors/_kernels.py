@@ -20,8 +20,9 @@ value and, once inlined, unpacks without cost:
 * ``ref = (r_num_sorted, order, ...)``: reference rows in the kernel's order and
   their positions (each kernel adds what it needs after these two: the grouped
   kernels the group starts and boxes, :meth:`GroupedReference.rows`);
-* ``top = (best, best_i, is_nan)``: one query row's running top k: summed terms,
-  positions, missing flags (from :func:`new_top`);
+* ``top = (best, best_i, is_nan, stack)``: one query row's running top k: summed
+  terms, positions, missing flags, and room for :func:`scan_tree`'s stack (from
+  :func:`new_top`);
 * ``state = (filled, worst, worst_i)``: entries of ``top`` in use and its worst
   entry (the radius until k are found; :data:`NO_ROW` loses every tie).
 """
@@ -41,10 +42,12 @@ from synthrisk._typing import FloatArray, IntArray
 from synthrisk.neighbors._blocks import rows_per_block
 from synthrisk.neighbors._protocol import Search
 from synthrisk.neighbors._spec import DistanceSpec
+from synthrisk.neighbors._trees import LEAF_ROWS, MAX_DEPTH, Rows, grouped_trees
 
 __all__ = [
     "NO_ROW",
     "GroupedReference",
+    "box_beyond",
     "find_group",
     "kernel_terms",
     "mixed_radix_key",
@@ -57,6 +60,8 @@ __all__ = [
     "same_codes",
     "scan_group",
     "scan_groups",
+    "scan_rows",
+    "scan_tree",
     "stable_key_order",
     "write_row",
 ]
@@ -97,45 +102,21 @@ class GroupedReference:
     memo: dict[str, Any] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
+    #: rows of a tree's leaves (:mod:`synthrisk.neighbors._trees`); None: every
+    #: group is one leaf (its box only)
+    leaf_rows: int | None = LEAF_ROWS
 
-    def rows(
-        self, r_num: FloatArray
-    ) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
-        """``ref = (r_num_sorted, order, start, box)`` of :func:`scan_group` (built once).
+    def rows(self, r_num: FloatArray) -> Rows:
+        """``ref`` of :func:`scan_group`: each group's rows in tree order (built once).
 
         ``r_num`` must be the numeric columns of the rows these groups were built from.
         """
         if "rows" not in self.memo:
-            r_num_sorted = np.ascontiguousarray(np.take(r_num, self.order, axis=0))
-            self.memo["rows"] = (
-                r_num_sorted,
-                self.order,
-                self.start,
-                group_boxes(r_num_sorted, self.start),
+            self.memo["rows"] = grouped_trees(
+                r_num, self.order, self.start, self.terms, leaf_rows=self.leaf_rows
             )
-        rows: tuple[FloatArray, IntArray, IntArray, FloatArray] = self.memo["rows"]
+        rows: Rows = self.memo["rows"]
         return rows
-
-
-def group_boxes(r_num_sorted: FloatArray, group_start: IntArray) -> FloatArray:
-    """Each group's numeric box: row ``g`` is ``[lo_0, hi_0, lo_1, hi_1, ...]``.
-
-    ``r_num_sorted`` holds the rows in group order, group ``g`` the rows
-    ``group_start[g]`` to ``group_start[g + 1]`` (none empty). A column with a
-    missing value in the group spans ``(-inf, inf)``.
-    """
-    n_groups = group_start.shape[0] - 1
-    n_num = r_num_sorted.shape[1]
-    box = np.empty((n_groups, 2 * n_num))
-    if n_groups == 0 or n_num == 0 or r_num_sorted.shape[0] == 0:
-        return box
-    starts = group_start[:-1]
-    lo = np.minimum.reduceat(r_num_sorted, starts, axis=0)
-    hi = np.maximum.reduceat(r_num_sorted, starts, axis=0)
-    missing = np.isnan(lo) | np.isnan(hi)
-    box[:, 0::2] = np.where(missing, -np.inf, lo)
-    box[:, 1::2] = np.where(missing, np.inf, hi)
-    return box
 
 
 def kernel_terms(
@@ -277,8 +258,13 @@ def run_blocks(
 
 @numba.njit(nogil=True, cache=True, inline="always")
 def new_top(k):  # pragma: no cover - compiled
-    """An empty ``top`` tuple for k neighbours."""
-    return np.empty(k), np.empty(k, dtype=np.int64), np.empty(k, dtype=np.bool_)
+    """An empty ``top`` tuple for k neighbours (and the stack of :func:`scan_tree`)."""
+    return (
+        np.empty(k),
+        np.empty(k, dtype=np.int64),
+        np.empty(k, dtype=np.bool_),
+        np.empty(2 * MAX_DEPTH + 2, dtype=np.int64),
+    )
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -317,7 +303,7 @@ def numeric_term(
 @numba.njit(nogil=True, cache=True, inline="always")
 def insert(j, acc, top, state):  # pragma: no cover - compiled
     """Enter row ``j`` with its summed terms ``acc`` into ``top`` if it ranks."""
-    best, best_i, is_nan = top
+    best, best_i, is_nan = top[0], top[1], top[2]
     filled, worst, worst_i = state
     k = best.shape[0]
     nan_acc = math.isnan(acc)
@@ -390,7 +376,7 @@ def offer(
 
 @numba.njit(nogil=True, cache=True, inline="always")
 def box_beyond(i, g, start_acc, q_num, box, terms, worst):  # pragma: no cover
-    """Whether group ``g``'s numeric box puts all its rows beyond ``worst``.
+    """Whether the numeric box ``box[g]`` puts all its rows beyond ``worst``.
 
     ``start_acc`` plus the terms of the box point nearest query ``i``, summed in
     column order: at most any row's sum, in floating point too (each difference
@@ -410,30 +396,22 @@ def box_beyond(i, g, start_acc, q_num, box, terms, worst):  # pragma: no cover
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
-    """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
+def scan_rows(i, lo, hi, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """Offer the rows ``lo`` to ``hi`` (sorted positions) to query ``i``'s ``top``.
 
-    ``ref = (r_num_sorted, order, group_start, box)``: group ``g`` holds the sorted
-    rows ``group_start[g]`` to ``group_start[g + 1]``, all ``start_acc`` away in their
-    categorical columns; a group of several rows whose box (:func:`group_boxes`)
-    is beyond the k-th best is skipped (:func:`box_beyond`). The row position is
-    read only where a tie needs it.
+    All are ``start_acc`` away in their categorical columns. The grouped scan's
+    hot loop: :func:`offer` and :func:`insert` written out, with the top k's
+    bounds in locals (the same arithmetic and ties; composed from them, as inlined
+    calls returning tuples, the scan ran 10-15 % slower on Adult). The row
+    position is read only where a tie needs it.
     """
-    # the grouped scan's hot loop: :func:`offer` and :func:`insert` written out, with
-    # the top k's bounds in locals (the same arithmetic and ties). Composed from them,
-    # as inlined calls returning tuples, the scan ran 10-15 % slower on Adult.
     r_num_sorted = ref[0]
     order = ref[1]
-    group_start = ref[2]
     scale, indicator, clip, nan_one, nan_both, power, num_w = terms
-    best, best_i, is_nan = top
+    best, best_i, is_nan = top[0], top[1], top[2]
     filled, worst, worst_i = state
     k = best.shape[0]
-    if group_start[g + 1] - group_start[g] > 1 and box_beyond(
-        i, g, start_acc, q_num, ref[3], terms, worst
-    ):
-        return state
-    for t in range(group_start[g], group_start[g + 1]):
+    for t in range(lo, hi):
         acc = start_acc
         # until k rows are found, worst is the query's radius (inf without one)
         if acc > worst or (acc == worst and order[t] > worst_i):
@@ -456,7 +434,8 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
             j = order[t]
             nan_acc = math.isnan(acc)
             key = np.inf if nan_acc else acc
-            if filled < k and key > worst:  # a missing distance, beyond a finite radius
+            # a missing distance, beyond a finite radius
+            if filled < k and key > worst:
                 continue
             if filled < k:
                 pos = filled
@@ -482,35 +461,94 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
+def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """Descend the tree from node ``root`` (not a leaf), nearer child first.
+
+    A node whose box is beyond the k-th best is skipped with all its rows.
+    """
+    box, node_start, node_stop, right, split_col, split_val = ref[3:]
+    stack = top[3]
+    stack[0] = root
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        if box_beyond(i, node, start_acc, q_num, box, terms, state[1]):
+            continue
+        if right[node] < 0:
+            state = scan_rows(
+                i,
+                node_start[node],
+                node_stop[node],
+                start_acc,
+                q_num,
+                ref,
+                terms,
+                top,
+                state,
+            )
+        elif q_num[i, split_col[node]] < split_val[node]:
+            stack[sp] = right[node]
+            stack[sp + 1] = node + 1  # the left child, visited first
+            sp += 2
+        else:
+            stack[sp] = node + 1
+            stack[sp + 1] = right[node]
+            sp += 2
+    return state
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
+
+    ``ref = (r_num_sorted, order, group_root, box, node_start, node_stop, right,
+    split_col, split_val)`` (:func:`synthrisk.neighbors._trees.grouped_trees`): the
+    group's tree, its rows all ``start_acc`` away in their categorical columns.
+    Nodes of several rows whose numeric box is beyond the k-th best are skipped
+    (:func:`box_beyond`).
+    """
+    root = ref[2][g]
+    node_start, node_stop, right = ref[4], ref[5], ref[6]
+    if right[root] >= 0:
+        return scan_tree(i, root, start_acc, q_num, ref, terms, top, state)
+    lo, hi = node_start[root], node_stop[root]
+    if hi - lo > 1 and box_beyond(i, root, start_acc, q_num, ref[3], terms, state[1]):
+        return state
+    return scan_rows(i, lo, hi, start_acc, q_num, ref, terms, top, state)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
 def scan_groups(
     i, listed, start_acc, q_num, ref, terms, top, state
 ):  # pragma: no cover
     """:func:`scan_group` over every group in ``listed``, all ``start_acc`` away.
 
-    The same arithmetic, ties and top-k insertion, with the loop over the groups
-    inside: called once per group, the scan of a row far from every group (a few
-    rows in each of hundreds of groups) ran about 2.5 times slower.
-
-    As there, a group of several rows is skipped by its box (on random rows of
-    Adult this saved about a fifth of the search).
+    The same arithmetic, ties and top-k insertion, with the loop over the rows of
+    small groups (a single leaf) inside: called once per group, the scan of a row
+    far from every group (a few rows in each of hundreds of groups) ran about 2.5
+    times slower. As there, a group of several rows is skipped by its box (on
+    random rows of Adult this saved about a fifth of the search).
     """
-    r_num_sorted = ref[0]
-    order = ref[1]
-    group_start = ref[2]
-    box = ref[3]
+    r_num_sorted, order, group_root, box, node_start, node_stop, right = ref[:7]
     scale, indicator, clip, nan_one, nan_both, power, num_w = terms
-    best, best_i, is_nan = top
+    best, best_i, is_nan = top[0], top[1], top[2]
     filled, worst, worst_i = state
     k = best.shape[0]
     for gi in range(listed.shape[0]):
         if start_acc > worst:
             break
-        g = listed[gi]
-        if group_start[g + 1] - group_start[g] > 1 and box_beyond(
-            i, g, start_acc, q_num, box, terms, worst
+        root = group_root[listed[gi]]
+        if right[root] >= 0:
+            filled, worst, worst_i = scan_tree(
+                i, root, start_acc, q_num, ref, terms, top, (filled, worst, worst_i)
+            )
+            continue
+        if node_stop[root] - node_start[root] > 1 and box_beyond(
+            i, root, start_acc, q_num, box, terms, worst
         ):
             continue
-        for t in range(group_start[g], group_start[g + 1]):
+        for t in range(node_start[root], node_stop[root]):
             acc = start_acc
             if acc > worst or (acc == worst and order[t] > worst_i):
                 continue
@@ -532,7 +570,8 @@ def scan_groups(
                 j = order[t]
                 nan_acc = math.isnan(acc)
                 key = np.inf if nan_acc else acc
-                if filled < k and key > worst:  # missing, beyond a finite radius
+                # a missing distance, beyond a finite radius
+                if filled < k and key > worst:
                     continue
                 if filled < k:
                     pos = filled
@@ -608,7 +647,7 @@ def write_row(
     out_i: IntArray,
 ) -> None:
     """Query ``i``'s k neighbours into the output: empty slots inf / -1, NaN kept, roots taken."""
-    best, best_i, is_nan = top
+    best, best_i, is_nan = top[0], top[1], top[2]
     for t in range(out_d.shape[1]):
         if t >= filled:
             out_d[i, t] = np.inf

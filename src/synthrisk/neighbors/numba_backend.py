@@ -39,6 +39,7 @@ from synthrisk.neighbors import _kernels, _projection
 from synthrisk.neighbors._kernels import query_order
 from synthrisk.neighbors._nearby import first_pass
 from synthrisk.neighbors._protocol import Search
+from synthrisk.neighbors._trees import LEAF_ROWS
 
 __all__ = ["group_reference", "kneighbors", "query_order"]
 
@@ -294,6 +295,10 @@ def _narrow_codes(
     return (group_codes - low).astype(dtype), shifted.astype(dtype)
 
 
+#: trees inside the groups are built when the query has at least 1/this of the
+#: reference's rows (building them costs about a fifth of a microsecond per row)
+_TREE_QUERY_SHARE = 8
+
 #: buckets of the weighted lower bound per categorical column (unweighted: exact counts)
 _BUCKETS_PER_COLUMN = 8
 
@@ -319,8 +324,16 @@ def kneighbors(
     spec, r_cat = search.spec, search.r_cat
     group_codes, group_start, order = group_reference(r_cat)
     terms, cat_w = _kernels.kernel_terms(spec, search.q_num.shape[1], r_cat.shape[1])
-    reference = _kernels.GroupedReference(group_codes, group_start, order, terms, cat_w)
     n_query = search.q_num.shape[0]
+    reference = _kernels.GroupedReference(
+        group_codes,
+        group_start,
+        order,
+        terms,
+        cat_w,
+        # trees inside the groups pay for their building with many query rows
+        leaf_rows=LEAF_ROWS if n_query * _TREE_QUERY_SHARE >= r_cat.shape[0] else None,
+    )
     n_pairs = n_query * search.r_num.shape[0]
     # one numeric column that bounds the distance well: walk groups sorted by it,
     # unless the pilot finds the scan below faster on the same query rows

@@ -44,6 +44,7 @@ ones (Carlini et al. 2022, "The privacy onion effect", NeurIPS). Regenerate inst
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -148,11 +149,14 @@ def tarone_count(min_p_values: list[float], level: float) -> int:
     return max(1, len(ordered))
 
 
+@functools.lru_cache(maxsize=256)
 def _detectable_tail(n: int, n_train: int, m: int, level: float) -> int | None:
     """Fewest training people beyond chance in a top of ``m`` that the tail test detects.
 
     The top's count is a hypergeometric draw; the smallest excess ``k`` that makes the
-    one-sided p-value fall below ``level`` for at least 80 % of those draws.
+    one-sided p-value fall below ``level`` for at least 80 % of those draws. Remembered
+    by its arguments: the attacks of one stratum share them (on Adult, 16 calls of
+    6 distinct cases, a few milliseconds of scipy each).
     """
     if not (m and n_train and n > n_train):
         return None
