@@ -162,17 +162,44 @@ def mixed_radix_key(codes: IntArray) -> tuple[IntArray, IntArray, float] | None:
     significant digit. Returns the keys, each column's number of values and the
     keys' bits, or None when they need 62 bits or more.
     """
-    codes = np.asarray(codes, dtype=np.int64)
-    low = codes.min(axis=0)
-    sizes = codes.max(axis=0) - low + 1
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    low, high = _column_ranges(codes)
+    sizes = high - low + 1
     bits = float(np.sum(np.log2(sizes.astype(np.float64))))
     if bits >= 62:
         return None
-    key = np.zeros(codes.shape[0], dtype=np.int64)
-    for c in range(codes.shape[1]):
-        key *= sizes[c]
-        key += codes[:, c] - low[c]
+    key = np.empty(codes.shape[0], dtype=np.int64)
+    _radix_key(codes, low, sizes, key)
     return key, sizes, bits
+
+
+@numba.njit(nogil=True, cache=True)
+def _column_ranges(codes):  # pragma: no cover - compiled
+    """Each column's least and greatest code, in one pass over the rows."""
+    n_rows, n_cols = codes.shape
+    low = np.zeros(n_cols, dtype=np.int64)
+    high = np.zeros(n_cols, dtype=np.int64)
+    if n_rows:
+        low[:] = codes[0]
+        high[:] = codes[0]
+    for i in range(1, n_rows):
+        for c in range(n_cols):
+            v = codes[i, c]
+            if v < low[c]:
+                low[c] = v
+            elif v > high[c]:
+                high[c] = v
+    return low, high
+
+
+@numba.njit(nogil=True, cache=True)
+def _radix_key(codes, low, sizes, key):  # pragma: no cover - compiled
+    """``key[i]``: row ``i``'s codes as digits, the first column most significant."""
+    for i in range(codes.shape[0]):
+        acc = 0
+        for c in range(codes.shape[1]):
+            acc = acc * sizes[c] + (codes[i, c] - low[c])
+        key[i] = acc
 
 
 def stable_key_order(key: IntArray) -> tuple[IntArray, IntArray]:
