@@ -32,7 +32,8 @@ def test_trees_hold_each_groups_rows_with_boxes_that_contain_them(
     codes = rng.integers(0, 3, (n, 2))
     codes[:200] = 0
     start, order, rows = _trees(num, codes, leaf_rows)
-    r_sorted, new_order, root, box, lo, hi, right, split_col, split_val = rows
+    r_sorted, new_order, root, box, nodes, split_val = rows
+    lo, hi, right, split_col = nodes.T
     n_groups = start.shape[0] - 1
     assert root.shape == (n_groups + 1,)
     assert root[-1] == lo.shape[0]
@@ -77,7 +78,7 @@ def test_trees_of_no_numeric_columns_and_of_single_rows() -> None:
     codes = np.array([[0], [1], [1], [2]])
     _, _, rows = _trees(np.empty((4, 0)), codes)
     assert rows[3].shape == (3, 0)
-    assert (rows[6] == -1).all()
+    assert (rows[4][:, 2] == -1).all()
     _start, _order, rows = _trees(
         np.arange(4.0)[:, None], np.array([[0], [1], [2], [3]])
     )

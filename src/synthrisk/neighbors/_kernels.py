@@ -493,7 +493,7 @@ def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no 
 
     A node whose box is beyond the k-th best is skipped with all its rows.
     """
-    box, node_start, node_stop, right, split_col, split_val = ref[3:]
+    box, nodes, split_val = ref[3], ref[4], ref[5]
     stack = top[3]
     stack[0] = root
     sp = 1
@@ -502,11 +502,11 @@ def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no 
         node = stack[sp]
         if box_beyond(i, node, start_acc, q_num, box, terms, state[1]):
             continue
-        if right[node] < 0:
+        if nodes[node, 2] < 0:
             state = scan_rows(
                 i,
-                node_start[node],
-                node_stop[node],
+                nodes[node, 0],
+                nodes[node, 1],
                 start_acc,
                 q_num,
                 ref,
@@ -514,13 +514,13 @@ def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no 
                 top,
                 state,
             )
-        elif q_num[i, split_col[node]] < split_val[node]:
-            stack[sp] = right[node]
+        elif q_num[i, nodes[node, 3]] < split_val[node]:
+            stack[sp] = nodes[node, 2]
             stack[sp + 1] = node + 1  # the left child, visited first
             sp += 2
         else:
             stack[sp] = node + 1
-            stack[sp + 1] = right[node]
+            stack[sp + 1] = nodes[node, 2]
             sp += 2
     return state
 
@@ -529,17 +529,17 @@ def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no 
 def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
     """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
 
-    ``ref = (r_num_sorted, order, group_root, box, node_start, node_stop, right,
-    split_col, split_val)`` (:func:`synthrisk.neighbors._trees.grouped_trees`): the
+    ``ref = (r_num_sorted, order, group_root, box, nodes, split_val)``
+    (:func:`synthrisk.neighbors._trees.grouped_trees`): the
     group's tree, its rows all ``start_acc`` away in their categorical columns.
     Nodes of several rows whose numeric box is beyond the k-th best are skipped
     (:func:`box_beyond`).
     """
     root = ref[2][g]
-    node_start, node_stop, right = ref[4], ref[5], ref[6]
-    if right[root] >= 0:
+    nodes = ref[4]
+    if nodes[root, 2] >= 0:
         return scan_tree(i, root, start_acc, q_num, ref, terms, top, state)
-    lo, hi = node_start[root], node_stop[root]
+    lo, hi = nodes[root, 0], nodes[root, 1]
     if hi - lo > 1 and box_beyond(i, root, start_acc, q_num, ref[3], terms, state[1]):
         return state
     return scan_rows(i, lo, hi, start_acc, q_num, ref, terms, top, state)
@@ -557,7 +557,7 @@ def scan_groups(
     times slower. As there, a group of several rows is skipped by its box (on
     random rows of Adult this saved about a fifth of the search).
     """
-    r_num_sorted, order, group_root, box, node_start, node_stop, right = ref[:7]
+    r_num_sorted, order, group_root, box, nodes = ref[0], ref[1], ref[2], ref[3], ref[4]
     scale, indicator, clip, nan_one, nan_both, power, num_w = terms
     best, best_i, is_nan = top[0], top[1], top[2]
     filled, worst, worst_i = state
@@ -566,16 +566,16 @@ def scan_groups(
         if start_acc > worst:
             break
         root = group_root[listed[gi]]
-        if right[root] >= 0:
+        if nodes[root, 2] >= 0:
             filled, worst, worst_i = scan_tree(
                 i, root, start_acc, q_num, ref, terms, top, (filled, worst, worst_i)
             )
             continue
-        if node_stop[root] - node_start[root] > 1 and box_beyond(
+        if nodes[root, 1] - nodes[root, 0] > 1 and box_beyond(
             i, root, start_acc, q_num, box, terms, worst
         ):
             continue
-        for t in range(node_start[root], node_stop[root]):
+        for t in range(nodes[root, 0], nodes[root, 1]):
             acc = start_acc
             if acc > worst or (acc == worst and order[t] > worst_i):
                 continue

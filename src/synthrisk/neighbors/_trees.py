@@ -34,19 +34,9 @@ LEAF_ROWS = 8
 #: deepest path of a tree: a median split halves the rows, so 2**64 rows at most
 MAX_DEPTH = 64
 
-#: ``(r_num_sorted, order, group_root, box, node_start, node_stop, right,
-#: split_col, split_val)``: see :func:`grouped_trees`
-Rows = tuple[
-    FloatArray,
-    IntArray,
-    IntArray,
-    FloatArray,
-    IntArray,
-    IntArray,
-    IntArray,
-    IntArray,
-    FloatArray,
-]
+#: ``(r_num_sorted, order, group_root, box, nodes, split_val)``: see
+#: :func:`grouped_trees`
+Rows = tuple[FloatArray, IntArray, IntArray, FloatArray, IntArray, FloatArray]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -234,11 +224,11 @@ def grouped_trees(
         ``r_num_sorted`` (the rows in leaf order) and ``order`` (their positions);
         ``group_root`` (n_groups + 1,): the root node of each group, the last entry
         the number of nodes; ``box`` (n_nodes, 2 n_numeric): each node's least and
-        greatest value per column, ``(-inf, inf)`` where a row misses it; the
-        node's rows ``node_start`` to ``node_stop``; ``right``: its right child
-        (-1 for a leaf; the left child is the next node); ``split_col`` and
-        ``split_val``: the column it splits on and the value of the right half's
-        first row.
+        greatest value per column, ``(-inf, inf)`` where a row misses it;
+        ``nodes`` (n_nodes, 4): the node's rows (start and stop), its right
+        child (-1 for a leaf; the left child is the next node) and the column it
+        splits on (one record per node, read together); ``split_val``: the value
+        of the right half's first row.
     """
     r_sorted = np.ascontiguousarray(np.take(r_num, order, axis=0))
     n_rows = r_sorted.shape[0]
@@ -251,10 +241,11 @@ def grouped_trees(
             np.ascontiguousarray(order, dtype=np.int64),
             np.arange(n_groups + 1, dtype=np.int64),
             _group_boxes(r_sorted, start),
-            start[:-1].copy(),
-            start[1:].copy(),
-            np.full(n_groups, -1, dtype=np.int64),
-            np.full(n_groups, -1, dtype=np.int64),
+            np.ascontiguousarray(
+                np.column_stack(
+                    [start[:-1], start[1:], np.full((n_groups, 2), -1, dtype=np.int64)]
+                )
+            ),
             np.full(n_groups, np.nan),
         )
     half = max(1, (leaf_rows + 1) // 2)
@@ -284,10 +275,7 @@ def grouped_trees(
         np.ascontiguousarray(np.take(order, idx), dtype=np.int64),
         group_root,
         np.ascontiguousarray(box[:n_nodes]),
-        np.ascontiguousarray(nodes[:n_nodes, 0]),
-        np.ascontiguousarray(nodes[:n_nodes, 1]),
-        np.ascontiguousarray(nodes[:n_nodes, 2]),
-        np.ascontiguousarray(nodes[:n_nodes, 3]),
+        np.ascontiguousarray(nodes[:n_nodes]),
         np.ascontiguousarray(split_val[:n_nodes]),
     )
 
