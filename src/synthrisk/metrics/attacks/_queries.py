@@ -183,10 +183,10 @@ class QueryTable:
     def from_values(cls, values: FloatArray) -> QueryTable:
         """Index a unified value matrix."""
         values = np.ascontiguousarray(values, dtype=np.float64)
-        order = np.ascontiguousarray(np.argsort(values, axis=0, kind="stable").T)
-        sorted_values = np.ascontiguousarray(
-            np.take_along_axis(values, order.T, axis=0).T
-        )
+        # each column sorted as one contiguous row (faster than along axis 0)
+        columns = np.ascontiguousarray(values.T)
+        order = np.argsort(columns, axis=1, kind="stable")
+        sorted_values = np.take_along_axis(columns, order, axis=1)
         n_valid = (~np.isnan(values)).sum(axis=0).astype(np.int64)
         return cls(values, order.astype(np.int64), sorted_values, n_valid)
 
