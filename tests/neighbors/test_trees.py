@@ -85,3 +85,27 @@ def test_trees_of_no_numeric_columns_and_of_single_rows() -> None:
     np.testing.assert_array_equal(
         rows[3], np.repeat(np.arange(4.0)[:, None], 2, axis=1)
     )
+
+
+def test_select_puts_the_kth_key_in_place_on_any_order(
+    rng: np.random.Generator,
+) -> None:
+    from synthrisk.neighbors._trees import _select
+
+    orders = [
+        rng.random(301),
+        np.arange(301.0),
+        np.arange(301.0)[::-1],
+        np.repeat([1.0, 2.0, np.inf], [100, 150, 51]),
+        np.ones(301),
+        # organ-pipe order (a median-of-three worst case for some pivots)
+        np.r_[np.arange(0.0, 301.0, 2.0), np.arange(299.0, 0.0, -2.0)],
+    ]
+    for keys in orders:
+        for kth in (0, 17, 150, 300):
+            work, idx = keys.copy(), np.arange(keys.size)
+            _select(work, idx, 0, keys.size, kth)
+            np.testing.assert_array_equal(work, keys[idx])  # moved together
+            assert work[kth] == np.sort(keys)[kth]
+            assert (work[:kth] <= work[kth]).all()
+            assert (work[kth + 1 :] >= work[kth]).all()

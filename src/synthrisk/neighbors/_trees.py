@@ -42,8 +42,20 @@ Rows = tuple[FloatArray, IntArray, IntArray, FloatArray, IntArray, FloatArray]
 @numba.njit(nogil=True, cache=True)
 def _select(keys, idx, lo, hi, kth):  # pragma: no cover - compiled
     """Rearrange ``keys[lo:hi]`` (and ``idx`` alike) so that ``keys[kth]`` is in its
-    sorted place, with no greater key before it and no smaller one after it."""
+    sorted place, with no greater key before it and no smaller one after it.
+
+    Quickselect with a median-of-three pivot; after more rounds than a balanced run
+    needs (an adversarial order), the rest of the range is sorted instead.
+    """
+    rounds = 0
+    limit = 2 * int(np.log2(hi - lo + 1)) + 8
     while hi - lo > 1:
+        rounds += 1
+        if rounds > limit:
+            perm = np.argsort(keys[lo:hi], kind="mergesort")
+            keys[lo:hi] = keys[lo:hi][perm]
+            idx[lo:hi] = idx[lo:hi][perm]
+            return
         # median of three as the pivot (deterministic)
         a, b, c = keys[lo], keys[(lo + hi) // 2], keys[hi - 1]
         pivot = max(min(a, b), min(max(a, b), c))
