@@ -48,6 +48,7 @@ __all__ = [
     "NO_ROW",
     "GroupedReference",
     "box_beyond",
+    "descend",
     "find_group",
     "kernel_terms",
     "mixed_radix_key",
@@ -525,6 +526,18 @@ def scan_tree(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no 
     return state
 
 
+@numba.njit(nogil=True, cache=True)
+def descend(i, root, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
+    """:func:`scan_tree` compiled once and called, not inlined.
+
+    :func:`scan_group` calls it: inlined into every kernel that scans a group, the
+    tree descent doubled their compile time, and a call costs little against a
+    descent. :func:`scan_groups`, which visits hundreds of groups per query, inlines
+    it (about 10 % faster on random rows).
+    """
+    return scan_tree(i, root, start_acc, q_num, ref, terms, top, state)
+
+
 @numba.njit(nogil=True, cache=True, inline="always")
 def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no cover
     """Offer every row of group ``g`` to query ``i``'s ``top``; returns the new state.
@@ -538,7 +551,7 @@ def scan_group(i, g, start_acc, q_num, ref, terms, top, state):  # pragma: no co
     root = ref[2][g]
     nodes = ref[4]
     if nodes[root, 2] >= 0:
-        return scan_tree(i, root, start_acc, q_num, ref, terms, top, state)
+        return descend(i, root, start_acc, q_num, ref, terms, top, state)
     lo, hi = nodes[root, 0], nodes[root, 1]
     if hi - lo > 1 and box_beyond(i, root, start_acc, q_num, ref[3], terms, state[1]):
         return state
