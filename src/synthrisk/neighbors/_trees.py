@@ -245,21 +245,8 @@ def grouped_trees(
     r_sorted = np.ascontiguousarray(np.take(r_num, order, axis=0))
     n_rows = r_sorted.shape[0]
     n_groups = group_start.shape[0] - 1
-    if leaf_rows is None or n_groups == 0:
-        # every group one leaf: its box from one vectorised pass
-        start = np.ascontiguousarray(group_start, dtype=np.int64)
-        return (
-            r_sorted,
-            np.ascontiguousarray(order, dtype=np.int64),
-            np.arange(n_groups + 1, dtype=np.int64),
-            _group_boxes(r_sorted, start),
-            np.ascontiguousarray(
-                np.column_stack(
-                    [start[:-1], start[1:], np.full((n_groups, 2), -1, dtype=np.int64)]
-                )
-            ),
-            np.full(n_groups, np.nan),
-        )
+    if leaf_rows is None:
+        leaf_rows = max(n_rows, 1)  # every group one leaf: its box only
     half = max(1, (leaf_rows + 1) // 2)
     # a leaf holds at least ``half`` rows unless its group is smaller
     capacity = n_groups + 2 * (n_rows // half) + 1
@@ -282,34 +269,14 @@ def grouped_trees(
         )
     )
     group_root[n_groups] = n_nodes
+    if n_nodes > n_groups:  # some group was split: its rows moved
+        r_sorted = np.ascontiguousarray(np.take(r_sorted, idx, axis=0))
+        order = np.take(order, idx)
     return (
-        np.ascontiguousarray(np.take(r_sorted, idx, axis=0)),
-        np.ascontiguousarray(np.take(order, idx), dtype=np.int64),
+        r_sorted,
+        np.ascontiguousarray(order, dtype=np.int64),
         group_root,
         np.ascontiguousarray(box[:n_nodes]),
         np.ascontiguousarray(nodes[:n_nodes]),
         np.ascontiguousarray(split_val[:n_nodes]),
     )
-
-
-@numba.njit(nogil=True, cache=True)
-def _group_boxes(r_sorted, group_start):  # pragma: no cover - compiled
-    """Each group's box (rows ``group_start[g]`` to ``group_start[g + 1]``)."""
-    n_groups = group_start.shape[0] - 1
-    n_num = r_sorted.shape[1]
-    box = np.empty((n_groups, 2 * n_num))
-    for g in range(n_groups):
-        for f in range(n_num):
-            low = np.inf
-            high = -np.inf
-            missing = False
-            for t in range(group_start[g], group_start[g + 1]):
-                v = r_sorted[t, f]
-                if np.isnan(v):
-                    missing = True
-                else:
-                    low = min(low, v)
-                    high = max(high, v)
-            box[g, 2 * f] = -np.inf if missing else low
-            box[g, 2 * f + 1] = np.inf if missing else high
-    return box
