@@ -12,8 +12,12 @@ visited sorted by their codes, so the bounds and buckets of one code combination
 computed once for all its rows. Without weights the bound is the number of
 mismatching columns: the groups are counted over narrow codes and listed lazily,
 level by level, only as far as the query's k-th best distance so far
-(:func:`_knn_levels_kernel`). All of this is exact: the result is identical, bit
-for bit and index for index, to the numpy backend (ties to the lowest index).
+(:func:`_knn_levels_kernel`). Inside a group, the rows are the leaves of a small
+k-d tree whose nodes keep their numeric box (:mod:`synthrisk.neighbors._trees`): a
+node, or a whole group, is skipped when its mismatches plus the terms of its box's
+point nearest the query already exceed the k-th best. All of this is exact: the
+result is identical, bit for bit and index for index, to the numpy backend (ties to
+the lowest index).
 
 No n × m matrix is ever built: memory is O(n_reference) per thread.
 
