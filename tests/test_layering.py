@@ -33,6 +33,9 @@ LAYERS: dict[str, int] = {
     "results": 2,
     "schema": 2,
     "stats": 2,
+    # worker processes of a run: above settings; the search and the metrics use its
+    # guards of numba's threading layer, evaluate its processes
+    "_workers": 2,
     "neighbors": 3,
     "metrics": 4,
     "verdict": 4,

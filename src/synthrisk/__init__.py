@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 from synthrisk._version import __version__
+from synthrisk._workers import prefer_fork_safe_layer
 from synthrisk.audit import AuditResult, AuditVerdict, GeneratorError, audit
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
@@ -81,6 +82,9 @@ from synthrisk.results import (
     SelfTestScenario,
 )
 from synthrisk.schema import ColumnSpec, Schema, infer_schema
+
+# before any parallel kernel runs: worker processes need a layer that survives a fork
+prefer_fork_safe_layer()
 
 __all__ = [
     "METRICS",

@@ -39,8 +39,18 @@ __all__ = [
 ]
 
 Advance = Callable[[int], None]
-#: ``finish(score, status)``: what a metric ended with (``status`` as in the results)
-Finish = Callable[[float | None, str], None]
+
+
+class Finish(Protocol):
+    """``finish(score, status, seconds=None)``: what a metric ended with.
+
+    ``status`` as in the results; ``seconds``, the metric's own time where it ran
+    elsewhere (a worker process), instead of the time the step was open here.
+    """
+
+    def __call__(
+        self, score: float | None, status: str, seconds: float | None = None
+    ) -> None: ...
 
 
 class Progress(Protocol):
@@ -62,7 +72,7 @@ class NullProgress:
         yield lambda n: None
 
 
-def _ignore(score: float | None, status: str) -> None:
+def _ignore(score: float | None, status: str, seconds: float | None = None) -> None:
     return None
 
 
@@ -168,14 +178,22 @@ class RichProgress:
         if self._plan is not None:
             self._plan[0] += 1
             label = f"[{self._plan[0]}/{self._plan[1]}] {metric_id}"
-        ended: list[tuple[float | None, str]] = []
+        ended: list[tuple[float | None, str, float | None]] = []
         start = time.perf_counter()
+
+        def finish(
+            score: float | None, status: str, seconds: float | None = None
+        ) -> None:
+            ended.append((score, status, seconds))
+
         if not self._live:
-            yield lambda score, status: ended.append((score, status))
+            yield finish
             if ended:
                 prefix = "".join(f"{text} · " for text in self._labels)
-                seconds = time.perf_counter() - start
-                line = f"{prefix}{label}  {_outcome(*ended[-1])}  ({seconds:.1f} s)"
+                score, status, seconds = ended[-1]
+                if seconds is None:
+                    seconds = time.perf_counter() - start
+                line = f"{prefix}{label}  {_outcome(score, status)}  ({seconds:.1f} s)"
                 print(line, file=self._console.file, flush=True)
             return
         saved = (self._row, self._metric, self._outer)
@@ -184,7 +202,7 @@ class RichProgress:
             self._row, self._metric, self._outer = row, label, len(self._labels)
             self._describe_metric()
             try:
-                yield lambda score, status: None
+                yield _ignore
             finally:
                 bars.remove_task(row)
                 self._row, self._metric, self._outer = saved

@@ -13,6 +13,7 @@ from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
 from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
+from synthrisk._workers import plan_workers
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.neighbors import compute_scope, reuse_searches
@@ -20,7 +21,7 @@ from synthrisk.results import EvaluationReport, MetricResult
 from synthrisk.schema.schema import Schema
 from synthrisk.schema.tables import Tables, prepare_tables
 from synthrisk.selftest import run_self_test
-from synthrisk.settings import check_compute
+from synthrisk.settings import Workers, check_compute, check_workers, get_config
 from synthrisk.verdict import Thresholds, judge
 
 __all__ = ["MetricsSpec", "check_self_test", "evaluate", "resolve_metrics"]
@@ -87,6 +88,7 @@ def evaluate(
     scheduler: str | None = None,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     self_test: bool = False,
+    workers: Workers | None = None,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
 
@@ -133,6 +135,13 @@ def evaluate(
         would have caught them (:mod:`synthrisk.selftest`). Needs a holdout; the run's
         encodings and neighbour searches are reused, and on Adult the self-test adds
         about twice the evaluation's own time.
+    workers : int or "auto", default=None
+        Worker processes that run the metrics side by side; None takes the global
+        setting (``"auto"``). ``"auto"`` forks up to one per core (at most 4) on Linux
+        for tables of 20,000 rows or more; 1 runs one metric after another in this
+        process. The report is the same either way (the metrics' timings aside). Runs
+        with a Dask or torch backend, or with the self-test, stay in this process.
+        See ``docs/performance.md``.
 
     Returns
     -------
@@ -160,6 +169,7 @@ def evaluate(
     seed = check_int(seed, name="seed", minimum=0)
     check_self_test(self_test, has_holdout=holdout is not None)
     working_memory, backend = check_compute(working_memory, backend)
+    workers = get_config().workers if workers is None else check_workers(workers)
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
@@ -181,6 +191,10 @@ def evaluate(
             backend=backend,
             progress=reporter,
             skip_inapplicable=metrics is None,
+            # the self-test reuses this run's searches: they must be made here
+            workers=1
+            if self_test or client is not None or scheduler is not None
+            else plan_workers(workers, tables, chosen, backend=backend),
         )
         # the one verdict of the run: the pipeline and the HTML report reuse it
         report = dataclasses.replace(report, verdict=judge(report, thresholds))
@@ -233,6 +247,7 @@ def run_metrics(
     progress: bool | Progress = False,
     skip_inapplicable: bool = False,
     on_result: Callable[[MetricResult], MetricResult] | None = None,
+    workers: int = 1,
 ) -> EvaluationReport:
     """Run already-built metrics on validated tables and collect the report (not judged).
 
@@ -242,7 +257,10 @@ def run_metrics(
     it raises) is recorded as skipped with the reason and the others run. Without
     it, the first such error is raised: a metric the user named must run.
     ``on_result`` is applied to each result as soon as its metric is done (the
-    cluster path moves per-record arrays out of memory with it).
+    cluster path moves per-record arrays out of memory with it). ``workers`` > 1
+    runs the metrics in that many forked worker processes (see
+    :func:`synthrisk._workers.plan_workers`, which decides whether that is possible);
+    the report is the same, in the same order.
     """
     if not skip_inapplicable:
         for metric in metrics:
@@ -250,20 +268,33 @@ def run_metrics(
                 msg = f"metric {metric.id!r} needs a `holdout` table (real rows the generator never saw); none was given."
                 raise InputError(msg)
     reporter = as_progress(progress)
-    results = []
-    with metric_plan(reporter, len(metrics)):
-        for metric in metrics:
-            with metric_step(reporter, metric.id) as finished:
-                result = metric.run_with(
-                    tables,
-                    seed=seed,
-                    working_memory=working_memory,
-                    backend=backend,
-                    progress=reporter,
-                    skip_inapplicable=skip_inapplicable,
-                )
-                finished(result.score, result.status)
-            results.append(result if on_result is None else on_result(result))
+    if workers > 1:
+        results = _run_in_workers(
+            tables,
+            metrics,
+            workers,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            reporter=reporter,
+            skip_inapplicable=skip_inapplicable,
+            on_result=on_result,
+        )
+    else:
+        results = []
+        with metric_plan(reporter, len(metrics)):
+            for metric in metrics:
+                with metric_step(reporter, metric.id) as finished:
+                    result = metric.run_with(
+                        tables,
+                        seed=seed,
+                        working_memory=working_memory,
+                        backend=backend,
+                        progress=reporter,
+                        skip_inapplicable=skip_inapplicable,
+                    )
+                    finished(result.score, result.status)
+                results.append(result if on_result is None else on_result(result))
     schema = tables.schema.to_dict()
     schema["excluded"] = [c.name for c in tables.schema.excluded]
     return EvaluationReport(
@@ -274,3 +305,35 @@ def run_metrics(
         schema=schema,
         warnings=tuple(tables.notes),
     )
+
+
+def _run_in_workers(
+    tables: Tables,
+    metrics: Sequence[Metric],
+    workers: int,
+    *,
+    seed: int,
+    working_memory: float | None,
+    backend: Backend | None,
+    reporter: Progress,
+    skip_inapplicable: bool,
+    on_result: Callable[[MetricResult], MetricResult] | None,
+) -> list[MetricResult]:
+    """:func:`run_metrics` in worker processes: the results in the metrics' order."""
+    from synthrisk._workers import run_in_workers
+
+    found: dict[int, MetricResult] = {}
+    with metric_plan(reporter, len(metrics)):
+        for i, result in run_in_workers(
+            tables,
+            metrics,
+            workers,
+            seed=seed,
+            working_memory=working_memory,
+            backend=backend,
+            skip_inapplicable=skip_inapplicable,
+        ):
+            with metric_step(reporter, metrics[i].id) as finished:
+                finished(result.score, result.status, result.seconds)
+            found[i] = result if on_result is None else on_result(result)
+    return [found[i] for i in range(len(metrics))]

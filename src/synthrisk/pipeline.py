@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json as _json
 import os
@@ -51,6 +52,7 @@ from synthrisk.io.run_file import (
 )
 from synthrisk.report import Thresholds, Verdict, judge, render_html
 from synthrisk.schema.tables import TABLE_NAMES
+from synthrisk.settings import config_context
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -479,27 +481,33 @@ def run_file(
         }
     )
     if isinstance(config, RunConfig):
-        evaluation = evaluate_files(
-            config.real,
-            config.synthetic,
-            config.holdout,
-            metadata=config.metadata,
-            metrics=config.metrics,
-            seed=config.seed,
-            working_memory=config.working_memory,
-            backend=config.backend,
-            scheduler=config.scheduler,
-            sample_rows=config.sample_rows,
-            progress=progress,
-            thresholds=checked,
-            json=config.json,
-            html=html_path,
-            include_records=config.include_records,
-            include_values=values,
-            top_n=top,
-            encoding=config.encoding,
-            self_test=config.self_test,
+        workers = (
+            contextlib.nullcontext()
+            if config.workers is None
+            else config_context(workers=config.workers)
         )
+        with workers:
+            evaluation = evaluate_files(
+                config.real,
+                config.synthetic,
+                config.holdout,
+                metadata=config.metadata,
+                metrics=config.metrics,
+                seed=config.seed,
+                working_memory=config.working_memory,
+                backend=config.backend,
+                scheduler=config.scheduler,
+                sample_rows=config.sample_rows,
+                progress=progress,
+                thresholds=checked,
+                json=config.json,
+                html=html_path,
+                include_records=config.include_records,
+                include_values=values,
+                top_n=top,
+                encoding=config.encoding,
+                self_test=config.self_test,
+            )
         written = tuple(p for p in (config.json, html_path) if p is not None)
         return RunOutcome((evaluation,), written, gate=config.gate)
     from synthrisk.compat.petsard import petsard_outputs, run_petsard

@@ -8,12 +8,22 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Iterator
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from synthrisk._typing import Backend
 from synthrisk.exceptions import ParameterError
 
-__all__ = ["Config", "check_compute", "config_context", "get_config"]
+__all__ = [
+    "Config",
+    "Workers",
+    "check_compute",
+    "check_workers",
+    "config_context",
+    "get_config",
+]
+
+#: worker processes of a run: ``"auto"`` or a number (1: one metric after another)
+Workers = int | Literal["auto"]
 
 
 def check_compute(
@@ -38,6 +48,19 @@ def check_compute(
     return working_memory, backend
 
 
+def check_workers(value: Any, *, name: str = "workers") -> Workers:
+    """Validate ``workers``: ``"auto"`` or a whole number of processes, at least 1."""
+    if isinstance(value, str) and value == "auto":
+        return "auto"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        msg = (
+            f"`{name}` must be 'auto' or a whole number of worker processes (1 runs the "
+            f"metrics one after another in this process); got {value!r}."
+        )
+        raise ParameterError(msg)
+    return int(value)
+
+
 @dataclasses.dataclass(frozen=True)
 class Config:
     """Global settings.
@@ -48,10 +71,16 @@ class Config:
         Budget in MiB for the temporary arrays of one block of a blocked computation.
     backend : str
         Default neighbour-search backend: ``"auto"``, ``"numpy"``, ``"numba"``, ``"dask"`` or ``"torch"``.
+    workers : int or "auto"
+        Worker processes that run the metrics of one :func:`~synthrisk.evaluate` side
+        by side (:mod:`synthrisk._workers`); 1 runs them one after another in this
+        process. ``"auto"``: up to one per core (at most 4) on tables of 20,000 rows
+        or more, where the system and numba's threading layer allow it.
     """
 
     working_memory: float = 256.0
     backend: Backend = "auto"
+    workers: Workers = "auto"
 
     def __post_init__(self) -> None:
         if self.working_memory is None or self.backend is None:
@@ -62,6 +91,7 @@ class Config:
         # frozen: store the checked values (a number of MiB as a float)
         object.__setattr__(self, "working_memory", float(working_memory or 0.0))
         object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "workers", check_workers(self.workers))
 
 
 _CONFIG = Config()

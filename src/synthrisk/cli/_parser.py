@@ -456,8 +456,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _workers_option(text: str) -> int | str:
+    """``--workers``: ``auto`` or a whole number of processes, at least 1."""
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"expected auto or a whole number of processes (at least 1); got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _add_compute_options(parser: argparse.ArgumentParser) -> None:
-    """``--working-memory`` and ``--backend`` (of ``evaluate`` and ``evaluate-tables``)."""
+    """``--working-memory``, ``--backend`` and ``--workers`` (of ``evaluate`` and
+    ``evaluate-tables``)."""
     parser.add_argument(
         "--working-memory",
         type=float,
@@ -470,6 +485,16 @@ def _add_compute_options(parser: argparse.ArgumentParser) -> None:
         help=(
             "neighbour-search backend (dask: a local cluster sized to this machine; "
             "torch: a CUDA GPU when present)"
+        ),
+    )
+    parser.add_argument(
+        "--workers",
+        type=_workers_option,
+        metavar="N",
+        help=(
+            "worker processes that run the metrics side by side: a number, or auto "
+            "(default: up to one per core on Linux for tables of 20,000 rows or more; "
+            "1: one metric after another)"
         ),
     )
 

@@ -90,8 +90,14 @@ def _print_warnings(caught: Sequence[warnings.WarningMessage], *, debug: bool) -
 
 def _dispatch(args: argparse.Namespace) -> int:
     from synthrisk.cli._commands import COMMANDS, metrics
+    from synthrisk.settings import config_context
 
-    return COMMANDS.get(args.command, metrics)(args)
+    command = COMMANDS.get(args.command, metrics)
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        return command(args)
+    with config_context(workers=workers):
+        return command(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

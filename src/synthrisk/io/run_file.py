@@ -10,7 +10,7 @@
     metrics:
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
-    compute: {working_memory: 256, backend: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 50000}
+    compute: {working_memory: 256, backend: auto, workers: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 50000}
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
@@ -70,7 +70,7 @@ from typing import Any
 from synthrisk._typing import Backend
 from synthrisk.exceptions import ConfigError, ParameterError, SynthriskError
 from synthrisk.metrics import get_metric, suggest
-from synthrisk.settings import check_compute
+from synthrisk.settings import Workers, check_compute, check_workers
 
 __all__ = [
     "AuditConfig",
@@ -101,7 +101,7 @@ _TOP = (
     "self_test",
 )
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
-_COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows")
+_COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows", "workers")
 _REPORT = ("json", "html", "include_records", "include_values", "top_n")
 _AUDIT_TOP = ("version", "data", "seed", "audit", "report", "gate")
 _AUDIT_DATA = ("real", "holdout", "metadata", "encoding")
@@ -277,6 +277,7 @@ class RunConfig:
     backend: Backend | None = None
     scheduler: str | None = None
     sample_rows: int | None = None
+    workers: Workers | None = None
     json: Path | None = None
     include_records: bool = False
     html: Path | None = None
@@ -293,6 +294,16 @@ def _scheduler(value: Any, where: str, key: str = "compute.scheduler") -> str | 
         return value
     msg = f"{where}: `{key}` must be a Dask scheduler address such as 'tcp://host:8786'; got {value!r}."
     raise ConfigError(msg)
+
+
+def _workers(value: Any, where: str) -> Workers | None:
+    if value is None:
+        return None
+    try:
+        return check_workers(value, name="compute.workers")
+    except ParameterError as exc:
+        msg = f"{where}: {exc}"
+        raise ConfigError(msg) from None
 
 
 def _sample_rows(value: Any, where: str) -> int | None:
@@ -462,6 +473,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         backend=compute.get("backend"),
         scheduler=_scheduler(compute.get("scheduler"), where),
         sample_rows=_sample_rows(compute.get("sample_rows"), where),
+        workers=_workers(compute.get("workers"), where),
         json=resolve(report.get("json"), "report.json"),
         include_records=flags["include_records"],
         html=resolve(report.get("html"), "report.html"),

@@ -263,6 +263,13 @@ class Metric(abc.ABC):
     #: (:class:`~synthrisk.schema.partitioned.PartitionedTables`); on such tables the
     #: other metrics run on a seeded sample (:func:`synthrisk.cluster.evaluate_dataset`)
     runs_partitioned: ClassVar[bool] = False
+    #: metrics naming the same value here share an intermediate result through
+    #: :meth:`~synthrisk.schema.Tables.derived` (a search both need): a run with worker
+    #: processes (:mod:`synthrisk._workers`) keeps them in one worker
+    shares: ClassVar[str] = ""
+    #: rough run time relative to a light metric (1) on a typical table: a run with
+    #: worker processes starts the longest first. Only the order depends on it.
+    cost: ClassVar[float] = 1.0
     #: the declared parameters by name, in declaration order (set per class)
     declared_params: ClassVar[Mapping[str, Param[Any, Any]]] = MappingProxyType({})
     #: renamed parameters still accepted under their old name, with a

@@ -327,6 +327,8 @@ class DCRBaselineProtection(_DCRMetric):
     """
 
     id = "dcr_baseline_protection"
+    shares = "dcr synthetic to real"
+    cost = 6.0
     report_order = 10
     attack = (
         "An attacker holding the synthetic table looks for real people among its rows: "
@@ -495,6 +497,8 @@ class DCROverfittingProtection(_DCRMetric):
     """
 
     id = "dcr_overfitting_protection"
+    shares = "dcr synthetic to real"
+    cost = 0.5
     report_order = 20
     attack = (
         "A generator that memorised its training rows produces synthetic rows closer to those "

@@ -44,6 +44,7 @@ import numpy as np
 
 from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray
+from synthrisk._workers import kernel_guard
 from synthrisk.exceptions import ClusterError, ParameterError
 from synthrisk.neighbors import numba_backend
 from synthrisk.neighbors._compute import (
@@ -155,22 +156,25 @@ def _search(
     if q_num.shape[0] == 0 or k_local == 0:
         return np.empty((q_num.shape[0], 0)), np.empty((q_num.shape[0], 0), np.int64)
     search = Search(q_num, q_cat, r_num, r_cat, spec, k_local, working_memory)
-    if _on_worker():
-        # the worker's threads are the parallelism: one core per task, so that workers
-        # sharing a machine do not each start a thread per core (numba's count is per
-        # calling thread)
-        previous = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
+    # numba's workqueue layer cannot run kernels of two threads at once: then the
+    # tasks of this process take turns (synthrisk._workers.kernel_guard)
+    with kernel_guard():
+        if _on_worker():
+            # the worker's threads are the parallelism: one core per task, so that
+            # workers sharing a machine do not each start a thread per core (numba's
+            # count is per calling thread)
+            previous = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                distances, indices = numba_backend.kneighbors(
+                    search, pilots=_pilots_of(pilot_key)
+                )
+            finally:
+                numba.set_num_threads(previous)
+        else:
             distances, indices = numba_backend.kneighbors(
                 search, pilots=_pilots_of(pilot_key)
             )
-        finally:
-            numba.set_num_threads(previous)
-    else:
-        distances, indices = numba_backend.kneighbors(
-            search, pilots=_pilots_of(pilot_key)
-        )
     if labels is not None:
         indices = np.asarray(labels, dtype=np.int64)[indices]
     elif offset:

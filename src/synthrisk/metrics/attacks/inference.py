@@ -121,6 +121,7 @@ class InferenceRisk(Metric):
     """
 
     id = "inference"
+    cost = 4.0
     report_order = 140
     attack = (
         "An attacker who knows some attributes of a person guesses a secret attribute from the most "

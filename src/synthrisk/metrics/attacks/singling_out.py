@@ -467,6 +467,7 @@ class SinglingOutRisk(Metric):
     """
 
     id = "singling_out"
+    cost = 5.0
     report_order = 120
     attack = (
         "An attacker writes queries on the synthetic table that match exactly one synthetic row and "
@@ -572,6 +573,7 @@ class SinglingOutUnivariateRisk(SinglingOutRisk):
     """
 
     id = "singling_out_univariate"
+    cost = 1.5
     threat_model = ThreatModel(
         attacker_holds=SYNTHETIC_ONLY,
         target=TRAINING,

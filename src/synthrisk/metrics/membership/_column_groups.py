@@ -6,17 +6,15 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
-import os
 from collections.abc import Callable
 from typing import Protocol, TypeVar, cast
 
-import numba
 import numpy as np
 
 from synthrisk._optional import import_optional
 from synthrisk._progress import NullProgress
+from synthrisk._workers import threadsafe_kernels
 from synthrisk.metrics._base import Context, Outcome
-from synthrisk.metrics.membership._share_kernels import compare_sides
 from synthrisk.schema.tables import Tables
 
 __all__ = ["SUBSETS", "column_groups", "subset_tables", "worst_share"]
@@ -80,23 +78,6 @@ def column_groups(
     return groups
 
 
-def _concurrent_kernels() -> bool:
-    """Whether two threads may run numba's parallel kernels at the same time."""
-    if os.cpu_count() == 1:
-        return False
-    # the threading layer is chosen by the first parallel kernel
-    compare_sides(
-        np.zeros(1, dtype=np.int64),
-        np.zeros(0),
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0, dtype=np.bool_),
-        np.zeros(0, dtype=np.bool_),
-        0,
-    )
-    layer = numba.threading_layer()  # type: ignore[attr-defined]
-    return str(layer) in ("omp", "tbb")
-
-
 #: column subsets searched at a time
 _WORKERS = 2
 
@@ -127,7 +108,7 @@ def _largest(
             best = (i, state)
 
     with context.progress.task("column subsets", len(jobs)) as advance:
-        if _concurrent_kernels():
+        if threadsafe_kernels():
             with concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as pool:
                 futures = collections.deque(
                     pool.submit(shares, job, ctx)

@@ -342,6 +342,8 @@ class Identification(Metric):
     """
 
     id = "identification"
+    shares = "real people and synthetic rows"
+    cost = 3.0
     report_order = 5
     attack = (
         "An attacker holding the synthetic table looks for rows that copy one real person's record, "

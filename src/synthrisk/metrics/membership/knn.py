@@ -102,6 +102,8 @@ class MembershipKnnProbabilities(Metric):
     """
 
     id = "membership_knn_probabilities"
+    shares = "real people and synthetic rows"
+    cost = 0.5
     report_order = 150
     attack = (
         "An attacker holding the synthetic table guesses that a real person was in the training data "

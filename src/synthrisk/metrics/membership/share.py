@@ -192,6 +192,7 @@ class DCRShare(Metric):
     """
 
     id = "dcr_share"
+    cost = 3.0
     report_order = 160
     attack = (
         "A generator that memorised its training rows puts synthetic rows closer to those rows than to "

@@ -236,6 +236,8 @@ class VulnerablePeople(Metric):
     """
 
     id = "vulnerable_people"
+    shares = "real people and synthetic rows"
+    cost = 4.0
     report_order = 6
     attack = (
         "An attacker who holds a target's full record and the synthetic table scores how likely the target "
