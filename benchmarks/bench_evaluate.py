@@ -7,19 +7,26 @@ Usage::
 
 real = ``adults_train_reconstructed.csv`` (39,032 rows), synthetic = ``adults_syn_ctgan.csv``
 (39,040), holdout = ``adults_control.csv`` (9,758). Prints each metric's seconds, the total wall
-and CPU seconds (CPU above wall means several cores worked), the load average before and after,
-the seconds of ``import synthrisk`` and of reading the three CSVs (outside the total), and the
-verdict.
+and CPU seconds (CPU above wall means several cores worked; with worker processes the CPU
+includes theirs), the load average before and after, the seconds of ``import synthrisk`` and of
+reading the three CSVs (outside the total), and the verdict.
+
+``--workers`` sets the run's worker processes (default ``auto``). ``--rounds N`` times the run N
+times, alternating with a run in one process (``workers=1``) on the same warm interpreter, and
+prints both medians, their ratio, and whether the two reports are identical (they must be).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,7 +35,17 @@ def main(argv: list[str] | None = None) -> int:
         "--data", type=Path, required=True, help="folder with the Adult CSVs"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", default="auto", help="worker processes: auto or a number"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="alternate N timed runs with runs in one process (workers=1)",
+    )
     args = parser.parse_args(argv)
+    workers = args.workers if args.workers == "auto" else int(args.workers)
     start = time.perf_counter()
     from synthrisk import evaluate
     from synthrisk.io import read_table
@@ -43,13 +60,16 @@ def main(argv: list[str] | None = None) -> int:
 
     # warm the numba kernels on a small sample so that compilation is not timed
     evaluate(real.head(300), synthetic.head(300), holdout.head(300), seed=args.seed)
+    if args.rounds:
+        return _alternate(
+            evaluate, real, synthetic, holdout, args.seed, workers, args.rounds
+        )
     load_before = os.getloadavg()[0]
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = _cpu()
     start = time.perf_counter()
-    report = evaluate(real, synthetic, holdout, seed=args.seed)
+    report = evaluate(real, synthetic, holdout, seed=args.seed, workers=workers)
     wall = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    cpu = _cpu() - cpu0
     for result in report.results:
         print(f"{result.metric:32s} {result.seconds:7.2f} s")
     assert report.verdict is not None
@@ -60,6 +80,58 @@ def main(argv: list[str] | None = None) -> int:
     print(f"import synthrisk {imported:.2f} s, reading the three CSVs {read:.2f} s")
     print(f"verdict: {report.verdict.overall} ({report.verdict.reason})")
     return 0
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished worker processes."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
+def _comparable(report: Any) -> str:
+    data = report.to_dict(include_records=True)
+    for result in data["results"]:
+        result.pop("seconds")
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def _alternate(
+    evaluate: Any,
+    real: Any,
+    synthetic: Any,
+    holdout: Any,
+    seed: int,
+    workers: Any,
+    rounds: int,
+) -> int:
+    walls: dict[Any, list[float]] = {workers: [], 1: []}
+    cpus: dict[Any, list[float]] = {workers: [], 1: []}
+    reports: dict[Any, str] = {}
+    load_before = os.getloadavg()[0]
+    for _ in range(rounds):
+        for w in (workers, 1):
+            cpu0 = _cpu()
+            start = time.perf_counter()
+            report = evaluate(real, synthetic, holdout, seed=seed, workers=w)
+            walls[w].append(time.perf_counter() - start)
+            cpus[w].append(_cpu() - cpu0)
+            reports[w] = _comparable(report)
+    for w in (workers, 1):
+        print(
+            f"workers={w}: wall median {statistics.median(walls[w]):.2f} s "
+            f"(runs {', '.join(f'{x:.2f}' for x in walls[w])}), "
+            f"CPU median {statistics.median(cpus[w]):.1f} s"
+        )
+    ratio = statistics.median(walls[1]) / statistics.median(walls[workers])
+    print(
+        f"one process / workers={workers}: {ratio:.2f}x; reports identical: "
+        f"{reports[workers] == reports[1]}; cores {os.cpu_count()}, load average "
+        f"{load_before:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+    return 0 if reports[workers] == reports[1] else 1
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -25,8 +26,11 @@ from synthrisk._workers import (
     plan_workers,
     threadsafe_kernels,
 )
+from synthrisk.cli.main import main
+from synthrisk.datasets import load_demo
 from synthrisk.evaluate import resolve_metrics
-from synthrisk.exceptions import ParameterError
+from synthrisk.exceptions import ConfigError, ParameterError
+from synthrisk.io.run_file import parse_config
 from synthrisk.metrics._base import Context, Metric, Outcome
 from synthrisk.results import ThreatModel
 from synthrisk.schema import prepare_tables
@@ -228,3 +232,64 @@ def test_progress_names_each_metric_once_with_its_own_time(
     for result in report.results:
         (line,) = [x for x in lines if x.split()[1] == result.metric]
         assert line.endswith(f"({result.seconds:.1f} s)")
+
+
+def test_run_file_reads_compute_workers(tmp_path: Path) -> None:
+    raw: dict[str, Any] = {"data": {"real": "r.csv", "synthetic": "s.csv"}}
+    assert parse_config(raw, base=tmp_path).workers is None
+    for value in ("auto", 1, 3):
+        raw["compute"] = {"workers": value}
+        assert parse_config(raw, base=tmp_path).workers == value
+    for bad in (0, -1, 2.5, True, "many"):
+        raw["compute"] = {"workers": bad}
+        with pytest.raises(ConfigError, match=r"`compute.workers` must be 'auto' or"):
+            parse_config(raw, base=tmp_path)
+
+
+@linux
+def test_command_line_and_run_file_pass_workers_on(tmp_path: Path) -> None:
+    """``--workers`` and ``compute.workers`` reach the run (a dying metric shows where
+    it ran), and the JSON is the one-process JSON."""
+    demo = load_demo(n_rows=300, seed=2)
+    demo.real.to_csv(tmp_path / "real.csv", index=False)
+    demo.synthetic["leaky"].to_csv(tmp_path / "syn.csv", index=False)
+    demo.holdout.to_csv(tmp_path / "hold.csv", index=False)
+    files = [
+        "--real", str(tmp_path / "real.csv"), "--synthetic", str(tmp_path / "syn.csv"),
+        "--holdout", str(tmp_path / "hold.csv"), "--quiet",
+        "--metrics", "dcr_baseline_protection,nndr,identical_match_share",
+    ]  # fmt: skip
+    reports = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"cli-{workers}.json"
+        code = main(["evaluate", *files, "--workers", workers, "--json", str(out)])
+        assert code == 0
+        reports[workers] = _results(out)
+    (tmp_path / "run.yaml").write_text(
+        "data: {real: real.csv, synthetic: syn.csv, holdout: hold.csv}\n"
+        "metrics: {dcr_baseline_protection: {}, nndr: {}, identical_match_share: {}}\n"
+        "compute: {workers: 2}\n"
+        "report: {json: yaml.json}\n"
+    )
+    seen: list[int] = []
+    # the module (``synthrisk.evaluate`` the attribute is the function)
+    evaluate_module = sys.modules["synthrisk.evaluate"]
+    original = evaluate_module.run_metrics
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["workers"])
+        return original(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evaluate_module, "run_metrics", spy)
+        assert main(["run", str(tmp_path / "run.yaml"), "--quiet"]) == 0
+        assert main(["evaluate", *files, "--workers", "3"]) == 0
+    assert seen == [2, 3]
+    assert reports["1"] == reports["2"] == _results(tmp_path / "yaml.json")
+
+
+def _results(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    for result in data["results"]:
+        result.pop("seconds")
+    return data["results"]

@@ -329,6 +329,8 @@ def run_in_workers(
                     warnings.warn_explicit(message, category, filename, lineno)
                 done.add(i)
                 yield i, result
+        # every result is in: the workers exit now (no process outlives the run)
+        executor.shutdown(wait=True)
     except concurrent.futures.process.BrokenProcessPool as exc:
         logger.warning(
             "a worker process died (%s); the metrics it had not returned run in this "
@@ -340,5 +342,6 @@ def run_in_workers(
             if i not in done:
                 yield i, _run_one(job, i)
     finally:
+        # an error (or an abandoned generator): drop what has not started
         executor.shutdown(wait=False, cancel_futures=True)
         _JOB = None
