@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,7 @@ def test_workers_give_the_report_of_one_process(
     mixed_tables: tuple[pd.DataFrame, ...],
 ) -> None:
     real, syn, hold = mixed_tables
+    before = set(multiprocessing.active_children())
     one = evaluate(real, syn, hold, seed=3, workers=1)
     tables = prepare_tables(real, syn, hold)
     assert plan_workers(2, tables, resolve_metrics(None), backend=None) == 2
@@ -71,6 +74,8 @@ def test_workers_give_the_report_of_one_process(
     assert _report(two) == _report(one) == _report(three)
     assert [r.metric for r in two.results] == [r.metric for r in one.results]
     assert two.verdict == one.verdict
+    # the workers ended with the run
+    _assert_no_new_children(before)
 
 
 def test_auto_stays_in_this_process_for_small_tables(
@@ -293,3 +298,53 @@ def _results(path: Path) -> list[dict[str, Any]]:
     for result in data["results"]:
         result.pop("seconds")
     return data["results"]
+
+
+class _Sleeps(Metric):
+    """Takes a minute (in a worker) unless it is stopped."""
+
+    id = "sleeps_a_minute"
+    threat_model = ThreatModel(
+        attacker_holds="synthetic", target="training", meaning="a test metric"
+    )
+    cost = 100.0  # started first
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        time.sleep(60)
+        return Outcome(score=0.5, breakdown={"score": 0.5})
+
+
+@linux
+def test_an_error_stops_the_other_workers_at_once(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
+    real, syn, hold = mixed_tables
+    bad = DCRBaselineProtection(num_rows_subsample=80, subsample_real=True)
+    before = set(multiprocessing.active_children())
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match="larger than the real table"):
+        evaluate(real.head(40), syn, hold, metrics=[_Sleeps(), bad], workers=2)
+    assert time.perf_counter() - start < 30
+    _assert_no_new_children(before)
+
+
+def _assert_no_new_children(before: set[Any]) -> None:
+    """Every worker process started since ``before`` has ended (within 10 s)."""
+    new = [p for p in multiprocessing.active_children() if p not in before]
+    for process in new:
+        process.join(timeout=10)
+    assert [p.pid for p in new if _exists(p.pid)] == []
+
+
+def _exists(pid: int | None) -> bool:
+    """Whether the process ``pid`` still exists (the executor may have reaped it, and
+    multiprocessing's own object then never learns its exit code)."""
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is gone but for its exit status
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ", 1)[1][0] != "Z"

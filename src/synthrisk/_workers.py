@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from synthrisk._typing import Backend
+from synthrisk.exceptions import SynthriskError
 from synthrisk.settings import Workers
 
 if TYPE_CHECKING:
@@ -297,19 +298,23 @@ def run_in_workers(
     """Yield ``(position, result)`` of every metric as its worker returns it.
 
     ``n_workers`` forked processes (see the module docstring). A metric's error is
-    raised here as it would be in this process, and so are the Python warnings its
-    worker let through (with this process's filters, inherited by the fork). If a worker dies, the metrics not
-    yet returned run here, one after another, with a warning in the log.
+    raised here as it would be in this process (the other workers are stopped at
+    once), and so are the Python warnings its worker let through (with this
+    process's filters, inherited by the fork). If a worker dies, the metrics not yet
+    returned run here, one after another, with a warning in the log.
     """
     global _JOB
     # encode before forking: the workers share the arrays instead of each encoding
-    for name in ("real", "synthetic", "holdout"):
-        if getattr(tables, name) is not None:
-            tables.encoded(name)
+    # (an input that cannot be encoded fails in each metric, as in one process)
+    with contextlib.suppress(SynthriskError):
+        for name in ("real", "synthetic", "holdout"):
+            if getattr(tables, name) is not None:
+                tables.encoded(name)
     job = _Job(tables, metrics, seed, working_memory, backend, skip_inapplicable)
     groups = _groups(metrics)
     threads = max(1, (os.cpu_count() or 1) // n_workers)
     done: set[int] = set()
+    finished = False
     _JOB = job
     executor = concurrent.futures.ProcessPoolExecutor(
         max_workers=n_workers,
@@ -323,25 +328,40 @@ def run_in_workers(
             # the BLAS's idle pools here; the workers start no thread of theirs first)
             warnings.simplefilter("ignore", DeprecationWarning)
             futures = [executor.submit(_run_group, group) for group in groups]
-        for future in concurrent.futures.as_completed(futures):
-            for i, result, warned in future.result():
-                for message, category, filename, lineno in warned:
-                    warnings.warn_explicit(message, category, filename, lineno)
-                done.add(i)
-                yield i, result
-        # every result is in: the workers exit now (no process outlives the run)
-        executor.shutdown(wait=True)
-    except concurrent.futures.process.BrokenProcessPool as exc:
-        logger.warning(
-            "a worker process died (%s); the metrics it had not returned run in this "
-            "process",
-            exc,
-        )
-        executor.shutdown(wait=False, cancel_futures=True)
-        for i in range(len(metrics)):
-            if i not in done:
-                yield i, _run_one(job, i)
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                for i, result, warned in future.result():
+                    for message, category, filename, lineno in warned:
+                        warnings.warn_explicit(message, category, filename, lineno)
+                    done.add(i)
+                    yield i, result
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            logger.warning(
+                "a worker process died (%s); the metrics it had not returned run in "
+                "this process",
+                exc,
+            )
+            _stop(executor)
+            for i in range(len(metrics)):
+                if i not in done:
+                    yield i, _run_one(job, i)
+        finished = True
     finally:
-        # an error (or an abandoned generator): drop what has not started
-        executor.shutdown(wait=False, cancel_futures=True)
+        if finished:
+            # every result is in: the workers exit now (no process outlives the run)
+            executor.shutdown(wait=True)
+        else:
+            # an error, an interrupt or an abandoned generator: stop the workers now
+            # rather than after the metrics they are running
+            _stop(executor)
         _JOB = None
+
+
+def _stop(executor: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the worker processes."""
+    # the executor forgets its processes when shut down: take them first
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
