@@ -179,11 +179,10 @@ def plan_workers(
     groups = len(_groups(metrics))
     cores = os.cpu_count() or 1
     if requested == "auto":
-        rows = sum(
-            tables.encoded(n).n_rows
-            for n in ("real", "synthetic", "holdout")
-            if getattr(tables, n) is not None
-        )
+        frames = [
+            f for f in (tables.real, tables.synthetic, tables.holdout) if f is not None
+        ]
+        rows = sum(len(frame) for frame in frames)
         if cores < 2 or rows < _MIN_AUTO_ROWS:
             return 1
         n = min(cores, groups, _MAX_AUTO_WORKERS)
@@ -208,13 +207,12 @@ def _free_memory() -> int | None:
 
 
 def _encoded_bytes(tables: Tables) -> int:
-    total = 0
-    for name in ("real", "synthetic", "holdout"):
-        if getattr(tables, name) is None:
-            continue
-        encoded = tables.encoded(name)
-        total += int(encoded.numeric.nbytes) + int(encoded.codes.nbytes)
-    return total
+    """The encoded tables' size: 8 bytes a cell (numbers as float64, codes as int64)."""
+    columns = len(tables.schema.columns)
+    frames = [
+        f for f in (tables.real, tables.synthetic, tables.holdout) if f is not None
+    ]
+    return 8 * columns * sum(len(frame) for frame in frames)
 
 
 def _groups(metrics: Sequence[Metric]) -> list[list[int]]:
