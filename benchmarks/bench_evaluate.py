@@ -11,6 +11,12 @@ and CPU seconds (CPU above wall means several cores worked; with worker processe
 includes theirs), the load average before and after, the seconds of ``import synthrisk`` and of
 reading the three CSVs (outside the total), and the verdict.
 
+``--ref-venv PATH`` (a venv with ``anonymeter==1.1.0``, as ``../shared/tools/ref-venvs.sh``
+builds it) also times one Anonymeter inference attack in a child process: ``income`` from every
+other column, one attack per holdout row (9,758: PETsARD's ``max_n_attacks``), after a warm-up
+that compiles Anonymeter's numba kernel; it prints how many times longer that one attack takes
+than the whole assessment.
+
 ``--workers`` sets the run's worker processes (default ``auto``). ``--rounds N`` times the run N
 times, alternating with a run in one process (``workers=1``) on the same warm interpreter, and
 prints both medians, their ratio, and whether the two reports are identical (they must be).
@@ -43,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="alternate N timed runs with runs in one process (workers=1)",
+    )
+    parser.add_argument(
+        "--ref-venv",
+        type=Path,
+        default=None,
+        help="venv with anonymeter==1.1.0: also time one of its inference attacks",
     )
     args = parser.parse_args(argv)
     workers = args.workers if args.workers == "auto" else int(args.workers)
@@ -79,7 +91,44 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"import synthrisk {imported:.2f} s, reading the three CSVs {read:.2f} s")
     print(f"verdict: {report.verdict.overall} ({report.verdict.reason})")
+    if args.ref_venv is not None:
+        _one_anonymeter_attack(args.ref_venv, args.data, wall)
     return 0
+
+
+ANONYMETER_INFERENCE = r"""
+import json, os, time, warnings
+import pandas as pd
+from anonymeter.evaluators import InferenceEvaluator
+warnings.simplefilter("ignore")
+p = json.load(open(os.environ["PAYLOAD"]))
+ori, syn, control = (pd.read_csv(p[k]) for k in ("real", "synthetic", "holdout"))
+aux = [c for c in ori.columns if c != "income"]
+InferenceEvaluator(ori=ori.head(30), syn=syn.head(30), control=control.head(30), aux_cols=aux,
+                   secret="income", n_attacks=5).evaluate(n_jobs=-2)  # numba JIT, not timed
+t = time.perf_counter()
+InferenceEvaluator(ori=ori, syn=syn, control=control, aux_cols=aux, secret="income",
+                   n_attacks=len(control)).evaluate(n_jobs=-2)
+print(json.dumps({"seconds": time.perf_counter() - t, "n_attacks": len(control)}))
+"""
+
+
+def _one_anonymeter_attack(venv: Path, data: Path, wall: float) -> None:
+    from _common import reference_python, run_child
+
+    python = reference_python(venv, "anonymeter")
+    payload = {
+        "real": str(data / "adults_train_reconstructed.csv"),
+        "synthetic": str(data / "adults_syn_ctgan.csv"),
+        "holdout": str(data / "adults_control.csv"),
+    }
+    load = os.getloadavg()[0]
+    found = run_child(python, ANONYMETER_INFERENCE, payload)
+    print(
+        f"one Anonymeter 1.1 inference attack (income, {found['n_attacks']:,} targets): "
+        f"{found['seconds']:.1f} s, {found['seconds'] / wall:.1f}x the whole assessment "
+        f"(load average {load:.1f} -> {os.getloadavg()[0]:.1f})"
+    )
 
 
 def _cpu() -> float:
