@@ -348,3 +348,15 @@ def _exists(pid: int | None) -> bool:
     # a zombie is gone but for its exit status
     with open(f"/proc/{pid}/stat") as stat:
         return stat.read().split(") ", 1)[1][0] != "Z"
+
+
+def test_every_metric_declares_a_usable_cost_and_share_name() -> None:
+    from synthrisk.metrics import METRICS
+
+    for metric_id, cls in METRICS.items():
+        assert isinstance(cls.shares, str), metric_id
+        assert isinstance(cls.cost, float | int), metric_id
+        assert 0 < cls.cost < 1_000, metric_id
+    # the names in use are shared by more than one metric (a name alone groups nothing)
+    names = [cls.shares for cls in METRICS.values() if cls.shares]
+    assert all(names.count(name) > 1 for name in names)
