@@ -24,6 +24,7 @@ from synthrisk import DCRBaselineProtection, evaluate
 from synthrisk._workers import (
     _groups,
     fork_safe_kernels,
+    forked_map,
     kernel_guard,
     plan_workers,
     threadsafe_kernels,
@@ -360,3 +361,48 @@ def test_every_metric_declares_a_usable_cost_and_share_name() -> None:
     # the names in use are shared by more than one metric (a name alone groups nothing)
     names = [cls.shares for cls in METRICS.values() if cls.shares]
     assert all(names.count(name) > 1 for name in names)
+
+
+@linux
+def test_forked_map_keeps_the_order_and_runs_elsewhere() -> None:
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the calls run here")
+    offset = 7  # a closure: nothing but the results is pickled
+
+    def where(i: int) -> tuple[int, int]:
+        return i + offset, os.getpid()
+
+    found = forked_map(where, 9)
+    assert [value for value, _ in found] == list(range(7, 16))
+    assert os.getpid() not in {pid for _, pid in found}
+    with config_context(workers=1):
+        assert {pid for _, pid in forked_map(where, 9)} == {os.getpid()}
+    assert {pid for _, pid in forked_map(where, 3)} == {os.getpid()}  # too few
+
+
+@linux
+def test_forked_map_raises_a_workers_error() -> None:
+    def fails_at_five(i: int) -> int:
+        if i == 5:
+            msg = f"item {i} failed"
+            raise ValueError(msg)
+        return i
+
+    before = set(multiprocessing.active_children())
+    with pytest.raises(ValueError, match="item 5 failed"):
+        forked_map(fails_at_five, 8)
+    _assert_no_new_children(before)
+
+
+def test_html_report_is_the_same_with_plots_drawn_side_by_side(
+    mixed_tables: tuple[pd.DataFrame, ...],
+) -> None:
+    from synthrisk.report import render_html
+
+    report = evaluate(*mixed_tables, seed=1, workers=1)
+    side_by_side = render_html(report)
+    with config_context(workers=1):
+        one_by_one = render_html(report)
+    assert side_by_side == one_by_one
+    assert side_by_side.count('src="data:image/svg+xml;base64,') >= 4
+    assert "synthrisk-plot-" not in side_by_side

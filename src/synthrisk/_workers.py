@@ -39,8 +39,8 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numba
 import numpy as np
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "fork_safe_kernels",
+    "forked_map",
     "kernel_guard",
     "plan_workers",
     "prefer_fork_safe_layer",
@@ -363,3 +364,63 @@ def _stop(executor: concurrent.futures.ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             process.terminate()
+
+
+T = TypeVar("T")
+
+#: the function :func:`forked_map`'s workers call (set in the parent before the fork)
+_MAPPED: Callable[[int], Any] | None = None
+
+
+def _call_mapped(i: int) -> Any:
+    if _MAPPED is None:  # pragma: no cover - a worker forked by forked_map has one
+        msg = "no function to call in this worker process."
+        raise RuntimeError(msg)
+    return _MAPPED(i)
+
+
+def forked_map(
+    function: Callable[[int], T], count: int, *, min_count: int = 4
+) -> list[T]:
+    """``[function(i) for i in range(count)]``, in forked worker processes where that pays.
+
+    For CPU-bound pure-Python work that numba does not run (the HTML report's plots):
+    ``function`` may be a closure (the workers are forked, nothing is pickled but the
+    results), must not run numba's parallel kernels, and must give the same result
+    wherever it runs. The workers follow the ``workers`` setting (1: this process;
+    ``"auto"``: one per core, at most 4), on Linux, for at least ``min_count`` items;
+    otherwise, or if a worker dies, the calls run here in order.
+    """
+    from synthrisk.settings import get_config
+
+    global _MAPPED
+    requested = get_config().workers
+    limit = _MAX_AUTO_WORKERS if requested == "auto" else requested
+    n_workers = min(os.cpu_count() or 1, count, limit)
+    if (
+        n_workers < 2
+        or count < min_count
+        or not sys.platform.startswith("linux")
+        or "fork" not in multiprocessing.get_all_start_methods()
+        or not _is_main_process()
+    ):
+        return [function(i) for i in range(count)]
+    _MAPPED = function
+    executor = concurrent.futures.ProcessPoolExecutor(
+        max_workers=n_workers, mp_context=multiprocessing.get_context("fork")
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # see run_in_workers
+            futures = [executor.submit(_call_mapped, i) for i in range(count)]
+        try:
+            out = [future.result() for future in futures]
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            logger.warning("a worker process died (%s); the rest runs here", exc)
+            _stop(executor)
+            return [function(i) for i in range(count)]
+        executor.shutdown(wait=True)
+        return out
+    finally:
+        _stop(executor)
+        _MAPPED = None

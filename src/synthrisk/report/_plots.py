@@ -6,21 +6,30 @@ Each function takes a result's JSON form (never a DataFrame) and returns a
 SVG output is deterministic (fixed hash salt, no date), so the same report renders to
 the same bytes. Figures are built with :class:`matplotlib.figure.Figure` directly: no
 pyplot state, no GUI backend.
+
+Inside :func:`drawn_together` a plot is not drawn when it is made: its ``src`` is a
+unique placeholder, and ``fill(html)`` draws every pending plot at the end, side by side
+in forked worker processes where that pays (:func:`synthrisk._workers.forked_map`; the
+same bytes as one after another), and puts each data URI in its placeholder's place.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import contextvars
 import dataclasses
 import io
+import uuid
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from synthrisk._format import format_number
 from synthrisk._optional import import_optional
+from synthrisk._workers import forked_map
 from synthrisk.report._extract import (
     distance_records,
     find_roc,
@@ -30,7 +39,7 @@ from synthrisk.report._extract import (
     real_records,
 )
 
-__all__ = ["GREY", "PALETTE", "Plot", "plots_for", "styles"]
+__all__ = ["GREY", "PALETTE", "Plot", "drawn_together", "plots_for", "styles"]
 
 #: Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2008), less its
 #: yellow, too light on white; every curve of one plot gets its own colour and line style
@@ -78,7 +87,51 @@ class Plot:
     alt: str
 
 
+_Pending = tuple[str, list[tuple[Callable[[Any], None], float, float]]]
+#: inside :func:`drawn_together`: its placeholders' key and the plots still to draw
+_PENDING: contextvars.ContextVar[_Pending | None] = contextvars.ContextVar(
+    "synthrisk_pending_plots", default=None
+)
+
+
+@contextlib.contextmanager
+def drawn_together() -> Iterator[Callable[[str], str]]:
+    """Defer the plots made inside; yields ``fill(html)``, which draws them all.
+
+    ``fill`` replaces each plot's placeholder in ``html`` with its data URI. The
+    placeholders hold a random key, so no text of the report can be taken for one.
+    """
+    pending: _Pending = (uuid.uuid4().hex, [])
+    token = _PENDING.set(pending)
+    try:
+
+        def fill(html: str) -> str:
+            key, plots = pending
+            uris = forked_map(lambda i: _render(*plots[i]), len(plots))
+            for i, uri in enumerate(uris):
+                html = html.replace(_placeholder(key, i), uri)
+            return html
+
+        yield fill
+    finally:
+        _PENDING.reset(token)
+
+
+def _placeholder(key: str, i: int) -> str:
+    return f"synthrisk-plot-{key}-{i}-"
+
+
 def _draw(draw: Callable[[Any], None], width: float = 6.4, height: float = 3.2) -> str:
+    """The plot ``draw(ax)`` draws as a data URI (a placeholder in :func:`drawn_together`)."""
+    pending = _PENDING.get()
+    if pending is None:
+        return _render(draw, width, height)
+    key, plots = pending
+    plots.append((draw, width, height))
+    return _placeholder(key, len(plots) - 1)
+
+
+def _render(draw: Callable[[Any], None], width: float, height: float) -> str:
     """Call ``draw(ax)`` on a new figure in the report's style; the SVG as a data URI."""
     matplotlib = import_optional("matplotlib", extra="report")
     figure_mod = import_optional("matplotlib.figure", extra="report")

@@ -18,7 +18,7 @@ from synthrisk._format import format_number
 from synthrisk._optional import is_available
 from synthrisk._version import __version__
 from synthrisk.exceptions import ParameterError
-from synthrisk.report._plots import GREY, PALETTE, _draw, styles
+from synthrisk.report._plots import GREY, PALETTE, _draw, drawn_together, styles
 from synthrisk.report.html import _environment
 
 __all__ = ["render_audit_html"]
@@ -192,11 +192,12 @@ def _roc_plots(
         if curve is not None:
             per_target.append((str(t.get("row")), str(best), curve))
     if per_target:
-        looks = styles([f"target-{i}" for i in range(len(per_target))])
+        # its own name: the ROC plot's ``draw`` above reads ``looks`` when it is drawn
+        target_looks = styles([f"target-{i}" for i in range(len(per_target))])
 
         def draw_targets(ax: Any) -> None:
             for (row, attack, (fpr, tpr)), (colour, style) in zip(
-                per_target, looks, strict=True
+                per_target, target_looks, strict=True
             ):
                 ax.step(
                     fpr,
@@ -271,24 +272,27 @@ def render_audit_html(
         level = str(
             verdict.get("level") or ("pass" if verdict.get("passed") else "fail")
         )
-    settings = audit.get("settings") or {}
-    context = {
-        "title": title or "synthrisk generator audit",
-        "version": __version__,
-        "data": audit,
-        "level": level,
-        "verdict": verdict,
-        "epsilon": format_number(audit.get("epsilon_lower"), 3),
-        "best_attack": audit.get("best_attack"),
-        "threat_model": sorted((audit.get("threat_model") or {}).items()),
-        "attacks": _attack_rows(overall),
-        "attack_names": attack_names,
-        "targets": _target_rows(targets, attack_names),
-        "plot": _targets_plot(targets),
-        "roc_plots": _roc_plots(overall, targets),
-        "runs": [(f"runs: {k}", v) for k, v in (audit.get("runs") or {}).items()],
-        "settings": sorted(settings.items()),
-        "failures": list(audit.get("failures") or []),
-        "retries": list(audit.get("retries") or []),
-    }
-    return str(_environment().get_template("audit.html.j2").render(**context))
+    # the plots are drawn at the end, side by side where that pays
+    with drawn_together() as fill:
+        settings = audit.get("settings") or {}
+        context = {
+            "title": title or "synthrisk generator audit",
+            "version": __version__,
+            "data": audit,
+            "level": level,
+            "verdict": verdict,
+            "epsilon": format_number(audit.get("epsilon_lower"), 3),
+            "best_attack": audit.get("best_attack"),
+            "threat_model": sorted((audit.get("threat_model") or {}).items()),
+            "attacks": _attack_rows(overall),
+            "attack_names": attack_names,
+            "targets": _target_rows(targets, attack_names),
+            "plot": _targets_plot(targets),
+            "roc_plots": _roc_plots(overall, targets),
+            "runs": [(f"runs: {k}", v) for k, v in (audit.get("runs") or {}).items()],
+            "settings": sorted(settings.items()),
+            "failures": list(audit.get("failures") or []),
+            "retries": list(audit.get("retries") or []),
+        }
+        html = str(_environment().get_template("audit.html.j2").render(**context))
+        return fill(html)

@@ -36,7 +36,7 @@ from synthrisk.report._extract import (
     real_records,
     record_arrays,
 )
-from synthrisk.report._plots import plots_for
+from synthrisk.report._plots import drawn_together, plots_for
 from synthrisk.results import EvaluationReport, MetricResult, SelfTest
 from synthrisk.verdict import MetricVerdict, Thresholds, Verdict, judge
 
@@ -733,18 +733,23 @@ def render_html(
     if verdict is not None and not isinstance(verdict, Verdict):
         msg = f"`verdict` must be a Verdict (from synthrisk.report.judge); got {type(verdict).__name__}."
         raise ParameterError(msg)
-    context = _context(
-        report,
-        thresholds=thresholds,
-        verdict=verdict,
-        title=title,
-        tables=tables,
-        include_values=include_values,
-        top_n=top_n,
-        labels=labels,
-    )
-    env = _environment()
-    return str(env.get_template("report.html.j2").render(fragment=fragment, **context))
+    # the plots are drawn at the end, side by side where that pays
+    with drawn_together() as fill:
+        context = _context(
+            report,
+            thresholds=thresholds,
+            verdict=verdict,
+            title=title,
+            tables=tables,
+            include_values=include_values,
+            top_n=top_n,
+            labels=labels,
+        )
+        env = _environment()
+        html = str(
+            env.get_template("report.html.j2").render(fragment=fragment, **context)
+        )
+        return fill(html)
 
 
 def render_result_html(
