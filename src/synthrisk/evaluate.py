@@ -13,7 +13,7 @@ from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
 from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
-from synthrisk._workers import plan_workers
+from synthrisk._workers import plan_workers, run_in_workers
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.neighbors import compute_scope, reuse_searches
@@ -320,8 +320,6 @@ def _run_in_workers(
     on_result: Callable[[MetricResult], MetricResult] | None,
 ) -> list[MetricResult]:
     """:func:`run_metrics` in worker processes: the results in the metrics' order."""
-    from synthrisk._workers import run_in_workers
-
     found: dict[int, MetricResult] = {}
     with metric_plan(reporter, len(metrics)):
         for i, result in run_in_workers(
