@@ -191,6 +191,46 @@ def _numba_threads() -> int:
     return numba.get_num_threads()
 
 
+def _search_threads() -> tuple[int, str, int]:
+    """On a worker: numba's threads during a search task, the layer, the worker's threads."""
+    import numba
+
+    seen: list[int] = []
+    original = dask_backend.numba_backend.kneighbors
+
+    def spy(search: Any, **kwargs: Any) -> Any:
+        seen.append(numba.get_num_threads())
+        return original(search, **kwargs)
+
+    dask_backend.numba_backend.kneighbors = spy
+    try:
+        numeric = np.arange(6.0).reshape(3, 2)
+        part = (numeric, np.zeros((3, 1), np.int64))
+        spec, _, _ = distance_spec("dcr", numeric, numeric, 1)
+        dask_backend._search(part, part, spec, 1, None, 0)
+    finally:
+        dask_backend.numba_backend.kneighbors = original
+    return seen[0], str(numba.threading_layer()), dask_backend._worker_threads(64)
+
+
+def test_a_worker_of_two_threads_under_workqueue_gives_each_task_both() -> None:
+    """Under numba's workqueue layer (what ``import synthrisk`` picks without TBB) a
+    worker's tasks cannot run kernels side by side: they take turns, each on the
+    worker's threads; under OpenMP or TBB each task runs on one."""
+    distributed = pytest.importorskip("distributed")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: numba has one thread to give")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        during, layer, threads = client.submit(_search_threads, pure=False).result()
+    assert threads == 2
+    assert during == (1 if layer in ("omp", "tbb") else 2)
+
+
 def test_killed_worker_leaves_the_result_unchanged(
     dask_client, rng: np.random.Generator
 ) -> None:

@@ -44,7 +44,7 @@ import numpy as np
 
 from synthrisk._optional import import_optional
 from synthrisk._typing import FloatArray, IntArray
-from synthrisk._workers import kernel_guard
+from synthrisk._workers import kernel_guard, threadsafe_kernels
 from synthrisk.exceptions import ClusterError, ParameterError
 from synthrisk.neighbors import numba_backend
 from synthrisk.neighbors._compute import (
@@ -105,6 +105,17 @@ def _on_worker() -> bool:
     return True
 
 
+def _worker_threads(most: int) -> int:
+    """The threads of the ``dask.distributed`` worker running this task (at most ``most``)."""
+    from distributed import get_worker
+
+    try:
+        threads = int(get_worker().state.nthreads)
+    except (ValueError, AttributeError, TypeError):  # pragma: no cover - defensive
+        return 1
+    return max(1, min(threads, most))
+
+
 #: the projection walk's pilot choices of the latest searches, in this process (a
 #: worker): each search's later query partitions reuse its first one's choice
 _PILOTS: collections.OrderedDict[Any, dict[tuple[Any, ...], int]] = (
@@ -160,11 +171,14 @@ def _search(
     # tasks of this process take turns (synthrisk._workers.kernel_guard)
     with kernel_guard():
         if _on_worker():
-            # the worker's threads are the parallelism: one core per task, so that
-            # workers sharing a machine do not each start a thread per core (numba's
-            # count is per calling thread)
+            # the worker's threads are the parallelism, so that workers sharing a
+            # machine do not each start a thread per core (numba's count is per
+            # calling thread): one core per task, or the worker's cores for each of
+            # its tasks in turn where they cannot run side by side
             previous = numba.get_num_threads()
-            numba.set_num_threads(1)
+            numba.set_num_threads(
+                1 if threadsafe_kernels() else _worker_threads(previous)
+            )
             try:
                 distances, indices = numba_backend.kneighbors(
                     search, pilots=_pilots_of(pilot_key)
