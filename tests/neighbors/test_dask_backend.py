@@ -153,46 +153,9 @@ def test_local_cluster_equals_numba(
         assert sum(seen) == query.n_rows
 
 
-def test_tasks_on_workers_use_one_numba_thread(dask_client) -> None:
-    # a worker's threads are the parallelism: a search task runs its kernel on one core
-    # and leaves the thread's numba setting as it found it
-    def probe() -> tuple[bool, int, int]:
-        import numba
-
-        from synthrisk.neighbors import dask_backend
-
-        seen: list[int] = []
-        original = dask_backend.numba_backend.kneighbors
-
-        def spy(search, **kwargs):
-            seen.append(numba.get_num_threads())
-            return original(search, **kwargs)
-
-        dask_backend.numba_backend.kneighbors = spy
-        try:
-            numeric = np.arange(6.0).reshape(3, 2)
-            part = (numeric, np.zeros((3, 1), np.int64))
-            spec, _, _ = distance_spec("dcr", numeric, numeric, 1)
-            dask_backend._search(part, part, spec, 1, None, 0)
-        finally:
-            dask_backend.numba_backend.kneighbors = original
-        return dask_backend._on_worker(), seen[0], numba.get_num_threads()
-
-    on_worker, during, after = dask_client.submit(probe, pure=False).result()
-    assert on_worker
-    assert during == 1
-    assert after == dask_client.submit(_numba_threads, pure=False).result()
-    assert not dask_backend._on_worker()
-
-
-def _numba_threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
-
-
-def _search_threads() -> tuple[int, str, int]:
-    """On a worker: numba's threads during a search task, the layer, the worker's threads."""
+def _search_threads() -> dict[str, Any]:
+    """Run one search task here (on a worker): numba's threads during and after it, the
+    layer, whether this is a worker, and the worker's threads."""
     import numba
 
     seen: list[int] = []
@@ -210,7 +173,30 @@ def _search_threads() -> tuple[int, str, int]:
         dask_backend._search(part, part, spec, 1, None, 0)
     finally:
         dask_backend.numba_backend.kneighbors = original
-    return seen[0], str(numba.threading_layer()), dask_backend._worker_threads(64)
+    return {
+        "on_worker": dask_backend._on_worker(),
+        "during": seen[0],
+        "after": numba.get_num_threads(),
+        "layer": str(numba.threading_layer()),
+        "threads": dask_backend._worker_threads(64),
+    }
+
+
+def test_tasks_on_workers_use_one_numba_thread(dask_client) -> None:
+    # a worker's threads are the parallelism: a search task runs its kernel on one core
+    # (a worker of one thread, as here) and leaves the thread's numba setting as it
+    # found it
+    found = dask_client.submit(_search_threads, pure=False).result()
+    assert found["on_worker"]
+    assert found["during"] == 1
+    assert found["after"] == dask_client.submit(_numba_threads, pure=False).result()
+    assert not dask_backend._on_worker()
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
 
 
 def test_a_worker_of_two_threads_under_workqueue_gives_each_task_both() -> None:
@@ -226,9 +212,9 @@ def test_a_worker_of_two_threads_under_workqueue_gives_each_task_both() -> None:
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
-        during, layer, threads = client.submit(_search_threads, pure=False).result()
-    assert threads == 2
-    assert during == (1 if layer in ("omp", "tbb") else 2)
+        found = client.submit(_search_threads, pure=False).result()
+    assert found["threads"] == 2
+    assert found["during"] == (1 if found["layer"] in ("omp", "tbb") else 2)
 
 
 def test_killed_worker_leaves_the_result_unchanged(
