@@ -89,6 +89,7 @@ def evaluate(
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     self_test: bool = False,
     workers: Workers | None = None,
+    policy: str | None = None,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
 
@@ -127,6 +128,13 @@ def evaluate(
     thresholds : Thresholds or dict, default=None
         What the verdict judges by (user score thresholds, tolerances, ``alpha``);
         None: the documented defaults (see ``docs/verdict.md``).
+    policy : {"statistical", "strict"} or None, default=None
+        The release policy for copied people (None: the thresholds' own, by default
+        ``statistical``). ``statistical``: the holdout-controlled gates decide, and
+        training people copied by synthetic rows beyond what the chance model explains
+        read review; ``strict``: any synthetic row that reproduces a training person's
+        record no other real person shares, exactly or within the near-copy threshold,
+        fails (see docs/verdict.md, "Release policy").
     self_test : bool, default=False
         Run the known-leak self-test after the evaluation (``report.self_test``): plant
         exact and near copies of the most isolated training people into the synthetic
@@ -173,6 +181,10 @@ def evaluate(
     tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
+    if policy is not None:
+        thresholds = (Thresholds() if thresholds is None else thresholds).with_policy(
+            policy
+        )
     chosen = resolve_metrics(metrics)
     reporter = as_progress(progress)
     with contextlib.ExitStack() as stack:

@@ -54,6 +54,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATUSES",
     "EvaluationReport",
+    "Finding",
     "MetricResult",
     "MetricVerdict",
     "RecordScores",
@@ -682,6 +683,76 @@ class MetricVerdict:
         )
 
 
+#: how many copied people a finding lists (every one is in the metric's records)
+FINDING_LIST = 50
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """A per-person finding of the verdict: real people a synthetic row gives away.
+
+    Attributes
+    ----------
+    kind : str
+        ``copied_people``: training people whose record a synthetic row reproduces,
+        exactly or nearly.
+    metric : str
+        The metric whose result carries the evidence (``identification``).
+    level : {"pass", "review", "fail"}
+        What the finding does to the overall verdict under ``policy``.
+    policy : {"statistical", "strict"}
+        The release policy the finding was judged by.
+    summary : str
+        The finding in plain words, with the chance model's numbers.
+    next_step : str
+        What to do about it.
+    people : tuple of dict
+        The copied training people, exact copies first, each with its rows in the
+        training table (``real_rows``) and the synthetic rows that copy them
+        (``synthetic_rows``), how close (``ratio``, 0 for an exact copy) and how
+        isolated; never record values. At most :data:`FINDING_LIST`.
+    chance : dict or None
+        The chance model: observed, expected and upper counts, p-value, the model
+        and its assumption.
+    """
+
+    kind: str
+    metric: str
+    level: str
+    policy: str
+    summary: str
+    next_step: str = ""
+    people: tuple[Mapping[str, Any], ...] = ()
+    chance: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form (the ``verdict.findings`` entries)."""
+        return {
+            "kind": self.kind,
+            "metric": self.metric,
+            "level": self.level,
+            "policy": self.policy,
+            "summary": self.summary,
+            "next_step": self.next_step,
+            "people": to_jsonable([dict(p) for p in self.people]),
+            "chance": None if self.chance is None else to_jsonable(dict(self.chance)),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            kind=str(data["kind"]),
+            metric=str(data.get("metric", "")),
+            level=str(data["level"]),
+            policy=str(data.get("policy", "statistical")),
+            summary=str(data.get("summary", "")),
+            next_step=str(data.get("next_step", "")),
+            people=tuple(dict(p) for p in data.get("people") or ()),
+            chance=None if data.get("chance") is None else dict(data["chance"]),
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """Per-metric verdicts (in result order) and the overall verdict.
@@ -705,6 +776,13 @@ class Verdict:
         Warnings that qualify this verdict, each led by the metric it comes from (see
         :meth:`EvaluationReport.verdict_caveats`); filled in when the verdict is
         attached to a report.
+    findings : tuple of Finding
+        Per-person findings (copied people), judged under ``policy``; each counts
+        towards ``overall`` with its level.
+    policy : {"statistical", "strict"}
+        The release policy: ``statistical`` (the holdout-controlled gates, and copied
+        people beyond what chance explains read review) or ``strict`` (any synthetic
+        row that copies a training person's record fails).
 
     Notes
     -----
@@ -720,6 +798,8 @@ class Verdict:
     alpha: float = 0.05
     correction: str = "holm"
     caveats: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    policy: str = "statistical"
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in self.counts().items())
@@ -758,6 +838,8 @@ class Verdict:
             "conservative": self.conservative,
             "counts": dict(self.counts()),
             "caveats": list(self.caveats),
+            "policy": self.policy,
+            "findings": [f.to_dict() for f in self.findings],
             "metrics": [v.to_dict() for v in self.metrics],
         }
 
@@ -774,6 +856,8 @@ class Verdict:
             alpha=float(data.get("alpha", 0.05)),
             correction=str(data.get("correction", "holm")),
             caveats=tuple(str(c) for c in data.get("caveats") or ()),
+            findings=tuple(Finding.from_dict(f) for f in data.get("findings") or ()),
+            policy=str(data.get("policy", "statistical")),
         )
 
 
@@ -1112,7 +1196,45 @@ def _summary_lines(
                 name_width=name_width,
                 with_score=results is not None,
             )
+    lines += _finding_lines(verdict.findings, width)
     lines += _caveat_lines(verdict.caveats, width)
+    return lines
+
+
+def _finding_lines(findings: Sequence[Finding], width: int) -> list[str]:
+    """The findings that ask for something (review or fail), their people paired with rows."""
+    lines: list[str] = []
+    for finding in findings:
+        if finding.level not in ("review", "fail"):
+            continue
+        lines.append(f"finding ({finding.level}, {finding.policy} policy):")
+        lines += textwrap.wrap(
+            finding.summary,
+            width=width,
+            initial_indent="  ",
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+        )
+        shown = finding.people[:10]
+        if shown:
+            lines.append("  training row(s) → synthetic row(s) that copy them:")
+            for person in shown:
+                kind = "exact" if person.get("exact") else "near "
+                real = ", ".join(str(r) for r in person.get("real_rows", ()))
+                syn = ", ".join(str(r) for r in person.get("synthetic_rows", ()))
+                lines.append("    " + shorten(f"{kind}  {real} → {syn}", width - 4))
+            if len(finding.people) > len(shown):
+                lines.append(
+                    f"    … {len(finding.people) - len(shown)} more in the JSON"
+                )
+        if finding.next_step:
+            lines += textwrap.wrap(
+                "next: " + finding.next_step,
+                width=width,
+                initial_indent="  ",
+                subsequent_indent="  ",
+                break_on_hyphens=False,
+            )
     return lines
 
 

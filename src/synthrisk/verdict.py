@@ -51,8 +51,10 @@ from scipy import stats
 
 from synthrisk.exceptions import ParameterError
 from synthrisk.results import (
+    FINDING_LIST,
     LEVELS,
     EvaluationReport,
+    Finding,
     Level,
     MetricResult,
     MetricVerdict,
@@ -74,6 +76,8 @@ __all__ = [
     "INFORMATIONAL",
     "LEVELS",
     "MIN_ROWS",
+    "POLICIES",
+    "Finding",
     "Level",
     "MetricVerdict",
     "Threshold",
@@ -89,6 +93,22 @@ _RANK = {level: rank for rank, level in enumerate(LEVELS)}
 
 #: a holdout test on fewer units than this is "inconclusive: too few rows"
 MIN_ROWS = 30
+
+#: the release policies (see docs/verdict.md, "Release policy"): ``statistical`` — the
+#: holdout-controlled gates, and copied people beyond the chance model read review;
+#: ``strict`` — any synthetic row that copies a training person's record fails
+POLICIES: tuple[str, ...] = ("statistical", "strict")
+
+
+def check_policy(value: Any) -> str:
+    """Validate a release policy name."""
+    if not isinstance(value, str) or value not in POLICIES:
+        msg = (
+            f"`policy` must be one of {list(POLICIES)} (statistical: holdout-controlled gates, copies "
+            f"beyond chance read review; strict: any copied person fails); got {value!r}."
+        )
+        raise ParameterError(msg)
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -472,6 +492,8 @@ class Thresholds(Mapping[str, Threshold]):
         Per-metric tolerances replacing :data:`DEFAULT_TOLERANCES`.
     alpha : float, default=0.05
         Family-wise error rate of the gating tests (Holm's correction), below 0.5.
+    policy : {"statistical", "strict"}, default="statistical"
+        The release policy for copied people (:data:`POLICIES`).
 
     Examples
     --------
@@ -490,7 +512,9 @@ class Thresholds(Mapping[str, Threshold]):
         defaults: bool = True,
         tolerances: Mapping[str, Any] | None = None,
         alpha: float = ALPHA,
+        policy: str = "statistical",
     ) -> None:
+        self.policy: str = check_policy(policy)
         if not isinstance(conservative, bool):
             msg = f"`conservative` must be true or false; got {conservative!r}."
             raise ParameterError(msg)
@@ -561,7 +585,24 @@ class Thresholds(Mapping[str, Threshold]):
         conservative = data.pop("conservative", False)
         tolerances = data.pop("tolerances", None)
         alpha = data.pop("alpha", ALPHA)
-        return cls(data, conservative=conservative, tolerances=tolerances, alpha=alpha)
+        policy = data.pop("policy", "statistical")
+        return cls(
+            data,
+            conservative=conservative,
+            tolerances=tolerances,
+            alpha=alpha,
+            policy=policy,
+        )
+
+    def with_policy(self, policy: str | None) -> Thresholds:
+        """A copy judged under ``policy`` (this one when None)."""
+        if policy is None or policy == self.policy:
+            return self
+        import copy
+
+        out = copy.copy(self)
+        out.policy = check_policy(policy)
+        return out
 
     def __getitem__(self, metric: str) -> Threshold:
         if metric in self._table:
@@ -577,7 +618,7 @@ class Thresholds(Mapping[str, Threshold]):
     def __repr__(self) -> str:
         return (
             f"Thresholds({len(self._table) + len(self._pending)} user thresholds, "
-            f"conservative={self.conservative}, alpha={self.alpha})"
+            f"conservative={self.conservative}, alpha={self.alpha}, policy={self.policy!r})"
         )
 
     @property
@@ -612,6 +653,7 @@ class Thresholds(Mapping[str, Threshold]):
         out["tolerances"] = {k: v.value for k, v in sorted(self._tolerances.items())}
         out["alpha"] = self.alpha
         out["conservative"] = self.conservative
+        out["policy"] = self.policy
         return out
 
 
@@ -1124,7 +1166,10 @@ def judge(
         else:
             verdicts.append(_info_verdict(result, payload, _holdout_test(result)))
     gating = [v.level for v in verdicts if v.gating]
+    findings = _findings(report, thresholds.policy) if has_holdout else ()
     overall = _worst(gating)
+    if gating or findings:
+        overall = _worst([*gating, *(f.level for f in findings)])
     if not has_holdout:
         overall = _worst([*gating, "review"])
         reason = "review: " + _NO_HOLDOUT
@@ -1138,7 +1183,13 @@ def judge(
             f"{overall}: {counts['pass']} of {len(gating)} gating tests pass, {counts['review']} need review, "
             f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
         )
-        reason += _power_sentence(verdicts)
+        for finding in findings:
+            if finding.level in ("review", "fail"):
+                reason += (
+                    f" One finding reads {finding.level} under the {finding.policy} policy: "
+                    f"{finding.summary}"
+                )
+        reason += _power_sentence(verdicts, findings)
     return Verdict(
         overall=overall,
         metrics=tuple(verdicts),
@@ -1146,17 +1197,124 @@ def judge(
         reason=reason,
         alpha=thresholds.alpha,
         correction="holm",
+        findings=findings,
+        policy=thresholds.policy,
     )
 
 
-def _power_sentence(verdicts: Sequence[MetricVerdict]) -> str:
-    """What the run could have caught at this size, in words."""
+def _people_text(n: int) -> str:
+    return f"{n} training {'person' if n == 1 else 'people'}"
+
+
+def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
+    """The per-person findings of the run under ``policy`` (copied people)."""
+    out = []
+    for result in report.results:
+        if result.metric != "identification" or _skipped(result) is not None:
+            continue
+        breakdown = result.breakdown
+        model = breakdown.get("chance_model")
+        if not isinstance(model, Mapping):
+            continue
+        k = int(model.get("identified") or 0)
+        k_exact = int(model.get("exact") or 0)
+        people = tuple(
+            {
+                "real_rows": list(entry.get("rows") or ()),
+                "synthetic_rows": list(entry.get("synthetic_rows") or ()),
+                "exact": bool(entry.get("exact")),
+                "ratio": entry.get("ratio"),
+                "isolation": entry.get("isolation"),
+            }
+            for entry in (breakdown.get("identified") or ())[:FINDING_LIST]
+            if isinstance(entry, Mapping)
+        )
+        rows = sorted({r for p in people for r in p["synthetic_rows"]})
+        shown = ", ".join(str(r) for r in rows[:12]) + (" …" if len(rows) > 12 else "")
+        copied = (
+            f"{_people_text(k)} have a synthetic row that copies their record ({k_exact} exactly, "
+            f"{k - k_exact} nearly)"
+        )
+        expected = float(model.get("expected_identified") or 0.0)
+        upper = float(model.get("upper_identified") or 0.0)
+        p_value = float(model.get("p_value", 1.0))
+        p_text = "p < 1e-12" if p_value < 1e-12 else f"p = {p_value:.2g}"
+        chance = (
+            f"chance explains about {expected:.1f} (95 % upper bound {upper:.1f}; {p_text} under "
+            "the chance model, valid when the generator's rows behave like draws from the population)"
+        )
+        filter_step = (
+            f"inspect synthetic rows {shown}; `synthrisk filter` writes the table without them and "
+            "re-assesses it, but regenerating is safer: the next most isolated people become the "
+            "exposed ones (the privacy onion)"
+        )
+        components = model.get("components") or {}
+        strict_near = int(components.get("strict_near") or 0)
+        if policy == "strict":
+            if k_exact + strict_near > 0:
+                level, summary = (
+                    "fail",
+                    (
+                        f"{_people_text(k_exact + strict_near)} have a synthetic row that copies their "
+                        f"record ({k_exact} exactly, {strict_near} within the strict near-copy threshold "
+                        f"{float(components.get('strict_threshold') or 0):.3g}): the strict policy "
+                        f"tolerates none, whatever chance explains ({chance})."
+                    ),
+                )
+                step = filter_step
+            else:
+                level, summary, step = (
+                    "pass",
+                    "no synthetic row copies a training person's record, exactly or nearly.",
+                    "",
+                )
+        elif bool(model.get("significant")) and k > 0:
+            level, summary = "review", f"{copied}, more than {chance}."
+            step = filter_step
+        else:
+            level = "pass"
+            summary = (
+                f"{copied}; {chance}: no more than chance explains."
+                if k
+                else "no synthetic row copies a training person's record, exactly or nearly."
+            )
+            step = ""
+        out.append(
+            Finding(
+                kind="copied_people",
+                metric=result.metric,
+                level=level,
+                policy=policy,
+                summary=summary,
+                next_step=step,
+                people=people,
+                chance=dict(model),
+            )
+        )
+    return tuple(out)
+
+
+def _power_sentence(
+    verdicts: Sequence[MetricVerdict], findings: Sequence[Finding] = ()
+) -> str:
+    """What the run could have caught at this size, in words, and whom it covers."""
     out = []
     for v in verdicts:
         if v.metric == "identification" and v.gating and v.detectable is not None:
             out.append(
-                f" At this size, copies of {math.ceil(v.detectable)} training people (the most "
-                "isolated) would have been detected (80 % power)."
+                f" At this size the holdout-controlled test detects copies of {math.ceil(v.detectable)} "
+                "training people among the most isolated 1–5 % (80 % power); copies of ordinary people "
+                "are judged by the chance model."
+            )
+    for finding in findings:
+        model = finding.chance or {}
+        if finding.policy == "statistical" and model.get("detectable") is not None:
+            exact = int(model["detectable"])
+            near = int(model.get("detectable_near") or 0)
+            out.append(
+                f" The chance model flags exact copies of {exact} ordinary training "
+                f"{'person' if exact == 1 else 'people'} with a record of their own beyond chance "
+                f"({near} if near copies), for review."
             )
     quiet = [v.metric for v in verdicts if v.underpowered]
     if quiet:

@@ -125,10 +125,25 @@ def test_four_copies_of_the_most_isolated_training_people_are_caught(make) -> No
     # no value of a real record is in the breakdown: rows, ratios, isolation only
     assert set(result.breakdown["identified"][0]) == {
         "rows",
+        "synthetic_rows",
         "ratio",
         "exact",
         "isolation",
     }
+    # each copied person is paired with the synthetic row that copies them, exact first
+    planted = len(synthetic) - 4
+    pairs = {
+        entry["rows"][0]: entry["synthetic_rows"]
+        for entry in result.breakdown["identified"]
+        if entry["exact"]
+    }
+    for i, row in enumerate(most.tolist()):
+        assert planted + i in pairs[row]
+    exact = [entry["exact"] for entry in result.breakdown["identified"]]
+    assert exact == sorted(exact, reverse=True)
+    assert set(range(planted, planted + 4)) <= set(
+        result.records["copying_rows"].index.tolist()
+    )
 
 
 def test_panel_people_are_judged_as_people() -> None:

@@ -45,6 +45,11 @@ from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, probability
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
+from synthrisk.metrics.membership._chance import (
+    ChanceModel,
+    chance_model,
+    detectable_copies,
+)
 from synthrisk.metrics.membership._people import (
     PERSON,
     Geometry,
@@ -57,6 +62,7 @@ from synthrisk.metrics.membership._people import (
     per_person,
     stratum,
 )
+from synthrisk.metrics.membership._row_keys import row_keys
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.exact import detectable_excess, excess_greater_p, newcombe_interval
@@ -127,6 +133,79 @@ class IdentificationParts:
         self.history_unique: np.ndarray | None = None
         if histories is not None:
             self.history_copied, self.history_unique = histories
+        self.geo = geo
+        #: ids of the distinct records of the pooled real rows and of the synthetic rows
+        self.record_ids: tuple[np.ndarray, np.ndarray] | None = None
+
+    def chance(self) -> ChanceModel | None:
+        """How many of the copied training people chance explains (None without record ids)."""
+        if self.record_ids is None:
+            return None
+        pool_ids, synthetic_ids = self.record_ids
+        return chance_model(
+            pool_ids=pool_ids,
+            synthetic_ids=synthetic_ids,
+            person=self.people.person,
+            n_train=self.people.n_train,
+            exact=self.exact,
+            identified=self.identified,
+            has_unique=self.isolation > 0,
+            isolation_rows=self.geo.isolation,
+            second_rows=self.geo.second,
+            threshold=self.threshold,
+            ratio=self.ratio,
+        )
+
+    def copies(self) -> list[dict[str, Any]]:
+        """Every identified training person with the synthetic rows that copy them.
+
+        Exact copies first (the most isolated person first: the most exposed), then
+        near copies (the closest relative to their isolation first). ``real_rows`` are
+        positions in the training table; ``synthetic_rows`` in the synthetic table: the
+        nearest synthetic row of each identified row, and every synthetic row that
+        reproduces an exactly copied record.
+        """
+        people = self.people
+        n_real = people.n_real_rows
+        row_person = people.person[:n_real]
+        geo = self.geo
+        row_identified = self.row_ratio[:n_real] <= self.threshold
+        row_exact = (geo.to_synthetic[:n_real] == 0) & (geo.isolation[:n_real] > 0)
+        by_record: dict[int, list[int]] = {}
+        if self.record_ids is not None and row_exact.any():
+            pool_ids, synthetic_ids = self.record_ids
+            wanted = set(pool_ids[:n_real][row_exact].tolist())
+            for s, rid in enumerate(synthetic_ids.tolist()):
+                if rid in wanted:
+                    by_record.setdefault(rid, []).append(s)
+        listed = np.flatnonzero(self.identified[: people.n_train])
+        out = []
+        for p in listed.tolist():
+            rows = np.flatnonzero((row_person == p) & row_identified)
+            synthetic: set[int] = set()
+            for r in rows.tolist():
+                synthetic.add(int(geo.synthetic_row[r]))
+                if row_exact[r] and self.record_ids is not None:
+                    synthetic.update(by_record.get(int(self.record_ids[0][r]), []))
+            out.append(
+                {
+                    "person": int(p),
+                    "real_rows": [int(r) for r in rows],
+                    "synthetic_rows": sorted(synthetic),
+                    "exact": bool(self.exact[p]),
+                    "ratio": float(self.ratio[p]),
+                    "isolation": float(self.isolation[p]),
+                }
+            )
+        out.sort(
+            key=lambda e: (
+                not e["exact"],
+                -e["isolation"] if e["exact"] else e["ratio"],
+                -e["isolation"],
+                e["person"],
+            )
+        )
+        return out
 
     def parts(self) -> list[dict[str, Any]]:
         """Each part's counts, exact p-value, interval inputs and description."""
@@ -204,7 +283,7 @@ def identification_parts(
     """Geometry and counts of the identification test on ``tables``."""
     column = find_person_column(tables) if person == "auto" else person
     people = people_of(tables, column)
-    geo, _, _, _ = geometry(tables, people, context=context)
+    geo, _, pool, synthetic = geometry(tables, people, context=context)
     threshold = near_threshold(geo, near_quantile)
     histories = (
         None
@@ -214,6 +293,8 @@ def identification_parts(
     parts = IdentificationParts(
         people, geo, threshold, strata, control_share, histories=histories
     )
+    pool_ids, synthetic_ids = row_keys(pool, synthetic)
+    parts.record_ids = (np.asarray(pool_ids), np.asarray(synthetic_ids))
     return parts, geo
 
 
@@ -392,48 +473,70 @@ class Identification(Metric):
         test = identification_test(counts, confidence_level=self.confidence_level)
         n_train = people.n_train
         found = int(counts.identified[:n_train].sum())
-        # the identified training people: their rows, how close, how isolated; no values
-        listed = np.flatnonzero(counts.identified[:n_train])
-        order = listed[np.argsort(counts.ratio[listed], kind="stable")]
+        n_exact = int(counts.exact[:n_train].sum())
+        chance = counts.chance()
+        copies = counts.copies()
         row_person = people.person[: people.n_real_rows]
         identified_rows = np.flatnonzero(
             counts.identified[row_person]
             & (counts.row_ratio[: people.n_real_rows] <= counts.threshold)
         )
-        entries: list[JSONValue] = []
-        for p in order[:LIST_LIMIT]:
-            rows = np.flatnonzero(row_person == p)
-            entries.append(
-                {
-                    "rows": [int(r) for r in rows],
-                    "ratio": float(counts.ratio[p]),
-                    "exact": bool(counts.exact[p]),
-                    "isolation": float(counts.isolation[p]),
-                }
+        entries: list[JSONValue] = [
+            {
+                "rows": entry["real_rows"],
+                "synthetic_rows": entry["synthetic_rows"],
+                "ratio": entry["ratio"],
+                "exact": entry["exact"],
+                "isolation": entry["isolation"],
+            }
+            for entry in copies[:LIST_LIMIT]
+        ]
+        copying = sorted({s for entry in copies for s in entry["synthetic_rows"]})
+        ratio_of: dict[int, float] = {}
+        for entry in copies:
+            for s in entry["synthetic_rows"]:
+                ratio_of[s] = min(ratio_of.get(s, math.inf), entry["ratio"])
+        beyond_chance = (chance is not None and chance.significant) or float(
+            test["p_value"]
+        ) < 0.05
+        if found > 0 and beyond_chance:
+            expected = (
+                ""
+                if chance is None
+                else f", where chance explains about {chance.expected_identified:.1f}"
             )
-        if found > 0:
+            shown = ", ".join(str(s) for s in copying[:10])
+            more = f" and {len(copying) - 10} more" if len(copying) > 10 else ""
             context.warn(
                 f"{found} training people have a synthetic row that copies their record "
-                f"({int(counts.exact[:n_train].sum())} exactly); their row numbers are in the "
-                "breakdown (`identified`) and the records — delete or regenerate those rows, and "
-                "remember that the next most isolated people become the exposed ones (the privacy onion)."
+                f"({n_exact} exactly){expected}; the synthetic rows that carry them: {shown}{more} "
+                "(all in the breakdown's `identified` and the records `copying_rows`). Regenerate "
+                "rather than delete them (`synthrisk filter` removes them and re-assesses): the "
+                "next most isolated people become the exposed ones (the privacy onion)."
                 if found <= 0.05 * n_train
-                else f"{found} of {n_train} training people have a synthetic row that copies their record."
+                else f"{found} of {n_train} training people have a synthetic row that copies their "
+                f"record ({n_exact} exactly){expected}."
             )
         breakdown: dict[str, JSONValue] = {
             "identified_training": found,
             "identified_holdout": int(counts.identified[n_train:].sum()),
             "training_people": n_train,
             "holdout_people": people.n_holdout,
-            "exact_training": int(counts.exact[:n_train].sum()),
+            "exact_training": n_exact,
             "exact_holdout": int(counts.exact[n_train:].sum()),
             "near_threshold": counts.threshold,
             "near_quantile": self.near_quantile,
             "person_column": people.column,
             "unique_records": float((counts.isolation > 0).mean()),
             "identified": entries,
+            "copying_synthetic_rows": len(copying),
             "holdout_test": test,
         }
+        if chance is not None:
+            model = chance.to_dict()
+            model["detectable"] = detectable_copies(chance.expected_exact)
+            model["detectable_near"] = detectable_copies(chance.expected_identified)
+            breakdown["chance_model"] = model
         records = {
             "identified": RecordScores(
                 "real",
@@ -441,6 +544,13 @@ class Identification(Metric):
                 counts.row_ratio[identified_rows].astype(np.float64),
                 "training rows a synthetic row identifies: its distance over the distance to "
                 "the nearest other real person (0: an exact copy)",
+            ),
+            "copying_rows": RecordScores(
+                "synthetic",
+                np.asarray(copying, dtype=np.int64),
+                np.asarray([ratio_of[s] for s in copying], dtype=np.float64),
+                "synthetic rows that copy a training person (exactly: 0, or nearly: their distance "
+                "over the person's distance to the nearest other real person)",
             ),
             "isolation": RecordScores(
                 "real",
