@@ -16,6 +16,7 @@ from scipy import stats
 
 from synthrisk import EvaluationReport, MetricResult, evaluate
 from synthrisk.datasets.calibration import equicorrelated_normal
+from synthrisk.exceptions import ParameterError
 from synthrisk.stats.holdout import holm, holm_levels
 from synthrisk.verdict import DEFAULT_TOLERANCES, INFORMATIONAL, Thresholds, judge
 
@@ -314,3 +315,88 @@ def test_a_worst_column_not_significant_after_holm_shows_0_in_its_interval() -> 
     assert math.isclose(
         v.ci[1], effect + float(stats.norm.isf(0.05 / 30)) * se, rel_tol=1e-9
     )
+
+
+def _identification_report(significant: bool, identified: int, exact: int) -> dict:
+    """A report dict with one identification result carrying a chance model."""
+    test = {"effect": 1.0, "ci": [-2.0, 4.0], "p_value": 0.4, "n": 1000}
+    model = {
+        "identified": identified,
+        "exact": exact,
+        "expected_identified": 2.0,
+        "upper_identified": 9.0,
+        "p_value": 1e-6 if significant else 0.5,
+        "significant": significant,
+        "assumption": "a",
+        "detectable": 1,
+        "detectable_near": 8,
+        "components": {"strict_near": identified - exact, "strict_threshold": 0.01},
+    }
+    people = [
+        {
+            "rows": [i],
+            "synthetic_rows": [100 + i],
+            "exact": i < exact,
+            "ratio": 0.0,
+            "isolation": 1.0,
+        }
+        for i in range(identified)
+    ]
+    breakdown = {"holdout_test": test, "chance_model": model, "identified": people}
+    return {
+        "synthrisk_version": "0",
+        "seed": 0,
+        "inputs": {"holdout": {"rows": 1000}},
+        "results": [
+            {
+                "metric": "identification",
+                "score": 0.01,
+                "breakdown": breakdown,
+                "higher_is_safer": False,
+            }
+        ],
+    }
+
+
+def test_copied_people_beyond_chance_read_review_and_fail_strict() -> None:
+    report = _identification_report(True, 8, 8)
+    verdict = judge(report)
+    assert verdict.policy == "statistical"
+    (finding,) = verdict.findings
+    assert finding.level == "review"
+    assert verdict.overall == "review"  # the holdout test itself passes
+    assert verdict["identification"].level == "pass"
+    assert finding.people[0]["synthetic_rows"] == [100]
+    assert "100" in finding.next_step
+    strict = judge(report, Thresholds(policy="strict"))
+    assert strict.findings[0].level == "fail"
+    assert strict.overall == "fail"
+    # copies that chance explains: pass under statistical, still fail under strict
+    explained = _identification_report(False, 3, 0)
+    assert judge(explained).overall == "pass"
+    assert judge(explained, Thresholds(policy="strict")).overall == "fail"
+    assert (
+        judge(_identification_report(False, 0, 0), Thresholds(policy="strict")).overall
+        == "pass"
+    )
+
+
+def test_findings_and_policy_survive_json() -> None:
+    from synthrisk.results import Verdict
+
+    verdict = judge(
+        _identification_report(True, 3, 2), Thresholds.from_dict({"policy": "strict"})
+    )
+    again = Verdict.from_dict(verdict.to_dict())
+    assert again.policy == "strict"
+    assert again.findings == verdict.findings
+    assert again.to_dict() == verdict.to_dict()
+
+
+def test_a_policy_must_be_known() -> None:
+    with pytest.raises(ParameterError, match="policy"):
+        Thresholds(policy="lenient")
+    with pytest.raises(ParameterError, match="policy"):
+        Thresholds.from_dict({"policy": 1})
+    assert Thresholds().with_policy("strict").policy == "strict"
+    assert Thresholds().to_dict()["policy"] == "statistical"

@@ -1203,7 +1203,8 @@ def judge(
 
 
 def _people_text(n: int) -> str:
-    return f"{n} training {'person' if n == 1 else 'people'}"
+    """``1 training person has`` / ``3 training people have``."""
+    return f"{n} training {'person has' if n == 1 else 'people have'}"
 
 
 def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
@@ -1212,13 +1213,13 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
     for result in report.results:
         if result.metric != "identification" or _skipped(result) is not None:
             continue
-        breakdown = result.breakdown
-        model = breakdown.get("chance_model")
+        breakdown: Mapping[str, Any] = result.breakdown
+        model: Any = breakdown.get("chance_model")
         if not isinstance(model, Mapping):
             continue
         k = int(model.get("identified") or 0)
         k_exact = int(model.get("exact") or 0)
-        people = tuple(
+        people: tuple[dict[str, Any], ...] = tuple(
             {
                 "real_rows": list(entry.get("rows") or ()),
                 "synthetic_rows": list(entry.get("synthetic_rows") or ()),
@@ -1232,7 +1233,7 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
         rows = sorted({r for p in people for r in p["synthetic_rows"]})
         shown = ", ".join(str(r) for r in rows[:12]) + (" …" if len(rows) > 12 else "")
         copied = (
-            f"{_people_text(k)} have a synthetic row that copies their record ({k_exact} exactly, "
+            f"{_people_text(k)} a synthetic row that copies their record ({k_exact} exactly, "
             f"{k - k_exact} nearly)"
         )
         expected = float(model.get("expected_identified") or 0.0)
@@ -1248,14 +1249,14 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
             "re-assesses it, but regenerating is safer: the next most isolated people become the "
             "exposed ones (the privacy onion)"
         )
-        components = model.get("components") or {}
+        components: Any = model.get("components") or {}
         strict_near = int(components.get("strict_near") or 0)
         if policy == "strict":
             if k_exact + strict_near > 0:
                 level, summary = (
                     "fail",
                     (
-                        f"{_people_text(k_exact + strict_near)} have a synthetic row that copies their "
+                        f"{_people_text(k_exact + strict_near)} a synthetic row that copies their "
                         f"record ({k_exact} exactly, {strict_near} within the strict near-copy threshold "
                         f"{float(components.get('strict_threshold') or 0):.3g}): the strict policy "
                         f"tolerates none, whatever chance explains ({chance})."
@@ -1263,10 +1264,16 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
                 )
                 step = filter_step
             else:
-                level, summary, step = (
-                    "pass",
-                    "no synthetic row copies a training person's record, exactly or nearly.",
-                    "",
+                level, step = "pass", ""
+                summary = (
+                    "no synthetic row reproduces a training person's record exactly or within the "
+                    f"strict near-copy threshold {float(components.get('strict_threshold') or 0):.3g}"
+                    + (
+                        f"; {k} near copies within the identification's looser threshold are what "
+                        f"{chance}."
+                        if k
+                        else "."
+                    )
                 )
         elif bool(model.get("significant")) and k > 0:
             level, summary = "review", f"{copied}, more than {chance}."

@@ -139,7 +139,7 @@ def _json(value: Any) -> JSONValue:
     if isinstance(value, (float, np.floating)):
         v = float(value)
         return v if math.isfinite(v) else None
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _collision_rate(ids: np.ndarray) -> float:
@@ -238,14 +238,15 @@ def chance_model(
 
     # the strict policy's near copies: within the threshold at which chance brings
     # 0.05 near copies to the whole table. Under the same local Poisson model the ratio
-    # R of nearest over second-nearest stranger has P(R <= r) = r^d, so -log R is
-    # exponential with rate d (estimated from every real person), and the chance count
-    # shrinks as (c' / c)^d
+    # R of nearest over second-nearest stranger has P(R <= r) = r^d, so the chance
+    # count shrinks as (c' / c)^d; d is read off the lower tail of the real people's
+    # own ratios (the ratios at shares 10 and 1 in 1,000: F(r) = r^d)
     ratios = isolation_rows[ok] / second_rows[ok] if n_ok else np.zeros(0)
-    logs = -np.log(ratios[(ratios > 0) & (ratios < 1)])
-    dimension = (
-        float(logs.size / logs.sum()) if logs.size and logs.sum() > 0 else math.nan
-    )
+    dimension = math.nan
+    if n_ok >= 100:
+        low, high = np.quantile(ratios, [0.001, 0.01], method="lower")
+        if 0 < low < high:
+            dimension = float(math.log(10.0) / math.log(high / low))
     strict_threshold = threshold
     if ratio_model > STRICT_CHANCE and math.isfinite(dimension) and dimension > 0:
         strict_threshold = threshold * (STRICT_CHANCE / ratio_model) ** (

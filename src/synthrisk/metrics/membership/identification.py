@@ -179,7 +179,7 @@ class IdentificationParts:
                 if rid in wanted:
                     by_record.setdefault(rid, []).append(s)
         listed = np.flatnonzero(self.identified[: people.n_train])
-        out = []
+        out: list[dict[str, Any]] = []
         for p in listed.tolist():
             rows = np.flatnonzero((row_person == p) & row_identified)
             synthetic: set[int] = set()
@@ -496,9 +496,10 @@ class Identification(Metric):
         for entry in copies:
             for s in entry["synthetic_rows"]:
                 ratio_of[s] = min(ratio_of.get(s, math.inf), entry["ratio"])
-        beyond_chance = (chance is not None and chance.significant) or float(
-            test["p_value"]
-        ) < 0.05
+        p_test = test["p_value"]
+        beyond_chance = (chance is not None and chance.significant) or (
+            isinstance(p_test, float) and p_test < 0.05
+        )
         if found > 0 and beyond_chance:
             expected = (
                 ""
