@@ -20,6 +20,12 @@ with copies of training rows:
 * ``isolated_near_0.5``: 0.5 % near copies of the most isolated training people, each
   numeric cell moved by 1 % of the column's standard deviation (up or down at random),
   categorical cells kept (at least ``review``).
+* ``ordinary_8`` and ``ordinary_near_8``: verbatim and near copies of 8 *ordinary*
+  training people with a record of their own (drawn at random outside the most
+  isolated fifth): invisible to the holdout-controlled tests below about 20 copies,
+  judged by the chance model of copied people (at least ``review``; ``ordinary_8``
+  must ``fail`` under the strict policy, and the null must pass it). Every evaluation
+  is also judged under the strict policy, printed beside the statistical verdict.
 
 Splits are thirds (1/3 each) and 60 / 20 / 20 (a holdout smaller than the training
 table, as users usually have it). Datasets: Adult (``--adult DIR`` with
@@ -69,6 +75,7 @@ from synthrisk.datasets.calibration import coarse_data, continuous_data, panel_d
 from synthrisk.metrics import make_context
 from synthrisk.metrics.membership.isolation import isolated_training_people
 from synthrisk.schema.tables import prepare_tables
+from synthrisk.verdict import Thresholds, judge
 
 SCENARIOS = (
     "null",
@@ -77,6 +84,8 @@ SCENARIOS = (
     "noisy_30",
     "isolated_0.2",
     "isolated_near_0.5",
+    "ordinary_8",
+    "ordinary_near_8",
 )
 DATASETS = ("adult", "coarse", "continuous", "panel")
 #: share of the synthetic rows each leaky scenario replaces
@@ -87,6 +96,12 @@ SHARES = {
     "isolated_0.2": 0.002,
     "isolated_near_0.5": 0.005,
 }
+#: people copied by the ``ordinary_*`` scenarios: 8 training people with a record of
+#: their own, drawn at random outside the most isolated fifth (ordinary, not outliers)
+ORDINARY = 8
+#: the least each scenario must read under the strict policy (checked beside the
+#: statistical verdict: the same evaluation judged again)
+STRICT_TARGETS = {"null": "pass", "ordinary_8": "fail"}
 #: the person column of each panel dataset (declared an identifier)
 PERSON = {"panel": "person_id"}
 #: the least each scenario must read (``pass``: the null must pass; it must never fail);
@@ -97,6 +112,8 @@ TARGETS = {
     "noisy_30": "fail",
     "isolated_0.2": "fail",
     "isolated_near_0.5": "review",
+    "ordinary_8": "review",
+    "ordinary_near_8": "review",
 }
 #: rows per table from which the targets hold (0: at every size)
 TARGET_ROWS = {
@@ -105,6 +122,8 @@ TARGET_ROWS = {
     "noisy_30": 2000,
     "isolated_0.2": 0,
     "isolated_near_0.5": 0,
+    "ordinary_8": 0,
+    "ordinary_near_8": 0,
 }
 LEVELS = {"pass": 0, "review": 1, "fail": 2}
 QUICK = {
@@ -290,8 +309,16 @@ def leaky(
     """The synthetic part with a share of its rows replaced by copies of training people."""
     if scenario == "null":
         return synthetic
-    n_target = round(SHARES[scenario] * len(synthetic))
-    if scenario.startswith("isolated"):
+    n_target = round(SHARES.get(scenario, 0.0) * len(synthetic))
+    if scenario.startswith("ordinary"):
+        assert isolated is not None
+        ordinary = isolated[len(isolated) // 5 :]
+        if len(ordinary) < ORDINARY:
+            msg = "fewer than 8 ordinary training people have a record of their own."
+            raise SystemExit(msg)
+        picks = rng.choice(len(ordinary), ORDINARY, replace=False)
+        chosen = [ordinary[i] for i in picks]
+    elif scenario.startswith("isolated"):
         assert isolated is not None
         if not isolated:
             msg = "no training person has a record of their own: nothing to copy."
@@ -303,7 +330,7 @@ def leaky(
     sources = real.iloc[np.concatenate(chosen)].reset_index(drop=True)
     if scenario == "noisy_30":
         sources = noisy_copies(sources, real, rng, person=person)
-    elif scenario.startswith("isolated_near"):
+    elif scenario.startswith(("isolated_near", "ordinary_near")):
         sources = near_copies(sources, real, rng, person=person)
     if person is not None:
         # a generator names its own people: the copies get new ids
@@ -319,8 +346,11 @@ def leaky(
 
 def missed_targets(
     runs: list[tuple[str, str, str, int, str, list[str]]],
+    *,
+    targets: dict[str, str] | None = None,
 ) -> list[str]:
     """Lines naming each (dataset, split, scenario) whose verdicts missed the target."""
+    targets = TARGETS if targets is None else targets
     grouped: dict[tuple[str, str, str], list[tuple[int, str, list[str]]]] = (
         collections.defaultdict(list)
     )
@@ -328,18 +358,19 @@ def missed_targets(
         grouped[(name, layout, scenario)].append((rows, overall, bad))
     lines = []
     for (name, layout, scenario), items in grouped.items():
-        target = TARGETS.get(scenario)
+        target = targets.get(scenario)
         if target is None:
             continue
         misses = []
         for rows, overall, bad in items:
             if scenario == "null":
                 missed = overall == "fail" or (
-                    rows >= TARGET_ROWS[scenario] and overall != "pass"
+                    rows >= TARGET_ROWS.get(scenario, 0) and overall != "pass"
                 )
             else:
                 missed = (
-                    rows >= TARGET_ROWS[scenario] and LEVELS[overall] < LEVELS[target]
+                    rows >= TARGET_ROWS.get(scenario, 0)
+                    and LEVELS[overall] < LEVELS[target]
                 )
             if missed:
                 misses.append(f"{overall} ({' '.join(bad) or 'no gating test'})")
@@ -426,6 +457,10 @@ def main(argv: list[str] | None = None) -> int:
         collections.defaultdict(list)
     )
     runs: list[tuple[str, str, str, int, str, list[str]]] = []
+    strict_counts: dict[tuple[str, str, str], collections.Counter[str]] = (
+        collections.defaultdict(collections.Counter)
+    )
+    strict_runs: list[tuple[str, str, str, int, str, list[str]]] = []
     for name, frame in datasets.items():
         frame = frame.reset_index(drop=True)
         person = PERSON.get(name)
@@ -439,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
             smallest = min(len(real), len(holdout), len(third))
             sizes[(name, layout)] = smallest
             isolated = None
-            if any(s.startswith("isolated") for s in scenarios):
+            if any(s.startswith(("isolated", "ordinary")) for s in scenarios):
                 isolated = isolated_people(
                     real, holdout, third, person=person, metadata=metadata
                 )
@@ -453,6 +488,11 @@ def main(argv: list[str] | None = None) -> int:
                 seconds = time.perf_counter() - start
                 verdict = report.verdict
                 assert verdict is not None
+                strict = judge(report, Thresholds(policy="strict"))
+                strict_counts[(name, layout, scenario)][strict.overall] += 1
+                strict_runs.append(
+                    (name, layout, scenario, smallest, strict.overall, [])
+                )
                 counts[(name, layout, scenario)][verdict.overall] += 1
                 counts[("all", "all", scenario)][verdict.overall] += 1
                 bad = [
@@ -468,8 +508,13 @@ def main(argv: list[str] | None = None) -> int:
                         effects[(name, layout, scenario, v.metric)].append(
                             (v.effect, half)
                         )
+                finding = next(
+                    (f.level for f in verdict.findings if f.kind == "copied_people"),
+                    "-",
+                )
                 print(
-                    f"{name:10s} {layout:8s} split {i} {scenario:17s} {verdict.overall:6s} {seconds:6.1f}s "
+                    f"{name:10s} {layout:8s} split {i} {scenario:17s} {verdict.overall:6s} "
+                    f"strict {strict.overall:6s} {seconds:6.1f}s copied={finding} "
                     + " ".join(bad),
                     flush=True,
                 )
@@ -495,6 +540,16 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{c['pass']} / {c['review']} / {c['fail']}")
         print(f"| {name} | {smallest:,} | {layout} | " + " | ".join(cells) + " |")
     print()
+    print("under the strict policy (the same evaluations judged again):")
+    print("| dataset | rows | split | " + " | ".join(scenarios) + " |")
+    print("|---|---:|---|" + "---|" * len(scenarios))
+    for (name, layout), smallest in sizes.items():
+        cells = []
+        for scenario in scenarios:
+            c = strict_counts[(name, layout, scenario)]
+            cells.append(f"{c['pass']} / {c['review']} / {c['fail']}")
+        print(f"| {name} | {smallest:,} | {layout} | " + " | ".join(cells) + " |")
+    print()
     print("mean excess ± mean interval half-width of each gating test:")
     print("| dataset | split | scenario | metric | excess | half-width |")
     print("|---|---|---|---|---|---|")
@@ -515,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
         "rows per table):"
     )
     print("\n".join(missed) if missed else "  none")
+    missed_strict = missed_targets(strict_runs, targets=STRICT_TARGETS)
+    print("targets missed under the strict policy (null: pass; ordinary_8: fail):")
+    print("\n".join(missed_strict) if missed_strict else "  none")
     return 0
 
 

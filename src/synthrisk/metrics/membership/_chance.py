@@ -53,8 +53,9 @@ from synthrisk._typing import IntArray, JSONValue
 __all__ = ["FINDING_ALPHA", "ChanceModel", "chance_model", "detectable_copies"]
 
 #: the strict policy counts near copies within the threshold at which chance brings
-#: this many near copies to the whole table
-STRICT_CHANCE = 0.05
+#: this many near copies to the whole table (new people pass it about 99 times in 100
+#: where the model holds)
+STRICT_CHANCE = 0.01
 
 #: the chance model's level for a finding: a count of copied people that chance explains
 #: with probability below this reads review (two estimates, Bonferroni: each at half)
