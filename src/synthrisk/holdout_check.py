@@ -401,7 +401,7 @@ def _repeated_text(repeated: dict[str, JSONValue]) -> str:
 
 
 def _features(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """Numeric matrix for the classifier: standardised numbers, category indicators."""
+    """Numeric matrix for the classifier: numbers as centred ranks, category indicators."""
     parts = []
     for column in columns:
         values = frame[column]
@@ -411,12 +411,12 @@ def _features(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
             values = values.astype("int64").where(values.notna())
         if pd.api.types.is_numeric_dtype(values):
             x = values.to_numpy(dtype=float, na_value=np.nan)
-            missing = np.isnan(x)
+            missing = ~np.isfinite(x)
             if missing.all():
                 continue
-            centre = float(np.nanmedian(x))
-            scale = float(np.nanstd(x)) or 1.0
-            parts.append(np.where(missing, 0.0, (x - centre) / scale))
+            # ranks (share of rows below, centred): any magnitude, no overflow
+            ranks = pd.Series(np.where(missing, np.nan, x)).rank(pct=True).to_numpy()
+            parts.append(np.where(missing, 0.0, ranks - 0.5))
             if missing.any():
                 parts.append(missing.astype(float))
             continue
