@@ -232,9 +232,9 @@ def _overlap(
     for key in keys:
         if _is_row_counter(real[key]) and _is_row_counter(holdout[key]):
             continue
-        left = real[key].dropna().astype(str).to_numpy()
-        right = holdout[key].dropna().astype(str).to_numpy()
-        hits = int(np.isin(right, left).sum())
+        # hashed look-ups (numpy's isin sorts object arrays: seconds on 40,000 rows)
+        left = real[key].dropna().astype(str)
+        hits = int(holdout[key].dropna().astype(str).isin(left).sum())
         if hits:
             ids[key] = hits
     return {
