@@ -40,6 +40,8 @@ LAYERS: dict[str, int] = {
     "metrics": 4,
     "verdict": 4,
     "selftest": 5,
+    # the holdout check: above the schema and the AUC's interval (stats); evaluate runs it
+    "holdout_check": 5,
     "audit": 6,
     "datasets": 6,
     "evaluate": 6,

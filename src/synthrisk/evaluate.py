@@ -15,6 +15,7 @@ from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk._workers import plan_workers, run_in_workers
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.holdout_check import check_holdout, holdout_warnings
 from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.neighbors import compute_scope, reuse_searches
 from synthrisk.results import EvaluationReport, MetricResult
@@ -161,7 +162,10 @@ def evaluate(
     Raises
     ------
     InputError
-        ``self_test=True`` without a holdout table.
+        ``self_test=True`` without a holdout table; or a holdout that holds exactly the
+        training rows (see :mod:`synthrisk.holdout_check`: an overlapping holdout, or one
+        from another population, is recorded in ``report.inputs["holdout_check"]`` and
+        caps the verdict at review).
 
     Examples
     --------
@@ -186,6 +190,8 @@ def evaluate(
             policy
         )
     chosen = resolve_metrics(metrics)
+    # a holdout identical to the training table is refused before any metric runs
+    checked_holdout = check_holdout(tables, seed=seed)
     reporter = as_progress(progress)
     with contextlib.ExitStack() as stack:
         backend = stack.enter_context(
@@ -208,6 +214,12 @@ def evaluate(
             if self_test or client is not None or scheduler is not None
             else plan_workers(workers, tables, chosen, backend=backend),
         )
+        if checked_holdout is not None:
+            report = dataclasses.replace(
+                report,
+                inputs={**report.inputs, "holdout_check": checked_holdout},
+                warnings=(*report.warnings, *holdout_warnings(checked_holdout)),
+            )
         # the one verdict of the run: the pipeline and the HTML report reuse it
         report = dataclasses.replace(report, verdict=judge(report, thresholds))
         if not self_test:

@@ -1170,6 +1170,9 @@ def judge(
     overall = _worst(gating)
     if gating or findings:
         overall = _worst([*gating, *(f.level for f in findings)])
+    capped = _holdout_cap(inputs)
+    if capped is not None:
+        overall = _worst([overall, "review"])
     if not has_holdout:
         overall = _worst([*gating, "review"])
         reason = "review: " + _NO_HOLDOUT
@@ -1190,6 +1193,8 @@ def judge(
                     f"{finding.summary}"
                 )
         reason += _power_sentence(verdicts, findings)
+    if capped is not None:
+        reason += capped
     return Verdict(
         overall=overall,
         metrics=tuple(verdicts),
@@ -1299,6 +1304,31 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
             )
         )
     return tuple(out)
+
+
+def _holdout_cap(inputs: Mapping[str, Any]) -> str | None:
+    """The reason the holdout check caps the verdict at review (None: no cap).
+
+    Reads ``inputs["holdout_check"]`` (:mod:`synthrisk.holdout_check`), so that a report
+    re-read from JSON is capped as the run was.
+    """
+    block = inputs.get("holdout_check")
+    if not isinstance(block, Mapping) or block.get("caps_at") is None:
+        return None
+    found = []
+    if isinstance(block.get("overlap"), Mapping) and block["overlap"].get("excess"):
+        found.append("overlaps the training table")
+    people = block.get("repeated_people")
+    if isinstance(people, Mapping) and people.get("likely"):
+        found.append("likely shares people with the training table (no person key)")
+    population = block.get("population")
+    if isinstance(population, Mapping) and population.get("shifted"):
+        found.append("comes from another population")
+    why = " and ".join(found) or "failed its check"
+    return (
+        f" At most review: the holdout {why}, so the holdout control is not valid "
+        "(see the caveats led by inputs)."
+    )
 
 
 def _power_sentence(

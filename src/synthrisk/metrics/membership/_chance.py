@@ -238,7 +238,7 @@ def chance_model(
     held_near_upper = _poisson_upper(k_h_near) * scale if unique_h else 0.0
 
     # the strict policy's near copies: within the threshold at which chance brings
-    # 0.05 near copies to the whole table. Under the same local Poisson model the ratio
+    # 0.01 near copies to the whole table. Under the same local Poisson model the ratio
     # R of nearest over second-nearest stranger has P(R <= r) = r^d, so the chance
     # count shrinks as (c' / c)^d; d is read off the lower tail of the real people's
     # own ratios (the ratios at shares 10 and 1 in 1,000: F(r) = r^d)
