@@ -169,6 +169,7 @@ def evaluate_files(
     top_n: int = 20,
     encoding: str | None = None,
     self_test: bool = False,
+    policy: str | None = None,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -202,6 +203,9 @@ def evaluate_files(
     self_test : bool, default=False
         Run the known-leak self-test (see :func:`synthrisk.evaluate`); single files
         only, with a holdout.
+    policy : {"statistical", "strict"} or None, default=None
+        The release policy for copied people (None: the thresholds' own, by default
+        ``statistical``); see :func:`synthrisk.evaluate`.
 
     Returns
     -------
@@ -213,7 +217,7 @@ def evaluate_files(
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
     check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
     notes: list[str] = []
-    checked = _thresholds(thresholds)
+    checked = _thresholds(thresholds).with_policy(policy)
     if any(is_dataset(path) for path in files.values() if path is not None):
         if self_test:
             msg = (
@@ -295,16 +299,18 @@ def report_file(
     inputs: Mapping[str, PathLike] | None = None,
     top_n: int = 20,
     encoding: str | None = None,
+    policy: str | None = None,
 ) -> FileEvaluation:
     """Judge a saved JSON report again and render it to HTML.
 
     With ``include_values`` the input tables are needed (``inputs``: ``{"real": path,
     ...}``, read with ``encoding``); each file must be the one the report was computed
-    from (same SHA-256).
+    from (same SHA-256). ``policy`` (``statistical`` or ``strict``; None: the
+    thresholds' own) is the release policy for copied people.
     """
     check_outputs({"`html`": html}, {"report": path, **(inputs or {})})
     report = read_report(path)
-    checked = _thresholds(thresholds)
+    checked = _thresholds(thresholds).with_policy(policy)
     verdict = judge(report, checked)
     report = dataclasses.replace(report, verdict=verdict)
     tables = (
@@ -458,17 +464,26 @@ def run_file(
     top_n: int | None = None,
     thresholds: Thresholds | Mapping[str, Any] | None = None,
     progress: bool = False,
+    policy: str | None = None,
 ) -> RunOutcome:
-    """Run a YAML run file and write its outputs; the arguments override the file's."""
+    """Run a YAML run file and write its outputs; the arguments override the file's
+    (``policy``, the release policy for copied people, overrides its ``policy:``)."""
     config = load_run_file(path)
     if isinstance(config, AuditConfig):
         return _run_audit_file(config, path, html=html, progress=progress)
     if isinstance(config, TablesConfig):
         return _run_tables_file(
-            config, path, html=html, thresholds=thresholds, progress=progress
+            config,
+            path,
+            html=html,
+            thresholds=thresholds,
+            progress=progress,
+            policy=policy or config.policy,
         )
     values = include_values or config.include_values
-    checked = _thresholds(config.thresholds if thresholds is None else thresholds)
+    checked = _thresholds(
+        config.thresholds if thresholds is None else thresholds
+    ).with_policy(policy or (config.policy if isinstance(config, RunConfig) else None))
     top = config.top_n if top_n is None else top_n
     html_path = Path(html) if html is not None else config.html
     # outputs checked before any work, named as the user gave them
@@ -981,6 +996,7 @@ def _run_tables_file(
     html: PathLike | None,
     thresholds: Thresholds | Mapping[str, Any] | None,
     progress: bool = False,
+    policy: str | None = None,
 ) -> RunOutcome:
     """A run file of related tables (``--html`` / ``--thresholds`` override the file's)."""
     html_path = _report_html(config.json, config.html, path, html)
@@ -1001,6 +1017,7 @@ def _run_tables_file(
         working_memory=config.working_memory,
         backend=config.backend,
         progress=progress,
+        policy=policy,
     )
     written = tuple(p for p in (config.json, html_path) if p is not None)
     return RunOutcome((), written, gate=config.gate, table_reports=(report,))
@@ -1024,6 +1041,7 @@ def evaluate_table_files(
     working_memory: float | None = None,
     backend: Backend | None = None,
     progress: bool = False,
+    policy: str | None = None,
 ) -> MultiTableReport:
     """Evaluate related tables in folders, judged per person, and write the reports.
 
@@ -1056,6 +1074,8 @@ def evaluate_table_files(
         Neighbour-search backend.
     progress : bool, default=False
         Show progress on standard error.
+    policy : {"statistical", "strict"} or None, default=None
+        The release policy for copied people (None: the thresholds' own).
 
     Returns
     -------
@@ -1065,6 +1085,8 @@ def evaluate_table_files(
     from synthrisk.report.tables import render_tables_html
 
     folders = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    if policy is not None:
+        thresholds = _thresholds(thresholds).with_policy(policy)
     check_outputs({"`json`": json, "`html`": html}, {"metadata": metadata})
     meta = load_metadata(metadata)
     frames = {

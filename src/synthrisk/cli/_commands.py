@@ -85,6 +85,7 @@ def evaluate(args: argparse.Namespace) -> int:
             top_n=arguments.top_n(args.top_n) or 20,
             encoding=args.encoding,
             self_test=args.self_test,
+            policy=args.policy,
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         top_n=arguments.top_n(args.top_n),
         thresholds=arguments.thresholds(args.thresholds),
         progress=not args.quiet,
+        policy=args.policy,
     )
     from synthrisk.cli._console import console, esc
 
@@ -133,6 +135,7 @@ def report(args: argparse.Namespace) -> int:
         inputs=inputs,
         top_n=arguments.top_n(args.top_n) or 20,
         encoding=args.encoding,
+        policy=args.policy,
     )
     written = [Path(args.html)] if args.html and args.html != "-" else []
     quiet = args.quiet or args.html == "-"
@@ -321,6 +324,7 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         working_memory=args.working_memory,
         backend=args.backend,
         progress=not (args.quiet or "-" in (args.json, args.html)),
+        policy=args.policy,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]

@@ -20,12 +20,13 @@ if TYPE_CHECKING:
     from synthrisk.metrics import Metric
     from synthrisk.pipeline import DemoOutcome, FileAudit
     from synthrisk.report import Verdict
-    from synthrisk.results import EvaluationReport, SelfTest
+    from synthrisk.results import EvaluationReport, Finding, SelfTest
 
 __all__ = [
     "console",
     "esc",
     "print_demo_table",
+    "print_findings",
     "print_metric_help",
     "print_self_test",
     "print_summary",
@@ -70,8 +71,18 @@ def print_summary(
     quiet: bool,
     labels: Sequence[str] | None = None,
 ) -> None:
-    """The results table (score, excess over the holdout, tolerance, verdict) and the overall verdict."""
+    """The overall verdict and its reason, the findings that ask for something (copied
+    people), then the results table (score, excess over the holdout, tolerance, verdict)
+    and the caveats."""
     out = console(quiet=quiet)
+    overall = verdict.overall
+    out.print(
+        f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
+        f" [dim]({esc(verdict.policy)} policy)[/dim]"
+    )
+    if verdict.reason:
+        out.print(esc(verdict.reason))
+    print_findings(verdict.findings, quiet=quiet)
     table = Table(title="synthrisk results")
     table.add_column("metric", no_wrap=True)
     table.add_column("score", justify="right")
@@ -93,16 +104,56 @@ def print_summary(
         if r.status != "ok":
             what = "skipped" if r.status == "skipped" else "score undefined"
             out.print(f"[dim]{esc(r.metric)} {what}:[/dim] {esc(str(r.reason))}")
-    overall = verdict.overall
-    out.print(
-        f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
-    )
-    if verdict.reason:
-        out.print(esc(verdict.reason))
     for warning in report.verdict_caveats(verdict=verdict):
         out.print(f"[yellow]caveat:[/yellow] {esc(warning)}")
     if report.self_test is not None:
         print_self_test(report.self_test, quiet=quiet)
+
+
+#: copied people listed per finding on the terminal (the JSON has the rest)
+FINDING_LINES = 10
+
+
+def _rows_text(what: str, rows: Sequence[object]) -> str:
+    """``training row 12`` / ``synthetic rows 3, 8``."""
+    listed = ", ".join(str(r) for r in rows) or "—"
+    return f"{what} row{'s' if len(rows) != 1 else ''} {listed}"
+
+
+def print_findings(findings: Sequence[Finding], *, quiet: bool) -> None:
+    """The findings that read review or fail: the level, the summary, one line per
+    copied person (training rows → the synthetic rows that copy them, exact copies
+    first; at most :data:`FINDING_LINES`) and the next step. Row positions only, never
+    record values."""
+    out = console(quiet=quiet)
+    for finding in findings:
+        if finding.level not in ("review", "fail"):
+            continue
+        color = _COLORS[finding.level]
+        title = "Copied people" if finding.kind == "copied_people" else finding.kind
+        out.print(
+            f"\n[bold]Finding: {esc(title)}[/bold] "
+            f"[bold {color}]{finding.level}[/bold {color}] "
+            f"[dim]({esc(finding.policy)} policy)[/dim]"
+        )
+        out.print(esc(finding.summary))
+        people = sorted(finding.people, key=lambda p: not p.get("exact"))
+        for person in people[:FINDING_LINES]:
+            if person.get("exact"):
+                kind = "exact"
+            else:
+                ratio = person.get("ratio")
+                kind = "near " if ratio is None else f"near (ratio {float(ratio):.2f})"
+            real = _rows_text("training", list(person.get("real_rows") or ()))
+            syn = _rows_text("synthetic", list(person.get("synthetic_rows") or ()))
+            out.print(f"  {esc(kind)}  {esc(real)} → {esc(syn)}")
+        total = max(len(people), int((finding.chance or {}).get("identified") or 0))
+        if total > FINDING_LINES:
+            out.print(f"  … {total - FINDING_LINES} more in the JSON")
+        if finding.next_step:
+            out.print(f"[bold]Next step:[/bold] {esc(finding.next_step)}")
+    if any(f.level in ("review", "fail") for f in findings):
+        out.print()
 
 
 def print_self_test(self_test: SelfTest, *, quiet: bool) -> None:

@@ -268,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     tab.add_argument(
         "--thresholds", metavar="PATH", help="verdict thresholds (YAML or JSON)"
     )
+    _add_policy_option(tab)
     tab.add_argument("--json", metavar="PATH", help="write the JSON report here")
     tab.add_argument("--html", metavar="PATH", help="write the HTML report here")
     tab.add_argument(
@@ -521,8 +522,23 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="verdict thresholds (YAML or JSON: {metric: {pass, fail}})",
     )
+    _add_policy_option(parser)
     parser.add_argument(
         "--fail-on",
         choices=["review", "fail"],
         help="exit with code 1 when the overall verdict is at or below this level (release gate)",
+    )
+
+
+def _add_policy_option(parser: argparse.ArgumentParser) -> None:
+    """``--policy``: the release policy for copied people."""
+    parser.add_argument(
+        "--policy",
+        choices=["statistical", "strict"],
+        help=(
+            "release policy for training people a synthetic row copies, exactly or nearly "
+            "(default: statistical, or the run file's `policy`). statistical: the "
+            "holdout-controlled gates decide, and more copies than chance explains read "
+            "review; strict: any copied person fails the verdict, whatever chance explains"
+        ),
     )

@@ -15,6 +15,7 @@
              include_values: false, top_n: 20}
     thresholds: {singling_out: {pass: 0.05, fail: 0.1}, conservative: false}
     gate: review          # exit code 1 unless the overall verdict is pass ("fail": when it is fail)
+    policy: statistical   # or strict: any synthetic row that copies a training person fails
     self_test: false      # true: the known-leak self-test (needs a holdout)
 
 A generator audit (:func:`synthrisk.audit.audit`, ``synthrisk audit``) has its own layout,
@@ -52,6 +53,7 @@ Related tables judged per person (:func:`synthrisk.relational.evaluate_tables`,
     thresholds: {identification: {pass: 0.05, fail: 0.1}}
     report: {json: out/tables.json, html: out/tables.html}
     gate: fail
+    policy: strict                            # the release policy (default statistical)
 
 Paths are relative to the configuration file. Unknown keys are errors that list the
 allowed keys; metric parameters are checked by the metrics themselves, so the API and
@@ -77,6 +79,7 @@ __all__ = [
     "RunConfig",
     "TablesConfig",
     "check_gate",
+    "check_policy",
     "check_report_options",
     "check_thresholds",
     "load_config",
@@ -98,6 +101,7 @@ _TOP = (
     "report",
     "thresholds",
     "gate",
+    "policy",
     "self_test",
 )
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
@@ -141,6 +145,7 @@ _TABLES_TOP = (
     "compute",
     "report",
     "gate",
+    "policy",
 )
 _TABLES_COMPUTE = ("working_memory", "backend", "scheduler")
 #: ``synthrisk.relational.TABLE_PEOPLE`` (not imported: reading a run file stays light)
@@ -260,6 +265,7 @@ class TablesConfig:
     html: Path | None = None
     gate: str | None = None
     source: Path | None = None
+    policy: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,6 +293,7 @@ class RunConfig:
     gate: str | None = None
     source: Path | None = None
     self_test: bool = False
+    policy: str | None = None
 
 
 def _scheduler(value: Any, where: str, key: str = "compute.scheduler") -> str | None:
@@ -370,6 +377,36 @@ def check_gate(value: Any, where: str) -> str | None:
     raise ConfigError(msg)
 
 
+def check_policy(
+    value: Any, thresholds: Mapping[str, Any] | None, where: str
+) -> str | None:
+    """Validate a top-level ``policy:`` (``statistical``, ``strict`` or null).
+
+    The message names ``policy`` and its allowed values; a ``policy`` under
+    ``thresholds`` that says otherwise is an error too (give it once).
+    """
+    from synthrisk.verdict import POLICIES
+
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in POLICIES:
+        msg = (
+            f"{where}: `policy` must be one of {list(POLICIES)} (or left out for "
+            f"statistical); got {value!r}. statistical: the holdout-controlled gates, and "
+            "copied people beyond what chance explains read review; strict: any synthetic "
+            "row that copies a training person's record fails."
+        )
+        raise ConfigError(msg)
+    inner = (thresholds or {}).get("policy")
+    if inner is not None and inner != value:
+        msg = (
+            f"{where}: `policy: {value}` and `thresholds.policy: {inner}` disagree; give the "
+            "release policy once, as the top-level `policy`."
+        )
+        raise ConfigError(msg)
+    return value
+
+
 def check_report_options(report: Mapping[str, Any], where: str) -> dict[str, Any]:
     """Validate the flags of a ``report:`` block; returns them with defaults."""
     out: dict[str, Any] = {}
@@ -449,6 +486,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
     flags = check_report_options(report, where)
     thresholds = check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`")
     gate = check_gate(raw.get("gate"), where)
+    policy = check_policy(raw.get("policy"), thresholds, where)
     seed = _seed(raw, where)
     self_test = raw.get("self_test", False)
     if not isinstance(self_test, bool):
@@ -483,6 +521,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         gate=gate,
         source=source,
         self_test=self_test,
+        policy=policy,
     )
 
 
@@ -713,6 +752,7 @@ def parse_tables_config(
         ) from None
     assert folders["real"] is not None
     assert folders["synthetic"] is not None
+    thresholds = check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`")
     return TablesConfig(
         real=folders["real"],
         synthetic=folders["synthetic"],
@@ -723,7 +763,7 @@ def parse_tables_config(
         metrics=_metrics(raw.get("metrics"), "metrics", where),
         table_metrics=_metrics(raw.get("table_metrics"), "table_metrics", where),
         table_people=_table_people(raw.get("table_people", TABLE_PEOPLE), where),
-        thresholds=check_thresholds(raw.get("thresholds"), f"{where}: `thresholds`"),
+        thresholds=thresholds,
         working_memory=memory,
         backend=backend,
         scheduler=_scheduler(compute.get("scheduler"), where),
@@ -731,4 +771,5 @@ def parse_tables_config(
         html=_path(report.get("html"), "report.html", base, where),
         gate=check_gate(raw.get("gate"), where),
         source=source,
+        policy=check_policy(raw.get("policy"), thresholds, where),
     )

@@ -37,7 +37,7 @@ from synthrisk.report._extract import (
     record_arrays,
 )
 from synthrisk.report._plots import drawn_together, plots_for
-from synthrisk.results import EvaluationReport, MetricResult, SelfTest
+from synthrisk.results import EvaluationReport, Finding, MetricResult, SelfTest
 from synthrisk.verdict import MetricVerdict, Thresholds, Verdict, judge
 
 __all__ = ["render_html", "render_result_html", "write_html"]
@@ -498,6 +498,16 @@ def _context(
         _caveat_view(text, results)
         for text in report.verdict_caveats(verdict=verdict, width=None)
     ]
+    findings = [
+        _finding_view(f, tables=tables, include_values=include_values, top_n=top_n)
+        for f in verdict.findings
+    ]
+    anchors: dict[str, str] = {}
+    for i, r in enumerate(results):
+        anchors.setdefault(str(r.get("metric")), f"m{i}")
+    for f in findings:
+        f["anchor"] = anchors.get(f["metric"])
+    finding_values = any(f["columns"] for f in findings)
     return {
         "title": title or "synthrisk privacy report",
         "data": data,
@@ -508,6 +518,17 @@ def _context(
             "counts": verdict.counts(),
             "skipped": sum(v.skipped for v in verdict.metrics),
             "conservative": verdict.conservative,
+            "policy": verdict.policy,
+            "policy_text": POLICY_TEXT.get(verdict.policy, ""),
+            "coverage": _coverage_text(verdict),
+            "findings": findings,
+            "finding_counts": {
+                level: sum(f.level == level for f in verdict.findings)
+                for level in ("review", "fail")
+            },
+            "metric_fails": any(
+                v.gating and v.level == "fail" for v in verdict.metrics
+            ),
             "rows": [
                 {"view": view, "verdict": _verdict_view(v)}
                 for view, v in zip(views, verdict.metrics, strict=True)
@@ -516,7 +537,7 @@ def _context(
         "results": views,
         "drilldowns": drill,
         "has_records": has_records,
-        "include_values": bool(values_shown),
+        "include_values": bool(values_shown or finding_values),
         "values_requested": include_values,
         "top_n": top_n,
         "inputs": _inputs_view(data),
@@ -618,6 +639,166 @@ def _self_test_view(
         "near_move": f"{self_test.near_move * 100:g} %",
         "notes": list(self_test.notes),
     }
+
+
+#: what each release policy does, in the page's words
+POLICY_TEXT = {
+    "statistical": (
+        "the holdout-controlled tests gate, and more copied people than chance explains "
+        "read review (never fail by themselves)"
+    ),
+    "strict": (
+        "any synthetic row that copies a training person's record, exactly or within "
+        "the strict near-copy threshold, fails the verdict, whatever chance explains"
+    ),
+}
+
+
+def _count_text(value: Any) -> str:
+    """``8`` / ``1.0``: a count of people, whole or estimated."""
+    number_ = float(value or 0.0)
+    return f"{number_:.0f}" if number_.is_integer() else f"{number_:.1f}"
+
+
+def _chance_p(p: float) -> str:
+    """``p < 1e-12`` / ``p = 0.003``: as the finding's summary writes it."""
+    return "p < 1e-12" if p < 1e-12 else f"p = {p:.2g}"
+
+
+def _chance_words(finding: Finding) -> list[tuple[str, str]]:
+    """The chance model of a finding, one (label, sentence) per line."""
+    model = finding.chance or {}
+    if not model:
+        return []
+    found = int(model.get("identified") or 0)
+    exact = int(model.get("exact") or 0)
+    rows = [
+        (
+            "observed",
+            f"{found} training {'person' if found == 1 else 'people'} copied "
+            f"({exact} exactly, {found - exact} nearly)",
+        ),
+        (
+            "expected by chance",
+            f"about {_count_text(model.get('expected_identified'))} "
+            f"(95 % upper bound {_count_text(model.get('upper_identified'))})",
+        ),
+        (
+            "p-value",
+            f"{_chance_p(float(model.get('p_value', 1.0)))} under the chance model",
+        ),
+    ]
+    components = model.get("components") or {}
+    if finding.policy == "strict" and components.get("strict_threshold") is not None:
+        near = int(components.get("strict_near") or 0)
+        rows.append(
+            (
+                "strict policy counts",
+                f"{exact} exact and {near} near "
+                f"{'copy' if near == 1 else 'copies'} within the near-copy threshold "
+                f"{float(components['strict_threshold']):.3g} (closeness ratio)",
+            )
+        )
+    if model.get("model"):
+        rows.append(("model", str(model["model"])))
+    if model.get("assumption"):
+        rows.append(("assumption", str(model["assumption"])))
+    return rows
+
+
+def _finding_view(
+    finding: Finding,
+    *,
+    tables: Mapping[str, Any] | None,
+    include_values: bool,
+    top_n: int,
+) -> dict[str, Any]:
+    """A finding for the page: its level, summary, chance model in words, the copied
+    people (row positions, exact copies first) and, only with ``include_values`` and the
+    synthetic table at hand, the copying synthetic rows' values."""
+    people = sorted(finding.people, key=lambda p: not p.get("exact"))
+    rows = []
+    for person in people:
+        ratio = person.get("ratio")
+        isolation = person.get("isolation")
+        rows.append(
+            {
+                "real_rows": ", ".join(str(r) for r in person.get("real_rows") or ()),
+                "synthetic_rows": ", ".join(
+                    str(r) for r in person.get("synthetic_rows") or ()
+                ),
+                "kind": "exact" if person.get("exact") else "near",
+                "ratio": "—" if ratio is None else format_number(float(ratio)),
+                "isolation": "—"
+                if isolation is None
+                else format_number(float(isolation)),
+            }
+        )
+    total = max(len(people), int((finding.chance or {}).get("identified") or 0))
+    columns: list[str] = []
+    values: list[dict[str, Any]] = []
+    frame = None if tables is None else tables.get("synthetic")
+    if include_values and frame is not None and people:
+        columns = [str(c) for c in frame.columns]
+        seen: list[int] = []
+        for person in people:
+            for row in person.get("synthetic_rows") or ():
+                if int(row) not in seen:
+                    seen.append(int(row))
+        for row in seen[:top_n]:
+            if 0 <= row < len(frame):
+                record = frame.iloc[row]
+                cells = [_cell(record.iloc[j]) for j in range(len(columns))]
+            else:
+                cells = ["(row not in the table)"] * len(columns)
+            values.append({"row": row, "cells": cells})
+    title = "Copied people" if finding.kind == "copied_people" else finding.kind
+    return {
+        "kind": finding.kind,
+        "title": title,
+        "metric": finding.metric,
+        "level": finding.level,
+        "policy": finding.policy,
+        "summary": finding.summary,
+        "next_step": finding.next_step,
+        "chance": _chance_words(finding),
+        "people": rows,
+        "more": total - len(rows),
+        "columns": columns,
+        "values": values,
+    }
+
+
+def _coverage_text(verdict: Verdict) -> str:
+    """Whom the holdout-controlled tests cover and what the chance model flags, at
+    this run's size (the verdict reason's power sentence, for the page)."""
+    out = []
+    for v in verdict.metrics:
+        if v.metric == "identification" and v.gating and v.detectable is not None:
+            n = int(np.ceil(v.detectable))
+            out.append(
+                "The holdout-controlled tests compare training people with new people, so "
+                "they cover the most isolated 1–5 % of training people: at this size they "
+                f"detect copies of {n} of them (80 % power)."
+            )
+            break
+    for finding in verdict.findings:
+        model = finding.chance or {}
+        if model.get("detectable") is not None:
+            exact = int(model["detectable"])
+            near = int(model.get("detectable_near") or 0)
+            out.append(
+                "Copies of ordinary people are judged by the chance model, which flags exact "
+                f"copies of {exact} training {'person' if exact == 1 else 'people'} beyond "
+                f"chance ({near} if near copies)."
+            )
+            break
+    if not out:
+        out.append(
+            "The holdout-controlled tests cover the most isolated 1–5 % of training people; "
+            "copies of ordinary people are judged by the chance model of copied people."
+        )
+    return " ".join(out)
 
 
 def _threshold_rows(verdict: Verdict, thresholds: Thresholds) -> list[dict[str, Any]]:
