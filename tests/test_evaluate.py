@@ -5,6 +5,7 @@ import dataclasses
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -177,3 +178,91 @@ def test_a_named_metric_that_cannot_run_is_an_error(
     real, syn, _ = mixed_tables
     with pytest.raises(InputError, match="needs a `holdout` table"):
         evaluate(real, syn, metrics=["nndr"])
+
+
+# ------------------------------------------------ few queries, params, raised precision
+
+
+def _coarse_part(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """Four 3-valued columns and one that is rarely anything but "common"."""
+    df = pd.DataFrame({c: rng.choice(["x", "y", "z"], n) for c in "abcd"})
+    rare = rng.random(n) < 0.03
+    df["e"] = np.where(rare, [f"r{i}" for i in rng.integers(0, 30, n)], "common")
+    return df
+
+
+def test_a_null_table_with_few_rare_values_passes_singling_out_as_low_risk() -> None:
+    rng = np.random.default_rng(0)
+    train, hold, syn = (_coarse_part(rng, 600) for _ in range(3))
+    report = evaluate(train, syn, hold, metrics=["singling_out_univariate"], seed=0)
+    test = report.results[0].breakdown["holdout_test"]
+    assert (test["n"], test["n_requested"]) == (12, 2000)
+    assert (test["successes"], test["control_successes"]) == (5.2, 3.0)
+    v = report.verdict.metrics[0]
+    # excess +0.18 on 12 queries: "too few rows" review before the bound
+    assert v.effect == pytest.approx(0.1833, abs=1e-4)
+    assert v.level == "pass"
+    assert v.reason.startswith("only 12 of the 2,000 singling-out queries asked for")
+    assert "low risk" in v.reason
+
+
+def test_copies_of_rare_value_rows_are_not_passed_by_the_bound() -> None:
+    rng = np.random.default_rng(0)
+    train, hold, syn = (_coarse_part(rng, 600) for _ in range(3))
+    rare = train[train["e"] != "common"]
+    leaky = pd.concat([syn[syn["e"] == "common"].iloc[: 600 - len(rare)], rare])
+    report = evaluate(
+        train, leaky.reset_index(drop=True), hold,
+        metrics=["singling_out_univariate", "identification"], seed=0,
+    )  # fmt: skip
+    assert report.verdict.overall == "fail"
+    v = report.verdict.metrics[0]
+    assert v.level in ("review", "fail")
+    assert "low risk" not in v.reason
+
+
+def test_params_change_one_metric_of_the_full_assessment() -> None:
+    rng = np.random.default_rng(1)
+    train, hold, syn = (_coarse_part(rng, 300) for _ in range(3))
+    report = evaluate(train, syn, hold, seed=0, params={"inference": {"n_attacks": 40}})
+    ids = [r.metric for r in report.results]
+    assert ids == [r.metric for r in evaluate(train, syn, hold, seed=0).results]
+    assert report["inference"].params["n_attacks"] == 40
+    with pytest.raises(ParameterError, match="which is not in this run"):
+        evaluate(
+            train,
+            syn,
+            hold,
+            metrics=["dcr_share"],
+            params={"inference": {"n_attacks": 4}},
+        )
+    with pytest.raises(ParameterError, match="unknown metric 'inferance'"):
+        evaluate(train, syn, hold, params={"inferance": {"n_attacks": 4}})
+
+
+def test_a_review_that_more_targets_can_decide_is_rerun_on_every_row() -> None:
+    def tables(seed: int) -> list[pd.DataFrame]:
+        rng = np.random.default_rng(seed)
+        return [_coarse_part(rng, 900), _coarse_part(rng, 300), _coarse_part(rng, 300)]
+
+    train, hold, syn = tables(2)  # decided at the default: its numbers do not move
+    decided = evaluate(train, syn, hold, metrics=["inference"], seed=0)
+    assert decided.verdict.metrics[0].level == "pass"
+    assert decided["inference"].params["n_attacks"] == 300
+    assert "precision_raised" not in decided["inference"].breakdown
+    train, hold, syn = tables(
+        3
+    )  # the default's interval [-0.003, 0.090] straddles 0.09
+    report = evaluate(train, syn, hold, metrics=["inference"], seed=0)
+    result = report["inference"]
+    first = result.breakdown["precision_raised"]
+    assert first["params"]["n_attacks"] == 300
+    assert first["effect"] == pytest.approx(0.04333, abs=1e-4)
+    assert result.params["n_attacks"] == "all"
+    assert result.breakdown["columns"]["a"]["n_attacks"] == 900  # every training row
+    v = report.verdict.metrics[0]
+    assert v.level == "review"
+    assert "re-run with raised precision" in v.reason
+    # the upper bound 0.1454 must fall to 0.09 around 0.0778: ((0.0676 / 0.0122))^2, about 31
+    assert v.next_step.startswith("a holdout about 31 times as large")
+    assert v.reason.endswith("Next step: " + v.next_step)

@@ -4,6 +4,7 @@ intervals shown agree with the Holm-corrected decisions."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -17,8 +18,15 @@ from scipy import stats
 from synthrisk import EvaluationReport, MetricResult, evaluate
 from synthrisk.datasets.calibration import equicorrelated_normal
 from synthrisk.exceptions import ParameterError
+from synthrisk.results import MetricVerdict
 from synthrisk.stats.holdout import holm, holm_levels
-from synthrisk.verdict import DEFAULT_TOLERANCES, INFORMATIONAL, Thresholds, judge
+from synthrisk.verdict import (
+    DEFAULT_TOLERANCES,
+    INFORMATIONAL,
+    Thresholds,
+    judge,
+    judge_result,
+)
 
 METRICS = ["dcr_share", "identical_match_share", "membership_knn_probabilities"]
 
@@ -400,3 +408,114 @@ def test_a_policy_must_be_known() -> None:
         Thresholds.from_dict({"policy": 1})
     assert Thresholds().with_policy("strict").policy == "strict"
     assert Thresholds().to_dict()["policy"] == "statistical"
+
+
+# --------------------------------------------------- nothing to try, and the next step
+
+
+def _singling(
+    test: dict[str, Any], metric: str = "singling_out_univariate"
+) -> MetricResult:
+    return MetricResult(metric, 0.0, {"holdout_test": test}, higher_is_safer=False)
+
+
+def test_a_table_that_offers_few_singling_out_queries_is_low_risk() -> None:
+    # 13 of 2,000 queries, excess +0.15 with a wide interval: before, "too few rows" review
+    test = {
+        "effect": 0.15, "ci": [-0.25, 0.56], "p_value": 0.25, "n": 13, "estimate": 0.38,
+        "control": 0.23, "n_requested": 2000, "successes": 5.0, "control_successes": 3.0,
+    }  # fmt: skip
+    v = judge_result(_singling(test))
+    assert v.level == "pass"
+    assert v.reason.startswith(
+        "only 13 of the 2,000 singling-out queries asked for could be written on the synthetic "
+        "table (it offers few rare values or extremes to single out), and 5 of them single out "
+        "a training person (3 a holdout person): at most 0.00"
+    )
+    assert "low risk" in v.reason
+    # the bound: a one-sided 95 % Clopper-Pearson bound of 5 in 13, times 13 / 2,000
+    bound = stats.beta.ppf(0.95, 6, 8) * 13 / 2000
+    assert f"at most {bound:.4g} of the queries asked for" in v.reason
+    assert v.next_step == ""
+    assert not v.underpowered
+
+
+def test_a_significant_singling_out_excess_is_never_passed_by_the_bound() -> None:
+    # all 13 queries single out a training person and none a holdout person: a leak of rare values
+    test = {
+        "effect": 1.0, "ci": [0.7, 1.3], "p_value": 1e-6, "n": 13, "estimate": 1.0,
+        "control": 0.0, "n_requested": 2000, "successes": 13.0, "control_successes": 0.0,
+    }  # fmt: skip
+    v = judge_result(_singling(test))
+    assert v.level == "review"
+    assert v.next_step.startswith(
+        "inspect the training rows that the 13 successful queries"
+    )
+    assert v.reason.endswith("Next step: " + v.next_step)
+
+
+def test_the_bound_needs_few_successes_relative_to_the_queries_asked_for() -> None:
+    # 400 queries offered, 300 successes: the bound (about 0.16) is beyond the tolerance 0.15
+    test = {
+        "effect": 0.1, "ci": [0.0, 0.2], "p_value": 0.2, "n": 400, "estimate": 0.75,
+        "control": 0.65, "n_requested": 2000, "successes": 300.0, "control_successes": 260.0,
+    }  # fmt: skip
+    v = judge_result(_singling(test))
+    assert v.level == "review"
+    assert v.next_step.startswith("a holdout about ")
+
+
+def test_every_review_names_its_next_step() -> None:
+    straddle = {"effect": 0.06, "ci": [0.0, 0.12], "p_value": 0.03, "n": 1000,
+                "estimate": 0.7, "control": 0.64}  # fmt: skip
+    inference = MetricResult(
+        "inference", 0.06, {"holdout_test": straddle}, higher_is_safer=False,
+        params={"n_attacks": None},
+    )  # fmt: skip
+    v = judge_result(inference)
+    assert v.level == "review"
+    assert v.next_step.startswith("--param inference.n_attacks=all")
+    assert v.reason.endswith("Next step: " + v.next_step)
+    raised = dataclasses.replace(inference, params={"n_attacks": "all"})
+    v = judge_result(raised)
+    assert v.level == "review"
+    # to pass, the judged upper bound (90 %: 0.1104) must fall to 0.09: the half-width
+    # 0.0504 must shrink to 0.03, (0.0504 / 0.03)^2 = 2.8 times the rows
+    assert v.ci is not None
+    growth = ((v.ci[1] - 0.06) / 0.03) ** 2
+    assert round(growth, 1) == 2.8
+    assert v.next_step.startswith("a holdout about 2.8 times as large")
+    assert f"1,000 units would be about {math.ceil(growth * 1000):,}" in v.next_step
+    at_tolerance = {**straddle, "effect": 0.09, "ci": [0.03, 0.15]}
+    v = judge_result(
+        dataclasses.replace(raised, breakdown={"holdout_test": at_tolerance})
+    )
+    assert v.level == "review"
+    assert "sits at the tolerance" in v.next_step
+    score = judge(
+        EvaluationReport(
+            "0", 0, {}, (MetricResult("dcr_share", 0.6, {}, higher_is_safer=False),)
+        ),
+        Thresholds({"dcr_share": {"pass": 0.55, "fail": 0.65}}),
+    ).metrics[0]
+    assert score.level == "review"
+    assert score.next_step.startswith("inspect the training rows the result lists")
+    assert score.reason.endswith(score.next_step)
+    for level in ("pass", "fail"):
+        assert all(not m.next_step for m in judge(EvaluationReport(
+            "0", 0, {}, (MetricResult("dcr_share", 0.5 if level == "pass" else 0.9, {},
+                                      higher_is_safer=False),)),
+            Thresholds({"dcr_share": {"pass": 0.55, "fail": 0.65}})).metrics)  # fmt: skip
+
+
+def test_next_step_round_trips_through_json() -> None:
+    v = judge_result(
+        MetricResult(
+            "inference", 0.06,
+            {"holdout_test": {"effect": 0.06, "ci": [0.0, 0.12], "p_value": 0.03, "n": 1000}},
+            higher_is_safer=False,
+        )
+    )  # fmt: skip
+    assert v.to_dict()["next_step"] == v.next_step != ""
+    assert MetricVerdict.from_dict(v.to_dict()).next_step == v.next_step
+    assert MetricVerdict.from_dict({"metric": "x", "level": "pass"}).next_step == ""

@@ -170,6 +170,7 @@ def evaluate_files(
     encoding: str | None = None,
     self_test: bool = False,
     policy: str | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -206,6 +207,10 @@ def evaluate_files(
     policy : {"statistical", "strict"} or None, default=None
         The release policy for copied people (None: the thresholds' own, by default
         ``statistical``); see :func:`synthrisk.evaluate`.
+    params : dict of metric id -> dict, default=None
+        Parameters of metrics of the run (see :func:`synthrisk.evaluate`): with
+        ``metrics=None`` they change those metrics of the full assessment. Single files
+        only: for folder or glob inputs, name the metrics with their parameters.
 
     Returns
     -------
@@ -224,6 +229,13 @@ def evaluate_files(
                 "the self-test needs the tables in memory; it does not run on folder or "
                 "glob inputs (read partition by partition on a Dask cluster). Evaluate "
                 "single files, or leave the self-test off."
+            )
+            raise ParameterError(msg)
+        if params:
+            msg = (
+                "`params` (`--param` without `--metrics`) works on single files; for folder or "
+                "glob inputs name the metrics with their parameters (`--metrics` with `--param`, "
+                "or a `metrics:` block)."
             )
             raise ParameterError(msg)
         from synthrisk.cluster import evaluate_dataset
@@ -264,6 +276,7 @@ def evaluate_files(
             progress=progress,
             thresholds=checked,
             self_test=self_test,
+            params=params,
         )
     if notes:
         report = dataclasses.replace(report, warnings=(*notes, *report.warnings))
@@ -522,6 +535,7 @@ def run_file(
                 top_n=top,
                 encoding=config.encoding,
                 self_test=config.self_test,
+                params=config.params,
             )
         written = tuple(p for p in (config.json, html_path) if p is not None)
         return RunOutcome((evaluation,), written, gate=config.gate)

@@ -594,6 +594,10 @@ class MetricVerdict:
         ``detectable`` excess is beyond twice the tolerance), and it passed because its
         excess is within the tolerance and not significant: it leaves the decision to
         the tests that can decide.
+    next_step : str
+        For a ``review``: one concrete step that would decide it (a parameter and its
+        value, the holdout size that would decide it, or the rows to inspect); empty
+        otherwise. The reason ends with the same step.
     """
 
     metric: str
@@ -614,6 +618,7 @@ class MetricVerdict:
     ci_level: float | None = None
     detectable: float | None = None
     underpowered: bool = False
+    next_step: str = ""
 
     def __repr__(self) -> str:
         parts = [f"metric={self.metric!r}", f"level={self.level!r}"]
@@ -656,6 +661,7 @@ class MetricVerdict:
             "skipped": self.skipped,
             "detectable": to_jsonable(self.detectable),
             "underpowered": self.underpowered,
+            "next_step": self.next_step,
         }
 
     @classmethod
@@ -680,6 +686,7 @@ class MetricVerdict:
             ci_level=_opt_float(data.get("ci_level")),
             detectable=_opt_float(data.get("detectable")),
             underpowered=bool(data.get("underpowered", False)),
+            next_step=str(data.get("next_step") or ""),
         )
 
 

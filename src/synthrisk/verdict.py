@@ -764,6 +764,7 @@ def _score_verdict(
             "fix the threshold's `higher_is_safer`.",
             rule=threshold.describe(),
             source=threshold.source,
+            next_step=f"set `higher_is_safer: {str(result.higher_is_safer).lower()}` in the threshold of {metric!r}.",
         )
     score = result.score
     if score is None or not math.isfinite(score):
@@ -775,6 +776,10 @@ def _score_verdict(
             "the score is undefined (see the metric's warnings).",
             rule=threshold.describe(),
             source=threshold.source,
+            next_step=(
+                f"fix what the result's warnings name, or remove the threshold on {metric!r} "
+                "to judge it by its holdout test."
+            ),
         )
     value, what = float(score), "score"
     if conservative and result.ci is not None:
@@ -784,14 +789,29 @@ def _score_verdict(
         )
     level = threshold.level(value)
     rule = threshold.describe()
+    next_step = ""
     if level == "pass":
         reason = f"{what} {_fmt(value)} is within the pass limit ({rule})."
     elif level == "fail":
         reason = f"{what} {_fmt(value)} is beyond the fail limit ({rule})."
     else:
-        reason = f"{what} {_fmt(value)} lies between the pass and fail limits ({rule})."
+        next_step = (
+            f"inspect the training rows the result lists (`--include-records` writes them to the "
+            f"JSON), or remove the threshold on {metric!r} to judge it by its holdout test."
+        )
+        reason = (
+            f"{what} {_fmt(value)} lies between the pass and fail limits ({rule}). "
+            f"Next step: {next_step}"
+        )
     return MetricVerdict(
-        metric, level, value, threshold, reason, rule=rule, source=threshold.source
+        metric,
+        level,
+        value,
+        threshold,
+        reason,
+        rule=rule,
+        source=threshold.source,
+        next_step=next_step,
     )
 
 
@@ -924,7 +944,17 @@ def _test_verdict(
             compare = f" ({test['compared']})"
     interval = f"{pct} interval [{_fmt(low)}, {_fmt(high)}]"
     few = n < MIN_ROWS and decision != "significance"  # exact tests decide at any size
-    if few and not significant and effect <= t:
+    next_step = ""
+    bound = (
+        None if decision == "significance" or significant else _few_to_try(test, level)
+    )
+    if bound is not None and bound[0] <= t and (few or upper > t):
+        # nothing (or almost nothing) to try: the attack's success over the queries
+        # asked for bounds the excess, and that bound is within the tolerance
+        level_name = "pass"
+        underpowered = False
+        reason = f"{bound[1]}, within the tolerance {tol}: low risk (excess {_fmt(effect)}{compare}, {interval})."
+    elif few and not significant and effect <= t:
         level_name = "pass"
         underpowered = True
         reason = (
@@ -934,9 +964,12 @@ def _test_verdict(
         )
     elif few:
         level_name = "review"
+        next_step = _next_step(
+            result, test, effect, t, level, (low, high, upper), few=True
+        )
         reason = (
             f"inconclusive: too few rows ({n}) to tell the training rows from the holdout rows; "
-            f"excess {_fmt(effect)}, {interval}."
+            f"excess {_fmt(effect)}, {interval}. Next step: {next_step}"
         )
     elif decision == "significance":
         found = (
@@ -985,21 +1018,27 @@ def _test_verdict(
             )
     else:
         level_name = "review"
+        next_step = _next_step(result, test, effect, t, level, (low, high, upper))
         if upper > high:
+            part = _widest_part(test, t)
             reason = (
                 f"excess {_fmt(effect)}{compare}: the worst part's {interval} is within the "
-                f"tolerance {tol}, but another part's upper bound ({_fmt(upper)}) is not; read the breakdown."
+                f"tolerance {tol}, but {part}'s upper bound ({_fmt(upper)}) is not. Next step: {next_step}"
             )
         elif significant:
             reason = (
                 f"a significant excess {_fmt(effect)}{compare}, Holm-adjusted p = {p_adjusted:.2g}, whose "
-                f"{interval} may or may not exceed the tolerance {tol}: read it."
+                f"{interval} reaches both sides of the tolerance {tol}. Next step: {next_step}"
             )
         else:
             reason = (
                 f"inconclusive: the {interval} of the excess {_fmt(effect)}{compare} reaches past "
-                f"the tolerance {tol}; more rows (or attacks) would decide it."
+                f"the tolerance {tol}, and the excess is not significant. Next step: {next_step}"
             )
+    note = _raised_note(result)
+    if note:
+        head, marker, tail = reason.partition(" Next step: ")
+        reason = head + note + marker + tail
     return MetricVerdict(
         result.metric,
         level_name,
@@ -1023,6 +1062,185 @@ def _test_verdict(
             and not significant
             and (few or upper > t)
         ),
+        next_step=next_step,
+    )
+
+
+#: targets per side of the inference attack with ``n_attacks="all"`` (as in
+#: :mod:`synthrisk.metrics.attacks._common`; the verdict does not import metrics)
+_ALL_TARGETS = 10_000
+#: a review whose excess sits this close to its tolerance cannot be decided by more rows
+_MAX_GROWTH = 100.0
+
+
+def _raised_note(result: MetricResult) -> str:
+    """The sentence saying that this result is a re-run at raised precision, or ""."""
+    first: Any = result.breakdown.get(
+        "precision_raised"
+    )  # a JSON block, read for its numbers
+    if not isinstance(first, Mapping):
+        return ""
+    ci = first.get("ci")
+    was = ""
+    if isinstance(ci, Sequence) and len(ci) == 2 and None not in ci:
+        was = f" (excess {_fmt(float(first['effect']))}, interval [{_fmt(float(ci[0]))}, {_fmt(float(ci[1]))}])"
+    params = first.get("params") if isinstance(first.get("params"), Mapping) else {}
+    targets = params.get("n_attacks") if isinstance(params, Mapping) else None
+    size = "" if targets is None else f" with {targets} targets per side"
+    return (
+        f" The default run{size} reached past the tolerance{was}, so this is a re-run with "
+        "raised precision (every training and holdout row as a target)."
+    )
+
+
+def _few_to_try(test: Mapping[str, Any], level: float) -> tuple[float, str] | None:
+    """The bound on a singling-out risk from what the attacker could try, in words.
+
+    A singling-out test reports the queries asked for (``n_requested``), the queries
+    the synthetic table offered (``n``: each singles out one synthetic row) and the
+    successes on each side (``successes``, ``control_successes``: queries that single
+    out exactly one training, resp. holdout, person at equal sizes). The excess is at
+    most the training side's success over the queries asked for; its one-sided
+    Clopper–Pearson upper bound at ``level`` (over the ``n`` queries offered, scaled by
+    ``n / n_requested``) is returned with the sentence that states it. None for other
+    tests.
+    """
+    requested, successes = test.get("n_requested"), test.get("successes")
+    n = int(test.get("n") or 0)
+    if requested is None or successes is None or int(requested) <= 0 or n <= 0:
+        return None
+    requested = int(requested)
+    k = min(max(math.ceil(float(successes) - 1e-9), 0), n)
+    rate = (
+        1.0
+        if k >= n
+        else float(stats.beta.ppf(1.0 - min(max(level, 1e-300), 0.5), k + 1, n - k))
+    )
+    bound = rate * n / max(requested, n)
+    control = float(test.get("control_successes") or 0.0)
+    if n < requested:
+        offered = (
+            f"only {n:,} of the {requested:,} singling-out queries asked for could be written on the "
+            "synthetic table (it offers few rare values or extremes to single out), and "
+            f"{_count(float(successes))} of them single out a training person ({_count(control)} a "
+            "holdout person)"
+        )
+    else:
+        offered = (
+            f"only {_count(float(successes))} of the {n:,} singling-out queries single out a training "
+            f"person ({_count(control)} a holdout person)"
+        )
+    words = (
+        f"{offered}: at most {_fmt(bound)} of the queries asked for single out a training person "
+        f"(one-sided {level_text(1.0 - level)} upper bound), which bounds the excess"
+    )
+    return bound, words
+
+
+def _count(value: float) -> str:
+    """A count of queries, averaged over equal-size subsamples: whole when it is."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def _part_effect(test: Mapping[str, Any], upper: float) -> float:
+    """The excess of the part whose matched upper bound is ``upper`` (the headline's without parts).
+
+    The part is the one with the highest 95 % upper bound, the one that sets ``upper``.
+    """
+    parts = test.get("parts")
+    if isinstance(parts, Mapping):
+        named = [
+            p
+            for p in parts.values()
+            if isinstance(p, Mapping) and p.get("ci") and p.get("effect") is not None
+        ]
+        if named:
+            worst = max(named, key=lambda p: float(p["ci"][1]))
+            return float(worst["effect"])
+    return float(test["effect"])
+
+
+def _widest_part(test: Mapping[str, Any], t: float) -> str:
+    """The part (column) whose 95 % upper bound is the highest, in words."""
+    parts = test.get("parts")
+    if not isinstance(parts, Mapping) or not parts:
+        return "another part"
+    name = max(
+        (p for p in parts if isinstance(parts[p], Mapping) and parts[p].get("ci")),
+        key=lambda p: float(parts[p]["ci"][1]),
+        default=None,
+    )
+    return "another part" if name is None else f"the {name!r} column"
+
+
+def _next_step(
+    result: MetricResult,
+    test: Mapping[str, Any],
+    effect: float,
+    t: float,
+    level: float,
+    bounds: tuple[float, float, float],
+    *,
+    few: bool = False,
+) -> str:
+    """One concrete step that would decide a review: a parameter, or the size that would.
+
+    A metric whose precision a parameter raises gets that parameter (the inference
+    attack's every-row targets, more singling-out queries where the table offers them);
+    otherwise the holdout size at which the interval's half-width, shrinking as
+    ``1 / sqrt(n)``, would end on one side of the tolerance.
+    """
+    metric = result.metric
+    params = result.params or {}
+    n = int(test.get("n") or 0)
+    if metric == "inference" and params.get("n_attacks") != "all" and not few:
+        return (
+            f"--param inference.n_attacks=all (every training and holdout row as a target, up to "
+            f'{_ALL_TARGETS:,} each; `{{"inference": {{"n_attacks": "all"}}}}` as `params=` in Python).'
+        )
+    low, _, upper = bounds
+    if effect > t:  # to fail, the lower bound must rise above the tolerance
+        reach, gap = effect - low, effect - t
+    else:  # to pass, the upper bound (of every part) must fall to the tolerance
+        part = _part_effect(test, upper)
+        reach, gap = upper - part, t - part
+    growth = (reach / gap) ** 2 if gap > 0 and math.isfinite(reach) else math.inf
+    if few:
+        growth = max(growth, MIN_ROWS / max(n, 1))
+    if few and metric.startswith("singling_out") and test.get("successes") is not None:
+        return (
+            f"inspect the training rows that the {_count(float(test['successes']))} successful "
+            "queries single out: the result's `successful_queries` lists the queries, and "
+            "`--include-records` writes the rows (`singled_out_real`) to the JSON."
+        )
+    if (
+        metric.startswith("singling_out")
+        and test.get("n_requested") is not None
+        and n >= int(test["n_requested"])
+        and math.isfinite(growth)
+        and growth <= _MAX_GROWTH
+    ):
+        # the table offered every query asked for: more may be there
+        queries = max(math.ceil(n * growth), n + 1)
+        return (
+            f"--param {metric}.n_attacks={queries} (more queries: the interval's half-width shrinks "
+            f"as 1/sqrt(queries); the table offered all {n:,} asked for)."
+        )
+    if not math.isfinite(growth) or growth > _MAX_GROWTH:
+        return (
+            f"the excess ({_fmt(effect)}) sits at the tolerance ({t:.3g}), where no affordable size "
+            "decides it: inspect the training rows the result lists (`--include-records` writes them "
+            "to the JSON) and set the tolerance you accept under `thresholds: tolerances:`."
+        )
+    growth = max(growth, 1.05)
+    target = math.ceil(growth * n) if n else None
+    size = (
+        "" if target is None else f" (the test's {n:,} units would be about {target:,})"
+    )
+    return (
+        f"a holdout about {growth:.2g} times as large, with the training table grown "
+        f"alike{size}: the interval's half-width shrinks as 1/sqrt(rows) and would then end on "
+        f"one side of the tolerance {t:.3g}."
     )
 
 

@@ -20,7 +20,7 @@ from synthrisk._progress import RichProgress, metric_plan, metric_step, stage
 from synthrisk.cli import main
 from synthrisk.cli._arguments import param_value as _param_value
 from synthrisk.exceptions import ParameterError
-from synthrisk.metrics import get_metric
+from synthrisk.metrics import METRICS, get_metric
 
 
 @pytest.fixture(scope="module")
@@ -322,8 +322,12 @@ def test_param_sets_a_metric_parameter(
     ("extra", "message"),
     [
         (
-            ["--param", "inference.n_attacks=50"],
-            "`--param` sets parameters of the metrics named in `--metrics`",
+            ["--param", "nosuch.n_attacks=50"],
+            "unknown metric 'nosuch'",
+        ),
+        (
+            ["--param", "categorical_zero_cap.key_fields=age"],
+            "which the full assessment does not run",
         ),
         (
             ["--metrics", "nndr", "--param", "inference.n_attacks=50"],
@@ -463,3 +467,37 @@ def test_the_caveats_of_the_verdict_are_printed_under_it(
         r"caveat: distribution_validation: 2 of 2 synthetic column\(s\) differ",
         " ".join(after_verdict.split()),
     ), after_verdict
+
+
+def test_param_without_metrics_changes_one_metric_of_the_full_assessment(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    argv = _evaluate(
+        files, "--param", "inference.n_attacks=40", "--json", str(out), "--quiet"
+    )
+    assert main(argv) in (0, 1), capsys.readouterr().err
+    data = json.loads(out.read_text())
+    ran = {r["metric"]: r for r in data["results"]}
+    default = {
+        m for m, cls in METRICS.items() if cls.runs_by_default
+    }  # the whole assessment is kept
+    assert set(ran) == default
+    assert ran["inference"]["params"]["n_attacks"] == 40
+    assert (
+        ran["linkability"]["params"]["n_attacks"] is None
+    )  # the rest keeps its defaults
+    for entry in data["verdict"]["metrics"]:
+        assert "next_step" in entry
+        if entry["level"] == "review":
+            assert entry["next_step"]
+            assert entry["reason"].endswith(entry["next_step"])
+
+
+def test_param_without_metrics_naming_an_unknown_metric_exits_2(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_evaluate(files, "--param", "inferance.n_attacks=40")) == 2
+    err = capsys.readouterr().err
+    assert "unknown metric 'inferance'" in err
+    assert "inference" in err

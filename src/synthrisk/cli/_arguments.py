@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 __all__ = [
     "budget",
     "build_metrics",
+    "default_params",
     "metric_ids",
     "param_value",
     "rows",
@@ -78,13 +79,7 @@ def with_params(
         )
         raise ParameterError(msg)
     chosen: dict[str, dict[str, Any]] = {m: {} for m in metrics}
-    for item in params:
-        target, equals, text = item.partition("=")
-        metric_id, dot, name = target.strip().partition(".")
-        metric_id, name = metric_id.strip().lower(), name.strip()
-        if not (equals and dot and metric_id and name):
-            msg = f"`--param {item}` must read METRIC.NAME=VALUE, e.g. {example}."
-            raise ParameterError(msg)
+    for item, metric_id, name, value in _parsed(params, example):
         if metric_id not in chosen:
             from synthrisk.metrics import get_metric
 
@@ -98,8 +93,52 @@ def with_params(
         if name in chosen[metric_id]:
             msg = f"`--param` gives {metric_id}.{name} twice; give each parameter once."
             raise ParameterError(msg)
-        chosen[metric_id][name] = param_value(text, item)
+        chosen[metric_id][name] = value
     return chosen
+
+
+def default_params(params: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``--param`` values without ``--metrics``: parameters of the full assessment's metrics.
+
+    Each named metric must be one the full assessment runs; its other parameters and
+    every other metric keep their defaults. The metrics are built once here, so that a
+    bad parameter is reported before any table is read.
+    """
+    from synthrisk.metrics import METRICS, get_metric
+
+    example = "`--param inference.n_attacks=3000`"
+    chosen: dict[str, dict[str, Any]] = {}
+    defaults = [m for m, cls in METRICS.items() if cls.runs_by_default]
+    for item, metric_id, name, value in _parsed(params, example):
+        cls = get_metric(metric_id)  # an unknown id: the message suggests the closest
+        if not cls.runs_by_default:
+            msg = (
+                f"`--param {item}` sets a parameter of {metric_id!r}, which the full assessment "
+                f"does not run (it needs parameters); name it with `--metrics`, e.g. "
+                f"`--metrics {','.join([*defaults, metric_id])}`."
+            )
+            raise ParameterError(msg)
+        values = chosen.setdefault(metric_id, {})
+        if name in values:
+            msg = f"`--param` gives {metric_id}.{name} twice; give each parameter once."
+            raise ParameterError(msg)
+        values[name] = value
+    build_metrics(chosen)
+    return chosen
+
+
+def _parsed(params: Sequence[str], example: str) -> list[tuple[str, str, str, Any]]:
+    """Each ``--param`` as (the text, metric id, parameter name, value)."""
+    out = []
+    for item in params:
+        target, equals, text = item.partition("=")
+        metric_id, dot, name = target.strip().partition(".")
+        metric_id, name = metric_id.strip().lower(), name.strip()
+        if not (equals and dot and metric_id and name):
+            msg = f"`--param {item}` must read METRIC.NAME=VALUE, e.g. {example}."
+            raise ParameterError(msg)
+        out.append((item, metric_id, name, param_value(text, item)))
+    return out
 
 
 def param_value(text: str, item: str) -> Any:

@@ -51,7 +51,13 @@ def evaluate(args: argparse.Namespace) -> int:
     """``synthrisk evaluate``: evaluate three files, write the reports, gate."""
     from synthrisk.pipeline import check_outputs, evaluate_files
 
-    chosen = arguments.with_params(arguments.metric_ids(args.metrics), args.param)
+    ids = arguments.metric_ids(args.metrics)
+    params = None
+    if ids is None and args.param:
+        # the full assessment, with these metrics' parameters changed
+        chosen, params = None, arguments.default_params(args.param)
+    else:
+        chosen = arguments.with_params(ids, args.param)
     # before reading any table: the metrics build, and the outputs can be written
     arguments.build_metrics(chosen)
     check_outputs(
@@ -86,6 +92,7 @@ def evaluate(args: argparse.Namespace) -> int:
             encoding=args.encoding,
             self_test=args.self_test,
             policy=args.policy,
+            params=params,
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None

@@ -74,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="METRIC.NAME=VALUE",
         help=(
-            "a parameter of a metric named in --metrics, e.g. categorical_cap.key_fields=age,sex "
-            "(repeatable; the value is read as YAML, a comma-separated one as a list; "
-            "`synthrisk metrics METRIC` lists the parameters)"
+            "a metric's parameter, e.g. inference.n_attacks=all; without --metrics it changes that "
+            "metric of the full assessment and keeps the rest (repeatable; the value is read as "
+            "YAML, a comma-separated one as a list; `synthrisk metrics METRIC` lists the parameters)"
         ),
     )
     ev.add_argument(

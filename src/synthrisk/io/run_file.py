@@ -10,6 +10,8 @@
     metrics:
       dcr_baseline_protection: {}
       dcr_overfitting_protection: {num_rows_subsample: null}
+    params: {inference: {n_attacks: all}}   # parameters of metrics of the run; without
+                                            # `metrics`, of the full assessment (the rest kept)
     compute: {working_memory: 256, backend: auto, workers: auto}   # or {backend: dask, scheduler: tcp://host:8786, sample_rows: 50000}
     report: {json: out/report.json, html: out/report.html, include_records: false,
              include_values: false, top_n: 20}
@@ -97,6 +99,7 @@ _TOP = (
     "data",
     "seed",
     "metrics",
+    "params",
     "compute",
     "report",
     "thresholds",
@@ -294,6 +297,7 @@ class RunConfig:
     source: Path | None = None
     self_test: bool = False
     policy: str | None = None
+    params: Mapping[str, Mapping[str, Any]] | None = None
 
 
 def _scheduler(value: Any, where: str, key: str = "compute.scheduler") -> str | None:
@@ -481,6 +485,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         return _path(value, key, base, where)
 
     metrics = _metrics(raw.get("metrics"), "metrics", where)
+    params = _params(raw.get("params"), metrics, where)
     compute = _check_keys(raw.get("compute") or {}, _COMPUTE, f"{where}: `compute`")
     report = _check_keys(raw.get("report") or {}, _REPORT, f"{where}: `report`")
     flags = check_report_options(report, where)
@@ -507,6 +512,7 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         encoding=_check_encoding(data.get("encoding"), where),
         seed=seed,
         metrics=metrics,
+        params=params,
         working_memory=compute.get("working_memory"),
         backend=compute.get("backend"),
         scheduler=_scheduler(compute.get("scheduler"), where),
@@ -523,6 +529,37 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         self_test=self_test,
         policy=policy,
     )
+
+
+def _params(
+    params: Any, metrics: Mapping[str, Any] | None, where: str
+) -> dict[str, dict[str, Any]] | None:
+    """A ``params:`` block: parameters of metrics of the run (the full assessment's without ``metrics``)."""
+    if params is None:
+        return None
+    if not isinstance(params, Mapping) or not all(
+        isinstance(v, Mapping) or v is None for v in params.values()
+    ):
+        msg = (
+            f"{where}: `params` must map metric ids to parameter mappings, e.g. "
+            f"`params: {{inference: {{n_attacks: all}}}}`; got {params!r}."
+        )
+        raise ConfigError(msg)
+    checked = _metrics(params, "params", where) or {}
+    for metric_id in checked:
+        in_run = (
+            get_metric(metric_id).runs_by_default
+            if metrics is None
+            else metric_id in metrics
+        )
+        if not in_run:
+            run = "the full assessment" if metrics is None else "`metrics`"
+            msg = (
+                f"{where}: `params.{metric_id}` sets parameters of a metric that {run} does not "
+                f"run; add {metric_id!r} to `metrics` (with its parameters there)."
+            )
+            raise ConfigError(msg)
+    return checked
 
 
 def _metrics(metrics: Any, key: str, where: str) -> dict[str, dict[str, Any]] | None:

@@ -405,6 +405,25 @@ class Metric(abc.ABC):
         except SynthriskError as exc:
             raise for_metric(exc, cls.id) from None
 
+    def with_params(self, changes: Mapping[str, object]) -> Self:
+        """This metric with the parameters in ``changes`` replaced (checked as when built).
+
+        Errors name the metric, as :meth:`from_params`'s do.
+        """
+        current = dict(self.__dict__["_param_values"])
+        changes = type(self).rename_params(changes)
+        return type(self).from_params({**current, **changes})
+
+    def more_precise(self, tables: Tables) -> Metric | None:
+        """This metric with a more precise setting for ``tables``, or None when it has none.
+
+        :func:`synthrisk.evaluate` re-runs a metric whose holdout test reads review with
+        it before reporting review (a test that is merely imprecise raises its own
+        precision where it can). A metric overrides it where a parameter buys precision
+        cheaply (the inference attack: every row as a target); None by default.
+        """
+        return None
+
     def compute(
         self,
         real: TableLike,

@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Outcome
 from synthrisk.metrics._params import Param, confidence, custom, integer
@@ -42,6 +43,7 @@ from synthrisk.schema.tables import TABLE_NAMES, Tables
 from synthrisk.stats.intervals import AttackEstimate
 
 __all__ = [
+    "ALL_TARGETS",
     "COMPAT",
     "CONFIDENCE_LEVEL",
     "N_ATTACKS",
@@ -50,6 +52,7 @@ __all__ = [
     "attack_outcome",
     "attack_sizes",
     "cap_attacks",
+    "check_attacks",
     "check_compat",
     "check_not_excluded",
     "datetimes_as_categories",
@@ -86,6 +89,9 @@ CONFIDENCE_LEVEL: Param[float] = Param(
     confidence(), 0.95, "Confidence level of the intervals."
 )
 #: the ``n_attacks`` parameter of linkability and inference
+#: targets per side of an attack with ``n_attacks="all"``: every real and holdout row, up to this many
+ALL_TARGETS = 10_000
+
 N_ATTACKS: Param[int | None] = Param(
     integer(minimum=1, allow_none=True),
     None,
@@ -126,15 +132,38 @@ def default_attacks(tables: Tables) -> int:
     return n_rows(tables, "real" if tables.holdout is None else "holdout")
 
 
+def check_attacks(value: Any, name: str) -> int | str | None:
+    """An ``n_attacks`` value: an integer >= 1, None, or ``"all"`` (every row, up to :data:`ALL_TARGETS`)."""
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return "all"
+    if isinstance(value, str):
+        msg = (
+            f'`{name}` must be an integer >= 1, "all" (every training and holdout row, up to '
+            f"{ALL_TARGETS:,} each) or None (the holdout's size); got {value!r}."
+        )
+        raise ParameterError(msg)
+    return check_int(value, name=name, minimum=1, allow_none=True)
+
+
 def attack_sizes(
-    tables: Tables, n_attacks: int | None, *, warnings: list[str]
+    tables: Tables, n_attacks: int | str | None, *, warnings: list[str]
 ) -> tuple[int, int, int | None]:
     """Targets requested, and those of the main and the control attack.
 
     ``n_attacks`` (None: :func:`default_attacks`) is capped, with a warning, to the
     size of the real table and of the holdout; the control count is None without a
-    holdout.
+    holdout. ``"all"`` attacks every real row and every holdout row, up to
+    :data:`ALL_TARGETS` each (no warning: the sides then differ by design).
     """
+    if n_attacks == "all":
+        n_main = min(n_rows(tables, "real"), ALL_TARGETS)
+        n_hold = (
+            None
+            if tables.holdout is None
+            else min(n_rows(tables, "holdout"), ALL_TARGETS)
+        )
+        return n_main, n_main, n_hold
+    assert not isinstance(n_attacks, str)
     requested = default_attacks(tables) if n_attacks is None else n_attacks
     n_main = cap_attacks(
         requested, n_rows(tables, "real"), table="real", warnings=warnings

@@ -51,7 +51,7 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     0 exactly when ``p_adjusted < 0.05``.
     """
     columns = [c.name for c in tables.schema.modelable]
-    n_attacks = metric.n_attacks
+    n_attacks: int | str | None = metric.n_attacks
     if n_attacks is None:
         n_attacks = min(default_attacks(tables), ALL_COLUMNS_ATTACKS)
     level = metric.confidence_level
@@ -165,7 +165,9 @@ def every_column(metric: InferenceRisk, tables: Tables, context: Context) -> Out
     }
     out_params: dict[str, Any] = dict(metric.params)
     out_params["secret"] = None
-    out_params["n_attacks"] = int(n_attacks)
+    out_params["n_attacks"] = (
+        n_attacks if isinstance(n_attacks, str) else int(n_attacks)
+    )
     out_params["columns"] = columns
     return attack_outcome(
         estimate,

@@ -61,7 +61,7 @@ def inference_attack(
     *,
     secret: str,
     aux_cols: Sequence[str],
-    n_attacks: int | None = None,
+    n_attacks: int | str | None = None,
     regression: bool | None = None,
     closeness: float = 0.05,
     compat: str | None = None,
@@ -81,8 +81,9 @@ def inference_attack(
         Column to guess (validated by the caller).
     aux_cols : list of str
         Columns the attacker knows (validated by the caller).
-    n_attacks : int or None, default=None
-        Targets per attack; None = the holdout's size (the real table's without holdout).
+    n_attacks : int, "all" or None, default=None
+        Targets per attack; None = the holdout's size (the real table's without holdout);
+        ``"all"``: every real and every holdout row, up to ``ALL_TARGETS`` each.
     regression : bool or None, default=None
         None: automatic (numerical and datetime secrets are judged within ``closeness``;
         with ``compat="anonymeter-1.1"`` never, with ``"anonymeter-1.0"`` for numerical

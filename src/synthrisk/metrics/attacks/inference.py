@@ -35,20 +35,26 @@ from synthrisk.metrics._params import (
 )
 from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.attacks._common import (
+    ALL_TARGETS,
     COMPAT,
     CONFIDENCE_LEVEL,
-    N_ATTACKS,
     Compat,
     attack_outcome,
+    check_attacks,
     check_not_excluded,
+    default_attacks,
 )
 from synthrisk.metrics.attacks._every_column import every_column
-from synthrisk.metrics.attacks._inference_attack import inference_attack
+from synthrisk.metrics.attacks._inference_attack import (
+    ALL_COLUMNS_ATTACKS,
+    inference_attack,
+)
 from synthrisk.metrics.attacks._inference_guesses import (
     InferenceAttack,
     inference_success,
     secret_test,
 )
+from synthrisk.metrics.attacks._partitioned import n_rows
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
 
@@ -88,10 +94,14 @@ class InferenceRisk(Metric):
         The column the attacker tries to guess; None = every usable column in turn.
     aux_cols : list of str or None, default=None
         The columns the attacker knows; None = every other usable column.
-    n_attacks : int or None, default=None
+    n_attacks : int, "all" or None, default=None
         Targets per attack; None = the holdout's size (PETsARD's ``max_n_attacks``),
         and at most ``ALL_COLUMNS_ATTACKS`` per column when every column is attacked.
         Capped with a warning to the sizes of the real table and the holdout.
+        ``"all"``: every training row and every holdout row, up to ``ALL_TARGETS``
+        (10,000) each — the precision :func:`synthrisk.evaluate` raises a default run
+        to when its interval straddles the verdict's tolerance
+        (:meth:`more_precise`).
     regression : bool or None, default=None
         Judge guesses within ``closeness`` (True) or exactly (False); None decides from
         the secret's kind (numerical and datetime: True).
@@ -150,7 +160,14 @@ class InferenceRisk(Metric):
         None,
         "The columns the attacker knows; None = every other usable column.",
     )
-    n_attacks: Param[int | None] = N_ATTACKS
+    n_attacks: Param[int | str | None] = Param(
+        custom(
+            check_attacks,
+            f'an integer >= 1, "all" (every row, up to {ALL_TARGETS:,} per side) or None',
+        ),
+        None,
+        'Targets per attack; None = the holdout\'s size; "all" = every training and holdout row.',
+    )
     regression: Param[bool | None] = Param(
         boolean(allow_none=True),
         None,
@@ -210,6 +227,25 @@ class InferenceRisk(Metric):
                 f"{tables.schema[secret].kind}."
             )
             raise ParameterError(msg)
+
+    def more_precise(self, tables: Tables) -> InferenceRisk | None:
+        """This attack on every training and holdout row (``n_attacks="all"``), if that is more.
+
+        Only a run with the default ``n_attacks`` (None) is raised, and only where the
+        tables hold more targets than the default attacks.
+        """
+        if self.n_attacks is not None or tables.holdout is None:
+            return None
+        default = default_attacks(tables)
+        if self.secret is None:
+            default = min(default, ALL_COLUMNS_ATTACKS)
+        more = max(
+            min(n_rows(tables, "real"), ALL_TARGETS),
+            min(n_rows(tables, "holdout"), ALL_TARGETS),
+        )
+        if more <= default:
+            return None
+        return self.with_params({"n_attacks": "all"})
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         if self.secret is None:

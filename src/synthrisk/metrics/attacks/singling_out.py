@@ -536,6 +536,14 @@ class SinglingOutRisk(Metric):
                 estimate=float(main_eq.mean()) if main_eq.size else float("nan"),
                 control=float(ctrl_eq.mean()) if ctrl_eq.size else float("nan"),
             )
+            if isinstance(details["holdout_test"], dict):
+                # what the attacker could try at all: the verdict bounds the risk by the
+                # successes over the queries asked for when the table offers few
+                details["holdout_test"].update(
+                    n_requested=int(self.n_attacks),
+                    successes=float(main_eq.sum()),
+                    control_successes=float(ctrl_eq.sum()),
+                )
         details.update(
             mode=self.mode,
             n_queries=result.n_queries,
