@@ -40,7 +40,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     [
         (
             "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
-            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'compute', 'report', 'thresholds', 'gate', 'self_test'\]",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'self_test'\]",
         ),
         (
             "data: {real: a, synthetic: b, control: c}\n",
@@ -318,3 +318,18 @@ def test_bad_tables_layouts(tmp_path: Path, text: str, match: str) -> None:
     _tables_layout(tmp_path)
     with pytest.raises(ConfigError, match=match):
         load_run_file(_write(tmp_path, text))
+
+
+def test_params_change_metrics_of_the_full_assessment(tmp_path: Path) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "data: {real: a.csv, synthetic: b.csv}\nparams: {inference: {n_attacks: all}}\n"
+    )
+    assert load_config(path).params == {"inference": {"n_attacks": "all"}}
+    path.write_text(
+        "data: {real: a.csv, synthetic: b.csv}\nparams: {categorical_cap: {key_fields: [a]}}\n"
+    )
+    with pytest.raises(
+        ConfigError, match="does not run; add 'categorical_cap' to `metrics`"
+    ):
+        load_config(path)

@@ -129,10 +129,11 @@ def test_defaults_have_sources_and_valid_limits() -> None:
 
 def test_reasons_say_what_was_compared() -> None:
     verdict = judge_result(risk("singling_out", 0.137), scale("singling_out"))
-    assert (
-        verdict.reason
-        == "score 0.137 lies between the pass and fail limits (pass < 0.09, fail ≥ 0.18)."
+    assert verdict.reason == (
+        "score 0.137 lies between the pass and fail limits (pass < 0.09, fail ≥ 0.18). "
+        "Next step: " + verdict.next_step
     )
+    assert verdict.next_step.startswith("inspect the training rows the result lists")
     dcr = scale("dcr_baseline_protection")
     assert judge_result(protection("dcr_baseline_protection", 0.05), dcr).reason == (
         "score 0.05 is beyond the fail limit (pass ≥ 0.5, fail < 0.1)."
