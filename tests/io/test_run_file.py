@@ -40,7 +40,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     [
         (
             "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
-            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'self_test'\]",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'policy', 'self_test'\]",
         ),
         (
             "data: {real: a, synthetic: b, control: c}\n",
