@@ -432,7 +432,9 @@ def _features(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
             continue
         text = values.astype(str).where(values.notna(), "<missing>")
         top = text.value_counts().index[:MAX_CATEGORIES]
-        codes = pd.Categorical(text, categories=top).codes
+        # positions among the top categories; -1 for the rest (no Categorical: values
+        # outside its categories are deprecated there)
+        codes = pd.Index(top).get_indexer(text.to_numpy())
         for i in range(len(top)):
             parts.append((codes == i).astype(float))
         if (codes < 0).any():
@@ -446,11 +448,22 @@ def _population(
     real: pd.DataFrame, holdout: pd.DataFrame, columns: Sequence[str], *, seed: int
 ) -> dict[str, JSONValue]:
     """Cross-validated AUC of a classifier telling holdout rows from training rows."""
-    from sklearn.linear_model import LogisticRegression
-    from threadpoolctl import threadpool_limits
+    take = min(len(real), len(holdout), CLASSIFIER_ROWS)
+    try:
+        from sklearn.linear_model import LogisticRegression
+        from threadpoolctl import threadpool_limits
+    except (
+        ImportError
+    ):  # scikit-learn is a core dependency; a broken install skips this
+        return {
+            "auc": None,
+            "ci": None,
+            "rows_per_side": take,
+            "shifted": False,
+            "skipped": "scikit-learn is not importable (pip install scikit-learn)",
+        }
 
     rng = np.random.default_rng([seed, 0x401D])
-    take = min(len(real), len(holdout), CLASSIFIER_ROWS)
     if take < 20:
         return {"auc": None, "ci": None, "rows_per_side": take, "shifted": False}
     rows_real = rng.choice(len(real), take, replace=False)
