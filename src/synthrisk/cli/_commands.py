@@ -85,11 +85,87 @@ def evaluate(args: argparse.Namespace) -> int:
             top_n=arguments.top_n(args.top_n) or 20,
             encoding=args.encoding,
             self_test=args.self_test,
+            policy=args.policy,
+            filtered_out=args.filtered_out,
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
-    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
-    return _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+    outputs = (args.filtered_out, args.json, args.html)
+    written = [Path(p) for p in outputs if p and p != "-"]
+    code = _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+    if evaluation.removed is not None:
+        n = len(evaluation.removed)
+        line = (
+            f"{args.filtered_out}: the synthetic table without the {n} "
+            f"{'row' if n == 1 else 'rows'} that copy a training person ({evaluation.verdict.overall} "
+            "was the verdict with them; the filtered table is not re-assessed). Run `synthrisk "
+            "filter` to remove them and re-assess, and prefer regenerating: the next most "
+            "isolated people become the exposed ones (the privacy onion)."
+            if n
+            else f"{args.filtered_out}: no synthetic row copies a training person; the table "
+            "is written unchanged."
+        )
+        print(line, file=sys.stderr if to_stdout else sys.stdout)
+    return code
+
+
+def filter_copies(args: argparse.Namespace) -> int:
+    """``synthrisk filter``: remove the rows that copy training people, write, re-assess."""
+    from synthrisk.cli._console import console, esc, print_written
+    from synthrisk.pipeline import check_outputs, filter_files
+
+    chosen = arguments.with_params(arguments.metric_ids(args.metrics), args.param)
+    arguments.build_metrics(chosen)
+    check_outputs(
+        {"`--out`": args.out, "`--json`": args.json, "`--html`": args.html},
+        {
+            "real": args.real,
+            "synthetic": args.synthetic,
+            "holdout": args.holdout,
+            "metadata": args.metadata,
+        },
+    )
+    to_stdout = "-" in (args.json, args.html)
+    quiet = args.quiet or to_stdout
+    try:
+        outcome = filter_files(
+            args.real,
+            args.synthetic,
+            args.holdout,
+            out=args.out,
+            metadata=args.metadata,
+            metrics=chosen,
+            seed=args.seed,
+            policy=args.policy,
+            thresholds=arguments.thresholds(args.thresholds),
+            json=args.json,
+            html=args.html,
+            include_values=args.include_values,
+            top_n=arguments.top_n(args.top_n) or 20,
+            encoding=args.encoding,
+            progress=not quiet,
+            working_memory=args.working_memory,
+            backend=args.backend,
+        )
+    except ParameterError as exc:
+        raise arguments.with_hint(exc) from None
+    print_written(outcome.written, quiet=quiet)
+    # what changed is printed even with --quiet (on standard error when a report
+    # goes to standard output)
+    out = console(quiet=False)
+    for line in outcome.result.summary_lines():
+        if to_stdout:
+            print(line, file=sys.stderr)
+        else:
+            out.print(esc(line))
+    if outcome.gate_fails(args.fail_on):
+        print(
+            f"synthrisk: gate failed: the overall verdict after filtering is "
+            f"{outcome.verdict.overall!r}, at or below --fail-on {args.fail_on!r}.",
+            file=sys.stderr,
+        )
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -357,6 +433,7 @@ COMMANDS = {
     "audit": audit,
     "evaluate-tables": evaluate_tables,
     "evaluate": evaluate,
+    "filter": filter_copies,
     "run": run,
     "report": report,
     "demo": demo,
