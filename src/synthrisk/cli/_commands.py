@@ -90,20 +90,20 @@ def evaluate(args: argparse.Namespace) -> int:
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
-    outputs = (args.filtered_out, args.json, args.html)
-    written = [Path(p) for p in outputs if p and p != "-"]
+    # the filtered table is named in its own line below
+    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
     code = _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
     if evaluation.removed is not None:
         n = len(evaluation.removed)
         line = (
-            f"{args.filtered_out}: the synthetic table without the {n} "
+            f"Filtered synthetic table written to {args.filtered_out}: without the {n} "
             f"{'row' if n == 1 else 'rows'} that copy a training person ({evaluation.verdict.overall} "
             "was the verdict with them; the filtered table is not re-assessed). Run `synthrisk "
             "filter` to remove them and re-assess, and prefer regenerating: the next most "
             "isolated people become the exposed ones (the privacy onion)."
             if n
-            else f"{args.filtered_out}: no synthetic row copies a training person; the table "
-            "is written unchanged."
+            else f"Filtered synthetic table written to {args.filtered_out}: no synthetic row "
+            "copies a training person, so it is the synthetic table unchanged."
         )
         print(line, file=sys.stderr if to_stdout else sys.stdout)
     return code
@@ -149,7 +149,9 @@ def filter_copies(args: argparse.Namespace) -> int:
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
-    print_written(outcome.written, quiet=quiet)
+    table, *reports = outcome.written
+    console(quiet=quiet).print(f"Filtered synthetic table written to {esc(str(table))}")
+    print_written(reports, quiet=quiet)
     # what changed is printed even with --quiet (on standard error when a report
     # goes to standard output)
     out = console(quiet=False)
