@@ -47,6 +47,8 @@ LAYERS: dict[str, int] = {
     "evaluate": 6,
     "report": 6,
     "io": 7,
+    # filter_copies: evaluates twice (above evaluate), reads no files
+    "filtering": 7,
     "compat": 8,
     "cluster": 8,
     # above io (it reads folders of tables with io.read_table) and evaluate

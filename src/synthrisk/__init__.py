@@ -23,6 +23,7 @@ from synthrisk.exceptions import (
     SynthriskWarning,
     UnreliableEstimateWarning,
 )
+from synthrisk.filtering import FilterResult, filter_copies
 from synthrisk.metrics import (
     DOMIAS,
     METRICS,
@@ -94,6 +95,7 @@ __all__ = [
     "ConfigError",
     "EvaluationReport",
     "FileEvaluation",
+    "FilterResult",
     "GeneratorError",
     "InputError",
     "Metric",
@@ -116,6 +118,7 @@ __all__ = [
     "evaluate",
     "evaluate_files",
     "evaluate_tables",
+    "filter_copies",
     "infer_schema",
     "read_tables",
     "render_html",

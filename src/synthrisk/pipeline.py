@@ -32,6 +32,13 @@ from synthrisk._typing import Backend
 from synthrisk._validation import check_int
 from synthrisk.evaluate import check_self_test, evaluate
 from synthrisk.exceptions import InputError, ParameterError
+from synthrisk.filtering import (
+    FilterResult,
+    copying_rows,
+    drop_rows,
+    filter_copies,
+    with_identification,
+)
 from synthrisk.io.dataset import is_dataset
 from synthrisk.io.files import (
     add_provenance,
@@ -40,6 +47,8 @@ from synthrisk.io.files import (
     read_table,
     read_table_with_notes,
     sha256_file,
+    table_bytes,
+    table_format,
 )
 from synthrisk.io.run_file import (
     AuditConfig,
@@ -69,11 +78,13 @@ __all__ = [
     "DemoOutcome",
     "FileAudit",
     "FileEvaluation",
+    "FileFilter",
     "RunOutcome",
     "TablesDemoOutcome",
     "audit_files",
     "check_outputs",
     "evaluate_files",
+    "filter_files",
     "generator_from_spec",
     "load_run_file",
     "report_file",
@@ -102,6 +113,9 @@ class FileEvaluation:
         A heading for this evaluation when a run has several (PETsARD experiments).
     metric_labels : tuple of str or None
         A display name of each result (PETsARD's evaluator names).
+    removed : tuple of int or None
+        With ``filtered_out``: the synthetic rows (0-based) left out of the filtered
+        table written there; None otherwise.
     """
 
     report: EvaluationReport
@@ -109,6 +123,7 @@ class FileEvaluation:
     tables: Mapping[str, pd.DataFrame] = dataclasses.field(repr=False)
     label: str | None = None
     metric_labels: tuple[str, ...] | None = None
+    removed: tuple[int, ...] | None = None
 
     def gate_fails(self, fail_on: str | None) -> bool:
         """True when the release gate fails: the verdict is at or below ``fail_on``."""
@@ -171,6 +186,7 @@ def evaluate_files(
     self_test: bool = False,
     policy: str | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
+    filtered_out: PathLike | None = None,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -211,18 +227,34 @@ def evaluate_files(
         Parameters of metrics of the run (see :func:`synthrisk.evaluate`): with
         ``metrics=None`` they change those metrics of the full assessment. Single files
         only: for folder or glob inputs, name the metrics with their parameters.
+    filtered_out : path, default=None
+        Also write the synthetic table without the rows that copy a training person
+        (the identification test's ``copying_rows``; the metric is added when
+        ``metrics`` does not name it) here, in the format its name says (else the
+        synthetic file's), with the reports, all or nothing. Not re-assessed:
+        :func:`filter_files` does that. Single files only, with a holdout.
 
     Returns
     -------
     FileEvaluation
+        With ``filtered_out``, ``removed`` lists the rows left out.
     """
     if sample_rows is not None:
         check_int(sample_rows, name="sample_rows", minimum=1)
     check_self_test(self_test, has_holdout=holdout is not None)
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
-    check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
+    check_outputs(
+        {"`json`": json, "`html`": html, "`filtered_out`": filtered_out},
+        {**files, "metadata": metadata},
+    )
     notes: list[str] = []
-    checked = _thresholds(thresholds).with_policy(policy)
+    checked = _thresholds(thresholds)
+    if policy is not None:
+        checked = checked.with_policy(policy)
+    if filtered_out is not None:
+        _check_filtering(files, "`filtered_out` (`--filtered-out`)")
+        table_format(filtered_out, like=synthetic)
+        metrics = with_identification(metrics)  # type: ignore[assignment]
     if any(is_dataset(path) for path in files.values() if path is not None):
         if self_test:
             msg = (
@@ -284,8 +316,17 @@ def evaluate_files(
     if verdict is None:
         verdict = judge(report, checked)
         report = dataclasses.replace(report, verdict=verdict)
-    evaluation = FileEvaluation(add_provenance(report, files), verdict, tables)
-    outputs: dict[Path, str] = {}
+    removed = None if filtered_out is None else copying_rows(report)
+    evaluation = FileEvaluation(
+        add_provenance(report, files), verdict, tables, removed=removed
+    )
+    outputs: dict[Path, str | bytes] = {}
+    if filtered_out is not None and removed is not None:
+        outputs[Path(filtered_out)] = table_bytes(
+            cast("pd.DataFrame", drop_rows(tables["synthetic"], removed)),
+            filtered_out,
+            like=synthetic,
+        )
     if json is not None:
         outputs[Path(json)] = evaluation.report.to_json(
             include_records=include_records, include_values=include_values
@@ -301,6 +342,158 @@ def evaluate_files(
         )
     write_texts_atomic(outputs)
     return evaluation
+
+
+def _check_filtering(files: Mapping[str, PathLike | None], what: str) -> None:
+    """Refuse, before any work, inputs a filtered table cannot be made from."""
+    if files.get("holdout") is None:
+        msg = (
+            f"{what} needs a holdout table (`--holdout`): the identification test that "
+            "names the synthetic rows copying training people compares training people "
+            "with holdout people."
+        )
+        raise InputError(msg)
+    if any(is_dataset(path) for path in files.values() if path is not None):
+        msg = (
+            f"{what} needs the tables in memory; it does not run on folder or glob inputs. "
+            "Give single files."
+        )
+        raise InputError(msg)
+
+
+@dataclasses.dataclass(frozen=True)
+class FileFilter:
+    """One filtering of files: the result, the verdict after filtering, the tables read.
+
+    Attributes
+    ----------
+    result : FilterResult
+        What :func:`synthrisk.filter_copies` did (rows removed, both reports).
+    verdict : Verdict
+        The verdict on the filtered table (the input's when nothing was removed).
+    tables : dict of str to DataFrame
+        The tables as read, ``synthetic`` the input's.
+    written : tuple of Path
+        The files written: the filtered table, then the reports.
+    """
+
+    result: FilterResult
+    verdict: Verdict
+    tables: Mapping[str, pd.DataFrame] = dataclasses.field(repr=False)
+    written: tuple[Path, ...] = ()
+
+    def gate_fails(self, fail_on: str | None) -> bool:
+        """True when the verdict on the filtered table is at or below ``fail_on``."""
+        return fail_on is not None and self.verdict.fails(fail_on)
+
+
+def filter_files(
+    real: PathLike,
+    synthetic: PathLike,
+    holdout: PathLike,
+    *,
+    out: PathLike,
+    metadata: PathLike | None = None,
+    metrics: Sequence[str] | Mapping[str, Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    policy: str | None = None,
+    thresholds: Thresholds | Mapping[str, Any] | None = None,
+    json: PathLike | None = None,
+    html: PathLike | None = None,
+    include_values: bool = False,
+    top_n: int = 20,
+    encoding: str | None = None,
+    progress: bool = False,
+    working_memory: float | None = None,
+    backend: Backend | None = None,
+) -> FileFilter:
+    """Filter the synthetic file's copies of training people; write the table and reports.
+
+    Reads the tables, runs :func:`synthrisk.filter_copies` (evaluate, remove the rows
+    that copy a training person, evaluate again with the same options), and writes the
+    filtered table to ``out`` — in the format its name says (``.csv``, ``.tsv``,
+    optionally compressed, or ``.parquet``), else the synthetic file's — with the
+    JSON (:meth:`FilterResult.to_dict`: both reports and the comparison) and the HTML
+    report of the filtered table, all or nothing.
+
+    Parameters
+    ----------
+    real, synthetic, holdout : path
+        Single files (CSV, TSV or Parquet); the holdout is required.
+    out : path
+        Where the filtered synthetic table goes (never one of the inputs).
+    metadata, metrics, seed, policy, thresholds, encoding, progress, working_memory, backend
+        As for :func:`evaluate_files`.
+    json, html : path, default=None
+        The JSON of the whole filtering and the HTML report of the filtered table.
+    include_values, top_n
+        As for :func:`evaluate_files` (HTML only).
+
+    Returns
+    -------
+    FileFilter
+    """
+    files = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    check_outputs(
+        {"`out`": out, "`json`": json, "`html`": html},
+        {**files, "metadata": metadata},
+    )
+    if str(out) == "-":
+        msg = "the filtered table (`out`, `--out`) needs a file name, not `-`; give a path such as filtered.csv."
+        raise InputError(msg)
+    _check_filtering(files, "filtering")
+    table_format(out, like=synthetic)
+    checked = _thresholds(thresholds)
+    if policy is not None:
+        checked = checked.with_policy(policy)
+    tables: dict[str, pd.DataFrame] = {}
+    notes: list[str] = []
+    for name, path in files.items():
+        tables[name], read_notes = read_table_with_notes(
+            path, name=name, encoding=encoding
+        )
+        notes += read_notes
+    result = filter_copies(
+        tables["real"],
+        tables["synthetic"],
+        tables["holdout"],
+        metadata=None if metadata is None else read_metadata(metadata),
+        metrics=metrics,
+        seed=seed,
+        thresholds=checked,
+        progress=progress,
+        working_memory=working_memory,
+        backend=backend,
+    )
+    before = add_provenance(result.before, files)
+    after = add_provenance(result.after, {"real": real, "holdout": holdout})
+    if notes:
+        before = dataclasses.replace(before, warnings=(*notes, *before.warnings))
+        after = dataclasses.replace(after, warnings=(*notes, *after.warnings))
+    result = dataclasses.replace(result, before=before, after=after)
+    verdict = after.verdict if after.verdict is not None else judge(after, checked)
+    outputs: dict[Path, str | bytes] = {
+        Path(out): table_bytes(result.filtered, out, like=synthetic)
+    }
+    if json is not None:
+        outputs[Path(json)] = _json.dumps(result.to_dict(), indent=2, allow_nan=False)
+    if html is not None:
+        outputs[Path(html)] = render_html(
+            after,
+            thresholds=checked,
+            verdict=verdict,
+            # the after report's row numbers are positions in the filtered table
+            tables={**tables, "synthetic": result.filtered.reset_index(drop=True)},
+            include_values=include_values,
+            top_n=top_n,
+        )
+    written = write_texts_atomic(outputs)
+    return FileFilter(
+        result,
+        verdict,
+        tables,
+        written=tuple(p for p in written if str(p) != "-"),
+    )
 
 
 def report_file(

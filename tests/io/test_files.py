@@ -105,3 +105,19 @@ def test_atomic_write_keeps_the_mode_of_the_file_it_replaces(
     write_text_atomic(target, "new")
     assert target.read_text() == "new"
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_table_format_follows_the_name_then_the_input(tmp_path: Path) -> None:
+    from synthrisk.io.files import table_bytes, table_format
+
+    assert table_format("out.parquet") == ("parquet", None)
+    assert table_format("out.tsv.gz") == (".tsv", "gzip")
+    assert table_format("filtered", like="syn.csv.bz2") == (".csv", "bz2")
+    with pytest.raises(InputError, match="cannot tell which table format"):
+        table_format("out.xlsx", like="syn.csv")
+    frame = pd.DataFrame({"a": [1.5, 0.1 + 0.2], "b": ["x", "y,z"]})
+    for name in ("t.csv", "t.tsv", "t.csv.gz", "t.csv.zip", "t.csv.xz", "t.parquet"):
+        path = tmp_path / name
+        path.write_bytes(table_bytes(frame, path))
+        pd.testing.assert_frame_equal(read_table(path), frame, check_dtype=False)
+    assert table_bytes(frame, "a.csv.gz") == table_bytes(frame, "a.csv.gz")

@@ -93,11 +93,88 @@ def evaluate(args: argparse.Namespace) -> int:
             self_test=args.self_test,
             policy=args.policy,
             params=params,
+            filtered_out=args.filtered_out,
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
+    # the filtered table is named in its own line below
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
-    return _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+    code = _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+    if evaluation.removed is not None:
+        n = len(evaluation.removed)
+        line = (
+            f"Filtered synthetic table written to {args.filtered_out}: without the {n} "
+            f"{'row' if n == 1 else 'rows'} that copy a training person ({evaluation.verdict.overall} "
+            "was the verdict with them; the filtered table is not re-assessed). Run `synthrisk "
+            "filter` to remove them and re-assess, and prefer regenerating: the next most "
+            "isolated people become the exposed ones (the privacy onion)."
+            if n
+            else f"Filtered synthetic table written to {args.filtered_out}: no synthetic row "
+            "copies a training person, so it is the synthetic table unchanged."
+        )
+        print(line, file=sys.stderr if to_stdout else sys.stdout)
+    return code
+
+
+def filter_copies(args: argparse.Namespace) -> int:
+    """``synthrisk filter``: remove the rows that copy training people, write, re-assess."""
+    from synthrisk.cli._console import console, esc, print_written
+    from synthrisk.pipeline import check_outputs, filter_files
+
+    chosen = arguments.with_params(arguments.metric_ids(args.metrics), args.param)
+    arguments.build_metrics(chosen)
+    check_outputs(
+        {"`--out`": args.out, "`--json`": args.json, "`--html`": args.html},
+        {
+            "real": args.real,
+            "synthetic": args.synthetic,
+            "holdout": args.holdout,
+            "metadata": args.metadata,
+        },
+    )
+    to_stdout = "-" in (args.json, args.html)
+    quiet = args.quiet or to_stdout
+    try:
+        outcome = filter_files(
+            args.real,
+            args.synthetic,
+            args.holdout,
+            out=args.out,
+            metadata=args.metadata,
+            metrics=chosen,
+            seed=args.seed,
+            policy=args.policy,
+            thresholds=arguments.thresholds(args.thresholds),
+            json=args.json,
+            html=args.html,
+            include_values=args.include_values,
+            top_n=arguments.top_n(args.top_n) or 20,
+            encoding=args.encoding,
+            progress=not quiet,
+            working_memory=args.working_memory,
+            backend=args.backend,
+        )
+    except ParameterError as exc:
+        raise arguments.with_hint(exc) from None
+    table, *reports = outcome.written
+    console(quiet=quiet).print(f"Filtered synthetic table written to {esc(str(table))}")
+    print_written(reports, quiet=quiet)
+    # what changed is printed even with --quiet (on standard error when a report
+    # goes to standard output)
+    out = console(quiet=False)
+    for line in outcome.result.summary_lines():
+        if to_stdout:
+            print(line, file=sys.stderr)
+        else:
+            out.print(esc(line))
+    if outcome.gate_fails(args.fail_on):
+        print(
+            f"synthrisk: gate failed: the overall verdict after filtering is "
+            f"{outcome.verdict.overall!r}, at or below --fail-on {args.fail_on!r}.",
+            file=sys.stderr,
+        )
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -368,6 +445,7 @@ COMMANDS = {
     "audit": audit,
     "evaluate-tables": evaluate_tables,
     "evaluate": evaluate,
+    "filter": filter_copies,
     "run": run,
     "report": report,
     "demo": demo,

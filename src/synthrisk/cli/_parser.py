@@ -36,57 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate",
         help="evaluate a synthetic table against the real (and holdout) table",
     )
-    ev.add_argument(
-        "--real",
-        required=True,
-        metavar="PATH",
-        help="real rows the generator was trained on (CSV, TSV, optionally .gz/.bz2/.zip/.xz, or Parquet)",
-    )
-    ev.add_argument(
-        "--synthetic",
-        required=True,
-        metavar="PATH",
-        help="the generator's output (CSV or Parquet)",
-    )
-    ev.add_argument(
-        "--holdout",
-        metavar="PATH",
-        help="real rows the generator never saw (CSV or Parquet)",
-    )
-    ev.add_argument(
-        "--encoding",
-        metavar="NAME",
-        help="text encoding of CSV / TSV inputs, e.g. latin-1 or cp1252 (default: utf-8; a byte-order mark decides its file's)",
-    )
-    ev.add_argument(
-        "--metadata",
-        metavar="PATH",
-        help="column kinds: SDMetrics or synthrisk metadata (JSON or YAML)",
-    )
-    ev.add_argument(
-        "--metrics",
-        metavar="IDS",
-        help="comma-separated metric ids (default: the full assessment, every metric that needs no parameters)",
-    )
-    ev.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="METRIC.NAME=VALUE",
-        help=(
-            "a metric's parameter, e.g. inference.n_attacks=all; without --metrics it changes that "
-            "metric of the full assessment and keeps the rest (repeatable; the value is read as "
-            "YAML, a comma-separated one as a list; `synthrisk metrics METRIC` lists the parameters)"
-        ),
-    )
-    ev.add_argument(
-        "--seed", type=int, default=0, help="seed of every random step (default: 0)"
-    )
-    ev.add_argument(
-        "--json",
-        metavar="OUT",
-        help="write the JSON report here (- for standard output)",
-    )
+    _add_table_options(ev, holdout_required=False)
     ev.add_argument(
         "--include-records",
         action="store_true",
@@ -100,6 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
             "(exact and near, 0.1 / 0.5 / 1 %% of the synthetic rows), re-run the gating "
             "tests and report whether the verdict would have caught them (needs --holdout; "
             "adds about twice the evaluation's time)"
+        ),
+    )
+    ev.add_argument(
+        "--filtered-out",
+        metavar="PATH",
+        help=(
+            "also write the synthetic table without the rows that copy a training person "
+            "(exactly or nearly, as the identification test lists them) here, in the "
+            "synthetic file's format; not re-assessed: `synthrisk filter` does both (needs "
+            "--holdout)"
         ),
     )
     _add_report_options(ev)
@@ -122,6 +82,37 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet",
         action="store_true",
         help="no progress (bars on a terminal, a line per metric otherwise) or summary table",
+    )
+
+    flt = sub.add_parser(
+        "filter",
+        help=(
+            "remove the synthetic rows that copy training people, write the table, and "
+            "assess it again"
+        ),
+        description=(
+            "Evaluate the synthetic table, remove every synthetic row that copies a training "
+            "person (exactly, or nearly: the identification test's copying rows), write the "
+            "filtered table (--out, in the format its name says, else the synthetic file's), "
+            "evaluate it again with the same seed and options, and print what changed. "
+            "Filtering is a stopgap: the next most isolated people become the exposed ones "
+            "(the privacy onion), and which rows were removed is itself information; "
+            "regenerating is better (docs/verdict.md)."
+        ),
+    )
+    _add_table_options(flt, holdout_required=True)
+    flt.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="write the filtered synthetic table here (CSV, TSV, optionally .gz/.bz2/.xz/.zip, or Parquet)",
+    )
+    _add_report_options(flt)
+    _add_compute_options(flt)
+    flt.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress or summary (what changed is still printed)",
     )
 
     run = sub.add_parser(
@@ -455,6 +446,66 @@ def build_parser() -> argparse.ArgumentParser:
         help="a metric id: show what it measures and its parameters",
     )
     return parser
+
+
+def _add_table_options(
+    parser: argparse.ArgumentParser, *, holdout_required: bool
+) -> None:
+    """The inputs and the run's choices (of ``evaluate`` and ``filter``): ``--real``,
+    ``--synthetic``, ``--holdout``, ``--encoding``, ``--metadata``, ``--metrics``,
+    ``--param``, ``--seed`` and ``--json`` (``--policy`` comes with the report options)."""
+    parser.add_argument(
+        "--real",
+        required=True,
+        metavar="PATH",
+        help="real rows the generator was trained on (CSV, TSV, optionally .gz/.bz2/.zip/.xz, or Parquet)",
+    )
+    parser.add_argument(
+        "--synthetic",
+        required=True,
+        metavar="PATH",
+        help="the generator's output (CSV or Parquet)",
+    )
+    parser.add_argument(
+        "--holdout",
+        required=holdout_required,
+        metavar="PATH",
+        help="real rows the generator never saw (CSV or Parquet)",
+    )
+    parser.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="text encoding of CSV / TSV inputs, e.g. latin-1 or cp1252 (default: utf-8; a byte-order mark decides its file's)",
+    )
+    parser.add_argument(
+        "--metadata",
+        metavar="PATH",
+        help="column kinds: SDMetrics or synthrisk metadata (JSON or YAML)",
+    )
+    parser.add_argument(
+        "--metrics",
+        metavar="IDS",
+        help="comma-separated metric ids (default: the full assessment, every metric that needs no parameters)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="METRIC.NAME=VALUE",
+        help=(
+            "a metric's parameter, e.g. inference.n_attacks=all; without --metrics it changes that "
+            "metric of the full assessment and keeps the rest (repeatable; the value is read as "
+            "YAML, a comma-separated one as a list; `synthrisk metrics METRIC` lists the parameters)"
+        ),
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of every random step (default: 0)"
+    )
+    parser.add_argument(
+        "--json",
+        metavar="OUT",
+        help="write the JSON report here (- for standard output)",
+    )
 
 
 def _workers_option(text: str) -> int | str:

@@ -41,6 +41,8 @@ __all__ = [
     "read_table_with_notes",
     "read_thresholds",
     "sha256_file",
+    "table_bytes",
+    "table_format",
     "write_text_atomic",
     "write_texts_atomic",
 ]
@@ -555,6 +557,81 @@ def _check_unique_names(names: list[str], where: str) -> None:
     if dupes:
         msg = f"{where} has duplicated column names {dupes}; rename them so that every column has its own name."
         raise InputError(msg)
+
+
+def table_format(
+    path: str | os.PathLike[str], *, like: str | os.PathLike[str] | None = None
+) -> tuple[str, str | None]:
+    """The format a table written to ``path`` gets: ``(format, compression)``.
+
+    The format is ``"parquet"`` or a CSV extension (``.csv``, ``.tsv``, ...); the
+    compression ``gzip``, ``bz2``, ``xz``, ``zip`` or None. ``path``'s name decides
+    (``out.parquet``, ``out.csv.gz``); a name without any extension takes the format
+    of ``like`` (the input it was made from).
+
+    Raises
+    ------
+    InputError
+        ``path``'s extension is not a table format, or it has none and ``like``
+        says none either.
+    """
+    for candidate in (path, like):
+        if candidate is None:
+            continue
+        suffixes = [s.lower() for s in Path(candidate).suffixes]
+        if not suffixes:
+            continue
+        compression = _COMPRESSION.get(suffixes[-1])
+        base = suffixes[-2] if compression and len(suffixes) > 1 else suffixes[-1]
+        if base in _PARQUET and compression is None:
+            return "parquet", None
+        if base in _CSV:
+            return base, compression
+        break  # the first name with an extension decides
+    msg = (
+        f"cannot tell which table format to write {str(path)!r} in: name it .csv, .tsv "
+        "(optionally with .gz, .bz2, .xz or .zip) or .parquet."
+    )
+    raise InputError(msg)
+
+
+def table_bytes(
+    frame: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    like: str | os.PathLike[str] | None = None,
+) -> bytes:
+    """``frame`` as the bytes of a table file named ``path`` (see :func:`table_format`).
+
+    CSV and TSV are written in UTF-8 without the index, compressed as the name says
+    (a ``.zip`` holds one member, the name without ``.zip``; gzip output carries no
+    time stamp, so the same table gives the same bytes); Parquet without the index.
+    The bytes are for an all-or-nothing write (:func:`write_texts_atomic`).
+    """
+    fmt, compression = table_format(path, like=like)
+    if fmt == "parquet":
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    data = frame.to_csv(index=False, sep=_CSV[fmt], lineterminator="\n").encode("utf-8")
+    if compression == "gzip":
+        return gzip.compress(data, mtime=0)
+    if compression == "bz2":
+        return bz2.compress(data)
+    if compression == "xz":
+        return lzma.compress(data)
+    if compression == "zip":
+        buffer = io.BytesIO()
+        member = Path(path).name
+        member = member[: -len(".zip")] if member.lower().endswith(".zip") else member
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(
+                zipfile.ZipInfo(member, (1980, 1, 1, 0, 0, 0)),
+                data,
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
+        return buffer.getvalue()
+    return data
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
