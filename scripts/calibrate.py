@@ -27,13 +27,17 @@ with copies of training rows:
   must ``fail`` under the strict policy, and the null must pass it). Every evaluation
   is also judged under the strict policy, printed beside the statistical verdict.
 
-Splits are thirds (1/3 each) and 60 / 20 / 20 (a holdout smaller than the training
-table, as users usually have it). Datasets: Adult (``--adult DIR`` with
+Splits are thirds (1/3 each), 60 / 20 / 20 (a holdout smaller than the training
+table, as users usually have it) and, with ``--wide``, 3 : 1 : 3 (3,000 training, 1,000
+holdout and 3,000 synthetic rows of 7,000). Datasets: Adult (``--adult DIR`` with
 ``adults_train_reconstructed.csv`` and ``adults_control.csv``, pooled) when given, and
-three generated ones: ``coarse`` (few categorical and small-integer columns, many
-duplicate rows), ``continuous`` (correlated continuous columns with 5 % missing values)
-and ``panel`` (2 to 6 yearly rows per person under a ``person_id`` column, often
-identical, coarse columns). A panel is split by person (all rows of a person on one
+generated ones: ``coarse`` (few categorical and small-integer columns, many
+duplicate rows), ``continuous`` (correlated continuous columns with 5 % missing values),
+``clinic`` (clinic-like admissions: ages, an admission date, a diagnosis code of 150
+levels, stays and measurements), ``panel`` (2 to 6 yearly rows per person under a
+``person_id`` column, often identical, coarse columns) and ``panel_rows`` (the same
+panel without its ``person_id``, split by rows: a person's yearly rows on every side,
+nothing naming them). A panel is split by person (all rows of a person on one
 side), its ``person_id`` is declared an identifier, and its leaky generators copy
 people — all the rows of randomly chosen training people (``copies_*``, ``noisy_30``)
 or of the most isolated ones (``isolated_*``) — in place of whole synthetic people,
@@ -71,7 +75,12 @@ import numpy as np
 import pandas as pd
 
 from synthrisk import evaluate
-from synthrisk.datasets.calibration import coarse_data, continuous_data, panel_data
+from synthrisk.datasets.calibration import (
+    clinic_data,
+    coarse_data,
+    continuous_data,
+    panel_data,
+)
 from synthrisk.metrics import make_context
 from synthrisk.metrics.membership.isolation import isolated_training_people
 from synthrisk.schema.tables import prepare_tables
@@ -87,7 +96,7 @@ SCENARIOS = (
     "ordinary_8",
     "ordinary_near_8",
 )
-DATASETS = ("adult", "coarse", "continuous", "panel")
+DATASETS = ("adult", "coarse", "continuous", "panel", "panel_rows", "clinic")
 #: share of the synthetic rows each leaky scenario replaces
 SHARES = {
     "copies_1": 0.01,
@@ -402,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help=f"60/20/20 splits per dataset, as --rows (default {DEFAULTS['uneven']})",
     )
+    parser.add_argument(
+        "--wide",
+        default="0",
+        help=(
+            "3:1:3 splits per dataset (3,000 training, 1,000 holdout and 3,000 synthetic rows "
+            "of 7,000), as --rows (default 0)"
+        ),
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument(
@@ -426,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = per_dataset(args.rows, option="--rows", wanted=wanted)
     n_thirds = per_dataset(args.splits, option="--splits", wanted=wanted)
     n_uneven = per_dataset(args.uneven, option="--uneven", wanted=wanted)
+    n_wide = per_dataset(args.wide, option="--wide", wanted=wanted)
     scenarios = [s for s in args.scenarios.split(",") if s]
     unknown = sorted(set(scenarios) - set(SCENARIOS))
     if unknown:
@@ -446,8 +464,14 @@ def main(argv: list[str] | None = None) -> int:
                 "coarse": coarse_data,
                 "continuous": continuous_data,
                 "panel": panel_data,
+                "panel_rows": panel_data,
+                "clinic": clinic_data,
             }[name]
             datasets[name] = make(rows[name], rng)
+            if name == "panel_rows":
+                # a panel split by rows, its person key dropped: a person's yearly rows
+                # land on every side, and nothing names them
+                datasets[name] = datasets[name].drop(columns="person_id")
     counts: dict[tuple[str, str, str], collections.Counter[str]] = (
         collections.defaultdict(collections.Counter)
     )
@@ -465,9 +489,11 @@ def main(argv: list[str] | None = None) -> int:
         frame = frame.reset_index(drop=True)
         person = PERSON.get(name)
         metadata = {"columns": {person: {"sdtype": "id"}}} if person else None
-        layouts = [("thirds", (1 / 3, 1 / 3))] * n_thirds[name] + [
-            ("60/20/20", (0.6, 0.2))
-        ] * n_uneven[name]
+        layouts = (
+            [("thirds", (1 / 3, 1 / 3))] * n_thirds[name]
+            + [("60/20/20", (0.6, 0.2))] * n_uneven[name]
+            + [("3:1:3", (3 / 7, 1 / 7))] * n_wide[name]
+        )
         for i, (layout, shares) in enumerate(layouts):
             split_rng = np.random.default_rng([args.seed, key(name), i])
             real, holdout, third = split(frame, shares, split_rng, person=person)

@@ -934,7 +934,8 @@ def _test_verdict(
             f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
             f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted "
             "test), or if not significant with the excess within the tolerance where the test cannot tell "
-            "an excess at the tolerance from none at this size (80 % power)"
+            "an excess at the tolerance from none at this size (80 % power), or if not significant with "
+            "every part's excess within half the tolerance"
         )
     level_name: Level
     compare = ""
@@ -1002,6 +1003,23 @@ def _test_verdict(
             f"{interval}. At this size the test only detects an excess above {_fmt(t + reach)} "
             "(80 % power): too imprecise to show the excess within its tolerance, it does not hold the "
             "verdict back (the per-person identification test judges copies of people)."
+        )
+    elif not significant and upper > t and _largest_effect(test, effect) <= t / 2:
+        # no evidence of a leak: not significant, and every part's excess is within half
+        # the tolerance; only the interval's width (the size, and the multiplicity of a
+        # test of many parts) reaches past the tolerance
+        level_name = "pass"
+        underpowered = True
+        reason = (
+            f"no significant excess{compare}; excess {_fmt(effect)}"
+            + (
+                " (the largest of its parts)"
+                if isinstance(test.get("parts"), Mapping)
+                else ""
+            )
+            + f", within half the tolerance {tol}, {interval}: only the interval's width reaches past "
+            f"the tolerance. At this size the test detects an excess above {_fmt(t + reach)} (80 % "
+            "power); it does not hold the verdict back."
         )
     elif upper <= t:
         level_name = "pass"
@@ -1242,6 +1260,21 @@ def _next_step(
         f"alike{size}: the interval's half-width shrinks as 1/sqrt(rows) and would then end on "
         f"one side of the tolerance {t:.3g}."
     )
+
+
+def _largest_effect(test: Mapping[str, Any], effect: float) -> float:
+    """The largest excess of a test's parts (its own excess for a test of one part)."""
+    parts = test.get("parts")
+    if not isinstance(parts, Mapping):
+        return effect
+    values = [
+        float(part["effect"])
+        for part in parts.values()
+        if isinstance(part, Mapping)
+        and part.get("effect") is not None
+        and math.isfinite(float(part["effect"]))
+    ]
+    return max([effect, *values])
 
 
 #: the power at which a test's detectable excess is stated

@@ -15,7 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["coarse_data", "continuous_data", "equicorrelated_normal", "panel_data"]
+__all__ = [
+    "clinic_data",
+    "coarse_data",
+    "continuous_data",
+    "equicorrelated_normal",
+    "panel_data",
+]
 
 
 def equicorrelated_normal(
@@ -167,5 +173,46 @@ def panel_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
             "education": np.repeat(edu.astype(str), years),
             "employed": np.where(employed, "yes", "no"),
             "income_band": income_band.astype(np.int64),
+        }
+    )
+
+
+def clinic_data(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Clinic-like admissions, one row per patient: mixed kinds, a date, a code of many levels.
+
+    Age, sex, region (12 levels), the admission date (two years), a diagnosis code of
+    150 levels with Zipf-like frequencies (a few common, many rare), the length of stay
+    (days, longer for older patients and some codes), blood pressure and HbA1c (rounded
+    measurements, related to age), smoking and the outcome. Element-wise draws only, the
+    same on every CPU.
+    """
+    age = np.clip(np.round(rng.gamma(9.0, 6.5, n)), 18, 99).astype(np.int64)
+    sex = rng.choice(["f", "m"], n)
+    region = rng.choice([f"R{i:02d}" for i in range(12)], n)
+    days = rng.integers(0, 730, n)
+    admitted = pd.Timestamp("2023-01-01") + pd.to_timedelta(days, unit="D")
+    weights = 1.0 / np.arange(1, 151) ** 1.1
+    code = rng.choice(150, n, p=weights / weights.sum())
+    diagnosis = np.array([f"{chr(65 + c % 20)}{10 + c // 20:02d}" for c in code])
+    stay = 1 + rng.geometric(1.0 / (2.0 + age / 25.0 + (code % 7 == 0) * 3.0))
+    systolic = np.round(105 + 0.45 * age + rng.normal(0, 14, n))
+    hba1c = np.round(np.clip(5.0 + 0.015 * age + rng.gamma(2.0, 0.4, n), 4.0, 14.0), 1)
+    smoker = rng.random(n) < 0.22
+    risk = 0.02 + 0.002 * (age - 18) + 0.01 * np.minimum(stay, 20)
+    outcome = np.where(
+        rng.random(n) < risk, np.where(rng.random(n) < 0.3, "died", "transfer"), "home"
+    )
+    return pd.DataFrame(
+        {
+            "age": age,
+            "sex": sex,
+            "region": region,
+            "admitted": admitted,
+            "diagnosis": diagnosis,
+            "length_of_stay": stay.astype(np.int64),
+            "systolic": systolic,
+            "hba1c": hba1c,
+            "smoker": smoker,
+            "outcome": outcome,
         }
     )
