@@ -391,6 +391,22 @@ def missed_targets(
     return lines
 
 
+def print_levels(
+    counts: dict[tuple[str, str, str], collections.Counter[str]],
+    sizes: dict[tuple[str, str], int],
+    scenarios: list[str],
+) -> None:
+    """A markdown table of pass / review / fail per dataset, split and scenario."""
+    print("| dataset | rows | split | " + " | ".join(scenarios) + " |")
+    print("|---|---:|---|" + "---|" * len(scenarios))
+    for (name, layout), smallest in sizes.items():
+        cells = []
+        for scenario in scenarios:
+            c = counts[(name, layout, scenario)]
+            cells.append(f"{c['pass']} / {c['review']} / {c['fail']}")
+        print(f"| {name} | {smallest:,} | {layout} | " + " | ".join(cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
@@ -557,24 +573,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     print()
     print("pass / review / fail per scenario (rows: of the smallest table of a split):")
-    print("| dataset | rows | split | " + " | ".join(scenarios) + " |")
-    print("|---|---:|---|" + "---|" * len(scenarios))
-    for (name, layout), smallest in sizes.items():
-        cells = []
-        for scenario in scenarios:
-            c = counts[(name, layout, scenario)]
-            cells.append(f"{c['pass']} / {c['review']} / {c['fail']}")
-        print(f"| {name} | {smallest:,} | {layout} | " + " | ".join(cells) + " |")
+    print_levels(counts, sizes, scenarios)
     print()
     print("under the strict policy (the same evaluations judged again):")
-    print("| dataset | rows | split | " + " | ".join(scenarios) + " |")
-    print("|---|---:|---|" + "---|" * len(scenarios))
-    for (name, layout), smallest in sizes.items():
-        cells = []
-        for scenario in scenarios:
-            c = strict_counts[(name, layout, scenario)]
-            cells.append(f"{c['pass']} / {c['review']} / {c['fail']}")
-        print(f"| {name} | {smallest:,} | {layout} | " + " | ".join(cells) + " |")
+    print_levels(strict_counts, sizes, scenarios)
     print()
     print("mean excess ± mean interval half-width of each gating test:")
     print("| dataset | split | scenario | metric | excess | half-width |")

@@ -163,6 +163,21 @@ def _thresholds(value: Thresholds | Mapping[str, Any] | None) -> Thresholds:
     return value if isinstance(value, Thresholds) else Thresholds.from_dict(value)
 
 
+def _read_tables(
+    files: Mapping[str, PathLike | None], encoding: str | None
+) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Read each named file (None: no table), with the notes the reading made."""
+    tables: dict[str, pd.DataFrame] = {}
+    notes: list[str] = []
+    for name, path in files.items():
+        if path is not None:
+            tables[name], read_notes = read_table_with_notes(
+                path, name=name, encoding=encoding
+            )
+            notes += read_notes
+    return tables, notes
+
+
 def evaluate_files(
     real: PathLike,
     synthetic: PathLike,
@@ -288,13 +303,8 @@ def evaluate_files(
         files = {n: p for n, p in files.items() if p is not None and Path(p).is_file()}
         tables: dict[str, pd.DataFrame] = {}
     else:
-        tables = {}
-        for name, path in files.items():
-            if path is not None:
-                tables[name], read_notes = read_table_with_notes(
-                    path, name=name, encoding=encoding
-                )
-                notes += read_notes
+        tables, read_notes = _read_tables(files, encoding)
+        notes += read_notes
         report = evaluate(
             tables["real"],
             tables["synthetic"],
@@ -446,13 +456,7 @@ def filter_files(
     checked = _thresholds(thresholds)
     if policy is not None:
         checked = checked.with_policy(policy)
-    tables: dict[str, pd.DataFrame] = {}
-    notes: list[str] = []
-    for name, path in files.items():
-        tables[name], read_notes = read_table_with_notes(
-            path, name=name, encoding=encoding
-        )
-        notes += read_notes
+    tables, notes = _read_tables(files, encoding)
     result = filter_copies(
         tables["real"],
         tables["synthetic"],
