@@ -21,6 +21,7 @@ from synthrisk._spill import spill
 from synthrisk._validation import check_int
 from synthrisk.evaluate import resolve_metrics, run_metrics
 from synthrisk.exceptions import ClusterError
+from synthrisk.holdout_check import check_holdout, holdout_warnings
 from synthrisk.io.dataset import read_dataset
 from synthrisk.neighbors import (
     CONNECT_TIMEOUT,
@@ -44,6 +45,9 @@ __all__ = [
 
 #: rows per table of the seeded sample the other metrics run on
 DEFAULT_SAMPLE_ROWS = 50_000
+
+#: rows per table the holdout check reads on a cluster (a seeded sample beyond it)
+HOLDOUT_CHECK_ROWS = 20_000
 
 
 def spill_records(result: MetricResult) -> MetricResult:
@@ -121,6 +125,12 @@ def evaluate_dataset(
             metadata=metadata,
         )
         chosen = resolve_metrics(metrics)
+        # the holdout check (synthrisk.holdout_check) on a seeded sample of the tables:
+        # exact where they hold at most HOLDOUT_CHECK_ROWS rows
+        check_tables, check_drawn = tables.sample(HOLDOUT_CHECK_ROWS, seed)
+        checked_holdout = check_holdout(check_tables, seed=seed)
+        if checked_holdout is not None and check_drawn:
+            checked_holdout["sampled"] = dict(check_drawn)
         on_rows = [m for m in chosen if m.supports_partitioned()]
         sampled = [m for m in chosen if not m.supports_partitioned()]
         # one numbering ([i/n]) across the metrics on every row and those on the sample
@@ -158,6 +168,12 @@ def evaluate_dataset(
                         )
                     results[result.metric] = result
     report = dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
+    if checked_holdout is not None:
+        report = dataclasses.replace(
+            report,
+            inputs={**report.inputs, "holdout_check": checked_holdout},
+            warnings=(*report.warnings, *holdout_warnings(checked_holdout)),
+        )
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
     return dataclasses.replace(report, verdict=judge(report, thresholds))

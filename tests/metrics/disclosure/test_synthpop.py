@@ -278,10 +278,12 @@ def test_parameters_are_checked() -> None:
 
 
 def test_through_evaluate_with_json() -> None:
+    # another holdout than the training rows (a holdout equal to them is refused)
+    holdout = pd.DataFrame({"k": list("AABCDD"), "t": list("xyyzxy")})
     report = evaluate(
         REAL,
         SYN,
-        REAL,
+        holdout,
         metrics={
             "disco": {"keys": ["k"], "target": "t"},
             "replicated_uniques": {"keys": ["k"]},
@@ -290,4 +292,6 @@ def test_through_evaluate_with_json() -> None:
     data = report.to_dict()
     ids = [r["metric"] for r in data["results"]]
     assert ids == ["disco", "replicated_uniques"]
-    assert data["results"][0]["breakdown"]["control"]["effect"] == 0.0
+    direct = DiSCO(keys=["k"], target="t").compute(REAL, SYN, holdout)
+    effect = data["results"][0]["breakdown"]["control"]["effect"]
+    assert effect == direct.breakdown["control"]["effect"]
