@@ -25,7 +25,9 @@ run's gating tests again.
 * **Judging**: only the metrics whose verdict gates in the run are re-run, with the same
   parameters and seed (each metric gets its own random stream, as in the run), and the
   planted tables are judged as the run was: the same thresholds, Holm's correction
-  across the re-run gating tests. A scenario is *caught* when the overall verdict fails.
+  across the re-run gating tests, under the run's release policy; the copied-people
+  finding (the chance model, or any copy under the strict policy) counts as the verdict
+  counts it. A scenario is *caught* when the overall verdict fails.
 
 The run's validated tables, their encoding and the encoded real and holdout tables are
 reused (:meth:`synthrisk.schema.tables.Tables.with_synthetic`), and so are its
@@ -200,6 +202,11 @@ def _scenario(
     for v in verdict.metrics:
         if v.gating and not v.skipped:
             by_level[v.level].append(v.metric)
+    # the per-person findings (copied people beyond the chance model, or any copy under
+    # the strict policy) count as the verdict counts them
+    for finding in verdict.findings:
+        if finding.level in ("fail", "review"):
+            by_level[finding.level].append(f"{finding.kind} (finding)")
     return SelfTestScenario(
         kind=kind,
         share=share,

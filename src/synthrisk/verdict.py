@@ -1266,7 +1266,8 @@ def _largest_effect(test: Mapping[str, Any], effect: float) -> float:
     """The largest excess of a test's parts (its own excess for a test of one part)."""
     parts = test.get("parts")
     if not isinstance(parts, Mapping):
-        return effect
+        # a test of parts written without them (older reports): their excesses are unknown
+        return math.inf if test.get("upper") is not None else effect
     values = [
         float(part["effect"])
         for part in parts.values()

@@ -422,6 +422,43 @@ def test_a_worst_column_upper_bound_keeps_the_metric_at_review() -> None:
     assert "another part's upper bound" in v.reason
 
 
+def _parts_result(effects: dict[str, tuple[float, float, float]]) -> Any:
+    """An every-column inference result whose parts have (effect, low, high) at 95 %."""
+    parts = {
+        name: {"effect": e, "ci": [lo, hi], "p_value": p, "confidence_level": 0.95}
+        for name, (e, lo, hi), p in zip(
+            effects, effects.values(), [0.3, 0.4, 0.45], strict=False
+        )
+    }
+    head = max(parts, key=lambda n: parts[n]["effect"])
+    test = {
+        **parts[head],
+        "n": 1000,
+        "part": head,
+        "parts": parts,
+        "p_value": min(1.0, 3 * parts[head]["p_value"]),
+    }
+    return MetricResult("inference", 0.3, {"holdout_test": test}, higher_is_safer=False)
+
+
+def test_no_evidence_of_a_leak_passes_a_test_of_many_parts() -> None:
+    """Every column's excess within half the tolerance, none significant: pass, not review."""
+    quiet = _parts_result(
+        {"a": (0.04, -0.01, 0.09), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
+    )
+    v = judge(report(quiet))["inference"]
+    assert v.level == "pass"
+    assert v.underpowered
+    assert "within half the tolerance" in v.reason
+    # one column beyond half the tolerance: still review, with a next step
+    loud = _parts_result(
+        {"a": (0.05, 0.0, 0.10), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
+    )
+    w = judge(report(loud))["inference"]
+    assert w.level == "review"
+    assert w.next_step
+
+
 def test_informational_metrics_never_gate() -> None:
     verdict = judge(
         report(
