@@ -422,7 +422,7 @@ def test_a_worst_column_upper_bound_keeps_the_metric_at_review() -> None:
     assert "another part's upper bound" in v.reason
 
 
-def _parts_result(effects: dict[str, tuple[float, float, float]]) -> Any:
+def _parts_result(effects: dict[str, tuple[float, float, float]]) -> MetricResult:
     """An every-column inference result whose parts have (effect, low, high) at 95 %."""
     parts = {
         name: {"effect": e, "ci": [lo, hi], "p_value": p, "confidence_level": 0.95}
