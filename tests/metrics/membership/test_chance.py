@@ -107,9 +107,9 @@ def test_near_copies_follow_the_nearest_neighbour_ratios() -> None:
 
 def test_detectable_copies() -> None:
     assert detectable_copies(0.0) == 1
-    # Poisson(2.25): the smallest n with P(X >= n) < alpha / 2, less the 2 expected
+    # Poisson(2.25): the smallest n with P(X >= n) < alpha / 3, less the 2 expected
     n = next(
-        n for n in range(1, 50) if stats.poisson.sf(n - 1, 2.25) < FINDING_ALPHA / 2
+        n for n in range(1, 50) if stats.poisson.sf(n - 1, 2.25) < FINDING_ALPHA / 3
     )
     assert detectable_copies(2.25) == n - 2
 

@@ -32,8 +32,12 @@ Two kinds of copies, two estimates each; the larger of each pair is the model:
   *The holdout's own rate*, scaled as above.
 
 The p-value is Poisson's, of at least the observed number of training people under the
-expected number (point estimates), for exact copies and for all identified people,
-Bonferroni-combined. Upper bounds (95 %, from the counts the estimates rest on) are
+expected number (point estimates), for exact copies, for all identified people, and for
+near copies far inside the threshold (a scan of ``c, c/2, c/4``, each with its own
+chance count: the model's shrunk as ``(r / c)^d`` — ``d`` read off the real people's own
+ratios, whose lower tail is ``F(r) = r^d`` under the same local model — the real people's
+own share below ``r``, and the holdout's own near copies below ``r``, whichever is
+largest), Bonferroni-combined. Upper bounds (95 %, from the counts the estimates rest on) are
 reported beside them: at small sizes a rate estimated from no event at all cannot be
 bounded tightly, which is why the point estimate decides and the finding only asks for
 review.
@@ -57,9 +61,12 @@ __all__ = ["FINDING_ALPHA", "ChanceModel", "chance_model", "detectable_copies"]
 #: where the model holds)
 STRICT_CHANCE = 0.01
 
+#: thresholds the near copies are scanned at: c, c/2, … (Bonferroni over them)
+NEAR_SCAN = 3
+
 #: the chance model's level for a finding: a count of copied people that chance explains
-#: with probability below this reads review (two estimates, Bonferroni: each at half)
-FINDING_ALPHA = 0.001
+#: with probability below this reads review (three comparisons, Bonferroni: each at a third)
+FINDING_ALPHA = 0.01
 
 ASSUMPTION = (
     "valid when the generator's rows behave like draws from the population the real people "
@@ -258,6 +265,29 @@ def chance_model(
         strict_near = int(
             (training & identified & ~exact & (ratio <= strict_threshold)).sum()
         )
+    # near copies far closer than the threshold: a scan of thresholds c, c/2, c/4,
+    # each with its own chance count (the model's, shrunk as (r / c)^d; the real
+    # people's own share below r; the holdout's own near copies below r; the largest)
+    scan: list[dict[str, float]] = []
+    if ratio is not None:
+        near_t = training & near
+        near_h = holdout & near
+        for j in range(NEAR_SCAN):
+            r = threshold / 2.0**j
+            if r <= 0:
+                break
+            shrink = (r / threshold) ** dimension if math.isfinite(dimension) else 1.0
+            own = float((ratios <= r).mean()) if n_ok else 0.0
+            lam = max(
+                ratio_model * shrink,
+                train_rows_ok * min(1.0, n_syn * own / others),
+                int((near_h & (ratio <= r)).sum()) * scale,
+            )
+            k = int((near_t & (ratio <= r)).sum())
+            scan.append(
+                {"threshold": r, "observed": k, "expected": lam, "p": _tail(k, lam)}
+            )
+    p_near = min(1.0, len(scan) * min(s["p"] for s in scan)) if scan else 1.0
     expected_exact = max(gt, held_exact)
     upper_exact = max(gt_upper, held_exact_upper)
     expected_near = max(ratio_model, held_near)
@@ -268,7 +298,7 @@ def chance_model(
     upper_all = upper_exact + upper_near
     p_exact = _tail(k_exact, expected_exact)
     p_all = _tail(k_all, expected_all)
-    p_value = min(1.0, 2.0 * min(p_exact, p_all))
+    p_value = min(1.0, 3.0 * min(p_exact, p_all, p_near))
     components = {
         "good_turing_expected": gt,
         "good_turing_upper": gt_upper,
@@ -290,6 +320,8 @@ def chance_model(
         "dimension": dimension,
         "strict_threshold": strict_threshold,
         "strict_near": strict_near,
+        "near_scan": scan,
+        "p_near_scan": p_near,
     }
     return ChanceModel(
         exact=k_exact,
@@ -305,7 +337,7 @@ def chance_model(
     )
 
 
-def detectable_copies(expected: float, *, alpha: float = FINDING_ALPHA / 2) -> int:
+def detectable_copies(expected: float, *, alpha: float = FINDING_ALPHA / 3) -> int:
     """Fewest copied people beyond the chance count that the model flags at ``alpha``.
 
     The smallest total ``n`` with ``P(Poisson(expected) >= n) < alpha``, less the
