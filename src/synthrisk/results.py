@@ -1191,6 +1191,8 @@ def _summary_lines(
     )
     if results is not None and len(results) != len(verdict.metrics):
         results = None
+    # findings first: the people a synthetic row gives away, then the tests
+    lines += _finding_lines(verdict.findings, width)
     if verdict.metrics:
         name_width = min(max(len(v.metric) for v in verdict.metrics), 32)
         for i, v in enumerate(verdict.metrics):
@@ -1203,7 +1205,6 @@ def _summary_lines(
                 name_width=name_width,
                 with_score=results is not None,
             )
-    lines += _finding_lines(verdict.findings, width)
     lines += _caveat_lines(verdict.caveats, width)
     return lines
 

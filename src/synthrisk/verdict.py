@@ -1441,8 +1441,7 @@ def judge(
         for finding in findings:
             if finding.level in ("review", "fail"):
                 reason += (
-                    f" One finding reads {finding.level} under the {finding.policy} policy: "
-                    f"{finding.summary}"
+                    f" One finding reads {finding.level}: {_finding_headline(finding)}"
                 )
         reason += _power_sentence(verdicts, findings)
     if capped is not None:
@@ -1456,6 +1455,26 @@ def judge(
         correction="holm",
         findings=findings,
         policy=thresholds.policy,
+    )
+
+
+def _finding_headline(finding: Finding) -> str:
+    """The finding in one sentence, for the verdict's reason (its summary has the details)."""
+    model = finding.chance or {}
+    k = int(model.get("identified") or 0)
+    exact = int(model.get("exact") or 0)
+    expected = float(model.get("expected_identified") or 0.0)
+    p = float(model.get("p_value", 1.0))
+    p_text = "p < 1e-12" if p < 1e-12 else f"p = {p:.2g}"
+    if finding.policy == "strict":
+        return (
+            "the strict policy tolerates no synthetic row that copies a training person "
+            "(see the finding)."
+        )
+    return (
+        f"{_people_text(k)} a synthetic row that copies their record ({exact} exactly), where "
+        f"chance explains about {expected:.1f} ({p_text} under the chance model; see the "
+        "finding)."
     )
 
 
