@@ -113,7 +113,9 @@ def test_html_shows_the_findings_first_without_values_unless_asked(
     assert "Next step:" in block
     assert "Release policy in force: strict" in html
     assert "most isolated 1–5 %" in html
-    # no record values, and the column name is text, not markup
+    # no record values (not even the heading of their table), and the column name is
+    # text, not markup
+    assert "Values of the copying synthetic rows" not in html
     for value in _copied_values(files):
         assert value not in html
     assert EVIL not in html
