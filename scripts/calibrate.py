@@ -271,12 +271,17 @@ def noisy_copies(
     *,
     person: str | None,
 ) -> pd.DataFrame:
-    """Numeric noise of 5 % of each column's SD; 10 % of categorical cells swapped."""
+    """Numeric noise of 5 % of each column's SD; 10 % of categorical and boolean cells swapped.
+
+    Dates are kept (their own kind; a copy's date is as telling as its other cells).
+    """
     out = rows.copy()
     for column in out.columns:
-        if column == person:
+        if column == person or pd.api.types.is_datetime64_any_dtype(out[column]):
             continue
-        if pd.api.types.is_numeric_dtype(out[column]):
+        if pd.api.types.is_numeric_dtype(
+            out[column]
+        ) and not pd.api.types.is_bool_dtype(out[column]):
             sd = float(pool[column].std())
             out[column] = out[column] + rng.normal(0, 0.05 * sd, len(out))
             if pd.api.types.is_integer_dtype(rows[column]):
@@ -298,8 +303,12 @@ def near_copies(
     """Every numeric cell moved up or down by 1 % of its column's SD; others kept."""
     out = rows.copy()
     for column in out.columns:
-        if column == person or not pd.api.types.is_numeric_dtype(out[column]):
-            continue
+        if (
+            column == person
+            or not pd.api.types.is_numeric_dtype(out[column])
+            or pd.api.types.is_bool_dtype(out[column])
+        ):
+            continue  # categorical and boolean cells are kept
         sd = float(pool[column].std())
         sign = rng.choice([-1.0, 1.0], len(out))
         out[column] = out[column].astype(float) + sign * 0.01 * sd

@@ -34,8 +34,9 @@ Two kinds of copies, two estimates each; the larger of each pair is the model:
 The p-value is Poisson's, of at least the observed number of training people under the
 expected number (point estimates), for exact copies, for all identified people, and for
 near copies far inside the threshold (a scan of ``c, c/2, c/4``, each with its own
-chance count: the model's shrunk as ``(r / c)^d`` — ``d`` read off the real people's own
-ratios, whose lower tail is ``F(r) = r^d`` under the same local model — the real people's
+chance count: the model's shrunk as ``(r / c)^d`` — ``F(r) = r^d`` in the lower tail under
+the same local model, ``d`` read off the real people's own ratios but at most 1, the
+heaviest tail one continuous coordinate gives — the real people's
 own share below ``r``, and the holdout's own near copies below ``r``, whichever is
 largest), Bonferroni-combined. Upper bounds (95 %, from the counts the estimates rest on) are
 reported beside them: at small sizes a rate estimated from no event at all cannot be
@@ -246,20 +247,21 @@ def chance_model(
 
     # the strict policy's near copies: within the threshold at which chance brings
     # 0.01 near copies to the whole table. Under the same local Poisson model the ratio
-    # R of nearest over second-nearest stranger has P(R <= r) = r^d, so the chance
-    # count shrinks as (c' / c)^d; d is read off the lower tail of the real people's
-    # own ratios (the ratios at shares 10 and 1 in 1,000: F(r) = r^d)
+    # R of nearest over second-nearest stranger has P(R <= r) = r^d in its lower tail,
+    # so the chance count shrinks as (c' / c)^d. The tail is read off the real people's
+    # own ratios (at shares 10 and 1 in 1,000), but far below them a table of mixed
+    # kinds has the heaviest tail one continuous coordinate gives (two people alike in
+    # everything but one number: d = 1), so the shrinking uses min(d, 1)
     ratios = isolation_rows[ok] / second_rows[ok] if n_ok else np.zeros(0)
     dimension = math.nan
     if n_ok >= 100:
         low, high = np.quantile(ratios, [0.001, 0.01], method="lower")
         if 0 < low < high:
             dimension = float(math.log(10.0) / math.log(high / low))
+    tail = min(dimension, 1.0) if math.isfinite(dimension) and dimension > 0 else 1.0
     strict_threshold = threshold
-    if ratio_model > STRICT_CHANCE and math.isfinite(dimension) and dimension > 0:
-        strict_threshold = threshold * (STRICT_CHANCE / ratio_model) ** (
-            1.0 / dimension
-        )
+    if ratio_model > STRICT_CHANCE:
+        strict_threshold = threshold * (STRICT_CHANCE / ratio_model) ** (1.0 / tail)
     strict_near = 0
     if ratio is not None:
         strict_near = int(
@@ -276,7 +278,7 @@ def chance_model(
             r = threshold / 2.0**j
             if r <= 0:
                 break
-            shrink = (r / threshold) ** dimension if math.isfinite(dimension) else 1.0
+            shrink = (r / threshold) ** tail
             own = float((ratios <= r).mean()) if n_ok else 0.0
             lam = max(
                 ratio_model * shrink,
@@ -318,6 +320,7 @@ def chance_model(
         "ratio_upper_near": ratio_upper,
         "synthetic_rows": n_syn,
         "dimension": dimension,
+        "tail_exponent": tail,
         "strict_threshold": strict_threshold,
         "strict_near": strict_near,
         "near_scan": scan,
