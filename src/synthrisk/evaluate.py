@@ -188,7 +188,7 @@ def evaluate(
         training people copied by synthetic rows beyond what the chance model explains
         read review; ``strict``: any synthetic row that reproduces a training person's
         record no other real person shares, exactly or within the near-copy threshold,
-        fails (see docs/verdict.md, "Release policy").
+        fails (see docs/verdict.md, "Copied people: the chance model and the release policy").
     self_test : bool, default=False
         Run the known-leak self-test after the evaluation (``report.self_test``): plant
         exact and near copies of the most isolated training people into the synthetic
