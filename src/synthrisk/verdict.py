@@ -94,9 +94,10 @@ _RANK = {level: rank for rank, level in enumerate(LEVELS)}
 #: a holdout test on fewer units than this is "inconclusive: too few rows"
 MIN_ROWS = 30
 
-#: the release policies (see docs/verdict.md, "Copied people: the chance model and the release policy"): ``statistical`` — the
-#: holdout-controlled gates, and copied people beyond the chance model read review;
-#: ``strict`` — any synthetic row that copies a training person's record fails
+#: the release policies: ``statistical`` — the holdout-controlled gates, and copied
+#: people beyond the chance model read review; ``strict`` — any synthetic row that
+#: copies a training person's record fails (docs/verdict.md, "Copied people: the chance
+#: model and the release policy")
 POLICIES: tuple[str, ...] = ("statistical", "strict")
 
 
