@@ -1546,7 +1546,7 @@ def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
                     "no synthetic row reproduces a training person's record exactly or within the "
                     f"strict near-copy threshold {float(components.get('strict_threshold') or 0):.3g}"
                     + (
-                        f"; {k} near copies within the identification's looser threshold are what "
+                        f"; {k} near copies within the identification's looser threshold, where "
                         f"{chance}."
                         if k
                         else "."
