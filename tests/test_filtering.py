@@ -189,6 +189,21 @@ def test_identification_is_added_to_the_metrics() -> None:
     assert with_identification(params) == params
 
 
+def test_params_change_the_full_assessment_before_and_after() -> None:
+    """``params`` with ``metrics=None``: the full assessment, that metric's parameter changed."""
+    rng = np.random.default_rng(7)
+    data = continuous_data(1800, rng)
+    real, holdout, synthetic = data[:600], data[600:1200], data[1200:].copy()
+    synthetic.iloc[:4] = real.iloc[:4].to_numpy()
+    result = synthrisk.filter_copies(
+        real, synthetic, holdout, params={"identification": {"near_quantile": 0.002}}
+    )
+    assert set(range(4)) <= set(result.removed)
+    for report in (result.before, result.after):
+        assert report["identification"].params["near_quantile"] == 0.002
+    assert len(result.before.results) == len(result.after.results) > 10
+
+
 def test_without_a_holdout_it_says_what_is_missing() -> None:
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
     with pytest.raises(synthrisk.InputError, match="needs a `holdout` table"):

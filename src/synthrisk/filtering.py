@@ -360,6 +360,7 @@ def filter_copies(
     working_memory: float | None = None,
     backend: Backend | None = None,
     report: EvaluationReport | None = None,
+    params: Mapping[str, Mapping[str, object]] | None = None,
 ) -> FilterResult:
     """Remove the synthetic rows that copy training people, and assess the table again.
 
@@ -380,8 +381,9 @@ def filter_copies(
     real, synthetic, holdout : table
         As for :func:`synthrisk.evaluate`; ``holdout`` is required (the identification
         test compares training people with holdout people). None of them is modified.
-    metadata, metrics, seed, policy, thresholds, progress, workers, working_memory, backend
-        As for :func:`synthrisk.evaluate`.
+    metadata, metrics, seed, policy, thresholds, progress, workers, working_memory, backend, params
+        As for :func:`synthrisk.evaluate` (``params`` changes metrics of the full
+        assessment when ``metrics`` is None).
     report : EvaluationReport, default=None
         The assessment of ``synthetic`` already made with these arguments (it must
         hold the identification result's records): it is used as the "before" report
@@ -430,6 +432,7 @@ def filter_copies(
         "workers": workers,
         "working_memory": working_memory,
         "backend": backend,
+        "params": params,
     }
     before = (
         report if report is not None else evaluate(real, synthetic, holdout, **options)

@@ -416,6 +416,7 @@ def filter_files(
     progress: bool = False,
     working_memory: float | None = None,
     backend: Backend | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> FileFilter:
     """Filter the synthetic file's copies of training people; write the table and reports.
 
@@ -432,7 +433,7 @@ def filter_files(
         Single files (CSV, TSV or Parquet); the holdout is required.
     out : path
         Where the filtered synthetic table goes (never one of the inputs).
-    metadata, metrics, seed, policy, thresholds, encoding, progress, working_memory, backend
+    metadata, metrics, seed, policy, thresholds, encoding, progress, working_memory, backend, params
         As for :func:`evaluate_files`.
     json, html : path, default=None
         The JSON of the whole filtering and the HTML report of the filtered table.
@@ -468,6 +469,7 @@ def filter_files(
         progress=progress,
         working_memory=working_memory,
         backend=backend,
+        params=params,
     )
     before = add_provenance(result.before, files)
     after = add_provenance(result.after, {"real": real, "holdout": holdout})

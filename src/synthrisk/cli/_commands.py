@@ -8,7 +8,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import synthrisk.cli._arguments as arguments
 from synthrisk.exceptions import ParameterError
@@ -47,28 +47,35 @@ def metrics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _chosen_metrics(
+    args: argparse.Namespace,
+) -> tuple[Any, dict[str, dict[str, Any]] | None]:
+    """``--metrics`` with their ``--param``s, or the full assessment with changed parameters."""
+    ids = arguments.metric_ids(args.metrics)
+    if ids is None and args.param:
+        # the full assessment, with these metrics' parameters changed
+        return None, arguments.default_params(args.param)
+    return arguments.with_params(ids, args.param), None
+
+
+def _input_files(args: argparse.Namespace) -> dict[str, Any]:
+    """The input files of ``evaluate`` and ``filter`` (outputs must not overwrite them)."""
+    return {
+        "real": args.real,
+        "synthetic": args.synthetic,
+        "holdout": args.holdout,
+        "metadata": args.metadata,
+    }
+
+
 def evaluate(args: argparse.Namespace) -> int:
     """``synthrisk evaluate``: evaluate three files, write the reports, gate."""
     from synthrisk.pipeline import check_outputs, evaluate_files
 
-    ids = arguments.metric_ids(args.metrics)
-    params = None
-    if ids is None and args.param:
-        # the full assessment, with these metrics' parameters changed
-        chosen, params = None, arguments.default_params(args.param)
-    else:
-        chosen = arguments.with_params(ids, args.param)
+    chosen, params = _chosen_metrics(args)
     # before reading any table: the metrics build, and the outputs can be written
     arguments.build_metrics(chosen)
-    check_outputs(
-        {"`--json`": args.json, "`--html`": args.html},
-        {
-            "real": args.real,
-            "synthetic": args.synthetic,
-            "holdout": args.holdout,
-            "metadata": args.metadata,
-        },
-    )
+    check_outputs({"`--json`": args.json, "`--html`": args.html}, _input_files(args))
     to_stdout = "-" in (args.json, args.html)
     try:
         evaluation = evaluate_files(
@@ -121,16 +128,11 @@ def filter_copies(args: argparse.Namespace) -> int:
     from synthrisk.cli._console import console, esc, print_written
     from synthrisk.pipeline import check_outputs, filter_files
 
-    chosen = arguments.with_params(arguments.metric_ids(args.metrics), args.param)
+    chosen, params = _chosen_metrics(args)
     arguments.build_metrics(chosen)
     check_outputs(
         {"`--out`": args.out, "`--json`": args.json, "`--html`": args.html},
-        {
-            "real": args.real,
-            "synthetic": args.synthetic,
-            "holdout": args.holdout,
-            "metadata": args.metadata,
-        },
+        _input_files(args),
     )
     to_stdout = "-" in (args.json, args.html)
     quiet = args.quiet or to_stdout
@@ -153,6 +155,7 @@ def filter_copies(args: argparse.Namespace) -> int:
             progress=not quiet,
             working_memory=args.working_memory,
             backend=args.backend,
+            params=params,
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
