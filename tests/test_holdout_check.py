@@ -210,3 +210,10 @@ def test_overlap_caps_the_verdict_and_survives_json() -> None:
     again = EvaluationReport.from_dict(json.loads(report.to_json()))
     assert judge(again).overall == "review"
     assert judge(again).reason == report.verdict.reason
+
+
+def test_a_table_of_one_record_is_not_refused() -> None:
+    """Every person alike: a holdout of new people holds the same rows, and that is no error."""
+    same = pd.DataFrame({"x": [1.0] * 60, "c": ["a"] * 60})
+    block = _check(same, same.copy())
+    assert block["caps_at"] is None, block["reasons"]

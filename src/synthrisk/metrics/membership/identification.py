@@ -174,10 +174,11 @@ class IdentificationParts:
         by_record: dict[int, list[int]] = {}
         if self.record_ids is not None and row_exact.any():
             pool_ids, synthetic_ids = self.record_ids
-            wanted = set(pool_ids[:n_real][row_exact].tolist())
-            for s, rid in enumerate(synthetic_ids.tolist()):
-                if rid in wanted:
-                    by_record.setdefault(rid, []).append(s)
+            hit = np.isin(synthetic_ids, pool_ids[:n_real][row_exact])
+            for s, rid in zip(
+                np.flatnonzero(hit).tolist(), synthetic_ids[hit].tolist(), strict=True
+            ):
+                by_record.setdefault(rid, []).append(s)
         listed = np.flatnonzero(self.identified[: people.n_train])
         out: list[dict[str, Any]] = []
         for p in listed.tolist():
