@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import synthrisk
@@ -184,3 +187,40 @@ def test_new_people_pass_under_both_policies() -> None:
         assert finding.level == "pass", finding.summary
         # no caveat about copies when chance explains them
         assert not any("copies their record" in c for c in report.verdict.caveats)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=2, max_size=40),
+    st.lists(st.integers(0, 9), min_size=1, max_size=40),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_model_is_well_formed_on_any_counts(
+    pool: list[int], synthetic: list[int], seed: int
+) -> None:
+    """Any records, copies and distances: counts, rates and p-values stay in range."""
+    rng = np.random.default_rng(seed)
+    n = len(pool)
+    n_train = int(rng.integers(1, n)) if n > 1 else 1
+    exact = rng.random(n) < 0.3
+    identified = exact | (rng.random(n) < 0.2)
+    isolation = np.where(rng.random(n) < 0.2, 0.0, rng.random(n))
+    second = isolation + rng.random(n)
+    model = _model(
+        pool,
+        synthetic,
+        n_train,
+        exact=exact,
+        identified=identified,
+        isolation=isolation,
+        second=second,
+    )
+    assert 0.0 <= model.p_value <= 1.0
+    assert model.expected_exact >= 0.0
+    assert model.upper_exact >= model.expected_exact
+    assert model.upper_identified >= model.expected_identified
+    assert model.identified >= model.exact
+    assert model.identified == int((identified & (np.arange(n) < n_train)).sum())
+    if model.exact == 0:
+        assert model.p_exact == 1.0
+    json.dumps(model.to_dict())
