@@ -126,6 +126,15 @@ def resolve_metrics(metrics: MetricsSpec) -> list[Metric]:
     return out
 
 
+def applicable_by_default(tables: Tables, metrics: Sequence[Metric]) -> list[Metric]:
+    """The metrics of a default run that have something to examine in ``tables``.
+
+    A metric whose :meth:`~synthrisk.metrics.Metric.applies_by_default` is False (the
+    replay metrics on tables without identifier or text columns) is dropped silently.
+    """
+    return [m for m in metrics if type(m).applies_by_default(tables)]
+
+
 def evaluate(
     real: TableLike,
     synthetic: TableLike,
@@ -248,6 +257,8 @@ def evaluate(
             policy
         )
     chosen = apply_params(resolve_metrics(metrics), params)
+    if metrics is None:
+        chosen = applicable_by_default(tables, chosen)
     # a holdout identical to the training table is refused before any metric runs
     checked_holdout = check_holdout(tables, seed=seed)
     reporter = as_progress(progress)
@@ -418,6 +429,8 @@ def run_metrics(
     :func:`synthrisk._workers.plan_workers`, which decides whether that is possible);
     the report is the same, in the same order.
     """
+    if skip_inapplicable:
+        metrics = applicable_by_default(tables, metrics)
     if not skip_inapplicable:
         for metric in metrics:
             if metric.requires_holdout and tables.holdout is None:

@@ -203,12 +203,32 @@ _VULNERABLE_TOLERANCE = (
     "stratum carry the chance rate, and the result states the excess the test would have detected"
 )
 
+_REPLAY_TOLERANCE = (
+    "a real person's e-mail, phone number, account number or clinical note in the release discloses "
+    "that person by itself, whatever the other columns say. So any significant excess of replayed "
+    "training people over replayed holdout people fails: the tolerance is 0 people. The holdout "
+    "control keeps shared values (a common first name, a clinic's phone number, a stock phrase) from "
+    "failing: they reach people the generator never saw just as often"
+)
+
 #: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
 DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
     "identification": Tolerance(
         0.0,
         "training people identified beyond the holdout's chance rate (people)",
         _IDENTIFICATION_TOLERANCE,
+        decision="significance",
+    ),
+    "identifier_replay": Tolerance(
+        0.0,
+        "training people whose identifier the synthetic table carries, beyond the holdout's chance rate (people)",
+        _REPLAY_TOLERANCE,
+        decision="significance",
+    ),
+    "text_replay": Tolerance(
+        0.0,
+        "training people whose free text a synthetic cell copies, beyond the holdout's chance rate (people)",
+        _REPLAY_TOLERANCE,
         decision="significance",
     ),
     "vulnerable_people": Tolerance(

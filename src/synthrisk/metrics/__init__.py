@@ -9,7 +9,9 @@
   share, NNDR, identical matches, classification, distribution validation);
 * :mod:`synthrisk.metrics.ml_inference`: SDMetrics' "Privacy Against Inference" model
   attacks (``CategoricalKNN`` ... ``NumericalRadiusNearestNeighbor``) and
-  ``NewRowSynthesis``.
+  ``NewRowSynthesis``;
+* :mod:`synthrisk.metrics.replay`: identifiers and free text of real people replayed in
+  the synthetic table (run by default only when such columns exist).
 
 Each module registers its metrics in :data:`METRICS` on import.
 """
@@ -74,6 +76,7 @@ from synthrisk.metrics.ml_inference import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
+from synthrisk.metrics.replay import IdentifierReplay, TextReplay
 
 __all__ = [
     "DOMIAS",
@@ -100,6 +103,7 @@ __all__ = [
     "EpsilonIdentifiability",
     "IdenticalMatchShare",
     "Identification",
+    "IdentifierReplay",
     "InferenceRisk",
     "KAnonymity",
     "LDiversity",
@@ -118,6 +122,7 @@ __all__ = [
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
     "TCloseness",
+    "TextReplay",
     "UniqueExactMatches",
     "VulnerablePeople",
     "for_metric",

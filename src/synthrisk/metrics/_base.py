@@ -414,6 +414,17 @@ class Metric(abc.ABC):
         changes = type(self).rename_params(changes)
         return type(self).from_params({**current, **changes})
 
+    @classmethod
+    def applies_by_default(cls, tables: Tables) -> bool:
+        """Does a default run include this metric on ``tables``? True unless overridden.
+
+        A metric that examines only some column kinds (the replay metrics: identifiers
+        and free text) returns False when the tables have none: a default run then
+        leaves it out silently, as if it did not exist, rather than reporting it skipped.
+        A metric the user names always runs.
+        """
+        return True
+
     def more_precise(self, tables: Tables) -> Metric | None:
         """This metric with a more precise setting for ``tables``, or None when it has none.
 

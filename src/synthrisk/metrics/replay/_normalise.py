@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Normal forms of identifier values (e-mail, phone, IBAN, codes) and entities in text.
+
+Two spellings of one identifier ("Ann.Lee@Mail.com " and "ann.lee@mail.com"; "(555)
+123-4567" and "+1 555 123 4567") are the same value to whoever reads the release, so
+the replay tests compare values after normalisation as well as exactly:
+
+* **e-mail** (``local@domain.tld``): lowercased, surrounding whitespace stripped;
+* **phone number** (digits with ``+ ( ) - . /`` and spaces, 7 to 15 digits): parsed with
+  ``phonenumbers`` in the default region (``phone_region``, ``"US"`` unless given) and
+  written in E.164 (``+15551234567``); a number that does not parse is reduced to its
+  digits;
+* **IBAN**: ``stdnum``'s compact form (spaces removed, upper case) when the checksum holds;
+* **anything else**: case folded, every whitespace and punctuation character removed
+  (``"AB-12 34"`` -> ``"ab1234"``), which is also ``stdnum``'s compact form of most
+  national identifiers (social security, tax and passport numbers).
+
+A value that normalises to the empty string is never a match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+from synthrisk._optional import import_optional
+from synthrisk.exceptions import ParameterError
+
+__all__ = [
+    "DEFAULT_REGION",
+    "ENTITY_PATTERN",
+    "Normaliser",
+    "check_region",
+    "find_entities",
+]
+
+#: region of phone numbers written without a country code
+DEFAULT_REGION = "US"
+
+_EMAIL = re.compile(r"^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$")
+_PHONE = re.compile(r"^\s*\+?[\d\s().\-/]{7,24}\s*$")
+_IBAN = re.compile(r"^\s*[A-Za-z]{2}\d{2}[A-Za-z0-9 ]{11,40}\s*$")
+_DIGITS = re.compile(r"\D+")
+_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+
+#: e-mails, phone numbers, IBANs and other long codes inside free text
+ENTITY_PATTERN = re.compile(
+    r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"  # e-mail
+    r"|\+?\(?\d[\d\s().\-/]{5,20}\d"  # phone number or number-like code
+    r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?\b"  # IBAN
+    r"|\b(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+){1,4}\b"  # coded id (AB-1234-X)
+)
+
+
+def check_region(value: object, name: str) -> str:
+    """Check a ``phone_region`` parameter: a two-letter region code, upper-cased."""
+    if isinstance(value, str) and len(value) == 2 and value.isalpha():
+        return value.upper()
+    msg = f"`{name}` must be a two-letter region code such as 'US' or 'GB'; got {value!r}."
+    raise ParameterError(msg)
+
+
+def _generic(value: str) -> str:
+    folded = unicodedata.normalize("NFKC", value).casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+class Normaliser:
+    """Normal form of identifier values (see the module docstring); caches by value.
+
+    Parameters
+    ----------
+    region : str
+        Region of phone numbers written without a country code (ISO 3166 alpha-2).
+    """
+
+    def __init__(self, region: str = DEFAULT_REGION) -> None:
+        self.region = region
+        self._cache: dict[str, str] = {}
+        self._phonenumbers: ModuleType | None = None
+        self._iban: ModuleType | None = None
+
+    def _phone(self, value: str) -> str:
+        digits = _DIGITS.sub("", value)
+        if not 7 <= len(digits) <= 15:
+            return ""
+        if self._phonenumbers is None:
+            self._phonenumbers = import_optional("phonenumbers", package="phonenumbers")
+        pn: Any = self._phonenumbers
+        try:
+            number = pn.parse(value, self.region)
+        except pn.NumberParseException:
+            return "+" + digits if value.lstrip().startswith("+") else digits
+        if not pn.is_possible_number(number):
+            return "+" + digits if value.lstrip().startswith("+") else digits
+        return str(pn.format_number(number, pn.PhoneNumberFormat.E164))
+
+    def _iban_form(self, value: str) -> str | None:
+        if self._iban is None:
+            self._iban = import_optional("stdnum.iban", package="python-stdnum")
+        iban: Any = self._iban
+        if iban.is_valid(value):
+            return str(iban.compact(value))
+        return None
+
+    def __call__(self, value: object) -> str:
+        """The normal form of one value ("" for a missing or empty one)."""
+        if value is None or (isinstance(value, float) and value != value):
+            return ""
+        text = str(value)
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        if _EMAIL.match(text):
+            out = text.strip().lower()
+        elif _PHONE.match(text) and len(_DIGITS.sub("", text)) >= 7:
+            out = self._phone(text)
+        else:
+            out = None
+            if _IBAN.match(text):
+                out = self._iban_form(text)
+            if out is None:
+                out = _generic(text)
+        self._cache[text] = out
+        return out
+
+    def many(self, values: Iterable[object]) -> list[str]:
+        """The normal forms of ``values``, in order."""
+        return [self(v) for v in values]
+
+
+def find_entities(text: str, normalise: Normaliser) -> set[str]:
+    """Normal forms of the e-mails, phone numbers and codes found in ``text``."""
+    found = set()
+    for match in ENTITY_PATTERN.finditer(text):
+        token = match.group(0)
+        if "@" not in token and sum(ch.isdigit() for ch in token) < 6:
+            continue
+        if _DATE.match(token.strip()):
+            continue  # short numbers (doses, dates' parts) are not identifiers
+        form = normalise(token)
+        if form:
+            found.add(form)
+    return found

@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Text replay: real people's free text copied into the synthetic table.
+
+For each column of kind ``text``, a real person is **replayed** when a synthetic cell
+
+* is a **near copy** of one of their cells: the Jaccard similarity of the two cells'
+  sets of ``shingle``-word shingles (after lowercasing, removing punctuation and
+  collapsing whitespace) is at least ``threshold``. Candidate pairs come from MinHash
+  signatures with LSH banding (:mod:`synthrisk.metrics.replay._minhash`) and are
+  confirmed with the exact Jaccard;
+* contains a **verbatim span**: a run of at least ``span`` consecutive words of their
+  cell that no other real person's cells contain (common phrases are not a copy);
+* carries an **entity** of their text: an e-mail, phone number or code found by pattern
+  in their cell and in a synthetic cell, after normalisation.
+
+Training people replayed are compared with holdout people replayed (exact one-sided
+test, per column, Bonferroni across columns), people as the unit, as
+:mod:`synthrisk.metrics.replay.identifier` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from synthrisk._typing import JSONValue
+from synthrisk.exceptions import ParameterError
+from synthrisk.metrics._base import Context, Metric, Outcome, register
+from synthrisk.metrics._params import (
+    Param,
+    boolean,
+    column_list,
+    custom,
+    integer,
+    number,
+    probability,
+)
+from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
+from synthrisk.metrics.membership._people import PERSON
+from synthrisk.metrics.replay._common import (
+    LIST_LIMIT,
+    people,
+    per_person_any,
+    real_values,
+    replay_test,
+)
+from synthrisk.metrics.replay._minhash import (
+    band_keys,
+    candidate_pairs,
+    cell_hashes,
+    jaccard_pairs,
+    lsh_recall,
+    ngram_hashes,
+    normalised_buffer,
+    permutations,
+)
+from synthrisk.metrics.replay._normalise import (
+    DEFAULT_REGION,
+    ENTITY_PATTERN,
+    Normaliser,
+    check_region,
+    find_entities,
+)
+from synthrisk.results import RecordScores
+from synthrisk.schema.tables import Tables
+from synthrisk.stats.intervals import wilson_interval
+
+__all__ = ["TextReplay", "text_matches"]
+
+#: band keys computed per pass (memory: this many 64-bit keys per distinct cell)
+BANDS_PER_PASS = 8
+#: a band key shared by more distinct real texts than this is common phrasing
+BUCKET_CAP = 64
+#: quick filter of the cells that may hold an entity (RE2, vectorised)
+_MAY_HOLD_ENTITY = r"@|\d[\d\s().\-/]{4,}\d|[A-Z]{2}\d{2}"
+
+
+def text_matches(
+    real: pd.Series,
+    synthetic: pd.Series,
+    *,
+    shingle: int,
+    threshold: float,
+    span: int,
+    num_perm: int,
+    bands: int,
+    seed: int,
+    real_person: np.ndarray,
+    normalise: Normaliser,
+    entities: bool = True,
+) -> dict[str, Any]:
+    """Which real rows a synthetic cell replays, and how.
+
+    Returns per real row ``near`` (a near copy), ``span`` and ``entity`` flags, the
+    best Jaccard per real row, the replaying synthetic rows of each real row (sparse
+    pairs ``pair_real``, ``pair_synthetic``, ``pair_how``) and the candidate counts.
+    """
+    n_real, n_syn = len(real), len(synthetic)
+    data, offsets = normalised_buffer(
+        pd.concat([real, synthetic], ignore_index=True).to_numpy(dtype=object)
+    )
+    hashes = cell_hashes(data, offsets)
+    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    in_real = np.zeros(distinct.size, dtype=bool)
+    in_real[inverse[:n_real]] = True
+    in_syn = np.zeros(distinct.size, dtype=bool)
+    in_syn[inverse[n_real:]] = True
+    nonempty = distinct != 0
+    real_texts = np.flatnonzero(in_real & nonempty)
+    syn_texts = np.flatnonzero(in_syn & nonempty)
+    # near copies: LSH over the distinct texts, confirmed by the exact Jaccard
+    rows = max(num_perm // bands, 1)
+    a, b = permutations(rows * bands, seed)
+    lefts, rights = [], []
+    for start in range(0, bands, BANDS_PER_PASS):
+        stop = min(bands, start + BANDS_PER_PASS)
+        sl = slice(start * rows, stop * rows)
+        rk = band_keys(data, offsets, first[real_texts], width=shingle, a=a[sl], b=b[sl], rows=rows)
+        sk = band_keys(data, offsets, first[syn_texts], width=shingle, a=a[sl], b=b[sl], rows=rows)
+        left, right = candidate_pairs(rk, sk, cap=BUCKET_CAP)
+        lefts.append(real_texts[left])
+        rights.append(syn_texts[right])
+    both = np.flatnonzero(in_real & in_syn & nonempty)  # verbatim: the same text on both sides
+    left_t = np.concatenate([*lefts, both])
+    right_t = np.concatenate([*rights, both])
+    code = np.unique(left_t * distinct.size + right_t)
+    left_t, right_t = code // distinct.size, code % distinct.size
+    candidates = int(left_t.size)
+    jac = jaccard_pairs(data, offsets, first[left_t], first[right_t], width=shingle)
+    keep = jac >= threshold
+    near_pairs = (left_t[keep], right_t[keep], jac[keep])
+    # verbatim spans of `span` words found in one real person's cells only
+    text_people = pd.Series(real_person).groupby(inverse[:n_real]).nunique()
+    people_per_text = np.zeros(distinct.size, dtype=np.int64)
+    people_per_text[text_people.index.to_numpy()] = text_people.to_numpy()
+    rh, ro = ngram_hashes(data, offsets, first[real_texts], span=span)
+    r_text = real_texts[ro]
+    frame = pd.DataFrame({"h": rh, "t": r_text}).drop_duplicates()
+    owners = frame.groupby("h")["t"].agg(["first", "size"])
+    single = owners[(owners["size"] == 1)]
+    single = single[people_per_text[single["first"].to_numpy()] == 1]
+    sh, so = ngram_hashes(data, offsets, first[syn_texts], span=span)
+    hit = np.isin(sh, single.index.to_numpy())
+    span_right = syn_texts[so[hit]]
+    span_left = single.loc[sh[hit], "first"].to_numpy()
+    code = np.unique(span_left * distinct.size + span_right)
+    span_pairs = (code // distinct.size, code % distinct.size)
+    # entities inside the text
+    entity_pairs: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if entities:
+        original = pa.array(
+            pd.concat([real, synthetic], ignore_index=True).to_numpy(dtype=object),
+            type=pa.large_string(),
+            from_pandas=True,
+        )
+        may = pc.fill_null(pc.match_substring_regex(original, _MAY_HOLD_ENTITY), False)
+        cells = np.flatnonzero(np.asarray(may.to_numpy(zero_copy_only=False), dtype=bool))
+        real_forms: dict[str, set[int]] = {}
+        syn_forms: dict[str, set[int]] = {}
+        values = original.to_pylist()
+        for c in cells.tolist():
+            text = values[c]
+            if not isinstance(text, str) or not ENTITY_PATTERN.search(text):
+                continue
+            target = real_forms if c < n_real else syn_forms
+            for form in find_entities(text, normalise):
+                target.setdefault(form, set()).add(int(inverse[c]))
+        el, er = [], []
+        for form, texts in real_forms.items():
+            for s in syn_forms.get(form, ()):
+                for t in texts:
+                    el.append(t)
+                    er.append(s)
+        if el:
+            code = np.unique(np.asarray(el, np.int64) * distinct.size + np.asarray(er, np.int64))
+            entity_pairs = (code // distinct.size, code % distinct.size)
+    return {
+        "inverse": inverse,
+        "n_real": n_real,
+        "n_syn": n_syn,
+        "near": near_pairs,
+        "span": span_pairs,
+        "entity": entity_pairs,
+        "candidates": candidates,
+        "distinct_real": int(real_texts.size),
+        "distinct_synthetic": int(syn_texts.size),
+    }
+
+
+def _text_rows(inverse: np.ndarray, start: int, stop: int) -> pd.Series:
+    """Rows ``start..stop`` of the pooled cells grouped by text id."""
+    ids = inverse[start:stop]
+    return pd.Series(np.arange(stop - start), index=ids).groupby(level=0).agg(list)
+
+
+@register
+class TextReplay(Metric):
+    """Real people whose free text a synthetic cell copies (near copy, verbatim span, entity).
+
+    See :mod:`synthrisk.metrics.replay.text`. The score is the share of training people
+    replayed in some text column.
+
+    Parameters
+    ----------
+    columns : list of str or None, default=None
+        Text columns to check; None: every column of kind text.
+    person : str, "auto" or None, default="auto"
+        The column that names people with several rows.
+    threshold : float, default=0.5
+        Smallest Jaccard similarity of shingle sets that makes a near copy.
+    shingle : int, default=3
+        Words per shingle.
+    span : int, default=8
+        Fewest consecutive words of one real person's cell that make a verbatim span.
+    num_perm : int, default=96
+        MinHash permutations (``bands`` bands of ``num_perm // bands`` rows).
+    bands : int, default=32
+        LSH bands.
+    entities : bool, default=True
+        Also match e-mails, phone numbers and codes found inside the text.
+    phone_region : str, default="US"
+        Region of phone numbers written without a country code.
+    confidence_level : float, default=0.95
+        Level of the excess's interval.
+    """
+
+    id = "text_replay"
+    report_order = 8
+    cost = 2.0
+    attack = (
+        "An attacker holding the synthetic table reads its free text and finds real people's "
+        "notes, copied whole, nearly, or in long verbatim passages."
+    )
+    threat_model = ThreatModel(
+        attacker_holds=SYNTHETIC_ONLY,
+        target=TRAINING,
+        meaning=(
+            "share of training people whose free text a synthetic cell copies (near copy, verbatim "
+            "span or an identifier inside it); the test counts them against holdout people"
+        ),
+    )
+    higher_is_safer = False
+    requires_holdout = True
+
+    columns: Param[list[str] | None, Iterable[str] | None] = Param(
+        column_list(allow_none=True), None, "Text columns to check; None: the text columns."
+    )
+    person: Param[str | None] = PERSON
+    threshold: Param[float] = Param(
+        number(gt=0, le=1), 0.5, "Smallest Jaccard similarity that makes a near copy."
+    )
+    shingle: Param[int] = Param(integer(minimum=1), 3, "Words per shingle.")
+    span: Param[int] = Param(
+        integer(minimum=2), 8, "Fewest consecutive words that make a verbatim span."
+    )
+    num_perm: Param[int] = Param(integer(minimum=1), 96, "MinHash permutations.")
+    bands: Param[int] = Param(integer(minimum=1), 32, "LSH bands.")
+    entities: Param[bool] = Param(
+        boolean(), True, "Also match e-mails, phones and codes inside the text."
+    )
+    phone_region: Param[str] = Param(
+        custom(check_region, "a two-letter region code"),
+        DEFAULT_REGION,
+        "Region of phone numbers written without a country code.",
+    )
+    confidence_level: Param[float] = Param(
+        probability(), 0.95, "Level of the excess's interval."
+    )
+
+    def _check_params(self) -> None:
+        if self.bands > self.num_perm:
+            msg = f"`bands` ({self.bands}) must be at most `num_perm` ({self.num_perm})."
+            raise ParameterError(msg)
+
+    @classmethod
+    def applies_by_default(cls, tables: Tables) -> bool:
+        """Only tables with a text column."""
+        return any(
+            spec.kind == "text" and spec.name in tables.synthetic.columns
+            for spec in tables.schema.columns
+        )
+
+    def check_tables(self, tables: Tables) -> None:
+        """Named columns must be in both tables."""
+        for name in self.columns or ():
+            if name not in tables.real.columns or name not in tables.synthetic.columns:
+                msg = (
+                    f"`columns` names {name!r}, which is not a column of both the real and the "
+                    f"synthetic table; columns: {list(map(str, tables.real.columns))}."
+                )
+                raise ParameterError(msg)
+
+    def _compute(self, tables: Tables, context: Context) -> Outcome:
+        who = people(tables, self.person)
+        names = (
+            list(self.columns)
+            if self.columns is not None
+            else [
+                s.name
+                for s in tables.schema.columns
+                if s.kind == "text" and s.name in tables.synthetic.columns
+            ]
+        )
+        if not names:
+            reason = (
+                "no column of kind text to check; declare free-text columns with kind 'text' in "
+                "the metadata, or name them in `columns`."
+            )
+            context.warn(reason)
+            return Outcome(score=None, breakdown={"columns": {}}, reason=reason)
+        normalise = Normaliser(self.phone_region)
+        n_train, n_people, person = who.n_train, who.n_people, who.person
+        rows_per_band = max(self.num_perm // self.bands, 1)
+        any_replayed = np.zeros(n_people, dtype=bool)
+        parts: list[dict[str, Any]] = []
+        per_column: dict[str, JSONValue] = {}
+        listed: list[dict[str, Any]] = []
+        row_score: dict[int, float] = {}
+        t = np.arange(n_people) < n_train
+        for index, name in enumerate(names):
+            real = real_values(tables, name)
+            found = text_matches(
+                real,
+                tables.synthetic[name],
+                shingle=self.shingle,
+                threshold=self.threshold,
+                span=self.span,
+                num_perm=self.num_perm,
+                bands=self.bands,
+                seed=int(context.rng.integers(0, 2**31)) + index,
+                real_person=person,
+                normalise=normalise,
+                entities=self.entities,
+            )
+            n_real = found["n_real"]
+            inverse = found["inverse"]
+            real_rows = _text_rows(inverse, 0, n_real)
+            syn_rows = _text_rows(inverse, n_real, n_real + found["n_syn"])
+            how_of_text: dict[int, dict[str, Any]] = {}
+            for kind in ("near", "span", "entity"):
+                left, right = found[kind][0], found[kind][1]
+                sims = found[kind][2] if kind == "near" else None
+                for i, (lt, rt) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
+                    entry = how_of_text.setdefault(lt, {"how": set(), "syn": set(), "jaccard": 0.0})
+                    entry["how"].add(kind)
+                    entry["syn"].add(rt)
+                    if sims is not None:
+                        entry["jaccard"] = max(entry["jaccard"], float(sims[i]))
+            flagged_texts = np.asarray(sorted(how_of_text), dtype=np.int64)
+            row_flag = np.isin(inverse[:n_real], flagged_texts)
+            replayed = per_person_any(row_flag, person, n_people)
+            has_text = per_person_any(real.notna().to_numpy(), person, n_people)
+            kinds_people = {}
+            for kind in ("near", "span", "entity"):
+                texts = np.unique(found[kind][0])
+                kinds_people[kind] = per_person_any(
+                    np.isin(inverse[:n_real], texts), person, n_people
+                )
+            any_replayed |= replayed
+            a, n_a = int((replayed & t).sum()), int((has_text & t).sum())
+            b, n_b = int((replayed & ~t).sum()), int((has_text & ~t).sum())
+            parts.append(
+                {
+                    "part": name,
+                    "training": [a, n_a],
+                    "holdout": [b, n_b],
+                    "what": f"whose {name!r} a synthetic cell copies",
+                }
+            )
+            per_column[name] = {
+                "training_replayed": a,
+                "holdout_replayed": b,
+                "training_near_copies": int((kinds_people["near"] & t).sum()),
+                "holdout_near_copies": int((kinds_people["near"] & ~t).sum()),
+                "training_spans": int((kinds_people["span"] & t).sum()),
+                "holdout_spans": int((kinds_people["span"] & ~t).sum()),
+                "training_entities": int((kinds_people["entity"] & t).sum()),
+                "holdout_entities": int((kinds_people["entity"] & ~t).sum()),
+                "training_people": n_a,
+                "holdout_people": n_b,
+                "distinct_real_texts": found["distinct_real"],
+                "distinct_synthetic_texts": found["distinct_synthetic"],
+                "candidate_pairs": found["candidates"],
+                "recall_at_threshold": lsh_recall(
+                    self.threshold, rows=rows_per_band, bands=self.bands
+                ),
+            }
+            n_real_train = len(tables.real)
+            for p in np.flatnonzero(replayed[:n_train]).tolist():
+                rows = np.flatnonzero((person[:n_real_train] == p) & row_flag[:n_real_train])
+                carrying: set[int] = set()
+                how: set[str] = set()
+                best = 0.0
+                for r in rows.tolist():
+                    entry = how_of_text[int(inverse[r])]
+                    how |= entry["how"]
+                    best = max(best, entry["jaccard"])
+                    for s in entry["syn"]:
+                        carrying.update(syn_rows.get(s, []))
+                for s in carrying:
+                    row_score[s] = max(row_score.get(s, 0.0), best if best else 1.0)
+                listed.append(
+                    {
+                        "rows": rows.tolist(),
+                        "synthetic_rows": sorted(carrying),
+                        "column": name,
+                        "match": sorted(how),
+                        "jaccard": best,
+                    }
+                )
+            del real_rows
+        test = replay_test(parts, confidence_level=self.confidence_level)
+        found_people = int(any_replayed[:n_train].sum())
+        carrying_rows = sorted(row_score)
+        p_value = test.get("p_value")
+        if found_people and isinstance(p_value, float) and p_value < 0.05:
+            shown = ", ".join(str(s) for s in carrying_rows[:10])
+            more = f" and {len(carrying_rows) - 10} more" if len(carrying_rows) > 10 else ""
+            context.warn(
+                f"{found_people} training people have free text ({', '.join(names)}) that a synthetic "
+                f"cell copies, significantly more than the holdout people; the synthetic rows that "
+                f"carry it: {shown}{more} (all in the breakdown's `replayed` and the records "
+                "`replaying_rows`). Regenerate the text, or leave it out of the release."
+            )
+        breakdown: dict[str, JSONValue] = {
+            "replayed_training": found_people,
+            "replayed_holdout": int(any_replayed[n_train:].sum()),
+            "training_people": n_train,
+            "holdout_people": who.n_holdout,
+            "person_column": who.column,
+            "columns": per_column,
+            "replayed": listed[:LIST_LIMIT],  # type: ignore[dict-item]
+            "replaying_synthetic_rows": len(carrying_rows),
+            "holdout_test": test,
+        }
+        records = {
+            "replaying_rows": RecordScores(
+                "synthetic",
+                np.asarray(carrying_rows, dtype=np.int64),
+                np.asarray([row_score[s] for s in carrying_rows], dtype=np.float64),
+                "synthetic rows whose text copies a training person's (the Jaccard similarity of a "
+                "near copy; 1 for a verbatim span or identifier)",
+            )
+        }
+        score = found_people / n_train if n_train else None
+        ci = wilson_interval(found_people, n_train) if n_train else None
+        return Outcome(score=score, breakdown=breakdown, ci=ci, records=records)
