@@ -17,7 +17,9 @@ def population(n: int, seed: int, *, words: int = 30) -> pd.DataFrame:
         {
             "age": rng.integers(18, 90, size=n),
             "email": [f"user{i}@clinic.example" for i in ids],
-            "phone": [f"(2{i % 100:02d}) {i // 100 % 1000:03d}-{i % 10000:04d}" for i in ids],
+            "phone": [
+                f"(2{i % 100:02d}) {i // 100 % 1000:03d}-{i % 10000:04d}" for i in ids
+            ],
             "note": [" ".join(WORDS[j] for j in row) for row in notes],
         }
     )
@@ -33,7 +35,9 @@ METADATA = {
 }
 
 
-def tables(n: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def tables(
+    n: int = 1000, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Training, holdout and a synthetic table of new people (a third each)."""
     people = population(3 * n, seed)
     return (

@@ -12,18 +12,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _fixtures import METADATA, WORDS, tables  # noqa: E402
+from _fixtures import METADATA, WORDS, tables
 
-from synthrisk.metrics import IdentifierReplay, TextReplay  # noqa: E402
-from synthrisk.metrics.replay._minhash import (  # noqa: E402
+from synthrisk.metrics import IdentifierReplay, TextReplay
+from synthrisk.metrics.replay._minhash import (
     band_keys,
     candidate_pairs,
     jaccard_pairs,
     normalised_buffer,
     permutations,
 )
-from synthrisk.metrics.replay._normalise import Normaliser  # noqa: E402
-from synthrisk.stats.exact import excess_greater_p  # noqa: E402
+from synthrisk.metrics.replay._normalise import Normaliser
+from synthrisk.stats.exact import excess_greater_p
 
 pytest.importorskip("phonenumbers")
 
@@ -40,7 +40,12 @@ PANEL_MD = {
 def test_normal_forms() -> None:
     n = Normaliser("US")
     assert n(" Ann.Lee@Mail.COM ") == "ann.lee@mail.com"
-    assert n("(555) 123-4567") == n("+1 555 123 4567") == n("555.123.4567") == "+15551234567"
+    assert (
+        n("(555) 123-4567")
+        == n("+1 555 123 4567")
+        == n("555.123.4567")
+        == "+15551234567"
+    )
     assert n("DE89 3704 0044 0532 0130 00") == n("de89370400440532013000")
     assert n("AB-12 34") == "ab1234"
     assert n(None) == ""
@@ -52,7 +57,13 @@ def test_hand_counted_panel_people_exact_and_normalised() -> None:
         {
             "pid": ["a", "a", "b", "c", "c"],
             "email": ["A@x.org", "a2@x.org", "b@x.org", "c@x.org", "c@x.org"],
-            "phone": ["555-000-1111", "555-000-1111", "555-000-2222", "555-000-3333", None],
+            "phone": [
+                "555-000-1111",
+                "555-000-1111",
+                "555-000-2222",
+                "555-000-3333",
+                None,
+            ],
             "visit": [1, 2, 1, 1, 2],
         }
     )
@@ -74,14 +85,26 @@ def test_hand_counted_panel_people_exact_and_normalised() -> None:
             "visit": [1, 1, 1, 1],
         }
     )
-    result = IdentifierReplay(person="pid").compute(real, synthetic, holdout, metadata=PANEL_MD)
+    result = IdentifierReplay(person="pid").compute(
+        real, synthetic, holdout, metadata=PANEL_MD
+    )
     cols = result.breakdown["columns"]
     assert cols["email"]["training_replayed"] == 2  # a, b: person a counts once
     assert cols["email"]["training_replayed_exact"] == 1
     assert cols["email"]["training_replayed_normalised"] == 1
     assert cols["email"]["holdout_replayed"] == 1
-    assert cols["email"]["training_people"] == 3 and cols["email"]["holdout_people"] == 2
-    assert cols["phone"]["training_replayed"] == 1 and cols["phone"]["holdout_replayed"] == 0
+    assert (
+        cols["email"]["training_people"] == 3
+    )
+    assert (
+        cols["email"]["holdout_people"] == 2
+    )
+    assert (
+        cols["phone"]["training_replayed"] == 1
+    )
+    assert (
+        cols["phone"]["holdout_replayed"] == 0
+    )
     assert "pid" not in cols  # the person key is not a value to check
     parts = {p["part"]: p for p in result.breakdown["holdout_test"]["components"]}
     assert parts["email"]["p_value"] == excess_greater_p(2, 3, 1, 2)
@@ -107,7 +130,8 @@ def test_new_people_pass_and_values_never_in_json() -> None:
         result = metric.compute(real, synthetic, holdout, metadata=METADATA)
         assert result.breakdown["holdout_test"]["p_value"] > 0.05, metric.id
         text = _json(result)
-        assert "@clinic.example" not in text and WORDS[5] + " " not in text
+        assert "@clinic.example" not in text
+        assert WORDS[5] + " " not in text
 
 
 def test_copied_emails_fail_and_values_only_on_request() -> None:
@@ -116,7 +140,8 @@ def test_copied_emails_fail_and_values_only_on_request() -> None:
     result = IdentifierReplay().compute(real, synthetic, holdout, metadata=METADATA)
     assert result.breakdown["columns"]["email"]["training_replayed"] == 180
     assert result.breakdown["holdout_test"]["p_value"] < 1e-6
-    assert result.warnings and "synthetic rows" in result.warnings[-1]
+    assert result.warnings
+    assert "synthetic rows" in result.warnings[-1]
     assert "@clinic.example" not in _json(result)
     shown = IdentifierReplay(include_values=True).compute(
         real, synthetic, holdout, metadata=METADATA
@@ -129,8 +154,12 @@ def test_phones_with_changed_formatting_fail_by_normalised_match() -> None:
     real, holdout, synthetic = tables(600)
     k = 30  # 5 %
     digits = real.loc[: k - 1, "phone"].str.replace(r"\D", "", regex=True)
-    synthetic.loc[: k - 1, "phone"] = ("+1 " + digits.str[:3] + "." + digits.str[3:6] + "." + digits.str[6:]).to_numpy()
-    result = IdentifierReplay(columns=["phone"]).compute(real, synthetic, holdout, metadata=METADATA)
+    synthetic.loc[: k - 1, "phone"] = (
+        "+1 " + digits.str[:3] + "." + digits.str[3:6] + "." + digits.str[6:]
+    ).to_numpy()
+    result = IdentifierReplay(columns=["phone"]).compute(
+        real, synthetic, holdout, metadata=METADATA
+    )
     col = result.breakdown["columns"]["phone"]
     assert col["training_replayed_normalised"] >= k
     assert result.breakdown["holdout_test"]["p_value"] < 0.05
@@ -141,8 +170,10 @@ def test_verbatim_notes_fail() -> None:
     synthetic.loc[:29, "note"] = real.loc[:29, "note"].to_numpy()
     result = TextReplay().compute(real, synthetic, holdout, metadata=METADATA)
     col = result.breakdown["columns"]["note"]
-    assert col["training_replayed"] == 30 and col["holdout_replayed"] == 0
-    assert col["training_near_copies"] == 30 and col["training_spans"] == 30
+    assert col["training_replayed"] == 30
+    assert col["holdout_replayed"] == 0
+    assert col["training_near_copies"] == 30
+    assert col["training_spans"] == 30
     assert result.breakdown["holdout_test"]["p_value"] < 1e-6
 
 
@@ -183,7 +214,8 @@ def test_minhash_recall_of_planted_near_copies_and_exact_jaccard() -> None:
     assert all((i, i) in found for i in range(200))  # every planted copy is a candidate
     jac = jaccard_pairs(data, offsets, left, 500 + right, width=3)
     planted = left == right
-    assert (jac[planted] >= 0.5).all() and (jac[~planted] < 0.2).all()
+    assert (jac[planted] >= 0.5).all()
+    assert (jac[~planted] < 0.2).all()
     # by hand: 30 words, one changed in the middle -> 28 shingles, 3 lost each side
     one = [i for i in range(200) if i % 3 == 0]
     sel = np.isin(left, one) & planted
@@ -223,4 +255,5 @@ def test_default_run_only_when_such_columns_exist() -> None:
     assert not IdentifierReplay.applies_by_default(without)
     assert not TextReplay.applies_by_default(without)
     named = TextReplay().compute(real[["age"]], synthetic[["age"]], holdout[["age"]])
-    assert named.score is None and named.warnings
+    assert named.score is None
+    assert named.warnings

@@ -52,9 +52,7 @@ def is_row_counter(values: pd.Series, n_rows: int) -> bool:
 def real_values(tables: Tables, column: str) -> pd.Series:
     """The column's training then holdout values (pooled rows, training first)."""
     assert tables.holdout is not None
-    return pd.concat(
-        [tables.real[column], tables.holdout[column]], ignore_index=True
-    )
+    return pd.concat([tables.real[column], tables.holdout[column]], ignore_index=True)
 
 
 def people(tables: Tables, person: str | None) -> People:
@@ -97,7 +95,9 @@ def replay_test(
         ci = [low * n_a, high * n_a]
     else:
         se, ci = float("nan"), [float("nan"), float("nan")]
-    detectable = [p["detectable_people"] for p in parts if p["detectable_people"] is not None]
+    detectable = [
+        p["detectable_people"] for p in parts if p["detectable_people"] is not None
+    ]
     return {
         "statistic": "training people whose values the synthetic table replays beyond the holdout's chance rate (people)",
         "effect": float(effect),
@@ -127,3 +127,17 @@ def per_person_any(flags: np.ndarray, person: np.ndarray, n_people: int) -> np.n
     out = np.zeros(n_people, dtype=bool)
     out[person[flags]] = True
     return out
+
+
+class RowIndex:
+    """Rows of each key (person, text id) of an integer array, found by binary search."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.order = np.argsort(keys, kind="stable")
+        self.sorted = keys[self.order]
+
+    def rows(self, key: int) -> np.ndarray:
+        """Positions whose key is ``key``, ascending."""
+        lo = int(np.searchsorted(self.sorted, key, side="left"))
+        hi = int(np.searchsorted(self.sorted, key, side="right"))
+        return np.sort(self.order[lo:hi])

@@ -42,7 +42,9 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-def normalised_buffer(values: list[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def normalised_buffer(
+    values: list[object] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """UTF-8 bytes and offsets of the cells, lowercased, punctuation removed, spaces collapsed.
 
     A missing cell is the empty string.
@@ -149,7 +151,9 @@ def cell_hashes(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 def permutations(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` affine permutations (odd multipliers, offsets) from ``seed``."""
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, 2**63, size=count, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    a = rng.integers(0, 2**63, size=count, dtype=np.uint64) * np.uint64(2) + np.uint64(
+        1
+    )
     b = rng.integers(0, 2**63, size=count, dtype=np.uint64)
     return a, b
 
@@ -299,7 +303,12 @@ def jaccard_pairs(
     if left.size == 0:
         return np.zeros(0, dtype=np.float64)
     result: np.ndarray = _jaccard(
-        data, offsets, left.astype(np.int64), right.astype(np.int64), width, _max_words(offsets)
+        data,
+        offsets,
+        left.astype(np.int64),
+        right.astype(np.int64),
+        width,
+        _max_words(offsets),
     )
     return result
 

@@ -119,11 +119,8 @@ class Normaliser:
         elif _PHONE.match(text) and len(_DIGITS.sub("", text)) >= 7:
             out = self._phone(text)
         else:
-            out = None
-            if _IBAN.match(text):
-                out = self._iban_form(text)
-            if out is None:
-                out = _generic(text)
+            iban = self._iban_form(text) if _IBAN.match(text) else None
+            out = _generic(text) if iban is None else iban
         self._cache[text] = out
         return out
 

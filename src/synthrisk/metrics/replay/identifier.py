@@ -32,6 +32,7 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._people import PERSON
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
+    RowIndex,
     is_row_counter,
     people,
     per_person_any,
@@ -106,7 +107,9 @@ class IdentifierReplay(Metric):
     requires_holdout = True
 
     columns: Param[list[str] | None, Iterable[str] | None] = Param(
-        column_list(allow_none=True), None, "Columns to check; None: the id and pii columns."
+        column_list(allow_none=True),
+        None,
+        "Columns to check; None: the id and pii columns.",
     )
     person: Param[str | None] = PERSON
     phone_region: Param[str] = Param(
@@ -115,7 +118,9 @@ class IdentifierReplay(Metric):
         "Region of phone numbers written without a country code.",
     )
     include_values: Param[bool] = Param(
-        boolean(), False, "List the replayed values (withheld from JSON unless asked for)."
+        boolean(),
+        False,
+        "List the replayed values (withheld from JSON unless asked for).",
     )
     confidence_level: Param[float] = Param(
         probability(), 0.95, "Level of the excess's interval."
@@ -128,7 +133,7 @@ class IdentifierReplay(Metric):
             return any(spec.kind in KINDS for spec in tables.schema.columns)
         try:
             return bool(identifier_columns(tables, person="auto"))
-        except Exception:  # noqa: BLE001 - the run itself reports the reason
+        except Exception:
             return True
 
     def check_tables(self, tables: Tables) -> None:
@@ -199,7 +204,9 @@ class IdentifierReplay(Metric):
             per_column[name] = {
                 "training_replayed": a,
                 "training_replayed_exact": int((exact_people & t).sum()),
-                "training_replayed_normalised": int((replayed & ~exact_people & t).sum()),
+                "training_replayed_normalised": int(
+                    (replayed & ~exact_people & t).sum()
+                ),
                 "holdout_replayed": b,
                 "training_people": n_a,
                 "holdout_people": n_b,
@@ -211,28 +218,47 @@ class IdentifierReplay(Metric):
                     else "values are (almost) all distinct: a match by chance is rare"
                 ),
             }
-            # the synthetic rows that carry each normalised value
-            syn_rows: dict[str, list[int]] = {}
-            for row, (form, ok) in enumerate(zip(norm_syn.tolist(), syn_present.tolist(), strict=True)):
-                if ok and form:
-                    syn_rows.setdefault(form, []).append(row)
-            exact_rows: dict[str, list[int]] = {}
-            for row, (value, ok) in enumerate(zip(raw_syn.tolist(), syn_present.tolist(), strict=True)):
-                if ok:
-                    exact_rows.setdefault(value, []).append(row)
+            # synthetic rows that carry a training person's value (vectorised); the
+            # listed people (the first LIST_LIMIT) with their rows
             n_real_train = len(tables.real)
-            for p in np.flatnonzero(replayed[:n_train]).tolist():
-                rows = np.flatnonzero((person[:n_real_train] == p) & row_any[:n_real_train])
+            train_hit = row_any[:n_real_train]
+            exact_forms = raw_real[:n_real_train][row_exact[:n_real_train]]
+            norm_forms = norm_real[:n_real_train][train_hit]
+            carries_exact = syn_present & np.isin(raw_syn, exact_forms)
+            carries = syn_present & (norm_syn != "") & np.isin(norm_syn, norm_forms)
+            for s in np.flatnonzero(carries | carries_exact).tolist():
+                row_match[s] = max(
+                    row_match.get(s, 0.0), 1.0 if carries_exact[s] else 0.5
+                )
+            if len(listed) >= LIST_LIMIT:
+                continue
+            by_person = RowIndex(person[:n_real_train])
+            syn_norm_codes, uniques = pd.factorize(norm_syn)
+            syn_norm_uniques = pd.Index(uniques)
+            by_norm = RowIndex(syn_norm_codes)
+            for p in np.flatnonzero(replayed[:n_train])[
+                : LIST_LIMIT - len(listed)
+            ].tolist():
+                rows = by_person.rows(p)
+                rows = rows[row_any[rows]]
                 carrying: set[int] = set()
-                exact = False
+                exact = bool(row_exact[rows].any())
+                for form in set(norm_real[rows].tolist()):
+                    code = syn_norm_uniques.get_indexer([form])[0]
+                    if code >= 0:
+                        carrying.update(
+                            r
+                            for r in by_norm.rows(int(code)).tolist()
+                            if syn_present[r]
+                        )
                 for r in rows.tolist():
-                    hits = exact_rows.get(raw_real[r], [])
-                    if hits:
-                        exact = True
-                        carrying.update(hits)
-                    carrying.update(syn_rows.get(norm_real[r], []))
-                for s in carrying:
-                    row_match[s] = max(row_match.get(s, 0.0), 1.0 if exact else 0.5)
+                    carrying.update(
+                        np.flatnonzero(
+                            carries_exact & (raw_syn == raw_real[r])
+                        ).tolist()
+                        if exact
+                        else []
+                    )
                 listed.append(
                     {
                         "rows": rows.tolist(),
@@ -242,14 +268,20 @@ class IdentifierReplay(Metric):
                     }
                 )
                 if self.include_values and len(values_shown) < LIST_LIMIT:
-                    values_shown.append({"column": name, "value": str(raw_real[int(rows[0])])})
+                    values_shown.append(
+                        {"column": name, "value": str(raw_real[int(rows[0])])}
+                    )
         test = replay_test(parts, confidence_level=self.confidence_level)
         found = int(any_replayed[:n_train].sum())
         rows_carrying = sorted(row_match)
         p_value = test.get("p_value")
         if found and isinstance(p_value, float) and p_value < 0.05:
             shown = ", ".join(str(s) for s in rows_carrying[:10])
-            more = f" and {len(rows_carrying) - 10} more" if len(rows_carrying) > 10 else ""
+            more = (
+                f" and {len(rows_carrying) - 10} more"
+                if len(rows_carrying) > 10
+                else ""
+            )
             context.warn(
                 f"{found} training people have an identifier value ({', '.join(names)}) that the "
                 f"synthetic table carries, significantly more than the holdout people; the synthetic "
@@ -264,7 +296,7 @@ class IdentifierReplay(Metric):
             "person_column": who.column,
             "phone_region": self.phone_region,
             "columns": per_column,
-            "replayed": listed[:LIST_LIMIT],  # type: ignore[dict-item]
+            "replayed": listed[:LIST_LIMIT],
             "replaying_synthetic_rows": len(rows_carrying),
             "holdout_test": test,
         }
@@ -284,5 +316,9 @@ class IdentifierReplay(Metric):
         score = found / n_train if n_train else None
         ci = wilson_interval(found, n_train) if n_train else None
         return Outcome(
-            score=score, breakdown=breakdown, ci=ci, records=records, value_keys=value_keys
+            score=score,
+            breakdown=breakdown,
+            ci=ci,
+            records=records,
+            value_keys=value_keys,
         )

@@ -44,6 +44,7 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._people import PERSON
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
+    RowIndex,
     people,
     per_person_any,
     real_values,
@@ -121,12 +122,18 @@ def text_matches(
     for start in range(0, bands, BANDS_PER_PASS):
         stop = min(bands, start + BANDS_PER_PASS)
         sl = slice(start * rows, stop * rows)
-        rk = band_keys(data, offsets, first[real_texts], width=shingle, a=a[sl], b=b[sl], rows=rows)
-        sk = band_keys(data, offsets, first[syn_texts], width=shingle, a=a[sl], b=b[sl], rows=rows)
+        rk = band_keys(
+            data, offsets, first[real_texts], width=shingle, a=a[sl], b=b[sl], rows=rows
+        )
+        sk = band_keys(
+            data, offsets, first[syn_texts], width=shingle, a=a[sl], b=b[sl], rows=rows
+        )
         left, right = candidate_pairs(rk, sk, cap=BUCKET_CAP)
         lefts.append(real_texts[left])
         rights.append(syn_texts[right])
-    both = np.flatnonzero(in_real & in_syn & nonempty)  # verbatim: the same text on both sides
+    both = np.flatnonzero(
+        in_real & in_syn & nonempty
+    )  # verbatim: the same text on both sides
     left_t = np.concatenate([*lefts, both])
     right_t = np.concatenate([*rights, both])
     code = np.unique(left_t * distinct.size + right_t)
@@ -152,7 +159,10 @@ def text_matches(
     code = np.unique(span_left * distinct.size + span_right)
     span_pairs = (code // distinct.size, code % distinct.size)
     # entities inside the text
-    entity_pairs: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    entity_pairs: tuple[np.ndarray, np.ndarray] = (
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )
     if entities:
         original = pa.array(
             pd.concat([real, synthetic], ignore_index=True).to_numpy(dtype=object),
@@ -160,7 +170,9 @@ def text_matches(
             from_pandas=True,
         )
         may = pc.fill_null(pc.match_substring_regex(original, _MAY_HOLD_ENTITY), False)
-        cells = np.flatnonzero(np.asarray(may.to_numpy(zero_copy_only=False), dtype=bool))
+        cells = np.flatnonzero(
+            np.asarray(may.to_numpy(zero_copy_only=False), dtype=bool)
+        )
         real_forms: dict[str, set[int]] = {}
         syn_forms: dict[str, set[int]] = {}
         values = original.to_pylist()
@@ -178,7 +190,9 @@ def text_matches(
                     el.append(t)
                     er.append(s)
         if el:
-            code = np.unique(np.asarray(el, np.int64) * distinct.size + np.asarray(er, np.int64))
+            code = np.unique(
+                np.asarray(el, np.int64) * distinct.size + np.asarray(er, np.int64)
+            )
             entity_pairs = (code // distinct.size, code % distinct.size)
     return {
         "inverse": inverse,
@@ -191,12 +205,6 @@ def text_matches(
         "distinct_real": int(real_texts.size),
         "distinct_synthetic": int(syn_texts.size),
     }
-
-
-def _text_rows(inverse: np.ndarray, start: int, stop: int) -> pd.Series:
-    """Rows ``start..stop`` of the pooled cells grouped by text id."""
-    ids = inverse[start:stop]
-    return pd.Series(np.arange(stop - start), index=ids).groupby(level=0).agg(list)
 
 
 @register
@@ -249,7 +257,9 @@ class TextReplay(Metric):
     requires_holdout = True
 
     columns: Param[list[str] | None, Iterable[str] | None] = Param(
-        column_list(allow_none=True), None, "Text columns to check; None: the text columns."
+        column_list(allow_none=True),
+        None,
+        "Text columns to check; None: the text columns.",
     )
     person: Param[str | None] = PERSON
     threshold: Param[float] = Param(
@@ -275,7 +285,9 @@ class TextReplay(Metric):
 
     def _check_params(self) -> None:
         if self.bands > self.num_perm:
-            msg = f"`bands` ({self.bands}) must be at most `num_perm` ({self.num_perm})."
+            msg = (
+                f"`bands` ({self.bands}) must be at most `num_perm` ({self.num_perm})."
+            )
             raise ParameterError(msg)
 
     @classmethod
@@ -340,28 +352,24 @@ class TextReplay(Metric):
             )
             n_real = found["n_real"]
             inverse = found["inverse"]
-            real_rows = _text_rows(inverse, 0, n_real)
-            syn_rows = _text_rows(inverse, n_real, n_real + found["n_syn"])
-            how_of_text: dict[int, dict[str, Any]] = {}
-            for kind in ("near", "span", "entity"):
-                left, right = found[kind][0], found[kind][1]
-                sims = found[kind][2] if kind == "near" else None
-                for i, (lt, rt) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
-                    entry = how_of_text.setdefault(lt, {"how": set(), "syn": set(), "jaccard": 0.0})
-                    entry["how"].add(kind)
-                    entry["syn"].add(rt)
-                    if sims is not None:
-                        entry["jaccard"] = max(entry["jaccard"], float(sims[i]))
-            flagged_texts = np.asarray(sorted(how_of_text), dtype=np.int64)
-            row_flag = np.isin(inverse[:n_real], flagged_texts)
+            kinds = ("near", "span", "entity")
+            pair_left = np.concatenate([found[k][0] for k in kinds])
+            pair_right = np.concatenate([found[k][1] for k in kinds])
+            pair_score = np.concatenate(
+                [found["near"][2]] + [np.ones(found[k][0].size) for k in kinds[1:]]
+            )
+            pair_jaccard = np.concatenate(
+                [found["near"][2]] + [np.zeros(found[k][0].size) for k in kinds[1:]]
+            )
+            row_flag = np.isin(inverse[:n_real], pair_left)
             replayed = per_person_any(row_flag, person, n_people)
             has_text = per_person_any(real.notna().to_numpy(), person, n_people)
-            kinds_people = {}
-            for kind in ("near", "span", "entity"):
-                texts = np.unique(found[kind][0])
-                kinds_people[kind] = per_person_any(
-                    np.isin(inverse[:n_real], texts), person, n_people
+            kinds_people = {
+                k: per_person_any(
+                    np.isin(inverse[:n_real], found[k][0]), person, n_people
                 )
+                for k in kinds
+            }
             any_replayed |= replayed
             a, n_a = int((replayed & t).sum()), int((has_text & t).sum())
             b, n_b = int((replayed & ~t).sum()), int((has_text & ~t).sum())
@@ -391,20 +399,45 @@ class TextReplay(Metric):
                     self.threshold, rows=rows_per_band, bands=self.bands
                 ),
             }
+            # synthetic rows that replay a training person's text (vectorised), and the
+            # listed people (the first LIST_LIMIT) with their rows
             n_real_train = len(tables.real)
-            for p in np.flatnonzero(replayed[:n_train]).tolist():
-                rows = np.flatnonzero((person[:n_real_train] == p) & row_flag[:n_real_train])
+            train_pairs = np.isin(
+                pair_left, inverse[:n_real_train][row_flag[:n_real_train]]
+            )
+            best_of_syn = (
+                pd.Series(pair_score[train_pairs])
+                .groupby(pair_right[train_pairs])
+                .max()
+            )
+            syn_ids = inverse[n_real:]
+            carrying_mask = np.isin(syn_ids, best_of_syn.index.to_numpy())
+            for s, score in zip(
+                np.flatnonzero(carrying_mask).tolist(),
+                best_of_syn.reindex(syn_ids[carrying_mask]).to_numpy().tolist(),
+                strict=True,
+            ):
+                row_score[s] = max(row_score.get(s, 0.0), float(score))
+            if len(listed) >= LIST_LIMIT:
+                continue
+            by_person = RowIndex(person[:n_real_train])
+            by_syn_text = RowIndex(syn_ids)
+            by_left = RowIndex(pair_left)
+            how_names = np.repeat(np.asarray(kinds), [found[k][0].size for k in kinds])
+            for p in np.flatnonzero(replayed[:n_train])[
+                : LIST_LIMIT - len(listed)
+            ].tolist():
+                rows = by_person.rows(p)
+                rows = rows[row_flag[rows]]
                 carrying: set[int] = set()
                 how: set[str] = set()
                 best = 0.0
-                for r in rows.tolist():
-                    entry = how_of_text[int(inverse[r])]
-                    how |= entry["how"]
-                    best = max(best, entry["jaccard"])
-                    for s in entry["syn"]:
-                        carrying.update(syn_rows.get(s, []))
-                for s in carrying:
-                    row_score[s] = max(row_score.get(s, 0.0), best if best else 1.0)
+                for text in set(inverse[rows].tolist()):
+                    idx = by_left.rows(text)
+                    how.update(how_names[idx].tolist())
+                    best = max(best, float(pair_jaccard[idx].max()))
+                    for right in pair_right[idx].tolist():
+                        carrying.update(by_syn_text.rows(right).tolist())
                 listed.append(
                     {
                         "rows": rows.tolist(),
@@ -414,14 +447,17 @@ class TextReplay(Metric):
                         "jaccard": best,
                     }
                 )
-            del real_rows
         test = replay_test(parts, confidence_level=self.confidence_level)
         found_people = int(any_replayed[:n_train].sum())
         carrying_rows = sorted(row_score)
         p_value = test.get("p_value")
         if found_people and isinstance(p_value, float) and p_value < 0.05:
             shown = ", ".join(str(s) for s in carrying_rows[:10])
-            more = f" and {len(carrying_rows) - 10} more" if len(carrying_rows) > 10 else ""
+            more = (
+                f" and {len(carrying_rows) - 10} more"
+                if len(carrying_rows) > 10
+                else ""
+            )
             context.warn(
                 f"{found_people} training people have free text ({', '.join(names)}) that a synthetic "
                 f"cell copies, significantly more than the holdout people; the synthetic rows that "
@@ -435,7 +471,7 @@ class TextReplay(Metric):
             "holdout_people": who.n_holdout,
             "person_column": who.column,
             "columns": per_column,
-            "replayed": listed[:LIST_LIMIT],  # type: ignore[dict-item]
+            "replayed": listed[:LIST_LIMIT],
             "replaying_synthetic_rows": len(carrying_rows),
             "holdout_test": test,
         }
