@@ -48,6 +48,7 @@ from synthrisk.metrics import (
     EpsilonIdentifiability,
     IdenticalMatchShare,
     Identification,
+    IdentifierReplay,
     InferenceRisk,
     KAnonymity,
     LDiversity,
@@ -64,6 +65,7 @@ from synthrisk.metrics import (
     ReplicatedUniques,
     SinglingOutRisk,
     TCloseness,
+    TextReplay,
     UniqueExactMatches,
     VulnerablePeople,
 )
@@ -129,6 +131,8 @@ __all__ = [
 __all__ += [  # noqa: RUF022
     "Identification",
     "VulnerablePeople",
+    "IdentifierReplay",
+    "TextReplay",
     "DCRBaselineProtection",
     "DCROverfittingProtection",
     "DisclosureProtection",
