@@ -148,14 +148,31 @@ def text_matches(
     people_per_text[text_people.index.to_numpy()] = text_people.to_numpy()
     rh, ro = ngram_hashes(data, offsets, first[real_texts], span=span)
     r_text = real_texts[ro]
-    frame = pd.DataFrame({"h": rh, "t": r_text}).drop_duplicates()
-    owners = frame.groupby("h")["t"].agg(["first", "size"])
-    single = owners[(owners["size"] == 1)]
-    single = single[people_per_text[single["first"].to_numpy()] == 1]
+    del ro
+    order = np.lexsort((r_text, rh))
+    rh, r_text = rh[order], r_text[order]
+    del order
+    new_pair = np.ones(rh.size, dtype=bool)
+    new_pair[1:] = (rh[1:] != rh[:-1]) | (r_text[1:] != r_text[:-1])
+    rh, r_text = rh[new_pair], r_text[new_pair]
+    del new_pair
+    # hashes held by one distinct text, itself held by one real person
+    starts = np.flatnonzero(np.r_[True, rh[1:] != rh[:-1]])
+    runs = np.diff(np.r_[starts, rh.size])
+    keep = runs == 1
+    single_hash = rh[starts[keep]]
+    single_text = r_text[starts[keep]]
+    del rh, r_text, starts, runs
+    ok = people_per_text[single_text] == 1
+    single_hash, single_text = single_hash[ok], single_text[ok]
     sh, so = ngram_hashes(data, offsets, first[syn_texts], span=span)
-    hit = np.isin(sh, single.index.to_numpy())
+    at = np.searchsorted(single_hash, sh)
+    at_ok = at < single_hash.size
+    hit = np.zeros(sh.size, dtype=bool)
+    hit[at_ok] = single_hash[at[at_ok]] == sh[at_ok]
     span_right = syn_texts[so[hit]]
-    span_left = single.loc[sh[hit], "first"].to_numpy()
+    span_left = single_text[at[hit]]
+    del sh, so, at, hit
     code = np.unique(span_left * distinct.size + span_right)
     span_pairs = (code // distinct.size, code % distinct.size)
     # entities inside the text
@@ -175,9 +192,8 @@ def text_matches(
         )
         real_forms: dict[str, set[int]] = {}
         syn_forms: dict[str, set[int]] = {}
-        values = original.to_pylist()
-        for c in cells.tolist():
-            text = values[c]
+        values = original.take(pa.array(cells)).to_pylist()
+        for c, text in zip(cells.tolist(), values, strict=True):
             if not isinstance(text, str) or not ENTITY_PATTERN.search(text):
                 continue
             target = real_forms if c < n_real else syn_forms
