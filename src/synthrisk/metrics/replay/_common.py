@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk.metrics.membership._people import People, find_person_column, people_of
+from synthrisk.metrics._persons import People, find_person_column, people_of
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.exact import detectable_excess, excess_greater_p, newcombe_interval
 

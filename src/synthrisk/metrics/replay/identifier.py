@@ -28,8 +28,8 @@ from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, custom, probability
+from synthrisk.metrics._persons import PERSON
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.metrics.membership._people import PERSON
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
     RowIndex,

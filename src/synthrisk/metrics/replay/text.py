@@ -40,8 +40,8 @@ from synthrisk.metrics._params import (
     number,
     probability,
 )
+from synthrisk.metrics._persons import PERSON
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.metrics.membership._people import PERSON
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
     RowIndex,
