@@ -93,18 +93,10 @@ def test_hand_counted_panel_people_exact_and_normalised() -> None:
     assert cols["email"]["training_replayed_exact"] == 1
     assert cols["email"]["training_replayed_normalised"] == 1
     assert cols["email"]["holdout_replayed"] == 1
-    assert (
-        cols["email"]["training_people"] == 3
-    )
-    assert (
-        cols["email"]["holdout_people"] == 2
-    )
-    assert (
-        cols["phone"]["training_replayed"] == 1
-    )
-    assert (
-        cols["phone"]["holdout_replayed"] == 0
-    )
+    assert cols["email"]["training_people"] == 3
+    assert cols["email"]["holdout_people"] == 2
+    assert cols["phone"]["training_replayed"] == 1
+    assert cols["phone"]["holdout_replayed"] == 0
     assert "pid" not in cols  # the person key is not a value to check
     parts = {p["part"]: p for p in result.breakdown["holdout_test"]["components"]}
     assert parts["email"]["p_value"] == excess_greater_p(2, 3, 1, 2)
