@@ -19,7 +19,7 @@ from typing import Any
 from synthrisk._progress import as_progress, metric_plan
 from synthrisk._spill import spill
 from synthrisk._validation import check_int
-from synthrisk.evaluate import resolve_metrics, run_metrics
+from synthrisk.evaluate import applicable_by_default, resolve_metrics, run_metrics
 from synthrisk.exceptions import ClusterError
 from synthrisk.holdout_check import check_holdout, holdout_warnings
 from synthrisk.io.dataset import read_dataset
@@ -125,6 +125,10 @@ def evaluate_dataset(
             metadata=metadata,
         )
         chosen = resolve_metrics(metrics)
+        if metrics is None:
+            # a default run leaves out what has nothing to examine (replay metrics
+            # without identifier or free-text columns), as in memory
+            chosen = applicable_by_default(tables, chosen)  # type: ignore[arg-type]
         # the holdout check (synthrisk.holdout_check) on a seeded sample of the tables:
         # exact where they hold at most HOLDOUT_CHECK_ROWS rows
         check_tables, check_drawn = tables.sample(HOLDOUT_CHECK_ROWS, seed)
