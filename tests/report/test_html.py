@@ -619,3 +619,18 @@ def test_no_self_test_section_without_a_self_test() -> None:
     html = render_html(hand_report(dcr_result()))
     assert 'id="self-test"' not in html
     assert "Self-test" not in html
+
+
+def test_column_table_shows_the_semantic_type() -> None:
+    schema = {
+        "columns": {
+            "a": {"kind": "numerical", "source": "inferred"},
+            "email": {"kind": "pii", "source": "inferred", "semantic": "email",
+                      "note": "e-mail addresses, by content"},
+        },
+        "primary_key": None,
+        "excluded": ["email"],
+    }  # fmt: skip
+    html = render_html(hand_report(dcr_result(), schema=schema))
+    assert 'pii <span class="muted small">(email)</span>' in html
+    assert "e-mail addresses, by content" in html

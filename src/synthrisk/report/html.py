@@ -426,6 +426,7 @@ def _inputs_view(data: Mapping[str, Any]) -> dict[str, Any]:
                 "note": spec.get("note", ""),
                 "excluded": kind in ("id", "pii", "text"),
                 "format": spec.get("datetime_format", ""),
+                "semantic": spec.get("semantic", ""),
             }
         )
     return {

@@ -17,7 +17,34 @@ import pandas as pd
 from synthrisk._typing import FloatArray, IntArray
 from synthrisk.schema.schema import Schema
 
-__all__ = ["EncodedTable", "Encoder"]
+__all__ = ["MAX_ONE_HOT_LEVELS", "EncodedTable", "Encoder", "frequent_levels"]
+
+#: the most one-hot columns any method gives one categorical column: the most frequent
+#: levels, the rest share one "other" column (an identifier-like column of thousands of
+#: levels would otherwise make dense designs and densities thousands of columns wide)
+MAX_ONE_HOT_LEVELS = 100
+
+
+def frequent_levels(counts: IntArray, limit: int) -> IntArray:
+    """The positions of the ``limit`` largest positive ``counts``, most frequent first.
+
+    Ties go to the lower position (a stable order), so the choice is deterministic.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_levels,)
+        How many rows hold each level (a ``bincount`` of codes).
+    limit : int
+        How many levels to keep at most.
+
+    Returns
+    -------
+    ndarray of int64
+        At most ``limit`` positions into ``counts``, by decreasing count.
+    """
+    present = np.flatnonzero(counts > 0)
+    order = np.argsort(-counts[present], kind="stable")
+    return present[order][:limit].astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)

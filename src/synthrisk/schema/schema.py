@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import ipaddress
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODELABLE_KINDS",
+    "SEMANTIC_TYPES",
     "ColumnSpec",
     "Schema",
     "infer_schema",
@@ -91,6 +93,83 @@ _SDTYPE_TO_KIND = {
     "text": "text",
     "unknown": "text",
 }
+#: what a column's values are, when inference recognised them (``ColumnSpec.semantic``)
+SEMANTIC_TYPES = (
+    "email",
+    "phone",
+    "iban",
+    "ip",
+    "url",
+    "national_id",
+    "name",
+    "uuid",
+    "free_text",
+)
+#: the kind each semantic type gives a column
+SEMANTIC_KINDS = {
+    "email": "pii",
+    "phone": "pii",
+    "iban": "pii",
+    "ip": "pii",
+    "url": "pii",
+    "national_id": "pii",
+    "name": "pii",
+    "uuid": "id",
+    "free_text": "text",
+}
+#: SDV's personal-data sdtypes that name a semantic type
+_SDV_SEMANTIC = {
+    "email": "email",
+    "phone_number": "phone",
+    "iban": "iban",
+    "ipv4_address": "ip",
+    "ipv6_address": "ip",
+    "url": "url",
+    "ssn": "national_id",
+    "name": "name",
+    "first_name": "name",
+    "last_name": "name",
+}
+#: how the inference note describes each semantic type
+_SEMANTIC_WORDS = {
+    "email": "e-mail addresses",
+    "phone": "phone numbers",
+    "iban": "IBANs (bank account numbers)",
+    "ip": "IP addresses",
+    "url": "web addresses (URLs)",
+    "national_id": "national identification numbers",
+    "name": "person names",
+    "uuid": "UUIDs",
+    "free_text": "free text",
+}
+#: content inference reads at most this many values of a column (evenly spaced)
+CONTENT_SAMPLE = 2000
+#: share of the sampled values that must fit a pattern
+PATTERN_SHARE = 0.9
+#: share of distinct values (among the non-missing ones) of a phone, name or text column
+MOSTLY_DISTINCT = 0.5
+#: ... of a column of short codes inferred as an identifier
+NEAR_UNIQUE = 0.95
+#: a strongly patterned column (e-mail, IBAN, ...) repeating values (one person's rows)
+#: is personal data from this many distinct values on
+MANY_DISTINCT = 1000
+_EMAIL = r"[A-Za-z0-9._%+'\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}"
+_UUID = r"\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?"
+_URL = r"(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.)[^\s/$.?#][^\s]*"
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+_IPV6 = r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*"
+_IBAN = r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}"
+#: US social security numbers, UK national insurance numbers
+_NATIONAL_ID = r"\d{3}-\d{2}-\d{4}|[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
+_PHONE = r"\+?(?:\(\d{1,5}\)|\d)[\d\s().\-]*\d(?:\s*(?:x|ext\.?)\s*\d{1,6})?"
+#: a date or a decimal number, which the phone shape would otherwise take
+_NOT_PHONE = r"\d{1,4}([\-./])\d{1,2}\1\d{1,4}|\d+\.\d+|\d{1,3}(?:,\d{3})+"
+#: decimal numbers stored as strings: measurements, not codes
+_DECIMAL = r"[+\-]?\d*[.,]\d+"
+_PHONE_NAME = re.compile(r"phone|tel|mobile|cell|fax|msisdn", re.IGNORECASE)
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’\-]+"
+_NAME = rf"{_NAME_WORD}(?: (?:(?:de|da|del|di|van|von|der|la|le|bin|al)\s)?{_NAME_WORD}){{1,2}}"
 _ID_NAME = re.compile(r"(^id$|_id$|^id_|uuid|^key$|^index$)", re.IGNORECASE)
 #: words that name a person in a key column (``patient_key``, ``customer``, ``user_id``)
 _PERSON_WORDS = frozenset(
@@ -125,6 +204,11 @@ class ColumnSpec:
         ``"metadata"`` when given by the user, ``"inferred"`` otherwise.
     note : str or None
         Why the kind was inferred as it was, when it is not obvious.
+    semantic : str or None
+        What the values are, when known: one of :data:`SEMANTIC_TYPES` (``"email"``,
+        ``"phone"``, ``"iban"``, ``"ip"``, ``"url"``, ``"national_id"``, ``"name"``,
+        ``"uuid"``, ``"free_text"``), recognised from the values or declared in the
+        metadata (SDV's personal-data sdtypes name one).
     """
 
     name: str
@@ -132,6 +216,7 @@ class ColumnSpec:
     datetime_format: str | None = None
     source: str = "inferred"
     note: str | None = None
+    semantic: str | None = None
 
     @property
     def excluded(self) -> bool:
@@ -145,6 +230,8 @@ class ColumnSpec:
             out["datetime_format"] = self.datetime_format
         if self.note is not None:
             out["note"] = self.note
+        if self.semantic is not None:
+            out["semantic"] = self.semantic
         return out
 
 
@@ -256,14 +343,27 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
         return ColumnSpec(name, "datetime", note="date objects")
     if len(non_null) and all(isinstance(v, str) for v in non_null.iloc[:1000]):
         strings = non_null.astype(str)
-        if strings.str.fullmatch(_ISO_DATE.pattern.strip("^$")).all():
+        iso = _ISO_DATE.pattern.strip("^$")
+        # the sample first: most string columns fail on it, without a pass over all rows
+        if (
+            _content_sample(strings).str.fullmatch(iso).all()
+            and strings.str.fullmatch(iso).all()
+        ):
             return ColumnSpec(
                 name,
                 "datetime",
                 datetime_format="ISO8601",
                 note="ISO 8601 date strings",
             )
-        if len(strings) >= 20 and strings.is_unique:
+        by_content = infer_from_content(strings, name)
+        if by_content is not None:
+            return by_content
+        # the sample first: a repeat in it is a repeat in the column
+        if (
+            len(strings) >= 20
+            and _content_sample(strings).is_unique
+            and strings.is_unique
+        ):
             kind = (
                 "id"
                 if _ID_NAME.search(str(name)) or strings.str.len().max() <= 40
@@ -279,6 +379,176 @@ def infer_kind(series: pd.Series, name: str) -> ColumnSpec:
     ):
         return ColumnSpec(name, "boolean")
     return ColumnSpec(name, "categorical")
+
+
+def _content_sample(strings: pd.Series) -> pd.Series:
+    """At most ``CONTENT_SAMPLE`` values of ``strings``, evenly spaced, in order."""
+    step = max(1, -(-len(strings) // CONTENT_SAMPLE))
+    return strings.iloc[::step]
+
+
+def _iban_checksum(values: pd.Series) -> pd.Series:
+    """ISO 13616's check: the IBAN, its first four characters moved to the end, mod 97 is 1."""
+    compact = values.str.replace(" ", "", regex=False).str.upper()
+    rotated = compact.str[4:] + compact.str[:4]
+
+    def valid(text: str) -> bool:
+        digits = "".join(str(int(ch, 36)) for ch in text)
+        return int(digits) % 97 == 1
+
+    return rotated.map(valid).astype(bool)
+
+
+def _ip_valid(values: pd.Series) -> pd.Series:
+    """Which values parse as IPv4 or IPv6 addresses."""
+
+    def valid(text: str) -> bool:
+        try:
+            ipaddress.ip_address(text)
+        except ValueError:
+            return False
+        return True
+
+    return values.map(valid).astype(bool)
+
+
+def _share(mask: pd.Series) -> float:
+    return float(mask.mean()) if len(mask) else 0.0
+
+
+def infer_from_content(strings: pd.Series, name: str) -> ColumnSpec | None:
+    """Recognise identifiers, personal data and free text from a string column's values.
+
+    Patterns are checked on at most ``CONTENT_SAMPLE`` values, evenly spaced; a
+    pattern holds when it fits ``PATTERN_SHARE`` (90 %) of them. Distinct shares are
+    counted over all the non-missing values. The rules, in order:
+
+    * UUIDs → ``id``; e-mail addresses, URLs, IPv4/IPv6 addresses, IBANs (with a valid
+      checksum), US social security numbers (``ddd-dd-dddd``) and UK national
+      insurance numbers → ``pii``: when at least half of the values are distinct, or
+      ``MANY_DISTINCT`` values are (the same person's address on several rows).
+    * Phone numbers (7 to 15 digits, with ``+``, spaces, dashes, dots or parentheses;
+      not a date or a decimal number) → ``pii``, at least half distinct. Digits alone,
+      without a separator, are a phone number only with a leading ``+`` or in a column
+      named like one (``phone``, ``tel``, ``mobile``, ``cell``, ``fax``); otherwise they
+      are a code (below).
+    * Person names (two or three capitalised words, e.g. ``Maria Lopez``) → ``pii``,
+      at least half distinct.
+    * Free text (words separated by spaces, on average four or more, or 30 characters
+      or more) → ``text``, at least half distinct.
+    * Short codes without spaces (at most 64 characters, not decimal numbers), at
+      least 95 % distinct → ``id``.
+
+    Columns with fewer than 20 values, or whose values repeat more (categories such as
+    occupations, countries or zip codes), are left to the other rules.
+
+    Parameters
+    ----------
+    strings : Series of str
+        The column's non-missing values.
+    name : str
+        The column's name.
+
+    Returns
+    -------
+    ColumnSpec or None
+        The inferred column (with ``semantic`` set), or None when no rule applies.
+    """
+    n = len(strings)
+    if n < 20:
+        return None
+    sample = _content_sample(strings).str.strip()
+    distinct: list[int] = []
+
+    def share_distinct() -> float:
+        if not distinct:
+            # 64-bit hashes of the values: one pass, about twice as fast as hashing
+            # the strings in a table (a collision among a million values is unlikely
+            # and moves a share by one in a million)
+            hashes = pd.util.hash_array(
+                strings.to_numpy(dtype=object), categorize=False
+            )
+            distinct.append(len(pd.unique(hashes)))
+        return distinct[0] / n
+
+    def mostly_distinct() -> bool:
+        # the sample's distinct share is at least the column's, nearly always: cheap first
+        return bool(
+            sample.nunique() >= MOSTLY_DISTINCT * len(sample)
+            and share_distinct() >= MOSTLY_DISTINCT
+        )
+
+    def strong() -> bool:
+        # many distinct values in the sample are many in the column: no full count
+        return (
+            sample.nunique() >= MANY_DISTINCT
+            or mostly_distinct()
+            or share_distinct() * n >= MANY_DISTINCT
+        )
+
+    def spec(semantic: str) -> ColumnSpec:
+        return ColumnSpec(
+            name,
+            SEMANTIC_KINDS[semantic],
+            note=f"{_SEMANTIC_WORDS[semantic]}, by content",
+            semantic=semantic,
+        )
+
+    def fits(pattern: str) -> pd.Series:
+        return sample.str.fullmatch(pattern).astype(bool)
+
+    if _share(fits(_UUID)) >= PATTERN_SHARE and strong():
+        return spec("uuid")
+    for semantic, pattern in (
+        ("email", _EMAIL),
+        ("url", _URL),
+        ("national_id", _NATIONAL_ID),
+    ):
+        if _share(fits(pattern)) >= PATTERN_SHARE and strong():
+            return spec(semantic)
+    shaped = fits(_IPV4) | fits(_IPV6)
+    if _share(shaped) >= PATTERN_SHARE:
+        valid = shaped.copy()
+        valid[shaped] = _ip_valid(sample[shaped])
+        if _share(valid) >= PATTERN_SHARE and strong():
+            return spec("ip")
+    shaped = fits(_IBAN)
+    if _share(shaped) >= PATTERN_SHARE:
+        valid = shaped.copy()
+        valid[shaped] = _iban_checksum(sample[shaped])
+        if _share(valid) >= PATTERN_SHARE and strong():
+            return spec("iban")
+    n_digits = sample.str.count(r"\d")
+    phone = fits(_PHONE) & ~fits(_NOT_PHONE) & n_digits.between(7, 15)
+    if not _PHONE_NAME.search(str(name)):
+        phone &= sample.str.contains(r"[\s().\-+]")
+    if _share(phone) >= PATTERN_SHARE and mostly_distinct():
+        return spec("phone")
+    if _share(fits(_NAME)) >= PATTERN_SHARE and mostly_distinct():
+        return spec("name")
+    spaced = sample.str.contains(r"\s")
+    if (
+        _share(spaced) >= 0.5
+        and (
+            float(sample.str.count(r"\S+").mean()) >= 4
+            or float(sample.str.len().mean()) >= 30
+        )
+        and mostly_distinct()
+    ):
+        return spec("free_text")
+    if (
+        not spaced.any()
+        and int(sample.str.len().max()) <= 64
+        and _share(fits(_DECIMAL)) < PATTERN_SHARE
+        and sample.nunique() >= NEAR_UNIQUE * len(sample)
+        and share_distinct() >= NEAR_UNIQUE
+    ):
+        return ColumnSpec(
+            name,
+            "id",
+            note=f"{share_distinct():.0%} of the values are distinct short codes",
+        )
+    return None
 
 
 def infer_schema(frame: pd.DataFrame) -> Schema:
@@ -398,4 +668,20 @@ def _spec_from_entry(name: str, entry: Any) -> ColumnSpec:
         if entry.get("sdtype") == "ordinal"
         else None
     )
-    return ColumnSpec(name, kind, datetime_format=fmt, source="metadata", note=note)
+    semantic = entry.get("semantic")
+    if semantic is None and kind in EXCLUDED_KINDS:
+        semantic = _SDV_SEMANTIC.get(str(entry.get("sdtype")))
+    if semantic is not None and semantic not in SEMANTIC_TYPES:
+        msg = (
+            f"`metadata` column {name!r} has unknown semantic type {semantic!r}; "
+            f"allowed: {list(SEMANTIC_TYPES)}, or leave 'semantic' out."
+        )
+        raise SchemaMismatchError(msg)
+    return ColumnSpec(
+        name,
+        kind,
+        datetime_format=fmt,
+        source="metadata",
+        note=note,
+        semantic=semantic,
+    )

@@ -17,7 +17,9 @@ from synthrisk import (
     MembershipKnnProbabilities,
     MonteCarloMembership,
 )
-from synthrisk.metrics.membership.density import _KDE, _prior_logpdf
+from synthrisk.metrics.membership.density import _KDE, _prior_logpdf, numeric_embedding
+from synthrisk.schema.encoding import MAX_ONE_HOT_LEVELS
+from synthrisk.schema.tables import prepare_tables
 from synthrisk.stats.mia import auc_control
 from synthrisk.stats.ranking import ranking_scores
 
@@ -175,3 +177,45 @@ def test_goldens_from_the_domias_package(density: str) -> None:
     assert ranking_scores(ratio[:400], ratio[400:]).roc_auc == pytest.approx(
         goldens["aucroc"], abs=1e-12
     )
+
+
+def _many_levels(seed: int, n: int, n_levels: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    # a 3,000-level column declared categorical (e-mail-like), and one of 40 levels
+    return pd.DataFrame(
+        {
+            "email": [f"user{v}@example.org" for v in rng.integers(0, n_levels, n)],
+            "few": rng.integers(0, 40, n).astype(str),
+            "age": rng.integers(18, 90, n),
+        }
+    )
+
+
+def test_numeric_embedding_bounds_the_levels_of_a_column() -> None:
+    real, synthetic, holdout = (_many_levels(s, 1000, 3000) for s in range(3))
+    metadata = {"columns": {"email": {"sdtype": "categorical"}}}
+    tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
+    data = numeric_embedding(tables, ["real", "synthetic", "holdout"])
+    # age, at most MAX_ONE_HOT_LEVELS columns for "email", the 40 levels of "few"
+    assert all(block.shape[1] == 1 + 40 + MAX_ONE_HOT_LEVELS for block in data.values())
+    emails = pd.concat([real, synthetic, holdout])["email"]
+    top = emails.value_counts(sort=False)
+    for name, frame in (("real", real), ("synthetic", synthetic), ("holdout", holdout)):
+        email = data[name][:, 1 : 1 + MAX_ONE_HOT_LEVELS]
+        assert np.array_equal(email.sum(axis=1), np.ones(len(frame)))
+        # the "other" column holds the rows of every level but the 99 most frequent
+        kept = set(top.sort_values(ascending=False, kind="stable").index[:99])
+        np.testing.assert_array_equal(email[:, -1], ~frame["email"].isin(kept))
+
+
+def test_numeric_embedding_keeps_every_level_of_columns_within_the_bound() -> None:
+    real, synthetic, holdout = (_many_levels(s, 300, 60) for s in range(3))
+    tables = prepare_tables(real, synthetic, holdout)
+    data = numeric_embedding(tables, ["real", "synthetic", "holdout"])
+    encoded = tables.encoded("real")
+    n_levels = [len(tables.encoder.categories[c]) for c in encoded.categorical_names]
+    assert data["real"].shape[1] == 1 + sum(n_levels)
+    # one column per level, in code order
+    for c, start in ((0, 1), (1, 1 + n_levels[0])):
+        block = data["real"][:, start : start + n_levels[c]]
+        np.testing.assert_array_equal(block.argmax(axis=1), encoded.codes[:, c])

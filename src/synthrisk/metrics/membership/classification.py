@@ -28,6 +28,7 @@ from synthrisk.metrics._params import Param, integer, number, option
 from synthrisk.metrics._threat import AUDIT, TRAINING, ThreatModel
 from synthrisk.metrics.membership._space import MODES, numeric_matrix
 from synthrisk.neighbors import column_ranges
+from synthrisk.schema.encoding import MAX_ONE_HOT_LEVELS, frequent_levels
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.ranking import roc_auc
 
@@ -45,7 +46,6 @@ CLASSIFIERS = ("logistic_regression", "random_forest")
 #: solvers of the default mode's logistic regression (the same loss, the same optimum)
 SOLVERS = ("newton-cholesky", "lbfgs")
 #: categories beyond this many (most frequent first) share one "other" column
-_MAX_LEVELS = 100
 
 
 def make_classifier(
@@ -96,7 +96,7 @@ def one_hot_design(tables: Tables, names: tuple[str, ...]) -> list[np.ndarray]:
     Numeric and datetime columns are min-max scaled with the ranges of all the given
     tables together (a missing value becomes 0 plus a 0/1 "missing" column);
     categorical and boolean columns are one-hot encoded (missing is its own level;
-    at most 100 levels, the rarest share an "other" column).
+    at most ``MAX_ONE_HOT_LEVELS`` levels, the rarest share an "other" column).
     """
     encoded = [tables.encoded(name) for name in names]
     numeric_all = np.vstack([e.numeric for e in encoded])
@@ -107,7 +107,7 @@ def one_hot_design(tables: Tables, names: tuple[str, ...]) -> list[np.ndarray]:
     n_numeric = numeric_all.shape[1] + int(any_missing.sum())
     # each categorical column's one-hot position of every code (codes are -1 for a
     # missing value, then 0, 1, ...): levels by decreasing count, ascending code on
-    # ties, at most _MAX_LEVELS of them, then one "other" column for the rest
+    # ties, at most MAX_ONE_HOT_LEVELS of them, then one "other" column for the rest
     positions = []
     width = n_numeric
     n_cat = encoded[0].codes.shape[1] if encoded else 0
@@ -119,7 +119,7 @@ def one_hot_design(tables: Tables, names: tuple[str, ...]) -> list[np.ndarray]:
         for e in encoded:
             counts += np.bincount(e.codes[:, c] + 1, minlength=size)
         present = np.flatnonzero(counts)
-        levels = present[np.argsort(-counts[present], kind="stable")][:_MAX_LEVELS]
+        levels = frequent_levels(counts, MAX_ONE_HOT_LEVELS)
         position = np.full(counts.size, levels.size, dtype=np.int64)
         position[levels] = np.arange(levels.size)
         positions.append(position + width)

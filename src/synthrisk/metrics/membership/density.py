@@ -42,6 +42,7 @@ from synthrisk.metrics.membership._columns import ALL_COLUMNS, with_columns
 from synthrisk.metrics.membership._space import DISTANCES, Space, concat_rows, n_rows
 from synthrisk.neighbors import rows_per_block
 from synthrisk.results import RecordScores
+from synthrisk.schema.encoding import MAX_ONE_HOT_LEVELS, frequent_levels
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.mia import attack_summary, auc_control
 from synthrisk.stats.ranking import ranking_summary
@@ -52,7 +53,9 @@ __all__ = ["DOMIAS", "CollisionMembership", "MonteCarloMembership", "numeric_emb
 def numeric_embedding(tables: Tables, names: list[str]) -> dict[str, FloatArray]:
     """Numbers min-max scaled over the real and holdout rows (missing → the column's mean),
     categories one-hot (missing is a category of its own); columns constant over all
-    the tables together are left out."""
+    the tables together are left out. A column of more than ``MAX_ONE_HOT_LEVELS``
+    levels keeps its ``MAX_ONE_HOT_LEVELS - 1`` most frequent ones, the rest share one
+    "other" column: the width, and the density's cost, stay bounded."""
     encoded = {name: tables.encoded(name) for name in names}
     ref = np.vstack([encoded[n].numeric for n in names if n != "synthetic"])
     lo = np.nanmin(ref, axis=0) if ref.shape[1] else np.zeros(0)
@@ -72,24 +75,36 @@ def numeric_embedding(tables: Tables, names: list[str]) -> dict[str, FloatArray]
     )
     n_total = stacked.shape[0]
     n_cat = encoded[names[0]].codes.shape[1]
-    levels: list[np.ndarray] = []
+    positions: list[np.ndarray] = []
+    widths: list[int] = []
     for c in range(n_cat):
         width = max(int(encoded[n].codes[:, c].max(initial=-1)) for n in names) + 2
         counts = sum(
             np.bincount(encoded[n].codes[:, c] + 1, minlength=width) for n in names
         )
         # a level present in some rows but not all: not a constant column
-        levels.append(np.flatnonzero((counts > 0) & (counts < n_total)))
+        levels = np.flatnonzero((counts > 0) & (counts < n_total))
+        position = np.full(width, -1)
+        if levels.size > MAX_ONE_HOT_LEVELS:
+            # the most frequent levels (in code order), then one "other" column
+            kept = np.sort(
+                frequent_levels(np.asarray(counts, np.int64), MAX_ONE_HOT_LEVELS - 1)
+            )
+            position[np.flatnonzero(counts)] = kept.size
+            position[kept] = np.arange(kept.size)
+            widths.append(kept.size + 1)
+        else:
+            position[levels] = np.arange(levels.size)
+            widths.append(levels.size)
+        positions.append(position)
     out = {}
     for name in names:
         table = encoded[name]
         rows = np.arange(table.n_rows)
         blocks = [numbers[name][:, keep_num]]
         for c in range(n_cat):
-            position = np.full(int(levels[c].max(initial=-1)) + 2, -1)
-            position[levels[c]] = np.arange(levels[c].size)
-            onehot = np.zeros((table.n_rows, levels[c].size))
-            column = position[table.codes[:, c] + 1]
+            onehot = np.zeros((table.n_rows, widths[c]))
+            column = positions[c][table.codes[:, c] + 1]
             hit = column >= 0
             onehot[rows[hit], column[hit]] = 1.0
             blocks.append(onehot)
