@@ -249,3 +249,28 @@ def test_default_run_only_when_such_columns_exist() -> None:
     named = TextReplay().compute(real[["age"]], synthetic[["age"]], holdout[["age"]])
     assert named.score is None
     assert named.warnings
+
+
+def test_the_fast_phone_path_agrees_with_phonenumbers() -> None:
+    """E.164 without parsing gives what ``phonenumbers`` gives, where it applies."""
+    phonenumbers = pytest.importorskip("phonenumbers")
+    from synthrisk.metrics.replay._normalise import Normaliser
+
+    normalise = Normaliser("US")
+    values = [
+        "+1 555-201-3344",
+        "(212) 555 0101",
+        "212.555.0101",
+        "1-212-555-0101",
+        "+39 06 6982 1234",
+        "+44 20 7946 0018",
+        "+33 1 23 45 67 89",
+    ]
+    for value in values:
+        parsed = phonenumbers.parse(value, "US")
+        expected = phonenumbers.format_number(
+            parsed, phonenumbers.PhoneNumberFormat.E164
+        )
+        assert normalise(value) == expected, value
+    # a bracketed trunk prefix is parsed, not read digit by digit
+    assert normalise("+44 (0)20 7946 0018") == "+442079460018"

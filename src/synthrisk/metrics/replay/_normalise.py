@@ -87,6 +87,9 @@ class Normaliser:
         digits = _DIGITS.sub("", value)
         if not 7 <= len(digits) <= 15:
             return ""
+        fast = self._fast_phone(value, digits)
+        if fast is not None:
+            return fast
         if self._phonenumbers is None:
             self._phonenumbers = import_optional("phonenumbers", package="phonenumbers")
         pn: Any = self._phonenumbers
@@ -97,6 +100,23 @@ class Normaliser:
         if not pn.is_possible_number(number):
             return "+" + digits if value.lstrip().startswith("+") else digits
         return str(pn.format_number(number, pn.PhoneNumberFormat.E164))
+
+    def _fast_phone(self, value: str, digits: str) -> str | None:
+        """E.164 without parsing where the digits decide it (as ``phonenumbers`` does).
+
+        An international number without a bracketed trunk prefix (``+44 (0)20 …`` is
+        parsed), and in the North American plan (region US or CA) ten digits, or eleven
+        starting with 1. ``phonenumbers`` takes about 40 µs a value; this path, most of
+        the values of a large table, a fraction of that.
+        """
+        if value.lstrip().startswith("+"):
+            return None if "(0" in value else "+" + digits
+        if self.region in ("US", "CA"):
+            if len(digits) == 10:
+                return "+1" + digits
+            if len(digits) == 11 and digits.startswith("1"):
+                return "+" + digits
+        return None
 
     def _iban_form(self, value: str) -> str | None:
         if self._iban is None:

@@ -66,6 +66,11 @@ def identifier_columns(tables: Tables, *, person: str | None) -> list[str]:
     return out
 
 
+def _member(values: np.ndarray, pool: Iterable[object]) -> np.ndarray:
+    """Whether each value is in ``pool``, by hashing (``np.isin`` on strings sorts objects)."""
+    return pd.Series(values, dtype=object).isin(set(pool)).to_numpy()
+
+
 @register
 class IdentifierReplay(Metric):
     """Real people whose identifier (e-mail, phone, code) a synthetic row carries.
@@ -181,8 +186,8 @@ class IdentifierReplay(Metric):
             norm_syn = np.asarray(normalise.many(raw_syn), dtype=object)
             exact_set = set(raw_syn[syn_present].tolist())
             norm_set = set(norm_syn[syn_present].tolist()) - {""}
-            row_exact = present & np.isin(raw_real, list(exact_set))
-            row_norm = present & (norm_real != "") & np.isin(norm_real, list(norm_set))
+            row_exact = present & _member(raw_real, exact_set)
+            row_norm = present & (norm_real != "") & _member(norm_real, norm_set)
             row_any = row_exact | row_norm
             has_value = per_person_any(present & (norm_real != ""), person, n_people)
             replayed = per_person_any(row_any, person, n_people)
@@ -224,8 +229,8 @@ class IdentifierReplay(Metric):
             train_hit = row_any[:n_real_train]
             exact_forms = raw_real[:n_real_train][row_exact[:n_real_train]]
             norm_forms = norm_real[:n_real_train][train_hit]
-            carries_exact = syn_present & np.isin(raw_syn, exact_forms)
-            carries = syn_present & (norm_syn != "") & np.isin(norm_syn, norm_forms)
+            carries_exact = syn_present & _member(raw_syn, exact_forms)
+            carries = syn_present & (norm_syn != "") & _member(norm_syn, norm_forms)
             for s in np.flatnonzero(carries | carries_exact).tolist():
                 row_match[s] = max(
                     row_match.get(s, 0.0), 1.0 if carries_exact[s] else 0.5
