@@ -19,12 +19,14 @@ from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.metrics._params import Param, custom
 from synthrisk.schema.schema import is_person_key
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.exact import newcombe_interval
 
 __all__ = [
     "MAX_ROWS_PER_PERSON",
     "PERSON",
     "People",
     "find_person_column",
+    "people_excess",
     "people_of",
     "person_param",
 ]
@@ -140,3 +142,27 @@ def people_of(tables: Tables, column: str | None) -> People:
         )
         raise ParameterError(msg)
     return People(person, n_train, n_holdout, n_real, column, max_rows)
+
+
+def people_excess(
+    a: int, n_a: int, b: int, n_b: int, *, confidence_level: float
+) -> tuple[float, list[float], float]:
+    """Excess of ``a`` of ``n_a`` training people over the rate of ``b`` of ``n_b`` holdout people.
+
+    In people: ``a - n_a * b / n_b``, with Newcombe's interval of the difference of the
+    two shares scaled to ``n_a`` people, and the standard error that interval implies
+    (NaN without people on either side). The per-person tests' headline excess.
+    """
+    rate = b / n_b if n_b else 0.0
+    effect = float(a - n_a * rate)
+    if not (n_a and n_b):
+        return effect, [float("nan"), float("nan")], float("nan")
+    from scipy import stats
+
+    low, high = newcombe_interval(a, n_a, b, n_b, confidence_level=confidence_level)
+    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    return (
+        effect,
+        [float(low * n_a), float(high * n_a)],
+        float((high - low) / (2 * z) * n_a),
+    )

@@ -44,6 +44,7 @@ from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, custom, number, probability
+from synthrisk.metrics._persons import people_excess
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._chance import (
     ChanceModel,
@@ -65,7 +66,7 @@ from synthrisk.metrics.membership._people import (
 from synthrisk.metrics.membership._row_keys import row_keys
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.exact import detectable_excess, excess_greater_p, newcombe_interval
+from synthrisk.stats.exact import detectable_excess, excess_greater_p
 from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["Identification", "IdentificationParts", "identification_parts"]
@@ -347,14 +348,7 @@ def identification_test(
     a, n_a = worst["training"]
     b, n_b = worst["holdout"]
     rate = b / n_b if n_b else 0.0
-    effect = a - n_a * rate
-    if n_a and n_b:
-        low, high = newcombe_interval(a, n_a, b, n_b, confidence_level=confidence_level)
-        z = float(_z(confidence_level))
-        se = (high - low) / (2 * z) * n_a
-        ci = [low * n_a, high * n_a]
-    else:
-        se, ci = float("nan"), [float("nan"), float("nan")]
+    effect, ci, se = people_excess(a, n_a, b, n_b, confidence_level=confidence_level)
     detectable = {}
     for part in parts:
         (_, n_p), (b_p, n_q) = part["training"], part["holdout"]
@@ -388,12 +382,6 @@ def identification_test(
         "mde": float(min(smallest)) if smallest else None,
         "mde_level": REFERENCE_LEVEL,
     }
-
-
-def _z(confidence_level: float) -> float:
-    from scipy import stats
-
-    return float(stats.norm.ppf(0.5 + confidence_level / 2))
 
 
 @register

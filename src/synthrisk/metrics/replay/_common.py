@@ -10,9 +10,14 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk.metrics._persons import People, find_person_column, people_of
+from synthrisk.metrics._persons import (
+    People,
+    find_person_column,
+    people_excess,
+    people_of,
+)
 from synthrisk.schema.tables import Tables
-from synthrisk.stats.exact import detectable_excess, excess_greater_p, newcombe_interval
+from synthrisk.stats.exact import detectable_excess, excess_greater_p
 
 __all__ = [
     "LIST_LIMIT",
@@ -85,16 +90,7 @@ def replay_test(
     a, n_a = worst["training"]
     b, n_b = worst["holdout"]
     rate = b / n_b if n_b else 0.0
-    effect = a - n_a * rate
-    if n_a and n_b:
-        low, high = newcombe_interval(a, n_a, b, n_b, confidence_level=confidence_level)
-        from scipy import stats
-
-        z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-        se = (high - low) / (2 * z) * n_a
-        ci = [low * n_a, high * n_a]
-    else:
-        se, ci = float("nan"), [float("nan"), float("nan")]
+    effect, ci, se = people_excess(a, n_a, b, n_b, confidence_level=confidence_level)
     detectable = [
         p["detectable_people"] for p in parts if p["detectable_people"] is not None
     ]
