@@ -211,6 +211,14 @@ _REPLAY_TOLERANCE = (
     "failing: they reach people the generator never saw just as often"
 )
 
+_RARE_TOLERANCE = (
+    "a value or a combination of known values that one real person holds (a rare diagnosis, a date "
+    "of birth with a postcode) points at that person wherever it appears: a synthetic row that "
+    "carries it tells whoever knows the person that they were in the training data, and what else "
+    "the row says about them. So any significant excess of such training people over the holdout "
+    "people (whose rare values reach the synthetic table only by chance) fails: the tolerance is 0 people"
+)
+
 #: The default tolerances by metric id (see ``docs/verdict.md`` for the reasoning).
 DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
     "identification": Tolerance(
@@ -228,6 +236,24 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
     "text_replay": Tolerance(
         0.0,
         "training people whose free text a synthetic cell copies, beyond the holdout's chance rate (people)",
+        _REPLAY_TOLERANCE,
+        decision="significance",
+    ),
+    "quasi_identifier_replay": Tolerance(
+        0.0,
+        "training people singled out by a combination of known columns that a synthetic row repeats, beyond the holdout's chance rate (people)",
+        _RARE_TOLERANCE,
+        decision="significance",
+    ),
+    "rare_value_replay": Tolerance(
+        0.0,
+        "training people whose rare value a synthetic row carries, beyond the holdout's chance rate (people)",
+        _RARE_TOLERANCE,
+        decision="significance",
+    ),
+    "row_string_replay": Tolerance(
+        0.0,
+        "training people whose whole row, as text, a synthetic row nearly copies, beyond the holdout's chance rate (people)",
         _REPLAY_TOLERANCE,
         decision="significance",
     ),

@@ -20,12 +20,16 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.exact import detectable_excess, excess_greater_p
 
 __all__ = [
+    "CHANCE_ASSUMPTION",
+    "CHANCE_MODEL",
+    "FINDING_ALPHA",
     "LIST_LIMIT",
     "REFERENCE_LEVEL",
     "is_row_counter",
     "person_column",
     "real_values",
     "replay_test",
+    "singleton_chance",
 ]
 
 #: the level at which "detectable at this size" is stated (about ten gating tests at 0.05)
@@ -137,3 +141,125 @@ class RowIndex:
         lo = int(np.searchsorted(self.sorted, key, side="left"))
         hi = int(np.searchsorted(self.sorted, key, side="right"))
         return np.sort(self.order[lo:hi])
+
+
+#: a count of replayed training people that chance explains with probability below this
+#: (Bonferroni across the metric's columns) makes a finding that reads review, as the
+#: chance model of copied people does
+FINDING_ALPHA = 0.01
+
+CHANCE_ASSUMPTION = (
+    "valid when the generator's rows behave like draws from the population the real people come "
+    "from; a generator that merely fits badly can trip it, so it asks for review, never fails by itself"
+)
+CHANCE_MODEL = (
+    "values (or combinations) one real person holds, replayed by chance: Good–Turing's estimate of "
+    "the probability that a new person draws such a value (2·N2/N over the N1 such values), or the "
+    "holdout's own rate, whichever is larger; a binomial tail over the training people who hold one"
+)
+
+
+def singleton_chance(
+    holders: np.ndarray,
+    training: np.ndarray,
+    appears: np.ndarray,
+    n_synthetic: int,
+    *,
+    tests: int = 1,
+) -> dict[str, JSONValue]:
+    """Training people replayed through a value only they hold, against chance.
+
+    The keys are a column's distinct values (or a combination's), over the pooled real
+    people. A key held by one person (a *singleton*) that a synthetic row carries points
+    at that person. If the generator drew new people from the population, a singleton's
+    chance of reaching ``n_synthetic`` rows is ``q = 1 - exp(-n_s · 2·N2 / (N · N1))``
+    (Good–Turing: the probability mass of values seen once is ``2·N2/N``, shared by the
+    ``N1`` of them), or the rate at which holdout singletons are replayed, whichever is
+    larger. The training singletons replayed are compared with ``Binomial(N1_t, q)``.
+
+    Parameters
+    ----------
+    holders : int array
+        Per key, the number of real people (training and holdout) holding it.
+    training : bool array
+        Per key, whether its holders are training people (read for singletons).
+    appears : bool array
+        Per key, whether a synthetic row carries it.
+    n_synthetic : int
+        Rows of the synthetic table.
+    tests : int
+        Comparisons the p-value is Bonferroni-adjusted over (the metric's columns).
+
+    Returns
+    -------
+    dict
+        ``replayed`` (training singletons replayed), ``holdout_replayed``, ``training_singletons``,
+        ``holdout_singletons``, ``rate_model``, ``rate_holdout``, ``rate``, ``expected``,
+        ``upper`` (95 % upper bound of the chance count), ``p_value`` (adjusted),
+        ``significant``, ``detectable`` (the fewest replayed training singletons that would
+        read significant), ``model``, ``assumption``, ``alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = singleton_chance(np.array([1, 1, 1, 2, 2]), np.array([True, True, False, True, False]),
+    ...                        np.array([True, False, False, True, False]), 10)
+    >>> out["replayed"], out["training_singletons"], out["holdout_replayed"]
+    (1, 2, 0)
+    """
+    from scipy import stats  # local: scipy.stats is slow to import
+
+    holders = np.asarray(holders)
+    training = np.asarray(training, dtype=bool)
+    appears = np.asarray(appears, dtype=bool)
+    single = holders == 1
+    total = float(holders.sum())
+    n1 = int(single.sum())
+    n2 = int((holders == 2).sum())
+    n1_t = int((single & training).sum())
+    n1_h = n1 - n1_t
+    a = int((single & training & appears).sum())
+    h = int((single & ~training & appears).sum())
+    rate_model = (
+        -math.expm1(-n_synthetic * 2.0 * n2 / (total * n1)) if n1 and total else 0.0
+    )
+    rate_holdout = h / n1_h if n1_h else 0.0
+    rate = max(rate_model, rate_holdout)
+    expected = n1_t * rate
+    m = max(int(tests), 1)
+    if a == 0:
+        p = 1.0
+    elif rate <= 0.0:
+        p = 0.0
+    else:
+        p = float(stats.binom.sf(a - 1, n1_t, rate))
+    p_adj = min(1.0, m * p)
+    upper = float(stats.binom.ppf(0.95, n1_t, rate)) if n1_t else 0.0
+    detectable: int | None = None
+    if n1_t:
+        if rate <= 0.0:
+            detectable = 1
+        else:
+            tail = stats.binom.sf(np.arange(n1_t + 1) - 1, n1_t, rate) * m
+            hits = np.flatnonzero(tail < FINDING_ALPHA)
+            detectable = int(hits[0]) if hits.size else None
+    return {
+        "replayed": a,
+        "holdout_replayed": h,
+        "training_singletons": n1_t,
+        "holdout_singletons": n1_h,
+        "singletons": n1,
+        "doubletons": n2,
+        "rate_model": float(rate_model),
+        "rate_holdout": float(rate_holdout),
+        "rate": float(rate),
+        "expected": float(expected),
+        "upper": upper,
+        "p_value": p_adj,
+        "significant": bool(a > 0 and p_adj < FINDING_ALPHA),
+        "detectable": detectable,
+        "tests": m,
+        "alpha": FINDING_ALPHA,
+        "model": CHANCE_MODEL,
+        "assumption": CHANCE_ASSUMPTION,
+    }
