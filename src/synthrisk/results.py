@@ -693,6 +693,16 @@ class MetricVerdict:
 #: how many copied people a finding lists (every one is in the metric's records)
 FINDING_LIST = 50
 
+#: the heading of each kind of finding
+FINDING_TITLES: Mapping[str, str] = {
+    "copied_people": "Copied people",
+    "replayed_identifiers": "Identifiers replayed",
+    "replayed_text": "Free text replayed",
+    "replayed_rows": "Rows replayed as text",
+    "rare_values": "Rare values replayed",
+    "singled_out_people": "Known combinations replayed",
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
@@ -702,9 +712,13 @@ class Finding:
     ----------
     kind : str
         ``copied_people``: training people whose record a synthetic row reproduces,
-        exactly or nearly.
+        exactly or nearly; ``replayed_identifiers``, ``replayed_text``,
+        ``replayed_rows``, ``rare_values``, ``singled_out_people``: training people
+        whose identifier, free text, row as text, rare value or combination of known
+        values a synthetic row carries (:data:`FINDING_TITLES`).
     metric : str
-        The metric whose result carries the evidence (``identification``).
+        The metric whose result carries the evidence (``identification``,
+        ``identifier_replay``, …).
     level : {"pass", "review", "fail"}
         What the finding does to the overall verdict under ``policy``.
     policy : {"statistical", "strict"}
@@ -714,13 +728,16 @@ class Finding:
     next_step : str
         What to do about it.
     people : tuple of dict
-        The copied training people, exact copies first, each with its rows in the
-        training table (``real_rows``) and the synthetic rows that copy them
-        (``synthetic_rows``), how close (``ratio``, 0 for an exact copy) and how
-        isolated; never record values. At most :data:`FINDING_LIST`.
+        The training people found, each with its rows in the training table
+        (``real_rows``) and the synthetic rows that copy or carry it
+        (``synthetic_rows``); copied people also say how close (``ratio``, 0 for an
+        exact copy) and how isolated, replayed people ``how`` (the column and the kind
+        of match); never record values. At most :data:`FINDING_LIST`.
     chance : dict or None
         The chance model: observed, expected and upper counts, p-value, the model
         and its assumption.
+    total : int or None
+        Training people found in all (``people`` lists at most :data:`FINDING_LIST`).
     """
 
     kind: str
@@ -731,6 +748,19 @@ class Finding:
     next_step: str = ""
     people: tuple[Mapping[str, Any], ...] = ()
     chance: Mapping[str, Any] | None = None
+    total: int | None = None
+
+    @property
+    def title(self) -> str:
+        """The finding's heading (``Copied people``, ``Identifiers replayed``, …)."""
+        return FINDING_TITLES.get(self.kind, self.kind)
+
+    @property
+    def count(self) -> int:
+        """Training people found (at least those listed)."""
+        if self.total is not None:
+            return max(int(self.total), len(self.people))
+        return max(len(self.people), int((self.chance or {}).get("identified") or 0))
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form (the ``verdict.findings`` entries)."""
@@ -743,6 +773,7 @@ class Finding:
             "next_step": self.next_step,
             "people": to_jsonable([dict(p) for p in self.people]),
             "chance": None if self.chance is None else to_jsonable(dict(self.chance)),
+            "total": self.total,
         }
 
     @classmethod
@@ -757,6 +788,7 @@ class Finding:
             next_step=str(data.get("next_step", "")),
             people=tuple(dict(p) for p in data.get("people") or ()),
             chance=None if data.get("chance") is None else dict(data["chance"]),
+            total=None if data.get("total") is None else int(data["total"]),
         )
 
 
@@ -1215,7 +1247,9 @@ def _finding_lines(findings: Sequence[Finding], width: int) -> list[str]:
     for finding in findings:
         if finding.level not in ("review", "fail"):
             continue
-        lines.append(f"finding ({finding.level}, {finding.policy} policy):")
+        lines.append(
+            f"finding: {finding.title.lower()} ({finding.level}, {finding.policy} policy):"
+        )
         lines += textwrap.wrap(
             finding.summary,
             width=width,
@@ -1225,16 +1259,19 @@ def _finding_lines(findings: Sequence[Finding], width: int) -> list[str]:
         )
         shown = finding.people[:10]
         if shown:
-            lines.append("  training row(s) → synthetic row(s) that copy them:")
+            lines.append(
+                "  training row(s) → synthetic row(s) that "
+                + ("carry it:" if finding.kind != "copied_people" else "copy them:")
+            )
             for person in shown:
-                kind = "exact" if person.get("exact") else "near "
+                kind = str(
+                    person.get("how") or ("exact" if person.get("exact") else "near ")
+                )
                 real = ", ".join(str(r) for r in person.get("real_rows", ()))
                 syn = ", ".join(str(r) for r in person.get("synthetic_rows", ()))
                 lines.append("    " + shorten(f"{kind}  {real} → {syn}", width - 4))
-            if len(finding.people) > len(shown):
-                lines.append(
-                    f"    … {len(finding.people) - len(shown)} more in the JSON"
-                )
+            if finding.count > len(shown):
+                lines.append(f"    … {finding.count - len(shown)} more in the JSON")
         if finding.next_step:
             lines += textwrap.wrap(
                 "next: " + finding.next_step,

@@ -1465,7 +1465,7 @@ def judge(
         else:
             verdicts.append(_info_verdict(result, payload, _holdout_test(result)))
     gating = [v.level for v in verdicts if v.gating]
-    findings = _findings(report, thresholds.policy) if has_holdout else ()
+    findings = _findings(report, thresholds.policy, verdicts) if has_holdout else ()
     overall = _worst(gating)
     if gating or findings:
         overall = _worst([*gating, *(f.level for f in findings)])
@@ -1485,11 +1485,14 @@ def judge(
             f"{overall}: {counts['pass']} of {len(gating)} gating tests pass, {counts['review']} need review, "
             f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
         )
-        for finding in findings:
-            if finding.level in ("review", "fail"):
-                reason += (
-                    f" One finding reads {finding.level}: {_finding_headline(finding)}"
-                )
+        flagged = [f for f in findings if f.level in ("review", "fail")]
+        if len(flagged) == 1:
+            reason += f" One finding reads {flagged[0].level}: {_finding_headline(flagged[0])}"
+        elif flagged:
+            reason += f" {len(flagged)} findings: " + " ".join(
+                f"({i}, {f.level}) {_finding_headline(f)}"
+                for i, f in enumerate(flagged, 1)
+            )
         reason += _power_sentence(verdicts, findings)
     if capped is not None:
         reason += capped
@@ -1507,6 +1510,11 @@ def judge(
 
 def _finding_headline(finding: Finding) -> str:
     """The finding in one sentence, for the verdict's reason (its summary has the details)."""
+    if finding.kind != "copied_people":
+        return (
+            f"{finding.title.lower()}: {_people_text(finding.count)} {REPLAY_FINDINGS[finding.metric][1]} "
+            "that a synthetic row carries (see the finding)."
+        )
     model = finding.chance or {}
     k = int(model.get("identified") or 0)
     exact = int(model.get("exact") or 0)
@@ -1530,8 +1538,158 @@ def _people_text(n: int) -> str:
     return f"{n} training {'person has' if n == 1 else 'people have'}"
 
 
-def _findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
-    """The per-person findings of the run under ``policy`` (copied people)."""
+def _findings(
+    report: EvaluationReport, policy: str, verdicts: Sequence[MetricVerdict] = ()
+) -> tuple[Finding, ...]:
+    """The per-person findings of the run under ``policy``: copied people, then the
+    people whose identifiers, text, rows, rare values or known combinations a
+    synthetic row carries."""
+    out = list(_copied_findings(report, policy))
+    levels = {v.metric: v.level for v in verdicts if v.gating and not v.skipped}
+    for result in report.results:
+        if result.metric in REPLAY_FINDINGS and _skipped(result) is None:
+            finding = _replay_finding(result, policy, levels.get(result.metric))
+            if finding is not None:
+                out.append(finding)
+    return tuple(out)
+
+
+#: the replay metrics whose results make a finding: (kind, what is replayed, whether the
+#: strict policy fails on a value one person holds — identifiers, text and rows
+#: disclose the person by themselves; a rare value or combination points at them)
+REPLAY_STEPS: Mapping[str, str] = {
+    "identifier_replay": "replace identifier columns with fake values before training (SDV's PII "
+    "sdtypes do this), or leave them out of the release",
+    "text_replay": "leave free text out of the training data, or redact names, numbers and "
+    "identifiers in it and train on the redacted text",
+    "row_string_replay": "the generator writes training rows back as text: train with fewer epochs "
+    "or with differential privacy, and deduplicate its output against the training rows",
+    "rare_value_replay": "group values that few people hold into broader ones (or suppress them) "
+    "before training, or train with differential privacy",
+    "quasi_identifier_replay": "coarsen the known columns (dates of birth to years, postcodes to "
+    "areas) before training, or train with differential privacy",
+}
+
+REPLAY_FINDINGS: Mapping[str, tuple[str, str, bool]] = {
+    "identifier_replay": ("replayed_identifiers", "an identifier", True),
+    "text_replay": ("replayed_text", "free text", True),
+    "row_string_replay": ("replayed_rows", "their row, written as text,", True),
+    "rare_value_replay": ("rare_values", "a rare value", False),
+    "quasi_identifier_replay": (
+        "singled_out_people",
+        "a combination of known values that singles them out",
+        False,
+    ),
+}
+
+
+def _replay_how(entry: Mapping[str, Any]) -> str:
+    """Which column carried a replayed person, and how (``email, exact``)."""
+    columns = entry.get("columns")
+    where = (
+        " + ".join(str(c) for c in columns)
+        if isinstance(columns, (list, tuple))
+        else str(entry.get("column", ""))
+    )
+    match = entry.get("match")
+    if isinstance(match, (list, tuple)):
+        match = ", ".join(str(m) for m in match)
+    jaccard = entry.get("jaccard")
+    how = f"{where}, {match}" if match else where
+    if isinstance(jaccard, (int, float)) and jaccard < 1:
+        how += f" (Jaccard {float(jaccard):.2f})"
+    return how
+
+
+def _replay_finding(
+    result: MetricResult, policy: str, metric_level: str | None
+) -> Finding | None:
+    """The finding of one replay metric: the people it found, judged under ``policy``."""
+    kind, what, strict_fails = REPLAY_FINDINGS[result.metric]
+    breakdown: Mapping[str, Any] = result.breakdown
+    model: Any = breakdown.get("chance_model")
+    total = int(breakdown.get("replayed_training") or 0)
+    unique = int(breakdown.get("unique_replayed_training") or 0)
+    if not isinstance(model, Mapping) and not total:
+        return None
+    model = dict(model) if isinstance(model, Mapping) else {}
+    people: tuple[dict[str, Any], ...] = tuple(
+        {
+            "real_rows": list(entry.get("rows") or ()),
+            "synthetic_rows": list(entry.get("synthetic_rows") or ()),
+            "how": _replay_how(entry),
+        }
+        for entry in (breakdown.get("replayed") or ())[:FINDING_LIST]
+        if isinstance(entry, Mapping)
+    )
+    test = breakdown.get("holdout_test") or {}
+    compared = str(test.get("compared") or "")
+    held = int(breakdown.get("replayed_holdout") or 0)
+    found = (
+        f"{_people_text(total)} {what} that a synthetic row carries ({unique} through a "
+        f"value only they hold); holdout people: {held}"
+    )
+    chance = ""
+    if model:
+        p_value = float(model.get("p_value", 1.0))
+        p_text = "p < 1e-12" if p_value < 1e-12 else f"p = {p_value:.2g}"
+        where = model.get("column") or " + ".join(map(str, model.get("columns") or ()))
+        chance = (
+            f"; in {where}, {int(model.get('replayed') or 0)} of {int(model.get('training_singletons') or 0)} "
+            "training people replayed through a value only they hold, where chance explains about "
+            f"{float(model.get('expected') or 0.0):.1f} ({p_text}, Bonferroni across the columns; "
+            "valid when the generator's rows behave like draws from the population)"
+        )
+    rows = sorted({r for p in people for r in p["synthetic_rows"]})
+    shown = ", ".join(str(r) for r in rows[:12]) + (" …" if len(rows) > 12 else "")
+    step = (
+        f"inspect synthetic rows {shown}; {REPLAY_STEPS[result.metric]}, and regenerate "
+        "(removing the rows leaves the next rarest people exposed)"
+        if rows
+        else ""
+    )
+    significant = bool(model.get("significant"))
+    if metric_level == "fail":
+        level = "fail"
+        summary = (
+            f"{found}: significantly more than the holdout people ({compared}){chance}."
+        )
+    elif policy == "strict" and unique and strict_fails:
+        level = "fail"
+        summary = (
+            f"{found}{chance}. The strict policy tolerates no real person's own identifier, "
+            "text or row in the release, whatever chance explains."
+        )
+    elif significant or (policy == "strict" and unique):
+        level = "review"
+        summary = (
+            f"{found}{chance}: more than chance explains."
+            if significant
+            else f"{found}{chance}. The strict policy asks for review of any value one "
+            "training person alone holds in the release."
+        )
+    else:
+        level, step = "pass", ""
+        summary = (
+            f"{found}{chance}: no more than chance explains."
+            if total
+            else f"no synthetic row carries {what} of a training person."
+        )
+    return Finding(
+        kind=kind,
+        metric=result.metric,
+        level=level,
+        policy=policy,
+        summary=summary,
+        next_step=step,
+        people=people,
+        chance=model or None,
+        total=total,
+    )
+
+
+def _copied_findings(report: EvaluationReport, policy: str) -> tuple[Finding, ...]:
+    """The copied-people findings (the identification metric's chance model)."""
     out = []
     for result in report.results:
         if result.metric != "identification" or _skipped(result) is not None:
@@ -1663,6 +1821,8 @@ def _power_sentence(
             )
     for finding in findings:
         model = finding.chance or {}
+        if finding.kind != "copied_people":
+            continue
         if finding.policy == "statistical" and model.get("detectable") is not None:
             exact = int(model["detectable"])
             near = int(model.get("detectable_near") or 0)

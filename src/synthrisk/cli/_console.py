@@ -130,7 +130,7 @@ def print_findings(findings: Sequence[Finding], *, quiet: bool) -> None:
         if finding.level not in ("review", "fail"):
             continue
         color = _COLORS[finding.level]
-        title = "Copied people" if finding.kind == "copied_people" else finding.kind
+        title = finding.title
         out.print(
             f"\n[bold]Finding: {esc(title)}[/bold] "
             f"[bold {color}]{finding.level}[/bold {color}] "
@@ -139,7 +139,9 @@ def print_findings(findings: Sequence[Finding], *, quiet: bool) -> None:
         out.print(esc(finding.summary))
         people = sorted(finding.people, key=lambda p: not p.get("exact"))
         for person in people[:FINDING_LINES]:
-            if person.get("exact"):
+            if person.get("how"):
+                kind = str(person["how"])
+            elif person.get("exact"):
                 kind = "exact"
             else:
                 ratio = person.get("ratio")
@@ -147,7 +149,7 @@ def print_findings(findings: Sequence[Finding], *, quiet: bool) -> None:
             real = _rows_text("training", list(person.get("real_rows") or ()))
             syn = _rows_text("synthetic", list(person.get("synthetic_rows") or ()))
             out.print(f"  {esc(kind)}  {esc(real)} → {esc(syn)}")
-        total = max(len(people), int((finding.chance or {}).get("identified") or 0))
+        total = finding.count
         if total > FINDING_LINES:
             out.print(f"  … {total - FINDING_LINES} more in the JSON")
         if finding.next_step:

@@ -671,6 +671,8 @@ def _chance_words(finding: Finding) -> list[tuple[str, str]]:
     model = finding.chance or {}
     if not model:
         return []
+    if finding.kind != "copied_people":
+        return _replay_chance_words(model)
     found = int(model.get("identified") or 0)
     exact = int(model.get("exact") or 0)
     rows = [
@@ -707,6 +709,38 @@ def _chance_words(finding: Finding) -> list[tuple[str, str]]:
     return rows
 
 
+def _replay_chance_words(model: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The chance model of a replay finding (values one real person holds), in words."""
+    where = model.get("column") or " + ".join(map(str, model.get("columns") or ()))
+    found = int(model.get("replayed") or 0)
+    rows = [
+        (
+            "observed",
+            f"in {where}: {found} of {int(model.get('training_singletons') or 0)} training "
+            "people replayed through a value only they hold; "
+            f"{int(model.get('holdout_replayed') or 0)} of "
+            f"{int(model.get('holdout_singletons') or 0)} holdout people",
+        ),
+        (
+            "expected by chance",
+            f"about {_count_text(model.get('expected'))} (95 % upper bound "
+            f"{_count_text(model.get('upper'))}; per person {float(model.get('rate') or 0):.3g}: "
+            f"Good–Turing {float(model.get('rate_model') or 0):.3g}, holdout "
+            f"{float(model.get('rate_holdout') or 0):.3g}, the larger)",
+        ),
+        (
+            "p-value",
+            f"{_chance_p(float(model.get('p_value', 1.0)))} under the chance model "
+            "(Bonferroni across the columns)",
+        ),
+    ]
+    if model.get("model"):
+        rows.append(("model", str(model["model"])))
+    if model.get("assumption"):
+        rows.append(("assumption", str(model["assumption"])))
+    return rows
+
+
 def _finding_view(
     finding: Finding,
     *,
@@ -724,6 +758,7 @@ def _finding_view(
         isolation = person.get("isolation")
         rows.append(
             {
+                "how": str(person.get("how") or ""),
                 "real_rows": ", ".join(str(r) for r in person.get("real_rows") or ()),
                 "synthetic_rows": ", ".join(
                     str(r) for r in person.get("synthetic_rows") or ()
@@ -735,7 +770,7 @@ def _finding_view(
                 else format_number(float(isolation)),
             }
         )
-    total = max(len(people), int((finding.chance or {}).get("identified") or 0))
+    total = finding.count
     columns: list[str] = []
     values: list[dict[str, Any]] = []
     frame = None if tables is None else tables.get("synthetic")
@@ -753,10 +788,10 @@ def _finding_view(
             else:
                 cells = ["(row not in the table)"] * len(columns)
             values.append({"row": row, "cells": cells})
-    title = "Copied people" if finding.kind == "copied_people" else finding.kind
     return {
         "kind": finding.kind,
-        "title": title,
+        "replay": finding.kind != "copied_people",
+        "title": finding.title,
         "metric": finding.metric,
         "level": finding.level,
         "policy": finding.policy,
@@ -785,7 +820,7 @@ def _coverage_text(verdict: Verdict) -> str:
             break
     for finding in verdict.findings:
         model = finding.chance or {}
-        if model.get("detectable") is not None:
+        if finding.kind == "copied_people" and model.get("detectable") is not None:
             exact = int(model["detectable"])
             near = int(model.get("detectable_near") or 0)
             out.append(

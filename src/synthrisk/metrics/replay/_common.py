@@ -26,6 +26,7 @@ __all__ = [
     "LIST_LIMIT",
     "REFERENCE_LEVEL",
     "is_row_counter",
+    "key_holders",
     "person_column",
     "real_values",
     "replay_test",
@@ -263,3 +264,48 @@ def singleton_chance(
         "model": CHANCE_MODEL,
         "assumption": CHANCE_ASSUMPTION,
     }
+
+
+def key_holders(
+    keys: np.ndarray, present: np.ndarray, person: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct keys of the real rows, how many people hold each and one holder.
+
+    Parameters
+    ----------
+    keys : array
+        One key per pooled real row (a value, a normalised value, a combination code).
+    present : bool array
+        Rows whose key counts (a missing value holds nothing).
+    person : int array
+        The person of each row (training people first).
+
+    Returns
+    -------
+    uniques : array
+        The distinct keys.
+    holders : int array
+        Per key, the number of distinct people holding it.
+    owner : int array
+        Per key, its holder with the smallest number (the only one of a singleton).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u, h, o = key_holders(np.array(["a", "b", "a", "c"], dtype=object),
+    ...                       np.array([True, True, True, False]), np.array([0, 1, 2, 2]))
+    >>> list(u), h.tolist(), o.tolist()
+    (['a', 'b'], [2, 1], [0, 1])
+    """
+    codes, uniques = pd.factorize(pd.Series(keys[present], dtype=object))
+    who = np.asarray(person)[present].astype(np.int64)
+    if codes.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return np.asarray(uniques, dtype=object), empty, empty
+    n = int(who.max()) + 1
+    pairs = np.unique(codes.astype(np.int64) * n + who)
+    pair_codes = pairs // n
+    holders = np.bincount(pair_codes, minlength=len(uniques))
+    owner = np.full(len(uniques), n, dtype=np.int64)
+    np.minimum.at(owner, pair_codes, pairs % n)
+    return np.asarray(uniques, dtype=object), holders, owner

@@ -34,11 +34,13 @@ from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
     RowIndex,
     is_row_counter,
+    key_holders,
     people,
     per_person_any,
     person_column,
     real_values,
     replay_test,
+    singleton_chance,
 )
 from synthrisk.metrics.replay._normalise import DEFAULT_REGION, Normaliser, check_region
 from synthrisk.results import RecordScores
@@ -170,6 +172,8 @@ class IdentifierReplay(Metric):
         n_train, n_people = who.n_train, who.n_people
         person = who.person
         any_replayed = np.zeros(n_people, dtype=bool)
+        any_unique = np.zeros(n_people, dtype=bool)
+        chances: list[dict[str, JSONValue]] = []
         parts: list[dict[str, Any]] = []
         per_column: dict[str, JSONValue] = {}
         listed: list[dict[str, Any]] = []
@@ -193,6 +197,15 @@ class IdentifierReplay(Metric):
             replayed = per_person_any(row_any, person, n_people)
             exact_people = per_person_any(row_exact, person, n_people)
             any_replayed |= replayed
+            # values one real person holds: the chance model and the strict policy
+            uniques, holders, owner = key_holders(norm_real, present & (norm_real != ""), person)
+            appears = _member(uniques, norm_set)
+            chance = singleton_chance(
+                holders, owner < n_train, appears, len(synthetic), tests=len(names)
+            )
+            chance["column"] = name
+            chances.append(chance)
+            any_unique[owner[(holders == 1) & appears]] = True
             t = np.arange(n_people) < n_train
             a, n_a = int((replayed & t).sum()), int((has_value & t).sum())
             b, n_b = int((replayed & ~t).sum()), int((has_value & ~t).sum())
@@ -303,6 +316,9 @@ class IdentifierReplay(Metric):
             "columns": per_column,
             "replayed": listed[:LIST_LIMIT],
             "replaying_synthetic_rows": len(rows_carrying),
+            "unique_replayed_training": int(any_unique[:n_train].sum()),
+            "unique_replayed_holdout": int(any_unique[n_train:].sum()),
+            "chance_model": min(chances, key=lambda c: (c["p_value"], -c["replayed"])),
             "holdout_test": test,
         }
         value_keys: tuple[str, ...] = ()
