@@ -20,7 +20,7 @@ from synthrisk.metrics import METRICS, Metric, get_metric
 from synthrisk.neighbors import compute_scope, reuse_searches
 from synthrisk.results import EvaluationReport, MetricResult
 from synthrisk.schema.schema import Schema
-from synthrisk.schema.tables import Tables, prepare_tables
+from synthrisk.schema.tables import Tables, excluded_note, prepare_tables
 from synthrisk.selftest import run_self_test
 from synthrisk.settings import Workers, check_compute, check_workers, get_config
 from synthrisk.verdict import Thresholds, judge
@@ -472,8 +472,53 @@ def run_metrics(
         inputs=tables.summary(),
         results=tuple(results),
         schema=schema,
-        warnings=tuple(tables.notes),
+        warnings=tuple(checked_notes(tables.notes, tables.schema, results)),
     )
+
+
+def checked_notes(
+    notes: Sequence[str], schema: Schema, results: Sequence[MetricResult]
+) -> list[str]:
+    """The validation notes, with each excluded column's note saying what checked it.
+
+    Columns of kind id, pii and text are left out of the distance-based metrics; the
+    replay metrics check them (``docs/replay.md``). A column a metric of the run checked
+    (it is among the columns of the metric's breakdown) reads "checked by …"; one that
+    no metric checked says which metric would.
+    """
+    checked: dict[str, list[str]] = {}
+    for result in results:
+        if result.status != "ok":
+            continue
+        columns = result.breakdown.get("columns")
+        if isinstance(columns, Mapping):
+            names = [str(c) for c in columns]
+        elif isinstance(columns, (list, tuple)):
+            names = [str(c) for c in columns]
+        else:
+            continue
+        for name in names:
+            checked.setdefault(name, []).append(result.metric)
+    would = {"id": "identifier_replay", "pii": "identifier_replay", "text": "text_replay"}
+    out = list(notes)
+    for spec in schema.excluded:
+        if spec.source != "inferred":
+            continue
+        old = excluded_note(spec)
+        if old not in out:
+            continue
+        by = checked.get(spec.name)
+        new = (
+            f"column {spec.name!r} ({spec.kind}, {spec.note or 'inferred'}) is left out of the "
+            f"distance-based metrics and checked by {', '.join(by)}."
+            if by
+            else f"column {spec.name!r} ({spec.kind}, {spec.note or 'inferred'}) is left out of "
+            f"every metric of this run; {would.get(spec.kind, 'identifier_replay')} checks such "
+            "columns (it needs a holdout table). Declare its kind in the metadata to use it "
+            "otherwise."
+        )
+        out[out.index(old)] = new
+    return out
 
 
 def _run_in_workers(

@@ -693,6 +693,13 @@ class MetricVerdict:
 #: how many copied people a finding lists (every one is in the metric's records)
 FINDING_LIST = 50
 
+#: the self-test's scenarios in words
+SCENARIO_PHRASES: Mapping[str, str] = {
+    "exact": "exact copies",
+    "near": "near copies",
+    "identifiers": "copied identifiers and text",
+}
+
 #: the heading of each kind of finding
 FINDING_TITLES: Mapping[str, str] = {
     "copied_people": "Copied people",
@@ -911,10 +918,11 @@ class SelfTestScenario:
 
     Attributes
     ----------
-    kind : {"exact", "near"}
+    kind : {"exact", "near", "identifiers"}
         ``exact``: copies of training records; ``near``: the same copies with every
         numerical (and date) cell moved by a small share of the column's standard
-        deviation.
+        deviation; ``identifiers``: only the identifier and free-text cells (kinds id,
+        pii, text) of training people copied into synthetic rows.
     share : float
         The share of synthetic rows replaced by the copies.
     planted : int
@@ -943,9 +951,14 @@ class SelfTestScenario:
         return self.overall == "fail"
 
     @property
+    def what(self) -> str:
+        """``exact copies`` / ``near copies`` / ``copied identifiers and text``."""
+        return SCENARIO_PHRASES.get(self.kind, f"{self.kind} copies")
+
+    @property
     def label(self) -> str:
         """``exact copies, 0.1 % (39 rows)``."""
-        return f"{self.kind} copies, {_share_text(self.share)} ({self.planted} rows)"
+        return f"{self.what}, {_share_text(self.share)} ({self.planted} rows)"
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form (an entry of ``self_test.scenarios``)."""
@@ -1036,15 +1049,13 @@ class SelfTest:
             if i == 0:
                 people = "training person" if s.planted == 1 else "training people"
                 clauses.append(
-                    f"{s.kind} copies of {s.planted} {people} "
+                    f"{s.what} of {s.planted} {people} "
                     f"({_share_text(s.share)} of the synthetic rows)"
                 )
             else:
-                clauses.append(
-                    f"{s.kind} copies of {s.planted} ({_share_text(s.share)})"
-                )
+                clauses.append(f"{s.what} of {s.planted} ({_share_text(s.share)})")
         missed_text = ", ".join(
-            f"{s.kind} copies of {s.planted} ({_share_text(s.share)}: {s.overall})"
+            f"{s.what} of {s.planted} ({_share_text(s.share)}: {s.overall})"
             for s in missed
         )
         if not caught:

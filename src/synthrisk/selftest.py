@@ -22,6 +22,10 @@ run's gating tests again.
   numbers: 1 % of a standard deviation is below half a unit for most of them (Adult's
   ``age``: 0.14 years), so rounding would make the near copy an exact copy again; the
   near scenario measures the tests' power on copies one small step away.
+* **Identifiers and text**: when a replay metric gates, the scenario ``identifiers``
+  copies only the id, pii and text cells of training people who hold a value no other
+  real row holds (random, seeded) into random synthetic rows, at the same shares
+  (:func:`plan_identifiers`).
 * **Judging**: only the metrics whose verdict gates in the run are re-run, with the same
   parameters and seed (each metric gets its own random stream, as in the run), and the
   planted tables are judged as the run was: the same thresholds, Holm's correction
@@ -68,12 +72,17 @@ from synthrisk.verdict import Thresholds, judge
 
 __all__ = [
     "KINDS",
+    "REPLAY_KINDS",
+    "REPLAY_METRICS",
     "NEAR_MOVE",
     "SHARES",
     "PlantedLeak",
     "plan_leak",
+    "plan_identifiers",
     "plant",
+    "plant_identifiers",
     "planted_rows",
+    "replay_columns",
     "run_self_test",
 ]
 
@@ -87,6 +96,61 @@ KINDS: tuple[str, ...] = ("exact", "near")
 NEAR_MOVE = 0.01
 #: the random stream of the self-test (see :func:`synthrisk._rng.metric_generator`)
 _STREAM = "self_test"
+#: the kinds of column the identifier scenario copies, and the metrics that check them
+REPLAY_KINDS = ("id", "pii", "text")
+REPLAY_METRICS = ("identifier_replay", "text_replay", "row_string_replay")
+
+
+def replay_columns(tables: Tables, gating: Sequence[Metric]) -> list[str]:
+    """The identifier and free-text columns the ``identifiers`` scenario copies.
+
+    Empty unless a replay metric gates in the run (only they look at these columns).
+    """
+    if not any(m.id in REPLAY_METRICS for m in gating):
+        return []
+    return [
+        spec.name
+        for spec in tables.schema.columns
+        if spec.kind in REPLAY_KINDS and spec.name in tables.synthetic.columns
+    ]
+
+
+def plan_identifiers(
+    tables: Tables, columns: Sequence[str], *, n: int, seed: int
+) -> PlantedLeak:
+    """Which training rows' identifiers and text go where (the ``identifiers`` scenario).
+
+    Training rows holding, in some column of ``columns``, a value no other real row
+    holds are copied, in a random (seeded) order: a shared value identifies no one.
+    They replace the cells of random synthetic rows; the other cells stay.
+    """
+    assert tables.holdout is not None
+    unique = np.zeros(len(tables.real), dtype=bool)
+    for name in columns:
+        pooled = pd.concat([tables.real[name], tables.holdout[name]], ignore_index=True)
+        present = pooled.notna().to_numpy()
+        single = ~pooled.astype(str).duplicated(keep=False).to_numpy() & present
+        unique |= single[: len(tables.real)]
+    rng = metric_generator(seed, _STREAM + "_identifiers")
+    sources = rng.permutation(np.flatnonzero(unique))
+    n = min(n, int(sources.size), len(tables.synthetic))
+    positions = rng.permutation(len(tables.synthetic))[:n].astype(np.int64)
+    return PlantedLeak(
+        sources=sources[:n].astype(np.int64), positions=positions, moves={}
+    )
+
+
+def plant_identifiers(
+    tables: Tables, leak: PlantedLeak, n: int, columns: Sequence[str]
+) -> pd.DataFrame:
+    """The synthetic table with the first ``n`` planned rows' ``columns`` copied in."""
+    frame = tables.synthetic.copy()
+    sources, positions = leak.sources[:n], leak.positions[:n]
+    for name in columns:
+        values = frame[name].to_numpy(copy=True)
+        values[positions] = tables.real[name].to_numpy()[sources]
+        frame[name] = pd.Series(values, dtype=frame[name].dtype, index=frame.index)
+    return frame
 
 
 def planted_rows(share: float, n_synthetic: int) -> int:
@@ -348,23 +412,47 @@ def _self_test(
         )
         notes.append(f"near copies skipped: {reason}")
         skip_reason["near"] = reason
+    kinds = list(KINDS)
+    texts = replay_columns(tables, gating)
+    id_leak = None
+    if texts:
+        id_leak = plan_identifiers(
+            tables, texts, n=max(wanted.values()), seed=seed
+        )
+        kinds.append("identifiers")
+        if id_leak.sources.size == 0:
+            skip_reason["identifiers"] = (
+                "no training person holds an identifier or text value of their own."
+            )
     plan = [
-        (kind, share) for kind in KINDS for share in SHARES if kind not in skip_reason
+        (kind, share) for kind in kinds for share in SHARES if kind not in skip_reason
     ]
+    id_counts = (
+        {}
+        if id_leak is None
+        else {share: min(n, int(id_leak.sources.size)) for share, n in wanted.items()}
+    )
+
+    def count(kind: str, share: float) -> int:
+        return id_counts[share] if kind == "identifiers" else counts[share]
+
     # shares that plant the same number of rows (small tables) share one run
     runs = sorted(
-        {(kind, counts[share]) for kind, share in plan},
-        key=lambda run: (KINDS.index(run[0]), run[1]),
+        {(kind, count(kind, share)) for kind, share in plan},
+        key=lambda run: (kinds.index(run[0]), run[1]),
     )
     judged: dict[tuple[str, int], EvaluationReport] = {}
     with metric_plan(reporter, len(runs) * len(gating)):
         for kind, n in runs:
-            shares = ", ".join(f"{s * 100:g} %" for s in SHARES if counts[s] == n)
+            shares = ", ".join(f"{s * 100:g} %" for s in SHARES if count(kind, s) == n)
             label = f"self-test · {kind} copies, {n} rows ({shares})"
             with stage(reporter, label):
-                planted = tables.with_synthetic(
-                    plant(tables, leak, n, near=kind == "near")
-                )
+                if kind == "identifiers":
+                    assert id_leak is not None
+                    frame = plant_identifiers(tables, id_leak, n, texts)
+                else:
+                    frame = plant(tables, leak, n, near=kind == "near")
+                planted = tables.with_synthetic(frame)
                 results = []
                 for metric in gating:
                     with metric_step(reporter, metric.id) as finished:
@@ -399,7 +487,7 @@ def _self_test(
         / max(after.pairs_asked - before.pairs_asked, 1),
     )
     scenarios = []
-    for kind in KINDS:
+    for kind in kinds:
         for share in SHARES:
             if kind in skip_reason:
                 scenarios.append(
@@ -412,7 +500,7 @@ def _self_test(
                     )
                 )
                 continue
-            n = counts[share]
+            n = count(kind, share)
             scenarios.append(_scenario(kind, share, n, judged[kind, n], thresholds))
     return SelfTest(
         scenarios=tuple(scenarios),

@@ -173,7 +173,7 @@ def print_self_test(self_test: SelfTest, *, quiet: bool) -> None:
     for s in self_test.scenarios:
         color = _COLORS.get(s.overall, "dim")
         table.add_row(
-            f"{s.kind} copies",
+            s.what,
             f"{s.share * 100:g} %",
             str(s.planted),
             f"[{color}]{s.overall}[/{color}]",

@@ -548,7 +548,72 @@ def _context(
         "warnings": list(data.get("warnings") or ()),
         "caveats": caveats,
         "self_test": _self_test_view(report.self_test, results),
+        "examined": _examined_view(results, data),
     }
+
+
+#: the per-person replay metrics whose breakdown counts people per column (or
+#: combination of columns)
+_PER_COLUMN_METRICS = (
+    "identifier_replay",
+    "text_replay",
+    "row_string_replay",
+    "rare_value_replay",
+    "quasi_identifier_replay",
+)
+
+
+def _examined_view(
+    results: Sequence[Mapping[str, Any]], data: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """What the replay tests checked, per column: people replayed on each side and the
+    test's p-value (counts and row positions only, never values). None when no
+    replay test ran and no column was left out."""
+    rows: list[dict[str, Any]] = []
+    checked: set[str] = set()
+    for i, result in enumerate(results):
+        metric = str(result.get("metric"))
+        if metric not in _PER_COLUMN_METRICS or result.get("status") != "ok":
+            continue
+        breakdown = result.get("breakdown") or {}
+        parts = {
+            str(c.get("part")): c
+            for c in ((breakdown.get("holdout_test") or {}).get("components") or ())
+            if isinstance(c, Mapping)
+        }
+        for key in ("columns", "combinations"):
+            block = breakdown.get(key)
+            if not isinstance(block, Mapping):
+                continue
+            for name, counts in block.items():
+                if not isinstance(counts, Mapping):
+                    continue
+                part = parts.get(str(name)) or {}
+                p = part.get("p_value_adjusted")
+                checked.add(str(name))
+                rows.append(
+                    {
+                        "column": str(name),
+                        "metric": metric,
+                        "anchor": f"m{i}",
+                        "training": f"{int(counts.get('training_replayed') or 0)} of "
+                        f"{int(counts.get('training_people') or 0)}",
+                        "holdout": f"{int(counts.get('holdout_replayed') or 0)} of "
+                        f"{int(counts.get('holdout_people') or 0)}",
+                        "p": "—" if p is None else format_p_value(float(p)),
+                    }
+                )
+    schema = data.get("schema") or {}
+    unchecked = [
+        str(name)
+        for name, spec in (schema.get("columns") or {}).items()
+        if isinstance(spec, Mapping)
+        and spec.get("kind") in ("id", "pii", "text")
+        and str(name) not in checked
+    ]
+    if not rows and not unchecked:
+        return None
+    return {"rows": rows, "unchecked": unchecked}
 
 
 #: PETsARD's columns of the Anonymeter results, in its order
@@ -620,6 +685,7 @@ def _self_test_view(
     rows = [
         {
             "kind": s.kind,
+            "what": s.what,
             "share": f"{s.share * 100:g} %",
             "planted": s.planted,
             "overall": s.overall,

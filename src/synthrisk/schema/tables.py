@@ -351,14 +351,17 @@ def prepare_tables(
     )
 
 
-def excluded_notes(schema: Schema) -> list[str]:
-    """One note per column that inference excluded (identifiers, free text)."""
-    return [
+def excluded_note(spec: ColumnSpec) -> str:
+    """The note of a column that inference excluded (an identifier, free text)."""
+    return (
         f"column {spec.name!r} was excluded from every metric as kind {spec.kind!r} "
         f"({spec.note or 'inferred'}); declare its kind in the metadata to use it."
-        for spec in schema.excluded
-        if spec.source == "inferred"
-    ]
+    )
+
+
+def excluded_notes(schema: Schema) -> list[str]:
+    """One note per column that inference excluded (identifiers, free text)."""
+    return [excluded_note(spec) for spec in schema.excluded if spec.source == "inferred"]
 
 
 def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> None:

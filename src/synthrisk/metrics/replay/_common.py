@@ -47,14 +47,32 @@ def person_column(tables: Tables, person: str | None) -> str | None:
 def is_row_counter(values: pd.Series, n_rows: int) -> bool:
     """Is the column a row number or surrogate key (dense small integers), not a person's identifier?
 
-    Integers between 0 and ten times the number of rows: generators number their rows
-    the same way, so equal values there say nothing about a person.
+    Mostly distinct integers between 0 and ten times the number of rows, bare or with
+    one fixed prefix and suffix (``u17``, ``P-000017``): generators number their rows the same way, so
+    equal values there say nothing about a person.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_row_counter(pd.Series(["u0", "u1", "u2"]), 3), is_row_counter(pd.Series([0, 1, 5]), 3)
+    (True, True)
+    >>> is_row_counter(pd.Series(["u0", "v1"]), 2), is_row_counter(pd.Series(["a@b.org"]), 1)
+    (False, False)
     """
-    numeric = pd.to_numeric(values.dropna(), errors="coerce")
+    present = values.dropna()
+    numeric = pd.to_numeric(present, errors="coerce")
+    if numeric.isna().any() and not present.empty:
+        parts = present.astype(str).str.extract(r"^(\D*)(\d+)(\D*)$")
+        if parts[1].isna().any() or len(parts[[0, 2]].drop_duplicates()) > 1:
+            return False
+        numeric = pd.to_numeric(parts[1], errors="coerce")
     if numeric.empty or numeric.isna().any():
         return False
     array = numeric.to_numpy(dtype=np.float64)
     if not np.all(np.mod(array, 1) == 0):
+        return False
+    # a counter numbers rows (or people): mostly distinct; postcodes repeat
+    if np.unique(array).size < 0.5 * array.size:
         return False
     return bool(array.min() >= 0 and array.max() <= 10 * n_rows + 10)
 
