@@ -30,10 +30,10 @@ def test_default_metrics_with_and_without_holdout(
         "identification", "vulnerable_people", "dcr_overfitting_protection", "membership_knn_probabilities", "dcr_share",
         "membership_classification", "nndr", "singling_out", "singling_out_univariate",
     ]  # fmt: skip
-    # the full assessment: every family, the per-person tests first (identifier_replay
-    # too: `user_id` is an identifier column)
+    # the full assessment: every family, the per-person tests first (no identifier_replay:
+    # `user_id` numbers the rows, r0, r1, …, which says nothing about a person)
     assert [r.metric for r in with_holdout.results] == [
-        "identification", "vulnerable_people", "identifier_replay", "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection", "singling_out",
+        "identification", "vulnerable_people", "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection", "singling_out",
         "singling_out_univariate", "linkability", "inference", "membership_knn_probabilities", "dcr_share",
         "membership_classification", "distribution_validation", "nndr", "identical_match_share",
     ]  # fmt: skip

@@ -137,7 +137,11 @@ class IdentifierReplay(Metric):
     def applies_by_default(cls, tables: Tables) -> bool:
         """Only tables with an id or pii column to check (besides the person key)."""
         if tables.holdout is None:
-            return any(spec.kind in KINDS for spec in tables.schema.columns)
+            return any(
+                spec.kind in KINDS
+                and not is_row_counter(tables.real[spec.name], len(tables.real))
+                for spec in tables.schema.columns
+            )
         try:
             return bool(identifier_columns(tables, person="auto"))
         except Exception:
