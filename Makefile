@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow check lint typecheck doctest bench clean chromium chromium-note
+.PHONY: demo test test-gpu test-slow check lint typecheck doctest bench clean chromium chromium-note
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,16 +13,20 @@ $(VENV)/.installed-demo: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[report]'
 	touch $@
 
-# The dev extra needs torch (the torch backend's tests run on CPU tensors). PyTorch's CPU
-# build is installed first, pinned, so that the extra's `torch>=2.1` is already satisfied and
-# pip never pulls a multi-GB CUDA build. Elsewhere, point TORCH_PIP at a CPU wheel, e.g.
-# TORCH_PIP="torch --index-url https://download.pytorch.org/whl/cpu".
+# The dev extra is what the checks need (pytest, ruff, mypy, hypothesis, polars): no torch,
+# so .venv stays small. The torch backend's tests are skipped without torch; `make test-gpu`
+# installs PyTorch (the CPU build, pinned, so pip never pulls a multi-GB CUDA build; elsewhere
+# point TORCH_PIP at another wheel, e.g. TORCH_PIP="torch --index-url
+# https://download.pytorch.org/whl/cpu") and runs them.
 TORCH_PIP ?= torch==2.13.0
 
 $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q $(TORCH_PIP)
 	$(BIN)/python -m pip install -q -e '.[dev,report,dask]'
 	touch $@ $(VENV)/.installed-demo
+
+$(VENV)/.installed-gpu: $(VENV)/.installed-dev
+	$(BIN)/python -m pip install -q $(TORCH_PIP)
+	touch $@
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/synthrisk demo --out demo-output
@@ -53,11 +57,15 @@ chromium-note:
 
 # the slow tests (a few, marked `slow`) are left out; `make test-slow` runs them.
 # The suite runs on every logical CPU, at most 4 worker processes (pytest-xdist; each worker
-# imports numba, torch and Dask): `make test PYTEST_WORKERS=0` runs it in one process.
+# imports numba and Dask): `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= logical
 PYTEST_PARALLEL = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --maxprocesses 4)
 test: $(VENV)/.installed-dev $(if $(filter 1,$(SYNTHRISK_REQUIRE_CHROMIUM)),chromium,chromium-note)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# the torch neighbour backend's tests (CPU tensors; CUDA when present), with torch installed
+test-gpu: $(VENV)/.installed-gpu
+	$(BIN)/python -m pytest tests/neighbors/test_torch_backend.py tests/neighbors/test_neighbors.py $(PYTEST_PARALLEL)
 
 test-slow: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m slow $(PYTEST_PARALLEL)
