@@ -114,6 +114,42 @@ def _shingles(words, n, width, out):  # type: ignore[no-untyped-def]  # pragma: 
     return n - width + 1
 
 
+@numba.njit(nogil=True, cache=True)
+def _char_shingles(data, start, end, width, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Hashes of the ``width``-byte windows of one cell (one of all its bytes when shorter)."""
+    n = end - start
+    if n == 0:
+        return 0
+    if n < width:
+        h = _FNV_OFFSET
+        for i in range(start, end):
+            h = (h ^ np.uint64(data[i])) * _FNV_PRIME
+        out[0] = _mix(h ^ np.uint64(width))
+        return 1
+    for i in range(n - width + 1):
+        h = _FNV_OFFSET
+        for j in range(start + i, start + i + width):
+            h = (h ^ np.uint64(data[j])) * _FNV_PRIME
+        out[i] = _mix(h ^ np.uint64(width))
+    return n - width + 1
+
+
+@numba.njit(nogil=True, cache=True)
+def _cell_shingles(data, start, end, width, chars, words, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Shingle hashes of one cell: ``width`` words, or ``width`` bytes when ``chars``."""
+    if chars:
+        return _char_shingles(data, start, end, width, out)
+    k = _words(data, start, end, words)
+    return _shingles(words, k, width, out)
+
+
+def _max_shingles(offsets: np.ndarray, chars: bool) -> int:
+    if not chars:
+        return _max_words(offsets)
+    lengths = np.diff(offsets)
+    return int(lengths.max()) + 2 if lengths.size else 2
+
+
 def _max_words(offsets: np.ndarray) -> int:
     lengths = np.diff(offsets)
     return int(lengths.max()) // 2 + 2 if lengths.size else 2
@@ -152,7 +188,7 @@ def permutations(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _band_keys(data, offsets, cells, width, a, b, rows, max_words):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _band_keys(data, offsets, cells, width, a, b, rows, max_words, chars=False):  # type: ignore[no-untyped-def]  # pragma: no cover
     n = cells.shape[0]
     n_bands = a.shape[0] // rows
     out = np.zeros((n, n_bands), dtype=np.uint64)
@@ -162,8 +198,7 @@ def _band_keys(data, offsets, cells, width, a, b, rows, max_words):  # type: ign
         sh = np.empty(max_words, dtype=np.uint64)
         for i in range(chunk * 1024, min(n, (chunk + 1) * 1024)):
             c = cells[i]
-            k = _words(data, offsets[c], offsets[c + 1], words)
-            m = _shingles(words, k, width, sh)
+            m = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sh)
             if m == 0:
                 continue
             for band in range(n_bands):
@@ -191,13 +226,23 @@ def band_keys(
     a: np.ndarray,
     b: np.ndarray,
     rows: int,
+    chars: bool = False,
 ) -> np.ndarray:
     """LSH band keys of ``cells`` (one column per band of ``rows`` permutations of ``a, b``).
 
-    An empty cell has key 0 in every band (never a candidate).
+    Shingles are ``width`` words, or ``width`` bytes with ``chars``. An empty cell has
+    key 0 in every band (never a candidate).
     """
     result: np.ndarray = _band_keys(
-        data, offsets, cells.astype(np.int64), width, a, b, rows, _max_words(offsets)
+        data,
+        offsets,
+        cells.astype(np.int64),
+        width,
+        a,
+        b,
+        rows,
+        _max_shingles(offsets, chars),
+        chars,
     )
     return result
 
@@ -249,7 +294,7 @@ def candidate_pairs(
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _jaccard(data, offsets, left, right, width, max_words):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _jaccard(data, offsets, left, right, width, max_words, chars=False):  # type: ignore[no-untyped-def]  # pragma: no cover
     n = left.shape[0]
     out = np.zeros(n, dtype=np.float64)
     n_chunks = (n + 255) // 256
@@ -259,11 +304,9 @@ def _jaccard(data, offsets, left, right, width, max_words):  # type: ignore[no-u
         sb = np.empty(max_words, dtype=np.uint64)
         for i in range(chunk * 256, min(n, (chunk + 1) * 256)):
             c = left[i]
-            k = _words(data, offsets[c], offsets[c + 1], words)
-            ma = _shingles(words, k, width, sa)
+            ma = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sa)
             c = right[i]
-            k = _words(data, offsets[c], offsets[c + 1], words)
-            mb = _shingles(words, k, width, sb)
+            mb = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sb)
             if ma == 0 or mb == 0:
                 continue
             x = np.unique(sa[:ma])
@@ -291,8 +334,12 @@ def jaccard_pairs(
     right: np.ndarray,
     *,
     width: int,
+    chars: bool = False,
 ) -> np.ndarray:
-    """Exact Jaccard similarity of the shingle sets of cells ``left[i]`` and ``right[i]``."""
+    """Exact Jaccard similarity of the shingle sets of cells ``left[i]`` and ``right[i]``.
+
+    Shingles are ``width`` words, or ``width`` bytes with ``chars``.
+    """
     if left.size == 0:
         return np.zeros(0, dtype=np.float64)
     result: np.ndarray = _jaccard(
@@ -301,7 +348,8 @@ def jaccard_pairs(
         left.astype(np.int64),
         right.astype(np.int64),
         width,
-        _max_words(offsets),
+        _max_shingles(offsets, chars),
+        chars,
     )
     return result
 
@@ -648,6 +696,7 @@ def lsh_candidates(
     b: np.ndarray,
     rows: int,
     cap: int,
+    chars: bool = False,
     working_memory: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(real index, synthetic index) pairs sharing a band key, as :func:`candidate_pairs`.
@@ -660,7 +709,7 @@ def lsh_candidates(
     a time (``working_memory``); the filter takes at most half of it.
     """
     n_bands = a.shape[0] // rows
-    max_words = _max_words(offsets)
+    max_words = _max_shingles(offsets, chars)
     real_cells = real_cells.astype(np.int64)
     synthetic_cells = synthetic_cells.astype(np.int64)
     per_cell = 8 * n_bands * 3  # keys, flat copy and the filter's flags
@@ -669,7 +718,9 @@ def lsh_candidates(
     )
 
     def keys_of(cells: np.ndarray) -> np.ndarray:
-        out: np.ndarray = _band_keys(data, offsets, cells, width, a, b, rows, max_words)
+        out: np.ndarray = _band_keys(
+            data, offsets, cells, width, a, b, rows, max_words, chars
+        )
         return out.reshape(-1)
 
     for sl in _block_ranges(synthetic_cells.size, per_cell, working_memory):

@@ -47,6 +47,7 @@ from synthrisk.metrics.replay._common import (
     per_person_any,
     real_values,
     replay_test,
+    singleton_chance,
 )
 from synthrisk.metrics.replay._minhash import (
     cell_hashes,
@@ -65,8 +66,10 @@ from synthrisk.metrics.replay._normalise import (
     check_region,
     find_entities,
 )
+from synthrisk.metrics.replay.row_string import holders_of, unique_matches
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.exact import excess_greater_p
 from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["TextReplay", "text_matches"]
@@ -324,6 +327,8 @@ class TextReplay(Metric):
         listed: list[dict[str, Any]] = []
         row_score: dict[int, float] = {}
         t = np.arange(n_people) < n_train
+        any_alone = np.zeros(n_people, dtype=bool)
+        chances: list[tuple[float, dict[str, JSONValue]]] = []
         for index, name in enumerate(names):
             real = real_values(tables, name)
             found = text_matches(
@@ -361,6 +366,21 @@ class TextReplay(Metric):
                 for k in kinds
             }
             any_replayed |= replayed
+            # people replayed through a match no other real person shares, and chance
+            n_distinct = int(inverse.max()) + 1 if inverse.size else 1
+            _, who_of, start = holders_of(inverse[:n_real], person, n_distinct)
+            any_alone |= unique_matches(pair_left, pair_right, who_of, start, n_people)
+            holders = np.diff(start)
+            keys = np.flatnonzero(holders > 0)
+            appears = np.zeros(n_distinct, dtype=bool)
+            appears[found["near"][0]] = True
+            chance = singleton_chance(
+                holders[keys],
+                who_of[start[keys]] < n_train,
+                appears[keys],
+                len(tables.synthetic),
+                tests=len(names),
+            )
             a, n_a = int((replayed & t).sum()), int((has_text & t).sum())
             b, n_b = int((replayed & ~t).sum()), int((has_text & ~t).sum())
             parts.append(
@@ -370,6 +390,9 @@ class TextReplay(Metric):
                     "holdout": [b, n_b],
                     "what": f"whose {name!r} a synthetic cell copies",
                 }
+            )
+            chances.append(
+                (excess_greater_p(a, n_a, b, n_b), {"column": name, **chance})
             )
             per_column[name] = {
                 "training_replayed": a,
@@ -464,6 +487,9 @@ class TextReplay(Metric):
             "replayed": listed[:LIST_LIMIT],
             "replaying_synthetic_rows": len(carrying_rows),
             "holdout_test": test,
+            "unique_replayed_training": int((any_alone & t).sum()),
+            "unique_replayed_holdout": int((any_alone & ~t).sum()),
+            "chance_model": min(chances, key=lambda c: c[0])[1] if chances else None,
         }
         records = {
             "replaying_rows": RecordScores(
