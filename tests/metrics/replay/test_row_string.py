@@ -88,7 +88,9 @@ def test_rows_with_formats_changed_fail_and_are_all_found() -> None:
     assert {tuple(e["synthetic_rows"]) for e in bd["replayed"]} == {
         (i,) for i in range(k)
     }
-    assert all(0.9 <= e["jaccard"] < 1 and e["match"] == ["near"] for e in bd["replayed"])
+    assert all(
+        0.9 <= e["jaccard"] < 1 and e["match"] == ["near"] for e in bd["replayed"]
+    )
     assert result.records["replaying_rows"].index.tolist() == list(range(k))
     assert bd["chance_model"]["replayed"] == k
 
@@ -125,7 +127,9 @@ def test_default_run_only_with_id_pii_or_text() -> None:
     with_text = prepare_tables(real, synthetic, holdout, metadata=METADATA)
     assert RowStringReplay.applies_by_default(with_text)
     plain = prepare_tables(
-        real[["age"]], synthetic[["age"]], holdout[["age"]],
+        real[["age"]],
+        synthetic[["age"]],
+        holdout[["age"]],
         metadata={"columns": {"age": {"kind": "numerical"}}},
     )
     assert not RowStringReplay.applies_by_default(plain)

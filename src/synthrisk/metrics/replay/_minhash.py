@@ -198,7 +198,9 @@ def _band_keys(data, offsets, cells, width, a, b, rows, max_words, chars=False):
         sh = np.empty(max_words, dtype=np.uint64)
         for i in range(chunk * 1024, min(n, (chunk + 1) * 1024)):
             c = cells[i]
-            m = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sh)
+            m = _cell_shingles(
+                data, offsets[c], offsets[c + 1], width, chars, words, sh
+            )
             if m == 0:
                 continue
             for band in range(n_bands):
@@ -304,9 +306,13 @@ def _jaccard(data, offsets, left, right, width, max_words, chars=False):  # type
         sb = np.empty(max_words, dtype=np.uint64)
         for i in range(chunk * 256, min(n, (chunk + 1) * 256)):
             c = left[i]
-            ma = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sa)
+            ma = _cell_shingles(
+                data, offsets[c], offsets[c + 1], width, chars, words, sa
+            )
             c = right[i]
-            mb = _cell_shingles(data, offsets[c], offsets[c + 1], width, chars, words, sb)
+            mb = _cell_shingles(
+                data, offsets[c], offsets[c + 1], width, chars, words, sb
+            )
             if ma == 0 or mb == 0:
                 continue
             x = np.unique(sa[:ma])

@@ -334,9 +334,7 @@ class RowStringReplay(Metric):
             confidence_level=self.confidence_level,
         )
         # people replayed through a synthetic row that matches no other real person
-        text_of, who_of, start = holders_of(
-            inverse[:n_real], person, found["n_distinct"]
-        )
+        _, who_of, start = holders_of(inverse[:n_real], person, found["n_distinct"])
         alone = unique_matches(left, right, who_of, start, n_people)
         holders = np.diff(start)
         real_keys = np.flatnonzero(holders > 0)
@@ -386,7 +384,9 @@ class RowStringReplay(Metric):
         if a and isinstance(p_value, float) and p_value < 0.05:
             shown = ", ".join(str(s) for s in carrying_rows[:10].tolist())
             more = (
-                f" and {carrying_rows.size - 10} more" if carrying_rows.size > 10 else ""
+                f" and {carrying_rows.size - 10} more"
+                if carrying_rows.size > 10
+                else ""
             )
             context.warn(
                 f"{a} training people have a row that a synthetic row nearly copies as text, "
