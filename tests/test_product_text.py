@@ -86,6 +86,7 @@ _NUMBERS = {
     15: "fifteen",
     16: "sixteen",
     17: "seventeen",
+    18: "eighteen",
 }
 
 

@@ -76,7 +76,7 @@ from synthrisk.metrics.ml_inference import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
-from synthrisk.metrics.replay import IdentifierReplay, TextReplay
+from synthrisk.metrics.replay import IdentifierReplay, RowStringReplay, TextReplay
 
 __all__ = [
     "DOMIAS",
@@ -119,6 +119,7 @@ __all__ = [
     "NumericalSVR",
     "Outcome",
     "ReplicatedUniques",
+    "RowStringReplay",
     "SinglingOutRisk",
     "SinglingOutUnivariateRisk",
     "TCloseness",

@@ -274,3 +274,24 @@ def test_the_fast_phone_path_agrees_with_phonenumbers() -> None:
         assert normalise(value) == expected, value
     # a bracketed trunk prefix is parsed, not read digit by digit
     assert normalise("+44 (0)20 7946 0018") == "+442079460018"
+
+
+def test_text_unique_counts_and_chance_model_on_a_tiny_table() -> None:
+    real, holdout, synthetic = tables(200, seed=7)
+    real, holdout, synthetic = real.copy(), holdout.copy(), synthetic.copy()
+    # training rows 0-4 copied verbatim (theirs alone); training 10 and holdout 0 share
+    # one note, which synthetic row 5 copies (matches two people: not unique)
+    synthetic.loc[:4, "note"] = real.loc[:4, "note"].to_numpy()
+    holdout.loc[0, "note"] = real.loc[10, "note"]
+    synthetic.loc[5, "note"] = real.loc[10, "note"]
+    result = TextReplay().compute(real, synthetic, holdout, metadata=METADATA, seed=1)
+    bd = result.breakdown
+    assert bd["replayed_training"] == 6
+    assert bd["replayed_holdout"] == 1
+    assert bd["unique_replayed_training"] == 5
+    assert bd["unique_replayed_holdout"] == 0
+    chance = bd["chance_model"]
+    assert chance["column"] == "note"
+    assert chance["replayed"] == 5  # training singletons near-copied
+    assert chance["training_singletons"] == 199
+    assert chance["holdout_replayed"] == 0

@@ -25,8 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from synthrisk._typing import JSONValue
 from synthrisk.exceptions import ParameterError
@@ -49,16 +47,17 @@ from synthrisk.metrics.replay._common import (
     per_person_any,
     real_values,
     replay_test,
+    singleton_chance,
 )
 from synthrisk.metrics.replay._minhash import (
-    band_keys,
-    candidate_pairs,
     cell_hashes,
     jaccard_pairs,
+    lsh_candidates,
     lsh_recall,
-    ngram_hashes,
-    normalised_buffer,
     permutations,
+    prepare_texts,
+    span_pairs,
+    word_counts,
 )
 from synthrisk.metrics.replay._normalise import (
     DEFAULT_REGION,
@@ -67,18 +66,16 @@ from synthrisk.metrics.replay._normalise import (
     check_region,
     find_entities,
 )
+from synthrisk.metrics.replay.row_string import holders_of, unique_matches
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
+from synthrisk.stats.exact import excess_greater_p
 from synthrisk.stats.intervals import wilson_interval
 
 __all__ = ["TextReplay", "text_matches"]
 
-#: band keys computed per pass (memory: this many 64-bit keys per distinct cell)
-BANDS_PER_PASS = 8
 #: a band key shared by more distinct real texts than this is common phrasing
 BUCKET_CAP = 64
-#: quick filter of the cells that may hold an entity (RE2, vectorised)
-_MAY_HOLD_ENTITY = r"@|\d[\d\s().\-/]{4,}\d|[A-Z]{2}\d{2}"
 
 
 def text_matches(
@@ -94,6 +91,7 @@ def text_matches(
     real_person: np.ndarray,
     normalise: Normaliser,
     entities: bool = True,
+    working_memory: float | None = None,
 ) -> dict[str, Any]:
     """Which real rows a synthetic cell replays, and how.
 
@@ -102,11 +100,13 @@ def text_matches(
     pairs ``pair_real``, ``pair_synthetic``, ``pair_how``) and the candidate counts.
     """
     n_real, n_syn = len(real), len(synthetic)
-    data, offsets = normalised_buffer(
-        pd.concat([real, synthetic], ignore_index=True).to_numpy(dtype=object)
+    values = np.concatenate(
+        [real.to_numpy(dtype=object), synthetic.to_numpy(dtype=object)]
     )
+    data, offsets, may_hold_entity = prepare_texts(values)
     hashes = cell_hashes(data, offsets)
     distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    del hashes
     inverse = inverse.reshape(-1)
     in_real = np.zeros(distinct.size, dtype=bool)
     in_real[inverse[:n_real]] = True
@@ -118,24 +118,23 @@ def text_matches(
     # near copies: LSH over the distinct texts, confirmed by the exact Jaccard
     rows = max(num_perm // bands, 1)
     a, b = permutations(rows * bands, seed)
-    lefts, rights = [], []
-    for start in range(0, bands, BANDS_PER_PASS):
-        stop = min(bands, start + BANDS_PER_PASS)
-        sl = slice(start * rows, stop * rows)
-        rk = band_keys(
-            data, offsets, first[real_texts], width=shingle, a=a[sl], b=b[sl], rows=rows
-        )
-        sk = band_keys(
-            data, offsets, first[syn_texts], width=shingle, a=a[sl], b=b[sl], rows=rows
-        )
-        left, right = candidate_pairs(rk, sk, cap=BUCKET_CAP)
-        lefts.append(real_texts[left])
-        rights.append(syn_texts[right])
+    left, right = lsh_candidates(
+        data,
+        offsets,
+        first[real_texts],
+        first[syn_texts],
+        width=shingle,
+        a=a,
+        b=b,
+        rows=rows,
+        cap=BUCKET_CAP,
+        working_memory=working_memory,
+    )
     both = np.flatnonzero(
         in_real & in_syn & nonempty
     )  # verbatim: the same text on both sides
-    left_t = np.concatenate([*lefts, both])
-    right_t = np.concatenate([*rights, both])
+    left_t = np.concatenate([real_texts[left], both])
+    right_t = np.concatenate([syn_texts[right], both])
     code = np.unique(left_t * distinct.size + right_t)
     left_t, right_t = code // distinct.size, code % distinct.size
     candidates = int(left_t.size)
@@ -143,57 +142,34 @@ def text_matches(
     keep = jac >= threshold
     near_pairs = (left_t[keep], right_t[keep], jac[keep])
     # verbatim spans of `span` words found in one real person's cells only
-    text_people = pd.Series(real_person).groupby(inverse[:n_real]).nunique()
-    people_per_text = np.zeros(distinct.size, dtype=np.int64)
-    people_per_text[text_people.index.to_numpy()] = text_people.to_numpy()
-    rh, ro = ngram_hashes(data, offsets, first[real_texts], span=span)
-    r_text = real_texts[ro]
-    del ro
-    order = np.lexsort((r_text, rh))
-    rh, r_text = rh[order], r_text[order]
-    del order
-    new_pair = np.ones(rh.size, dtype=bool)
-    new_pair[1:] = (rh[1:] != rh[:-1]) | (r_text[1:] != r_text[:-1])
-    rh, r_text = rh[new_pair], r_text[new_pair]
-    del new_pair
-    # hashes held by one distinct text, itself held by one real person
-    starts = np.flatnonzero(np.r_[True, rh[1:] != rh[:-1]])
-    runs = np.diff(np.r_[starts, rh.size])
-    keep = runs == 1
-    single_hash = rh[starts[keep]]
-    single_text = r_text[starts[keep]]
-    del rh, r_text, starts, runs
-    ok = people_per_text[single_text] == 1
-    single_hash, single_text = single_hash[ok], single_text[ok]
-    sh, so = ngram_hashes(data, offsets, first[syn_texts], span=span)
-    at = np.searchsorted(single_hash, sh)
-    at_ok = at < single_hash.size
-    hit = np.zeros(sh.size, dtype=bool)
-    hit[at_ok] = single_hash[at[at_ok]] == sh[at_ok]
-    span_right = syn_texts[so[hit]]
-    span_left = single_text[at[hit]]
-    del sh, so, at, hit
-    code = np.unique(span_left * distinct.size + span_right)
-    span_pairs = (code // distinct.size, code % distinct.size)
+    pair_code = np.unique(inverse[:n_real] * max(len(real_person), 1) + real_person)
+    people_per_text = np.bincount(
+        pair_code // max(len(real_person), 1), minlength=distinct.size
+    )
+    counts = word_counts(data, offsets)
+    span_left, span_right = span_pairs(
+        data,
+        offsets,
+        first[real_texts],
+        first[syn_texts],
+        people_per_text[real_texts] == 1,
+        span=span,
+        counts=counts,
+        working_memory=working_memory,
+    )
+    del counts
+    code = np.unique(real_texts[span_left] * distinct.size + syn_texts[span_right])
+    span_pairs_ = (code // distinct.size, code % distinct.size)
     # entities inside the text
     entity_pairs: tuple[np.ndarray, np.ndarray] = (
         np.zeros(0, np.int64),
         np.zeros(0, np.int64),
     )
     if entities:
-        original = pa.array(
-            pd.concat([real, synthetic], ignore_index=True).to_numpy(dtype=object),
-            type=pa.large_string(),
-            from_pandas=True,
-        )
-        may = pc.fill_null(pc.match_substring_regex(original, _MAY_HOLD_ENTITY), False)
-        cells = np.flatnonzero(
-            np.asarray(may.to_numpy(zero_copy_only=False), dtype=bool)
-        )
+        cells = np.flatnonzero(may_hold_entity)
         real_forms: dict[str, set[int]] = {}
         syn_forms: dict[str, set[int]] = {}
-        values = original.take(pa.array(cells)).to_pylist()
-        for c, text in zip(cells.tolist(), values, strict=True):
+        for c, text in zip(cells.tolist(), values[cells].tolist(), strict=True):
             if not isinstance(text, str) or not ENTITY_PATTERN.search(text):
                 continue
             target = real_forms if c < n_real else syn_forms
@@ -215,7 +191,7 @@ def text_matches(
         "n_real": n_real,
         "n_syn": n_syn,
         "near": near_pairs,
-        "span": span_pairs,
+        "span": span_pairs_,
         "entity": entity_pairs,
         "candidates": candidates,
         "distinct_real": int(real_texts.size),
@@ -351,6 +327,8 @@ class TextReplay(Metric):
         listed: list[dict[str, Any]] = []
         row_score: dict[int, float] = {}
         t = np.arange(n_people) < n_train
+        any_alone = np.zeros(n_people, dtype=bool)
+        chances: list[tuple[float, dict[str, JSONValue]]] = []
         for index, name in enumerate(names):
             real = real_values(tables, name)
             found = text_matches(
@@ -365,6 +343,7 @@ class TextReplay(Metric):
                 real_person=person,
                 normalise=normalise,
                 entities=self.entities,
+                working_memory=context.working_memory,
             )
             n_real = found["n_real"]
             inverse = found["inverse"]
@@ -387,6 +366,21 @@ class TextReplay(Metric):
                 for k in kinds
             }
             any_replayed |= replayed
+            # people replayed through a match no other real person shares, and chance
+            n_distinct = int(inverse.max()) + 1 if inverse.size else 1
+            _, who_of, start = holders_of(inverse[:n_real], person, n_distinct)
+            any_alone |= unique_matches(pair_left, pair_right, who_of, start, n_people)
+            holders = np.diff(start)
+            keys = np.flatnonzero(holders > 0)
+            appears = np.zeros(n_distinct, dtype=bool)
+            appears[found["near"][0]] = True
+            chance = singleton_chance(
+                holders[keys],
+                who_of[start[keys]] < n_train,
+                appears[keys],
+                len(tables.synthetic),
+                tests=len(names),
+            )
             a, n_a = int((replayed & t).sum()), int((has_text & t).sum())
             b, n_b = int((replayed & ~t).sum()), int((has_text & ~t).sum())
             parts.append(
@@ -396,6 +390,9 @@ class TextReplay(Metric):
                     "holdout": [b, n_b],
                     "what": f"whose {name!r} a synthetic cell copies",
                 }
+            )
+            chances.append(
+                (excess_greater_p(a, n_a, b, n_b), {"column": name, **chance})
             )
             per_column[name] = {
                 "training_replayed": a,
@@ -490,6 +487,9 @@ class TextReplay(Metric):
             "replayed": listed[:LIST_LIMIT],
             "replaying_synthetic_rows": len(carrying_rows),
             "holdout_test": test,
+            "unique_replayed_training": int((any_alone & t).sum()),
+            "unique_replayed_holdout": int((any_alone & ~t).sum()),
+            "chance_model": min(chances, key=lambda c: c[0])[1] if chances else None,
         }
         records = {
             "replaying_rows": RecordScores(
