@@ -185,3 +185,19 @@ def test_html_lists_examined_columns_without_values() -> None:
     assert "Identifiers replayed" in page and "email, exact" in page
     for value in train["email"].to_numpy()[:20]:
         assert value not in page
+
+
+def test_near_copies_take_the_holdout_rate_with_its_uncertainty() -> None:
+    # 43 of 39,032 training vs 2 of 4,879 holdout people near-copied (Adult, new people)
+    holders = np.ones(39_032 + 4_879, dtype=np.int64)
+    training = np.arange(holders.size) < 39_032
+    appears = np.zeros(holders.size, dtype=bool)
+    appears[:43] = True
+    appears[39_032 : 39_032 + 2] = True
+    point = singleton_chance(holders, training, appears, 4_879)
+    bound = singleton_chance(holders, training, appears, 4_879, approximate=True)
+    assert point["rate"] == pytest.approx(2 / 4_879) and point["significant"]
+    upper = stats.beta.ppf(0.95, 3, 4_877)
+    assert bound["rate"] == pytest.approx(upper)
+    assert bound["p_value"] == pytest.approx(stats.binom.sf(42, 39_032, upper))
+    assert not bound["significant"]

@@ -185,6 +185,7 @@ def singleton_chance(
     n_synthetic: int,
     *,
     tests: int = 1,
+    approximate: bool = False,
 ) -> dict[str, JSONValue]:
     """Training people replayed through a value only they hold, against chance.
 
@@ -208,6 +209,12 @@ def singleton_chance(
         Rows of the synthetic table.
     tests : int
         Comparisons the p-value is Bonferroni-adjusted over (the metric's columns).
+    approximate : bool
+        The keys are replayed by *near* copies (free text, rows as text): Good–Turing
+        counts exact values and says nothing of near ones, so the holdout's rate enters
+        with its uncertainty (its one-sided 95 % Clopper–Pearson upper bound) instead of
+        its point estimate. Exact keys (identifiers, values, combinations) use the point
+        estimate, as the chance model of copied people does.
 
     Returns
     -------
@@ -243,6 +250,8 @@ def singleton_chance(
         -math.expm1(-n_synthetic * 2.0 * n2 / (total * n1)) if n1 and total else 0.0
     )
     rate_holdout = h / n1_h if n1_h else 0.0
+    if approximate and n1_h:
+        rate_holdout = float(stats.beta.ppf(0.95, h + 1, n1_h - h)) if h < n1_h else 1.0
     rate = max(rate_model, rate_holdout)
     expected = n1_t * rate
     m = max(int(tests), 1)
@@ -278,6 +287,7 @@ def singleton_chance(
         "significant": bool(a > 0 and p_adj < FINDING_ALPHA),
         "detectable": detectable,
         "tests": m,
+        "approximate": approximate,
         "alpha": FINDING_ALPHA,
         "model": CHANCE_MODEL,
         "assumption": CHANCE_ASSUMPTION,

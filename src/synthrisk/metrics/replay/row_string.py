@@ -364,6 +364,7 @@ class RowStringReplay(Metric):
             first_holder < n_train,
             appears[real_keys],
             len(tables.synthetic),
+            approximate=True,
         )
         # synthetic rows that near-copy a training person's row, with the best Jaccard
         n_real_train = len(tables.real)

@@ -380,6 +380,7 @@ class TextReplay(Metric):
                 appears[keys],
                 len(tables.synthetic),
                 tests=len(names),
+                approximate=True,
             )
             a, n_a = int((replayed & t).sum()), int((has_text & t).sum())
             b, n_b = int((replayed & ~t).sum()), int((has_text & ~t).sum())
