@@ -277,7 +277,9 @@ def test_every_registered_metric_builds_without_parameters() -> None:
         assert cls.from_params({}).id == metric_id
 
 
-def test_apparent_matches_use_sdnist_quasi_identifiers_where_the_table_has_them() -> None:
+def test_apparent_matches_use_sdnist_quasi_identifiers_where_the_table_has_them() -> (
+    None
+):
     rng = np.random.default_rng(2)
     n = 300
     frame = pd.DataFrame(

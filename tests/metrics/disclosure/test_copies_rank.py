@@ -18,6 +18,7 @@ import pytest
 
 from synthrisk import evaluate
 from synthrisk.metrics import METRICS
+from synthrisk.results import MetricResult
 
 N_ROWS = 3000
 SEEDS = (0, 1, 2)
@@ -87,10 +88,10 @@ def _tables(seed: int) -> tuple[pd.DataFrame, ...]:
 
 
 @pytest.fixture(scope="module")
-def scores() -> dict[int, dict[str, tuple[object, object]]]:
+def scores() -> dict[int, dict[str, tuple[MetricResult, MetricResult]]]:
     """Per seed and metric: the (new people, copies) results with default columns."""
     metrics = [*RANKED, *TABLE_ONLY]
-    out: dict[int, dict[str, tuple[object, object]]] = {}
+    out: dict[int, dict[str, tuple[MetricResult, MetricResult]]] = {}
     for seed in SEEDS:
         real, holdout, new, copies = _tables(seed)
         with_new = evaluate(real, new, holdout, metrics=metrics)
@@ -101,13 +102,15 @@ def scores() -> dict[int, dict[str, tuple[object, object]]]:
 
 @pytest.mark.parametrize("metric_id", RANKED)
 def test_default_columns_rank_copies_above_new_people(
-    metric_id: str, scores: dict[int, dict[str, tuple[object, object]]]
+    metric_id: str, scores: dict[int, dict[str, tuple[MetricResult, MetricResult]]]
 ) -> None:
     safer_high = METRICS[metric_id].higher_is_safer
     for seed in SEEDS:
         new, copies = scores[seed][metric_id]
-        assert str(new.params["columns_chosen_by"]).startswith(("synthrisk's", "synthpop's"))  # type: ignore[attr-defined]
-        a, b = new.score, copies.score  # type: ignore[attr-defined]
+        assert str(new.params["columns_chosen_by"]).startswith(
+            ("synthrisk's", "synthpop's")
+        )
+        a, b = new.score, copies.score
         assert a is not None, (metric_id, seed)
         assert b is not None, (metric_id, seed)
         if safer_high:
@@ -117,13 +120,13 @@ def test_default_columns_rank_copies_above_new_people(
 
 
 def test_default_columns_follow_the_peers(
-    scores: dict[int, dict[str, tuple[object, object]]],
+    scores: dict[int, dict[str, tuple[MetricResult, MetricResult]]],
 ) -> None:
     results = {m: pair[0] for m, pair in scores[SEEDS[0]].items()}
     columns = list(survey(np.random.default_rng(0), 5).columns)
     categorical = [c for c in columns if c not in ("age", "income", "outcome")]
     everything_but_outcome = columns[:-1]
-    params = {m: r.params for m, r in results.items()}  # type: ignore[attr-defined]
+    params = {m: r.params for m, r in results.items()}
     assert params["replicated_uniques"]["keys"] == columns  # whole records
     assert params["unique_exact_matches"]["columns"] == columns
     assert params["disco"]["keys"] == everything_but_outcome
@@ -138,26 +141,26 @@ def test_default_columns_follow_the_peers(
 
 
 def test_l_diversity_cannot_rank_copies(
-    scores: dict[int, dict[str, tuple[object, object]]],
+    scores: dict[int, dict[str, tuple[MetricResult, MetricResult]]],
 ) -> None:
     # every other column is a quasi-identifier: income singles out every synthetic
     # record, so every class holds 1 sensitive value (< l = 2) in both tables
     for seed in SEEDS:
         new, copies = scores[seed]["l_diversity"]
-        assert new.score == copies.score == 1.0  # type: ignore[attr-defined]
+        assert new.score == copies.score == 1.0
 
 
 def test_t_closeness_cannot_rank_copies(
-    scores: dict[int, dict[str, tuple[object, object]]],
+    scores: dict[int, dict[str, tuple[MetricResult, MetricResult]]],
 ) -> None:
     # singleton classes: a class holding value v is at 1 - p(v) from the table, so
     # t = 1 - (share of the rarest sensitive value), a property of the table alone
     for seed in SEEDS:
-        real, _, new_table, copy_table = _tables(seed)
+        _, _, new_table, copy_table = _tables(seed)
         new, copies = scores[seed]["t_closeness"]
         for result, table in ((new, new_table), (copies, copy_table)):
             rarest = table["outcome"].value_counts(normalize=True).min()
-            assert result.score == pytest.approx(1 - rarest)  # type: ignore[attr-defined]
+            assert result.score == pytest.approx(1 - rarest)
 
 
 def test_table_only_scores_ignore_the_real_table() -> None:

@@ -42,9 +42,7 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import percentile_interval
 
 #: why the family's default key fields are the categorical columns (SDMetrics has no default)
-_CAP_SOURCE = (
-    "SDMetrics has no default; its categorical CAP family matches categorical columns exactly"
-)
+_CAP_SOURCE = "SDMetrics has no default; its categorical CAP family matches categorical columns exactly"
 
 __all__ = [
     "CategoricalCAP",
