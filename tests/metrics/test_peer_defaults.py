@@ -43,10 +43,26 @@ PEERS: dict[str, tuple[str, ...]] = {
     "collision_membership": ("columns",),
 }
 
-#: what the default rule picks on :func:`_table` (by hand: see the column comments)
+#: what the coarsest-columns rule picks on :func:`_table` (by hand: see the column comments)
 EXPECTED_KEYS = ["sex", "region", "smoker"]
 EXPECTED_SENSITIVE = "outcome"
 USABLE = ["age", "sex", "region", "smoker", "score", "grade", "outcome"]
+#: every usable column but the sensitive one (synthpop's disclosure() example, k-anonymity family)
+ALL_BUT_SENSITIVE = USABLE[:-1]
+#: the categorical and boolean columns but the sensitive one (CAP family, SDNist's generalisation)
+CATEGORICAL = ["sex", "region", "smoker", "grade"]
+#: metric id -> the keys its default rule picks on :func:`_table`
+EXPECTED: dict[str, list[str]] = {
+    "categorical_cap": CATEGORICAL,
+    "categorical_zero_cap": CATEGORICAL,
+    "categorical_generalized_cap": CATEGORICAL,
+    "replicated_uniques": USABLE,  # synthpop's replicated.uniques: whole records
+    "disco": ALL_BUT_SENSITIVE,
+    "apparent_match_distribution": CATEGORICAL,
+    "k_anonymity": ALL_BUT_SENSITIVE,
+    "l_diversity": ALL_BUT_SENSITIVE,
+    "t_closeness": ALL_BUT_SENSITIVE,
+}
 
 
 def _table(rng: np.random.Generator, n: int) -> pd.DataFrame:
@@ -93,7 +109,9 @@ def test_runs_without_parameters_and_records_its_columns(
     # it ran (undefined only with its reason: no apparent match on coarse keys)
     assert first.status == "ok" or (first.status == "undefined" and first.reason)
     params = first.params
-    assert str(params["columns_chosen_by"]).startswith("synthrisk's default")
+    assert str(params["columns_chosen_by"]).startswith(
+        ("synthrisk's default", "synthpop's default")
+    )
     chosen = _chosen(params, PEERS[metric_id])
     if "columns" in chosen:  # every usable column: the id column is left out
         assert chosen == {"columns": USABLE}
@@ -104,7 +122,7 @@ def test_runs_without_parameters_and_records_its_columns(
         }
     else:
         keys, *sensitive = PEERS[metric_id]
-        assert chosen[keys] == EXPECTED_KEYS
+        assert chosen[keys] == EXPECTED[metric_id]
         if sensitive:
             value = chosen[sensitive[0]]
             target = value if isinstance(value, str) else value[0]  # type: ignore[index]
@@ -206,7 +224,14 @@ def test_partial_choice_keeps_what_is_given(
     )
     assert "`keys`" not in str(disco["columns_chosen_by"])
     diversity = report["l_diversity"].params
-    assert diversity["quasi_identifiers"] == ["region", "smoker", "score"]
+    assert diversity["quasi_identifiers"] == [
+        "age",
+        "region",
+        "smoker",
+        "score",
+        "grade",
+        "outcome",
+    ]
     assert diversity["sensitive"] == ["sex"]
     # k_anonymity with its quasi-identifiers given keeps no sensitive column
     k = evaluate(
@@ -232,10 +257,10 @@ def test_coarse_default_keys_that_single_out_nobody_say_so() -> None:
         metrics=["replicated_uniques", "apparent_match_distribution"],
     )
     rep = report["replicated_uniques"]
-    assert rep.params["keys"] == ["sex", "band", "age"]
+    assert rep.params["keys"] == ["sex", "band", "age", "outcome"]  # whole records
     assert rep.score is not None
     assert rep.score > 0
-    coarse = frame[["sex", "band", "outcome"]]
+    coarse = frame[["sex", "band", "outcome"]]  # 8 combinations: nobody is unique
     report = evaluate(
         coarse, coarse, metrics=["replicated_uniques", "apparent_match_distribution"]
     )
@@ -250,3 +275,26 @@ def test_every_registered_metric_builds_without_parameters() -> None:
     # none of them needs a parameter to be built (the columns are chosen per table)
     for metric_id, cls in METRICS.items():
         assert cls.from_params({}).id == metric_id
+
+
+def test_apparent_matches_use_sdnist_quasi_identifiers_where_the_table_has_them() -> (
+    None
+):
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "SEX": rng.choice(["1", "2"], n),
+            "AGEP": rng.integers(18, 90, n),
+            "EDU": rng.choice(list("123456"), n),
+            "PUMA": rng.choice(["a", "b", "c", "d"], n),
+            "DVET": rng.choice(["1", "2", "3"], n),
+            "PINCP": rng.normal(40000, 9000, n).round(),
+        }
+    )
+    result = evaluate(frame, frame, metrics=["apparent_match_distribution"])[
+        "apparent_match_distribution"
+    ]
+    assert result.params["quasi_identifiers"] == ["SEX", "EDU", "PUMA"]
+    assert str(result.params["columns_chosen_by"]).startswith("SDNist's default")
+    assert result.breakdown["compared_columns"] == ["AGEP", "DVET", "PINCP"]

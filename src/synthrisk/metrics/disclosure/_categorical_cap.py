@@ -3,9 +3,9 @@
 
 CAP protection without baseline or binning (every column is matched on exact values);
 the attack and its kernels are :mod:`synthrisk.metrics.disclosure._cap`'s. Without
-``key_fields`` / ``sensitive_fields``, synthrisk's default columns are used
-(:func:`~synthrisk.metrics.disclosure._defaults.default_key_columns`, recorded in the
-result's parameters).
+``key_fields`` / ``sensitive_fields``, synthrisk's default columns are used (every
+other categorical column as a key: :func:`~synthrisk.metrics.disclosure._defaults.default_key_columns`
+with ``rule="categorical"``, recorded in the result's parameters).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from synthrisk.metrics.disclosure._cap import (
 )
 from synthrisk.metrics.disclosure._codes import MissingRule, attack_codes
 from synthrisk.metrics.disclosure._defaults import (
-    default_key_columns,
     exact_choice_text,
+    resolve_key_columns,
     run_resolved,
 )
 from synthrisk.metrics.disclosure._kernels import (
@@ -40,6 +40,9 @@ from synthrisk.metrics.disclosure._kernels import (
 from synthrisk.results import MetricResult, RecordScores
 from synthrisk.schema.tables import Tables
 from synthrisk.stats.bootstrap import percentile_interval
+
+#: why the family's default key fields are the categorical columns (SDMetrics has no default)
+_CAP_SOURCE = "SDMetrics has no default; its categorical CAP family matches categorical columns exactly"
 
 __all__ = [
     "CategoricalCAP",
@@ -91,16 +94,19 @@ class CategoricalCAPBase(DisclosureBase):
             check_columns(
                 sensitive, name="sensitive_fields", available=tables.schema.names
             )
-        keys, sensitive = default_key_columns(
+        keys, sensitive, rule = resolve_key_columns(
             tables,
             keys=keys,
             sensitive=sensitive,
             metric=self.id,
             hint="name them with `key_fields` and `sensitive_fields`",
+            rule="categorical",
         )
         why = exact_choice_text(
             keys="key_fields" if self.key_fields is None else None,
             sensitive="sensitive_fields" if self.sensitive_fields is None else None,
+            rule=rule,
+            source=_CAP_SOURCE if rule == "categorical" else None,
         )
         chosen = {"key_fields": keys, "sensitive_fields": sensitive}
         return run_resolved(self, chosen, why, tables, context)
@@ -142,8 +148,10 @@ class CategoricalCAP(CategoricalCAPBase):
     Parameters
     ----------
     key_fields : list of str, default=None
-        Columns the attacker knows. None: the 3 usable columns with the fewest
-        distinct real values outside the sensitive columns (synthrisk's default,
+        Columns the attacker knows. None: every usable categorical or boolean column
+        outside the sensitive columns (SDMetrics has no default; the family matches
+        categorical columns exactly), or the 3 with the fewest distinct real values
+        when there is none (synthrisk's default,
         :func:`~synthrisk.metrics.disclosure._defaults.default_key_columns`; recorded in
         the result's parameters).
     sensitive_fields : list of str, default=None

@@ -2,8 +2,8 @@
 """Quasi-identifier classes shared by ``k_anonymity``, ``l_diversity`` and ``t_closeness``.
 
 The base class declares the quasi-identifier and sensitive columns, chooses them when
-they are not given (synthrisk's default, :func:`default_key_columns`, recorded in the
-result's parameters) and computes every table's class statistics
+they are not given (synthrisk's default, every usable column but the sensitive one:
+:func:`default_key_columns` with ``rule="all"``, recorded in the result's parameters) and computes every table's class statistics
 (:func:`class_statistics`). Classes are exact combinations of the quasi-identifier
 values (a missing value is a value).
 """
@@ -24,8 +24,8 @@ from synthrisk.metrics._base import Context, Metric
 from synthrisk.metrics._combinations import combination_codes
 from synthrisk.metrics._params import Param, column_list, number, option
 from synthrisk.metrics.disclosure._defaults import (
-    default_key_columns,
     exact_choice_text,
+    resolve_key_columns,
     run_resolved,
 )
 from synthrisk.metrics.disclosure._kanonymity_kernel import (
@@ -38,6 +38,12 @@ from synthrisk.schema.tables import Tables
 __all__ = ["Z95", "ClassMetric", "Classes", "class_values"]
 
 Z95 = 1.959963984540054
+
+#: why the family's default quasi-identifiers are every other column (no peer has a default)
+_FAMILY_SOURCE = (
+    "no peer has a default; an attacker who knows the rest of a record, so that a copy of a "
+    "training record points at that one person"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,16 +119,19 @@ class ClassMetric(Metric):
         if not self._unresolved():
             return super().run(tables, context)
         self.check_tables(tables)
-        qi, sens = default_key_columns(
+        qi, sens, rule = resolve_key_columns(
             tables,
             keys=self.quasi_identifiers,
             sensitive=self.sensitive,
             metric=self.id,
             hint="name them with `quasi_identifiers` and `sensitive`",
+            rule="all",
         )
         why = exact_choice_text(
             keys="quasi_identifiers" if self.quasi_identifiers is None else None,
             sensitive="sensitive" if self.sensitive is None else None,
+            rule=rule,
+            source=_FAMILY_SOURCE if self.quasi_identifiers is None else None,
         )
         chosen = {"quasi_identifiers": qi, "sensitive": sens}
         return run_resolved(self, chosen, why, tables, context, note=self._note)

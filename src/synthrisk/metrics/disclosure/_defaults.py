@@ -2,19 +2,22 @@
 """synthrisk's default columns of the disclosure measures, the CAP attack's holdout test,
 and the choice between the in-memory encoding and the one on a cluster.
 
-Every disclosure measure runs without column parameters: it then attacks with the same
-attacker, the one :func:`default_cap_columns` describes (the sensitive column is the
-last categorical column; the attacker knows the 3 other columns with the fewest distinct
-values), and records the columns and the rule in its result's parameters
-(``columns_chosen_by``). :func:`default_key_columns` is that rule for the measures that
-match exact values; :func:`run_resolved` runs a metric with the chosen columns.
+Every disclosure measure runs without column parameters. ``disclosure_protection``
+attacks with the attacker :func:`default_cap_columns` describes (the sensitive column
+is the last categorical column; the attacker knows the 3 other columns with the fewest
+distinct values); the peers' measures follow their own defaults where they have one
+(synthpop's ``replicated.uniques``: every column; SDNist: its quasi-identifiers) and
+otherwise a rule under which copies of unique training records rank above new people
+(:func:`default_key_columns`' ``rule``). Each records the columns and the rule in its
+result's parameters (``columns_chosen_by``); :func:`run_resolved` runs a metric with the
+chosen columns.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 import pandas as pd
 
@@ -39,12 +42,14 @@ __all__ = [
     "DEFAULT_KNOWN",
     "Attack",
     "EncodingOptions",
+    "KeyRule",
     "cap_holdout_test",
     "default_cap_columns",
     "default_key_columns",
     "encode_attack",
     "encoding_options",
     "exact_choice_text",
+    "resolve_key_columns",
     "run_resolved",
     "run_with_default_columns",
 ]
@@ -142,6 +147,16 @@ def default_cap_columns(tables: Tables) -> tuple[list[str], list[str], list[str]
     return [c.name for c in known], [sensitive.name], continuous
 
 
+#: how :func:`default_key_columns` chooses the key columns
+KeyRule: TypeAlias = Literal["coarsest", "all", "categorical"]
+
+#: the key rules as ``columns_chosen_by`` words them (``{others}``: the columns they pick from)
+_RULE_TEXT: dict[str, str] = {
+    "all": "every one of {others}",
+    "categorical": "every categorical or boolean one of {others}",
+}
+
+
 def default_key_columns(
     tables: Tables,
     *,
@@ -151,17 +166,25 @@ def default_key_columns(
     hint: str,
     n_keys: int = DEFAULT_KNOWN,
     exclude: Sequence[str] = (),
+    rule: KeyRule = "coarsest",
 ) -> tuple[list[str], list[str]]:
     """The key and sensitive columns of a measure that matches exact values; defaults fill what is None.
 
-    :func:`default_cap_columns`' rule, with the values counted exactly:
-
     * sensitive (when ``sensitive`` is None): the last categorical or boolean usable
       column outside ``keys`` in table order, else the last usable column outside them;
-    * keys (when ``keys`` is None): the ``n_keys`` other usable columns with the fewest
-      distinct real values, counted exactly (a missing value is one value; this measure
-      matches exact values, so a numerical column counts all its values), ties in table
-      order; listed in table order. Fewer when the table has fewer columns.
+    * keys (when ``keys`` is None), by ``rule``:
+
+      - ``"coarsest"`` (:func:`default_cap_columns`' rule, with the values counted
+        exactly): the ``n_keys`` other usable columns with the fewest distinct real
+        values (a missing value is one value; this measure matches exact values, so a
+        numerical column counts all its values), ties in table order;
+      - ``"all"``: every other usable column (synthpop's ``replicated.uniques`` compares
+        whole records; its ``disclosure()`` example keys every column but the target);
+      - ``"categorical"``: every other usable categorical or boolean column (SDMetrics'
+        categorical CAP family, SDNist's nominal quasi-identifiers); the ``"coarsest"``
+        rule when there is none.
+
+      Listed in table order; fewer when the table has fewer columns.
 
     Parameters
     ----------
@@ -174,15 +197,42 @@ def default_key_columns(
     hint : str
         How to name the columns instead, for the error message.
     n_keys : int, default=DEFAULT_KNOWN
-        Number of key columns to choose.
+        Number of key columns the ``"coarsest"`` rule chooses.
     exclude : sequence of str, default=()
         Columns never chosen.
+    rule : {"coarsest", "all", "categorical"}, default="coarsest"
+        How the keys are chosen.
 
     Raises
     ------
     ParameterError
         If no key or no sensitive column is left to choose.
     """
+    return resolve_key_columns(
+        tables,
+        keys=keys,
+        sensitive=sensitive,
+        metric=metric,
+        hint=hint,
+        n_keys=n_keys,
+        exclude=exclude,
+        rule=rule,
+    )[:2]
+
+
+def resolve_key_columns(
+    tables: Tables,
+    *,
+    keys: Sequence[str] | None,
+    sensitive: Sequence[str] | None,
+    metric: str,
+    hint: str,
+    n_keys: int = DEFAULT_KNOWN,
+    exclude: Sequence[str] = (),
+    rule: KeyRule = "coarsest",
+) -> tuple[list[str], list[str], KeyRule]:
+    """:func:`default_key_columns` and the rule it applied (``"categorical"`` falls back
+    to ``"coarsest"`` on a table without another categorical column)."""
     usable = [c for c in tables.schema.modelable if c.name not in set(exclude)]
     names = [c.name for c in usable]
     taken = set(keys or ())
@@ -198,21 +248,30 @@ def default_key_columns(
             raise ParameterError(msg)
         sensitive = [pool[-1].name]
     if keys is None:
-        others = [c.name for c in usable if c.name not in set(sensitive)]
+        others = [c for c in usable if c.name not in set(sensitive)]
         if not others:
             msg = (
                 f"metric {metric!r} needs at least one usable column besides {list(sensitive)} to use as "
                 f"a key (usable columns: {names}); {hint}."
             )
             raise ParameterError(msg)
+        if rule == "categorical":
+            chosen = [c.name for c in others if c.kind in ("categorical", "boolean")]
+            if chosen:
+                return chosen, list(sensitive), rule
+            rule = "coarsest"
+        if rule == "all":
+            return [c.name for c in others], list(sensitive), rule
         real = tables.real
 
         def distinct(name: str) -> int:
             return int(real[name].nunique(dropna=False))
 
-        ranked = sorted(others, key=lambda n: (distinct(n), names.index(n)))
+        ranked = sorted(
+            (c.name for c in others), key=lambda n: (distinct(n), names.index(n))
+        )
         keys = sorted(ranked[:n_keys], key=names.index)
-    return list(keys), list(sensitive)
+    return list(keys), list(sensitive), rule
 
 
 def exact_choice_text(
@@ -221,12 +280,15 @@ def exact_choice_text(
     sensitive: str | None,
     uses_sensitive: bool = True,
     n_keys: int = DEFAULT_KNOWN,
+    rule: KeyRule = "coarsest",
+    source: str | None = None,
 ) -> str:
     """What ``columns_chosen_by`` says for :func:`default_key_columns`' choice.
 
     ``keys`` and ``sensitive`` name the parameters that were chosen (None: given);
     ``uses_sensitive`` is False for a measure without a sensitive column (its keys
-    still leave out the column the others would guess).
+    still leave out the column the others would guess); ``rule`` is the key rule
+    applied and ``source`` the peer default it follows, if any.
     """
     parts = []
     if sensitive is not None:
@@ -239,10 +301,17 @@ def exact_choice_text(
             else "the usable columns other than the last categorical one (the column the family's "
             "default attacker guesses)"
         )
-        parts.append(
-            f"`{keys}` = the {n_keys} of {outside} with the fewest distinct real values, counted exactly "
-            "because this metric matches exact values (coarse attributes an attacker is likely to know)"
-        )
+        if rule == "coarsest":
+            text = (
+                f"`{keys}` = the {n_keys} of {outside} with the fewest distinct real values, counted "
+                "exactly because this metric matches exact values (coarse attributes an attacker is "
+                "likely to know)"
+            )
+        else:
+            text = f"`{keys}` = " + _RULE_TEXT[rule].format(others=outside)
+        if source:
+            text += f" ({source})"
+        parts.append(text)
     return (
         "synthrisk's default (docs/disclosure.md, 'Default columns'): "
         + "; ".join(parts)

@@ -109,12 +109,18 @@ class LDiversity(ClassMetric):
     their quasi-identifier values in ``class_values`` (JSON only with
     ``include_values``).
 
+    The score is a property of the synthetic table alone, so it cannot tell copies of
+    training records from new people: a copy of a training record is a draw from the
+    same population as a new person, so a table with 5 % copies has the same
+    distribution as one of new people and the same expected score, whatever the
+    columns (``docs/disclosure.md``, "Default columns").
+
     Parameters
     ----------
     quasi_identifiers : list of str, default=None
-        Columns an attacker can know. None: synthrisk's default, the 3 usable columns
-        with the fewest distinct real values outside the sensitive column (recorded in
-        the result's parameters).
+        Columns an attacker can know. None: synthrisk's default, every usable column
+        outside the sensitive column, as for ``k_anonymity`` (no peer has a default;
+        recorded in the result's parameters).
     sensitive : list of str, default=None
         Sensitive column(s) (several are one tuple). None: the last categorical column
         outside the quasi-identifiers.
@@ -249,14 +255,16 @@ class TCloseness(ClassMetric):
     ``t`` from the table, the record-weighted mean EMD, and the same for the real table
     and the holdout as references (class sizes grow with the table: a small class is
     far from the table by chance, so compare tables of similar sizes).
-    ``records["class_distance"]`` is each synthetic record's class EMD.
+    ``records["class_distance"]`` is each synthetic record's class EMD. Like
+    :class:`LDiversity`'s, the score is a property of the synthetic table alone and
+    cannot tell copies of training records from new people of the same population.
 
     Parameters
     ----------
     quasi_identifiers : list of str, default=None
-        Columns an attacker can know. None: synthrisk's default, the 3 usable columns
-        with the fewest distinct real values outside the sensitive column (recorded in
-        the result's parameters).
+        Columns an attacker can know. None: synthrisk's default, every usable column
+        outside the sensitive column, as for ``k_anonymity`` (no peer has a default;
+        recorded in the result's parameters).
     sensitive : list of str, default=None
         Sensitive column(s) (several are one tuple). None: the last categorical column
         outside the quasi-identifiers.

@@ -57,9 +57,10 @@ class KAnonymity(ClassMetric):
     ----------
     quasi_identifiers : list of str, default=None
         Columns an attacker can know (age, sex, postcode, ...). None: synthrisk's
-        default, the 3 usable columns with the fewest distinct real values outside
-        the sensitive column (``docs/disclosure.md``, "Default columns"); the columns
-        used are recorded in the result's parameters.
+        default, every usable column outside the sensitive column, so that a copy of
+        a training record points at that one person (no peer has a default;
+        ``docs/disclosure.md``, "Default columns"); the columns used are recorded in
+        the result's parameters.
     sensitive : list of str, default=None
         Sensitive column(s) for l-diversity and t-closeness (several are one tuple).
         None with ``quasi_identifiers`` None: the last categorical column; None with

@@ -37,8 +37,8 @@ from synthrisk.metrics._threat import (
     ThreatModel,
 )
 from synthrisk.metrics.disclosure._defaults import (
-    default_key_columns,
     exact_choice_text,
+    resolve_key_columns,
     run_resolved,
 )
 from synthrisk.results import MetricResult, RecordScores
@@ -304,14 +304,35 @@ def apparent_match_shares(
     return out
 
 
+#: SDNist's quasi-identifiers of its ACS excerpts (``sdnist/report/score/privacy.py``)
+_SDNIST_QUASI_IDENTIFIERS = (
+    "SEX",
+    "MSP",
+    "RAC1P",
+    "OWN_RENT",
+    "EDU",
+    "PUMA",
+    "INDP_CAT",
+    "HISP",
+)
+_SDNIST_CHOICE = (
+    "SDNist's default (docs/disclosure.md, 'Default columns'): `quasi_identifiers` = the columns of "
+    "SDNist's quasi-identifier set (SEX, MSP, RAC1P, OWN_RENT, EDU, PUMA, INDP_CAT, HISP) the table has."
+)
+_SDNIST_GENERAL = (
+    "SDNist's quasi-identifiers are the nominal demographic columns of its ACS excerpts, the numbers "
+    "are compared"
+)
+
+
 def _no_match_note(result: MetricResult) -> str | None:
     """A warning when synthrisk's default quasi-identifiers give no apparent match."""
     if result.breakdown.get("n_apparent_matches") != 0:
         return None
     return (
-        f"synthrisk's default quasi-identifiers {result.params['quasi_identifiers']} give no apparent "
-        "match: an attacker who knows only these coarse columns finds nobody this way. Name the columns "
-        "an attacker would know with `quasi_identifiers` to measure a better-informed attacker."
+        f"the default quasi-identifiers {result.params['quasi_identifiers']} give no apparent "
+        "match: an attacker who knows these columns finds nobody this way. Name the columns "
+        "an attacker would know with `quasi_identifiers` to measure another attacker."
     )
 
 
@@ -333,11 +354,12 @@ class ApparentMatchDistribution(Metric):
     Parameters
     ----------
     quasi_identifiers : list of str, default=None
-        Columns an attacker knows (SDNist uses e.g. SEX, MSP, RAC1P, OWN_RENT, EDU,
-        PUMA). None: synthrisk's default, the 3 usable columns with the fewest distinct
-        real values, leaving out the last categorical column and ``exclude_columns``
-        (``docs/disclosure.md``, "Default columns"; recorded in the result's
-        parameters).
+        Columns an attacker knows. None: SDNist's own set (SEX, MSP, RAC1P, OWN_RENT,
+        EDU, PUMA, INDP_CAT, HISP) where the table has some of these columns; else its
+        generalisation, every usable categorical or boolean column but the last
+        categorical one (SDNist's are the nominal demographics; the numbers are
+        compared); ``exclude_columns`` are left out (``docs/disclosure.md``, "Default
+        columns"; recorded in the result's parameters).
     exclude_columns : list of str, default=None
         Columns left out of the comparison (SDNist's ``exclude_cols``).
     missing_matches : bool, default=True
@@ -398,17 +420,28 @@ class ApparentMatchDistribution(Metric):
         if self.quasi_identifiers is not None:
             return super().run(tables, context)
         self.check_tables(tables)
-        qi, _ = default_key_columns(
-            tables,
-            keys=None,
-            sensitive=None,
-            metric=self.id,
-            hint="name them with `quasi_identifiers`",
-            exclude=self.exclude_columns,
-        )
-        why = exact_choice_text(
-            keys="quasi_identifiers", sensitive=None, uses_sensitive=False
-        )
+        excluded = set(self.exclude_columns)
+        usable = [c.name for c in tables.schema.modelable if c.name not in excluded]
+        qi = [name for name in usable if name in _SDNIST_QUASI_IDENTIFIERS]
+        if qi and len(qi) < len(usable):
+            why = _SDNIST_CHOICE
+        else:
+            qi, _, rule = resolve_key_columns(
+                tables,
+                keys=None,
+                sensitive=None,
+                metric=self.id,
+                hint="name them with `quasi_identifiers`",
+                exclude=self.exclude_columns,
+                rule="categorical",
+            )
+            why = exact_choice_text(
+                keys="quasi_identifiers",
+                sensitive=None,
+                uses_sensitive=False,
+                rule=rule,
+                source=_SDNIST_GENERAL if rule == "categorical" else None,
+            )
         return run_resolved(
             self,
             {"quasi_identifiers": qi},

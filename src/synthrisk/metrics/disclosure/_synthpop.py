@@ -31,8 +31,8 @@ from synthrisk.metrics._params import (
 )
 from synthrisk.metrics._threat import SOME_COLUMNS, TRAINING, ThreatModel
 from synthrisk.metrics.disclosure._defaults import (
-    default_key_columns,
     exact_choice_text,
+    resolve_key_columns,
     run_resolved,
 )
 from synthrisk.metrics.disclosure._synthpop_kernel import (
@@ -44,6 +44,17 @@ from synthrisk.schema.tables import Tables
 from synthrisk.stats.control import compare_proportions, wilson_bounds
 
 __all__ = ["DiSCO", "ReplicatedUniques"]
+
+#: ``columns_chosen_by`` of :class:`ReplicatedUniques` without ``keys``
+_WHOLE_RECORDS = (
+    "synthpop's default (replicated.uniques() compares whole records; docs/disclosure.md, "
+    "'Default columns'): `keys` = every usable column; columns of kind id, pii and text are left out."
+)
+#: where :class:`DiSCO`'s default keys come from (synthpop's disclosure() has none)
+_DISCO_SOURCE = (
+    "synthpop's disclosure() has no default keys; its documented example keys every column but the "
+    "target, and multi.disclosure() targets every column outside the keys"
+)
 
 
 def _flags(value: Any, *, name: str, n: int) -> list[bool]:
@@ -148,20 +159,29 @@ class _SynthpopBase(Metric):
             check_columns(self.keys, name="keys", available=names)
         if target is not None:
             check_columns([target], name="target", available=names)
-        keys, sensitive = default_key_columns(
+        if not wants_target:
+            # synthpop's replicated.uniques() compares whole records: every usable column
+            usable = [c.name for c in tables.schema.modelable]
+            if not usable:
+                msg = f"metric {self.id!r} found no usable column to use as a key; name them with `keys`."
+                raise ParameterError(msg)
+            return run_resolved(
+                self, {"keys": usable}, _WHOLE_RECORDS, tables, context, note=self._note
+            )
+        keys, sensitive, rule = resolve_key_columns(
             tables,
             keys=self.keys,
             sensitive=None if target is None else [target],
             metric=self.id,
-            hint="name them with `keys`" + (" and `target`" if wants_target else ""),
+            hint="name them with `keys` and `target`",
+            rule="all",
         )
-        chosen: dict[str, Any] = {"keys": keys}
-        if wants_target:
-            chosen["target"] = sensitive[0]
+        chosen: dict[str, Any] = {"keys": keys, "target": sensitive[0]}
         why = exact_choice_text(
             keys="keys" if self.keys is None else None,
-            sensitive="target" if wants_target and target is None else None,
-            uses_sensitive=wants_target,
+            sensitive="target" if target is None else None,
+            rule=rule,
+            source=_DISCO_SOURCE if self.keys is None else None,
         )
         return run_resolved(self, chosen, why, tables, context, note=self._note)
 
@@ -282,10 +302,10 @@ class ReplicatedUniques(_SynthpopBase):
     Parameters
     ----------
     keys : list of str, default=None
-        Key columns (quasi-identifiers) an intruder could know. None: synthrisk's
-        default, the 3 usable columns with the fewest distinct real values, leaving out
-        the last categorical column (``docs/disclosure.md``, "Default columns";
-        recorded in the result's parameters).
+        Key columns (quasi-identifiers) an intruder could know. None: every usable
+        column, as synthpop's ``replicated.uniques()`` compares whole records
+        (``docs/disclosure.md``, "Default columns"; recorded in the result's
+        parameters).
     use_missing_keys : bool or list of bool, default=True
         synthpop's ``usekeysNA``: False drops the records with a missing value in
         that key (all keys when one boolean is given).
@@ -330,9 +350,8 @@ class ReplicatedUniques(_SynthpopBase):
         ident = synthpop.get("ident") if isinstance(synthpop, dict) else None
         if isinstance(ident, dict) and ident.get("UiO") == 0:
             return (
-                f"no real record is unique on synthrisk's default keys {result.params['keys']}, so repU is 0 "
-                "by construction: an attacker who knows only these coarse columns singles out nobody. Name "
-                "the columns an attacker would know with `keys` to measure a better-informed attacker."
+                f"no real record is unique on the default keys {result.params['keys']}, so repU is 0 "
+                "by construction: an attacker who knows these columns singles out nobody."
             )
         return None
 
@@ -417,8 +436,8 @@ class DiSCO(_SynthpopBase):
     ----------
     keys : list of str, default=None
         Key columns an intruder knows; matched on exact values (missing is a value).
-        None: synthrisk's default, the 3 usable columns outside the target with the
-        fewest distinct real values (``docs/disclosure.md``, "Default columns";
+        None: every usable column but the target, as in synthpop's ``disclosure()``
+        example (synthpop has no default; ``docs/disclosure.md``, "Default columns";
         recorded in the result's parameters).
     target : str, default=None
         The column the intruder wants to learn. None: the last categorical column
