@@ -491,15 +491,17 @@ def checked_notes(
         if result.status != "ok":
             continue
         columns = result.breakdown.get("columns")
-        if isinstance(columns, Mapping):
-            names = [str(c) for c in columns]
-        elif isinstance(columns, (list, tuple)):
+        if isinstance(columns, (Mapping, list, tuple)):
             names = [str(c) for c in columns]
         else:
             continue
         for name in names:
             checked.setdefault(name, []).append(result.metric)
-    would = {"id": "identifier_replay", "pii": "identifier_replay", "text": "text_replay"}
+    would = {
+        "id": "identifier_replay",
+        "pii": "identifier_replay",
+        "text": "text_replay",
+    }
     out = list(notes)
     for spec in schema.excluded:
         if spec.source != "inferred":

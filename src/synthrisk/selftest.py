@@ -72,13 +72,13 @@ from synthrisk.verdict import Thresholds, judge
 
 __all__ = [
     "KINDS",
+    "NEAR_MOVE",
     "REPLAY_KINDS",
     "REPLAY_METRICS",
-    "NEAR_MOVE",
     "SHARES",
     "PlantedLeak",
-    "plan_leak",
     "plan_identifiers",
+    "plan_leak",
     "plant",
     "plant_identifiers",
     "planted_rows",
@@ -416,9 +416,7 @@ def _self_test(
     texts = replay_columns(tables, gating)
     id_leak = None
     if texts:
-        id_leak = plan_identifiers(
-            tables, texts, n=max(wanted.values()), seed=seed
-        )
+        id_leak = plan_identifiers(tables, texts, n=max(wanted.values()), seed=seed)
         kinds.append("identifiers")
         if id_leak.sources.size == 0:
             skip_reason["identifiers"] = (

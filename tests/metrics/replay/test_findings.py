@@ -48,15 +48,19 @@ def test_singleton_chance_by_hand() -> None:
     out = singleton_chance(holders, training, appears, n_synthetic=5, tests=2)
     n = 4 + 4 + 4
     rate = 1 - np.exp(-5 * 2 * 2 / (n * 4))
-    assert out["training_singletons"] == 3 and out["holdout_singletons"] == 1
-    assert out["replayed"] == 2 and out["holdout_replayed"] == 0
+    assert out["training_singletons"] == 3
+    assert out["holdout_singletons"] == 1
+    assert out["replayed"] == 2
+    assert out["holdout_replayed"] == 0
     assert out["rate_model"] == pytest.approx(rate)
     assert out["rate"] == pytest.approx(rate)  # the holdout's own rate is 0
     assert out["expected"] == pytest.approx(3 * rate)
     assert out["p_value"] == pytest.approx(min(1.0, 2 * stats.binom.sf(1, 3, rate)))
     # the holdout's rate wins when it is larger
     out = singleton_chance(holders, training, np.array([1, 1, 0, 1, 0, 0, 0], bool), 5)
-    assert out["rate_holdout"] == 1.0 and out["rate"] == 1.0 and out["p_value"] == 1.0
+    assert out["rate_holdout"] == 1.0
+    assert out["rate"] == 1.0
+    assert out["p_value"] == 1.0
 
 
 def test_key_holders_counts_people_not_rows() -> None:
@@ -88,15 +92,21 @@ def test_a_few_copied_emails_read_review_through_the_chance_model() -> None:
         train, syn, holdout=hold, metadata=ONLY_EMAIL, metrics=["identifier_replay"]
     )
     b = report.results[0].breakdown
-    assert b["replayed_training"] == 3 and b["unique_replayed_training"] == 3
+    assert b["replayed_training"] == 3
+    assert b["unique_replayed_training"] == 3
     model = b["chance_model"]
-    assert model["column"] == "email" and model["replayed"] == 3
-    assert model["expected"] == 0.0 and model["significant"]
+    assert model["column"] == "email"
+    assert model["replayed"] == 3
+    assert model["expected"] == 0.0
+    assert model["significant"]
     # 3 of 1000 against 0 of 1000 is not significant for the holdout test ...
     assert report.verdict.metrics[0].level == "pass"
     # ... but no new person's e-mail reaches the table: the finding asks for review
-    (finding,) = [f for f in report.verdict.findings if f.kind == "replayed_identifiers"]
-    assert finding.level == "review" and report.verdict.overall == "review"
+    (finding,) = [
+        f for f in report.verdict.findings if f.kind == "replayed_identifiers"
+    ]
+    assert finding.level == "review"
+    assert report.verdict.overall == "review"
     assert finding.count == 3
     assert [p["real_rows"] for p in finding.people] == [[0], [1], [2]]
     assert [p["synthetic_rows"] for p in finding.people] == [[0], [1], [2]]
@@ -112,7 +122,8 @@ def test_levels_under_both_policies() -> None:
         train, syn, holdout=hold, metadata=ONLY_EMAIL, metrics=["identifier_replay"]
     )
     (finding,) = report.verdict.findings
-    assert finding.level == "fail" and "significantly more" in finding.summary
+    assert finding.level == "fail"
+    assert "significantly more" in finding.summary
     train, hold, syn = _emails(1)
     strict = sr.evaluate(
         train,
@@ -123,7 +134,8 @@ def test_levels_under_both_policies() -> None:
         policy="strict",
     )
     (finding,) = strict.verdict.findings
-    assert finding.level == "fail" and strict.verdict.overall == "fail"
+    assert finding.level == "fail"
+    assert strict.verdict.overall == "fail"
     assert "strict policy tolerates no real person's own identifier" in finding.summary
 
 
@@ -133,7 +145,8 @@ def test_new_people_pass_and_show_no_rows() -> None:
         train, syn, holdout=hold, metadata=ONLY_EMAIL, metrics=["identifier_replay"]
     )
     (finding,) = report.verdict.findings
-    assert finding.level == "pass" and finding.people == ()
+    assert finding.level == "pass"
+    assert finding.people == ()
     assert report.verdict.overall == "pass"
 
 
@@ -143,12 +156,16 @@ def test_excluded_columns_say_what_checked_them() -> None:
         train, syn, holdout=hold, metrics=["identifier_replay", "text_replay"]
     )
     notes = "\n".join(report.warnings)
-    assert "column 'email'" in notes and "checked by identifier_replay" in notes
-    assert "column 'note'" in notes and "checked by text_replay" in notes
+    assert "column 'email'" in notes
+    assert "checked by identifier_replay" in notes
+    assert "column 'note'" in notes
+    assert "checked by text_replay" in notes
     assert "excluded from every metric" not in notes
     report = sr.evaluate(train, syn, holdout=hold, metrics=["dcr_share"])
     notes = "\n".join(report.warnings)
-    assert "left out of every metric of this run; text_replay checks such columns" in notes
+    assert (
+        "left out of every metric of this run; text_replay checks such columns" in notes
+    )
 
 
 def test_self_test_plants_identifiers_and_text() -> None:
@@ -166,7 +183,9 @@ def test_self_test_plants_identifiers_and_text() -> None:
     assert scenarios[-1].caught
     assert "identifier_replay" in scenarios[-1].failed
     assert all(s.overall in ("review", "fail") for s in scenarios)
-    assert "copied identifiers and text of 10 training people" in report.self_test.headline
+    assert (
+        "copied identifiers and text of 10 training people" in report.self_test.headline
+    )
     again = EvaluationReport.from_json(report.to_json())
     assert [s.label for s in again.self_test.scenarios] == [
         s.label for s in report.self_test.scenarios
@@ -177,12 +196,17 @@ def test_html_lists_examined_columns_without_values() -> None:
     train, hold, syn = tables(400, 2)
     syn.loc[:19, "email"] = train["email"].to_numpy()[:20]
     report = sr.evaluate(
-        train, syn, holdout=hold, metadata=METADATA, metrics=["identifier_replay", "text_replay"]
+        train,
+        syn,
+        holdout=hold,
+        metadata=METADATA,
+        metrics=["identifier_replay", "text_replay"],
     )
     page = render_html(report)
     assert 'id="examined"' in page
     assert "20 of 400" in page  # training people replayed in email
-    assert "Identifiers replayed" in page and "email, exact" in page
+    assert "Identifiers replayed" in page
+    assert "email, exact" in page
     for value in train["email"].to_numpy()[:20]:
         assert value not in page
 
@@ -196,7 +220,8 @@ def test_near_copies_take_the_holdout_rate_with_its_uncertainty() -> None:
     appears[39_032 : 39_032 + 2] = True
     point = singleton_chance(holders, training, appears, 4_879)
     bound = singleton_chance(holders, training, appears, 4_879, approximate=True)
-    assert point["rate"] == pytest.approx(2 / 4_879) and point["significant"]
+    assert point["rate"] == pytest.approx(2 / 4_879)
+    assert point["significant"]
     upper = stats.beta.ppf(0.95, 3, 4_877)
     assert bound["rate"] == pytest.approx(upper)
     assert bound["p_value"] == pytest.approx(stats.binom.sf(42, 39_032, upper))

@@ -177,7 +177,7 @@ class IdentifierReplay(Metric):
         person = who.person
         any_replayed = np.zeros(n_people, dtype=bool)
         any_unique = np.zeros(n_people, dtype=bool)
-        chances: list[dict[str, JSONValue]] = []
+        chances: list[dict[str, Any]] = []
         parts: list[dict[str, Any]] = []
         per_column: dict[str, JSONValue] = {}
         listed: list[dict[str, Any]] = []
@@ -202,7 +202,9 @@ class IdentifierReplay(Metric):
             exact_people = per_person_any(row_exact, person, n_people)
             any_replayed |= replayed
             # values one real person holds: the chance model and the strict policy
-            uniques, holders, owner = key_holders(norm_real, present & (norm_real != ""), person)
+            uniques, holders, owner = key_holders(
+                norm_real, present & (norm_real != ""), person
+            )
             appears = _member(uniques, norm_set)
             chance = singleton_chance(
                 holders, owner < n_train, appears, len(synthetic), tests=len(names)
