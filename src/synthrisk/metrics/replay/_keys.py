@@ -361,10 +361,14 @@ def report(
         assert isinstance(counts, dict)
         counts["p_value"] = float(entry["p_value"])
         counts["p_value_adjusted"] = float(entry["p_value_adjusted"])
-    # the chance model of the part with the smallest p-value
-    modelled = [part for part in parts if part.chance is not None]
+    # the chance model of the part with the smallest holdout-test p-value (the test's
+    # headline part among those with value keys; ties: the smaller chance p-value)
+    modelled = [
+        (entry, part) for entry, part in zip(tests, parts, strict=True) if part.chance
+    ]
     chance_model: dict[str, JSONValue] | None = None
-    for part in modelled:
+    best: tuple[float, float] | None = None
+    for entry, part in modelled:
         assert part.chance is not None
         holders, held_by_training, appears = part.chance
         block = singleton_chance(
@@ -374,10 +378,9 @@ def report(
         counts = per_part[part.name]
         assert isinstance(counts, dict)
         counts["chance_p_value"] = block["p_value"]
-        p = block["p_value"]
-        assert isinstance(p, float)
-        if chance_model is None or p < float(chance_model["p_value"]):  # type: ignore[arg-type]
-            chance_model = block
+        rank = (float(entry["p_value"]), float(block["p_value"]))  # type: ignore[arg-type]
+        if best is None or rank < best:
+            best, chance_model = rank, block
     # listing, records, values
     listed: list[JSONValue] = []
     values_shown: list[JSONValue] = []
