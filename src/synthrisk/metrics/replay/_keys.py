@@ -383,12 +383,16 @@ def report(
             best, chance_model = rank, block
     # listing, records, values
     listed: list[JSONValue] = []
+    seen = np.zeros(n_people, dtype=bool)
     values_shown: list[JSONValue] = []
     for part in parts:
         if len(listed) >= LIST_LIMIT:
             break
-        chosen = np.flatnonzero(part.replayed[:n_train])[: LIST_LIMIT - len(listed)]
-        for who_p in chosen.tolist():
+        chosen = np.flatnonzero(part.replayed[:n_train] & ~seen[:n_train])
+        for who_p in chosen[: LIST_LIMIT - len(listed)].tolist():
+            # a person replayed through several combinations is listed once (the
+            # first: the full set); through several columns, once per column
+            seen[who_p] = group == "combinations"
             own, carrying, fewest = part.listing(int(who_p))
             named: JSONValue = part.name if label == "column" else list(part.columns)
             listed.append(
