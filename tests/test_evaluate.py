@@ -31,9 +31,9 @@ def test_default_metrics_with_and_without_holdout(
         "membership_classification", "nndr", "singling_out", "singling_out_univariate",
     ]  # fmt: skip
     # the full assessment: every family, the per-person tests first (identifier_replay
-    # too: `user_id` is an identifier column)
+    # too: `user_id` is an identifier column; rare_value_replay: a holdout and rare values)
     assert [r.metric for r in with_holdout.results] == [
-        "identification", "vulnerable_people", "identifier_replay", "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection", "singling_out",
+        "identification", "vulnerable_people", "identifier_replay", "rare_value_replay", "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection", "singling_out",
         "singling_out_univariate", "linkability", "inference", "membership_knn_probabilities", "dcr_share",
         "membership_classification", "distribution_validation", "nndr", "identical_match_share",
     ]  # fmt: skip

@@ -246,9 +246,10 @@ class QuasiIdentifierReplay(Metric):
 
     @classmethod
     def applies_by_default(cls, tables: Tables) -> bool:
-        """Only with a holdout, and when at least two known columns are found by name."""
+        """When at least two known columns are found by name (without a holdout the report
+        then says the metric needs one)."""
         if tables.holdout is None:
-            return False
+            return len(known_columns(tables, person=None)) >= 2
         try:
             return len(known_columns(tables, person="auto")) >= 2
         except Exception:

@@ -188,9 +188,10 @@ class RareValueReplay(Metric):
 
     @classmethod
     def applies_by_default(cls, tables: Tables) -> bool:
-        """Only with a holdout, and when some column has a rare value or extreme."""
+        """When some column has a rare value or extreme; without a holdout, when some
+        column could (the report then says the metric needs a holdout)."""
         if tables.holdout is None:
-            return False
+            return bool(rare_value_columns(tables, person=None))
         try:
             who = people(tables, "auto")
             for name in rare_value_columns(tables, person="auto"):
