@@ -40,8 +40,9 @@ def test_default_metrics_with_and_without_holdout(
     assert with_holdout.verdict is not None
     without = evaluate(real, syn)
     # skipped metrics stay in the report, in the same order
+    # (the rare-key replay tests run by default only with a holdout)
     assert [r.metric for r in without.results] == [
-        r.metric for r in with_holdout.results
+        r.metric for r in with_holdout.results if r.metric != "rare_value_replay"
     ]
     ran = [r.metric for r in without.results if r.status == "ok"]
     assert ran == [

@@ -248,7 +248,7 @@ def test_too_few_known_columns_and_errors() -> None:
     assert not QuasiIdentifierReplay.applies_by_default(
         prepare_tables(real[cols], synthetic[cols], holdout[cols])
     )
-    # without a holdout: listed, and reported as needing one
-    assert QuasiIdentifierReplay.applies_by_default(
+    # without a holdout: not in a default run (rarity is read on the pooled people)
+    assert not QuasiIdentifierReplay.applies_by_default(
         prepare_tables(real, synthetic, None, metadata=MD)
     )

@@ -232,8 +232,8 @@ def test_errors_and_default_run() -> None:
         RareValueReplay(max_people=0)
     tables = prepare_tables(real, synthetic, holdout, metadata=MD)
     assert RareValueReplay.applies_by_default(tables)
-    # without a holdout: listed, and reported as needing one
-    assert RareValueReplay.applies_by_default(
+    # without a holdout: not in a default run (rarity is read on the pooled people)
+    assert not RareValueReplay.applies_by_default(
         prepare_tables(real, synthetic, None, metadata=MD)
     )
     common = pd.DataFrame({"code": ["a", "b"] * 4})

@@ -99,10 +99,10 @@ def value_part(
     factorisation; -1 is no key (a missing value).
     """
     person, n_people, n_train = who.person, who.n_people, who.n_train
-    n_keys = int(max(real_codes.max(initial=-1), syn_codes.max(initial=-1))) + 1
+    n_keys = max(int(max(real_codes.max(initial=-1), syn_codes.max(initial=-1))) + 1, 1)
     ok = real_codes >= 0
-    pairs = np.unique(person[ok].astype(np.int64) * max(n_keys, 1) + real_codes[ok])
-    pair_person, pair_key = pairs // max(n_keys, 1), pairs % max(n_keys, 1)
+    pairs = np.unique(person[ok].astype(np.int64) * n_keys + real_codes[ok])
+    pair_person, pair_key = pairs // n_keys, pairs % n_keys
     holders = np.bincount(pair_key, minlength=n_keys)
     training = (
         np.bincount(pair_key, weights=pair_person < n_train, minlength=n_keys) > 0

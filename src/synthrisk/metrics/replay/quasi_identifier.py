@@ -246,10 +246,9 @@ class QuasiIdentifierReplay(Metric):
 
     @classmethod
     def applies_by_default(cls, tables: Tables) -> bool:
-        """When at least two known columns are found by name (without a holdout the report
-        then says the metric needs one)."""
+        """Only with a holdout, and when at least two known columns are found by name."""
         if tables.holdout is None:
-            return len(known_columns(tables, person=None)) >= 2
+            return False
         try:
             return len(known_columns(tables, person="auto")) >= 2
         except Exception:

@@ -188,10 +188,9 @@ class RareValueReplay(Metric):
 
     @classmethod
     def applies_by_default(cls, tables: Tables) -> bool:
-        """When some column has a rare value or extreme; without a holdout, when some
-        column could (the report then says the metric needs a holdout)."""
+        """Only with a holdout, and when some column has a rare value or extreme."""
         if tables.holdout is None:
-            return bool(rare_value_columns(tables, person=None))
+            return False
         try:
             who = people(tables, "auto")
             for name in rare_value_columns(tables, person="auto"):
