@@ -20,6 +20,7 @@ from synthrisk.results import EvaluationReport, MetricResult, Verdict
 #: every metric id the project defines
 ALL_METRIC_IDS = (
     "identification", "vulnerable_people", "identifier_replay", "text_replay", "row_string_replay",
+    "quasi_identifier_replay", "rare_value_replay",
     "dcr_baseline_protection", "dcr_overfitting_protection", "disclosure_protection",
     "disclosure_protection_estimate", "categorical_cap", "categorical_zero_cap", "categorical_generalized_cap",
     "singling_out", "linkability", "inference", "membership_knn_probabilities", "dcr_share",

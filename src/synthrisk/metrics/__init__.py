@@ -10,8 +10,9 @@
 * :mod:`synthrisk.metrics.ml_inference`: SDMetrics' "Privacy Against Inference" model
   attacks (``CategoricalKNN`` ... ``NumericalRadiusNearestNeighbor``) and
   ``NewRowSynthesis``;
-* :mod:`synthrisk.metrics.replay`: identifiers and free text of real people replayed in
-  the synthetic table (run by default only when such columns exist).
+* :mod:`synthrisk.metrics.replay`: identifiers, free text, rare values and rare
+  combinations of known columns of real people replayed in the synthetic table (run by
+  default only when such columns or values exist).
 
 Each module registers its metrics in :data:`METRICS` on import.
 """
@@ -76,7 +77,13 @@ from synthrisk.metrics.ml_inference import (
     NumericalRadiusNearestNeighbor,
     NumericalSVR,
 )
-from synthrisk.metrics.replay import IdentifierReplay, RowStringReplay, TextReplay
+from synthrisk.metrics.replay import (
+    IdentifierReplay,
+    QuasiIdentifierReplay,
+    RareValueReplay,
+    RowStringReplay,
+    TextReplay,
+)
 
 __all__ = [
     "DOMIAS",
@@ -118,6 +125,8 @@ __all__ = [
     "NumericalRadiusNearestNeighbor",
     "NumericalSVR",
     "Outcome",
+    "QuasiIdentifierReplay",
+    "RareValueReplay",
     "ReplicatedUniques",
     "RowStringReplay",
     "SinglingOutRisk",

@@ -11,13 +11,27 @@ metrics check them, holdout-controlled and with people as the unit (``docs/repla
 * :class:`RowStringReplay` (``row_string_replay``): whole rows serialised as text and
   near-copied (character shingles, MinHash + exact Jaccard).
 
-They run by default only on tables that have such columns.
+They run by default only on tables that have such columns. Two more check the columns
+the other metrics use, for what points at one person:
+
+* :class:`RareValueReplay` (``rare_value_replay``): values (and extremes) that at most
+  ``max_people`` real people hold;
+* :class:`QuasiIdentifierReplay` (``quasi_identifier_replay``): combinations of the
+  attacker-known columns (date of birth, postcode, sex ...) that single out one person.
 """
 
 from __future__ import annotations
 
 from synthrisk.metrics.replay.identifier import IdentifierReplay
+from synthrisk.metrics.replay.quasi_identifier import QuasiIdentifierReplay
+from synthrisk.metrics.replay.rare import RareValueReplay
 from synthrisk.metrics.replay.row_string import RowStringReplay
 from synthrisk.metrics.replay.text import TextReplay
 
-__all__ = ["IdentifierReplay", "RowStringReplay", "TextReplay"]
+__all__ = [
+    "IdentifierReplay",
+    "QuasiIdentifierReplay",
+    "RareValueReplay",
+    "RowStringReplay",
+    "TextReplay",
+]

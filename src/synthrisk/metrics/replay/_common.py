@@ -194,8 +194,8 @@ def singleton_chance(
     at that person. If the generator drew new people from the population, a singleton's
     chance of reaching ``n_synthetic`` rows is ``q = 1 - exp(-n_s · 2·N2 / (N · N1))``
     (Good–Turing: the probability mass of values seen once is ``2·N2/N``, shared by the
-    ``N1`` of them), or the rate at which holdout singletons are replayed, whichever is
-    larger. The training singletons replayed are compared with ``Binomial(N1_t, q)``.
+    ``N1`` of them; ``N2`` at least 1), or the rate at which holdout singletons are
+    replayed, whichever is larger. The training singletons replayed are compared with ``Binomial(N1_t, q)``.
 
     Parameters
     ----------
@@ -246,8 +246,13 @@ def singleton_chance(
     n1_h = n1 - n1_t
     a = int((single & training & appears).sum())
     h = int((single & ~training & appears).sum())
+    # Good–Turing's mass of the values seen once, 2·N2/N, is 0 when no value is held by
+    # two people, and one chance replay would then read p = 0: at least one doubleton is
+    # assumed (the smallest count that says "values like these do recur")
     rate_model = (
-        -math.expm1(-n_synthetic * 2.0 * n2 / (total * n1)) if n1 and total else 0.0
+        -math.expm1(-n_synthetic * 2.0 * max(n2, 1) / (total * n1))
+        if n1 and total
+        else 0.0
     )
     rate_holdout = h / n1_h if n1_h else 0.0
     if approximate and n1_h:
