@@ -87,19 +87,22 @@ def test_string_counters_are_not_identifiers() -> None:
 
 
 def test_a_few_copied_emails_read_review_through_the_chance_model() -> None:
-    train, hold, syn = _emails(3)
+    train, hold, syn = _emails(4)
     report = sr.evaluate(
         train, syn, holdout=hold, metadata=ONLY_EMAIL, metrics=["identifier_replay"]
     )
     b = report.results[0].breakdown
-    assert b["replayed_training"] == 3
-    assert b["unique_replayed_training"] == 3
+    assert b["replayed_training"] == 4
+    assert b["unique_replayed_training"] == 4
     model = b["chance_model"]
     assert model["column"] == "email"
-    assert model["replayed"] == 3
-    assert model["expected"] == 0.0
+    assert model["replayed"] == 4
+    # no e-mail is held by two people: Good–Turing with one doubleton assumed
+    rate = -np.expm1(-1000 * 2 * 1 / (2000 * 2000))
+    assert model["expected"] == pytest.approx(1000 * rate)
+    assert model["p_value"] == pytest.approx(stats.binom.sf(3, 1000, rate))
     assert model["significant"]
-    # 3 of 1000 against 0 of 1000 is not significant for the holdout test ...
+    # 4 of 1000 against 0 of 1000 is not significant for the holdout test (p = 0.06) ...
     assert report.verdict.metrics[0].level == "pass"
     # ... but no new person's e-mail reaches the table: the finding asks for review
     (finding,) = [
@@ -107,9 +110,9 @@ def test_a_few_copied_emails_read_review_through_the_chance_model() -> None:
     ]
     assert finding.level == "review"
     assert report.verdict.overall == "review"
-    assert finding.count == 3
-    assert [p["real_rows"] for p in finding.people] == [[0], [1], [2]]
-    assert [p["synthetic_rows"] for p in finding.people] == [[0], [1], [2]]
+    assert finding.count == 4
+    assert [p["real_rows"] for p in finding.people] == [[0], [1], [2], [3]]
+    assert [p["synthetic_rows"] for p in finding.people] == [[0], [1], [2], [3]]
     assert finding.people[0]["how"] == "email, exact"
     assert "identifiers replayed" in report.verdict.reason
     again = Finding.from_dict(json.loads(json.dumps(finding.to_dict())))
@@ -182,7 +185,8 @@ def test_self_test_plants_identifiers_and_text() -> None:
     assert [s.planted for s in scenarios] == [1, 5, 10]
     assert scenarios[-1].caught
     assert "identifier_replay" in scenarios[-1].failed
-    assert all(s.overall in ("review", "fail") for s in scenarios)
+    # one copied person is within chance; five read review (the chance model), ten fail
+    assert [s.overall for s in scenarios] == ["pass", "review", "fail"]
     assert (
         "copied identifiers and text of 10 training people" in report.self_test.headline
     )
