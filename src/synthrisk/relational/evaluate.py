@@ -455,19 +455,8 @@ def evaluate_tables(
         f"Person level ({len(feats['real'])} training people): {person_level}{detail}. "
         f"Linkage: {linkage.level} — {linkage.reason}"
     )
-    failed = [
-        name
-        for name, r in table_reports.items()
-        if r.verdict is not None and r.verdict.overall == "fail"
-    ]
-    if failed:
-        verdict = max(verdict, "review", key=lambda level: _RANK[level])
-        named = ", ".join(repr(t) for t in failed)
-        reason += (
-            f" Tables: {named} {'fails' if len(failed) == 1 else 'fail'} on {'its' if len(failed) == 1 else 'their'} "
-            f"own, so the release reads at least review (see "
-            f"{'that table' if len(failed) == 1 else 'those tables'}' reports)."
-        )
+    verdict, carried = _carry_tables(verdict, table_reports)
+    reason += carried
     return MultiTableReport(
         verdict=verdict,
         reason=reason,
@@ -484,6 +473,31 @@ def evaluate_tables(
         },
         seed=seed,
         warnings=tuple(warnings),
+    )
+
+
+def _carry_tables(
+    verdict: str, table_reports: Mapping[str, EvaluationReport]
+) -> tuple[str, str]:
+    """The release verdict with every table's own finding: a failing table means review.
+
+    Returns the verdict (at least review when a table's own verdict fails) and the
+    sentence naming those tables (empty when none fails).
+    """
+    failed = [
+        name
+        for name, r in table_reports.items()
+        if r.verdict is not None and r.verdict.overall == "fail"
+    ]
+    if not failed:
+        return verdict, ""
+    verdict = max(verdict, "review", key=lambda level: _RANK[level])
+    one = len(failed) == 1
+    named = ", ".join(repr(t) for t in failed)
+    return verdict, (
+        f" Tables: {named} {'fails' if one else 'fail'} on {'its' if one else 'their'} "
+        "own, so the release reads at least review (see "
+        f"{'that table' if one else 'those tables'}' reports)."
     )
 
 
