@@ -160,7 +160,7 @@ def test_nulls_link_no_one_by_their_rows(seed: int) -> None:
             metadata=data.metadata,
             table_metrics=[],
         )
-        row_set = {a.name: a for a in report.linkage.attacks}["row_set"]
+        row_set = {a.label: a for a in report.linkage.attacks}["row_set"]
         assert row_set.linked_training + row_set.linked_holdout == 0
         assert row_set.n_training + row_set.n_holdout == N_PEOPLE
         assert report.linkage.level == "pass"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,6 +27,7 @@ from synthrisk.relational.metadata import (
     load_metadata,
 )
 from synthrisk.relational.people import person_of_rows
+from synthrisk.relational.rarity import RowRarity
 from synthrisk.relational.results import MultiTableReport
 from synthrisk.results import EvaluationReport
 from synthrisk.verdict import Thresholds
@@ -60,6 +62,11 @@ TABLE_METRICS: tuple[str, ...] = (
 PERSON_COLUMN = "synthrisk_person"
 
 _RANK = {"pass": 0, "review": 1, "fail": 2}
+#: whom the holdout-controlled tests of the most isolated people cover, at person level
+ISOLATED_PEOPLE = (
+    "the most isolated 1–5 % of people, by their rows (how many, how rare their codes) "
+    "and summaries"
+)
 _SIDE_TAG = {"real": "r:", "synthetic": "s:", "holdout": "h:"}
 
 
@@ -300,10 +307,22 @@ def evaluate_tables(
     plan = PersonFeatures.fit(
         real_sides, meta, n_events=n_events, max_levels=max_levels
     )
+    rarity = RowRarity.fit(real_sides, plan)
     feats = {
-        side: plan.transform(t, people[side]).reset_index(drop=True)
+        side: pd.concat(
+            [
+                plan.transform(t, people[side]),
+                rarity.transform(t, people[side], meta.root),
+            ],
+            axis=1,
+        ).reset_index(drop=True)
         for side, t in present.items()
     }
+    feature_meta = {
+        "columns": {**dict(plan.metadata["columns"]), **rarity.metadata}
+    }
+    root_columns = plan.root_columns
+    child_columns = [c for c in feature_meta["columns"] if c not in set(root_columns)]
     has_holdout = "holdout" in present
     common = {
         "seed": seed,
@@ -326,7 +345,7 @@ def evaluate_tables(
             feats["real"],
             feats["synthetic"],
             feats.get("holdout"),
-            metadata=dict(plan.metadata),
+            metadata=feature_meta,
             metrics=person_metrics,
             **common,  # type: ignore[arg-type]
         )
@@ -336,9 +355,9 @@ def evaluate_tables(
                 feats["real"],
                 feats["synthetic"],
                 feats["holdout"],
-                root_columns=plan.root_columns,
-                child_columns=plan.child_columns,
-                metadata=plan.metadata,
+                root_columns=root_columns,
+                child_columns=child_columns,
+                metadata=feature_meta,
                 n_candidates=linkage_candidates,
                 match_ratio=match_ratio,
                 alpha=linkage_alpha,
@@ -347,6 +366,18 @@ def evaluate_tables(
                     plan.row_sets(present["synthetic"], people["synthetic"]),
                     plan.row_sets(present["holdout"], people["holdout"]),
                 ),
+                subtrees={
+                    top: (
+                        [c for c in child_columns if c.split(".", 1)[0] in tables],
+                        tuple(  # type: ignore[arg-type]
+                            dataclasses.replace(
+                                plan, plans=tuple(t for t in plan.plans if t.name in tables)
+                            ).row_sets(present[side], people[side])
+                            for side in ("real", "synthetic", "holdout")
+                        ),
+                    )
+                    for top, tables in _subtrees(meta).items()
+                },
             )
             done(linkage.p_value, "ok")
     else:
@@ -417,11 +448,15 @@ def evaluate_tables(
         verdict = "fail"
     detail = ""
     if people_report.verdict is not None and people_report.verdict.reason:
-        detail = " — " + people_report.verdict.reason.rstrip(". ")
+        detail = " — " + people_report.verdict.reason.rstrip(". ").replace(
+            "among the most isolated 1–5 %", "among " + ISOLATED_PEOPLE
+        )
     reason = (
         f"Person level ({len(feats['real'])} training people): {person_level}{detail}. "
         f"Linkage: {linkage.level} — {linkage.reason}"
     )
+    verdict, carried = _carry_tables(verdict, table_reports)
+    reason += carried
     return MultiTableReport(
         verdict=verdict,
         reason=reason,
@@ -432,13 +467,57 @@ def evaluate_tables(
         n_people={side: len(f) for side, f in feats.items()},
         features={
             "root": list(plan.root_columns),
-            "children": list(plan.child_columns),
+            "children": list(child_columns),
             "n_events": n_events,
             "max_levels": max_levels,
         },
         seed=seed,
         warnings=tuple(warnings),
     )
+
+
+def _carry_tables(
+    verdict: str, table_reports: Mapping[str, EvaluationReport]
+) -> tuple[str, str]:
+    """The release verdict with every table's own finding: a failing table means review.
+
+    Returns the verdict (at least review when a table's own verdict fails) and the
+    sentence naming those tables (empty when none fails).
+    """
+    failed = [
+        name
+        for name, r in table_reports.items()
+        if r.verdict is not None and r.verdict.overall == "fail"
+    ]
+    if not failed:
+        return verdict, ""
+    verdict = max(verdict, "review", key=lambda level: _RANK[level])
+    one = len(failed) == 1
+    named = ", ".join(repr(t) for t in failed)
+    return verdict, (
+        f" Tables: {named} {'fails' if one else 'fail'} on {'its' if one else 'their'} "
+        "own, so the release reads at least review (see "
+        f"{'that table' if one else 'those tables'}' reports)."
+    )
+
+
+def _subtrees(meta: RelationalMetadata) -> dict[str, list[str]]:
+    """Each table below the root with its descendants, judged on its own by the linkage.
+
+    A subtree that holds every table below the root (the root's only child with all
+    of its descendants) is the whole person's history and is left out.
+    """
+    links = meta.links()
+    below = list(links)
+    out: dict[str, list[str]] = {}
+    for top in below:
+        tables = [top]
+        for name in below:  # parents come before children
+            if name not in tables and links[name].parent in tables:
+                tables.append(name)
+        if len(tables) < len(below):
+            out[top] = tables
+    return out
 
 
 def _sample_people(

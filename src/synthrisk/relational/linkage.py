@@ -63,6 +63,13 @@ class LinkageAttack:
     linked_training: int
     linked_holdout: int
     p_value: float
+    #: the table at the top of the subtree whose rows the attack knows (None: all rows)
+    subtree: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The attack's name, with its subtree (``history · admissions``)."""
+        return self.name if self.subtree is None else f"{self.name} · {self.subtree}"
 
     @property
     def excess(self) -> float:
@@ -95,6 +102,7 @@ class LinkageAttack:
             "excess": float(self.excess),
             "excess_ci": ci,
             "p_value": float(self.p_value),
+            "subtree": self.subtree,
         }
 
 
@@ -141,6 +149,7 @@ class LinkageResult:
                     linked_training=int(a["linked_training"]),
                     linked_holdout=int(a["linked_holdout"]),
                     p_value=float(a["p_value"]),
+                    subtree=None if a.get("subtree") is None else str(a["subtree"]),
                 )
             )
         return cls(
@@ -192,6 +201,10 @@ def linkage_attack(
     match_ratio: float | None = None,
     alpha: float = 0.01,
     row_sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    subtrees: Mapping[
+        str, tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray] | None]
+    ]
+    | None = None,
 ) -> LinkageResult:
     """Run the cross-table linkage attack on person feature tables.
 
@@ -219,12 +232,21 @@ def linkage_attack(
         <synthrisk.relational.features.PersonFeatures.row_sets>`, 0 for none); given,
         a third attack, ``row_set``, links a person when a synthetic person has
         exactly their rows, in any order.
+    subtrees : dict, default=None
+        Subtrees of the person judged on their own: the table at the top of each (a
+        table below the root, with its descendants) -> (the history columns of its
+        tables, each side's row-set codes of the person's rows in it, or None). Each
+        runs the ``history`` attack on those columns (with its own chance ratio when
+        ``match_ratio`` is None) and, with codes, the ``row_set`` attack: a copied
+        history of one child table under a new root row, beside other tables that are
+        new, is linked there while the whole person's history stays far.
 
     Returns
     -------
     LinkageResult
     """
     n_train, n_hold = len(real), len(holdout)
+    given_ratio = match_ratio
     pool = pd.concat([real, holdout], ignore_index=True)
     syn = synthetic.reset_index(drop=True)
     meta_cols = metadata["columns"]
@@ -245,30 +267,13 @@ def linkage_attack(
             n_candidates,
             "nothing to link: no table below the root, no root columns or an empty side.",
         )
-    child_meta = {"columns": {c: meta_cols[c] for c in child_columns}}
     root_meta = {"columns": {c: meta_cols[c] for c in root_columns}}
-    pool_child, syn_child = _encode(
-        [pool[child_columns], syn[child_columns]], child_meta
-    )
     pool_root, syn_root = _encode([pool[root_columns], syn[root_columns]], root_meta)
-    child_ranges = np.nan_to_num(column_ranges(pool_child.numeric), nan=0.0)
     root_ranges = np.nan_to_num(column_ranges(pool_root.numeric), nan=0.0)
-
-    # each person's nearest real stranger, on their history
-    k_self = min(len(pool), 3)
-    own = nearest_neighbors(
-        pool_child, pool_child, k=k_self, distance="dcr", scale=child_ranges
-    )
-    isolation, second = _strangers(own.distances, own.indices)
-    if match_ratio is None:
-        match_ratio = chance_ratio(isolation, second)
-    n_rows_cols = [c for c in child_columns if c.endswith(".n_rows")]
-    has_children = (
-        pool[n_rows_cols].fillna(0).to_numpy(dtype=np.float64).sum(axis=1) > 0
-        if n_rows_cols
-        else np.ones(len(pool), dtype=bool)
-    )
-    eligible = (isolation > 0) & has_children
+    whole = _History.build(pool, syn, child_columns, meta_cols, match_ratio)
+    match_ratio = whole.match_ratio
+    pool_child, syn_child, child_ranges = whole.pool, whole.syn, whole.ranges
+    isolation, eligible = whole.isolation, whole.eligible
 
     # attack 1: known root row -> the closest synthetic root rows -> their children
     k = min(n_candidates, len(syn))
@@ -281,28 +286,26 @@ def linkage_attack(
         via_root = np.minimum(
             via_root, _pair_distance(pool_child, picked, child_ranges)
         )
-    # attack 2: known history -> the synthetic person with the closest history
-    by_history = nearest_neighbors(
-        pool_child, syn_child, k=1, distance="dcr", scale=child_ranges
-    ).distances[:, 0]
 
     is_train = np.arange(len(pool)) < n_train
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(isolation > 0, isolation, 1.0)
-    found: list[tuple[str, str, np.ndarray, np.ndarray]] = [
+    found: list[tuple[str, str, np.ndarray, np.ndarray, str | None]] = [
         (
             "root_to_children",
             f"knows a person's root row, inspects the {k} closest synthetic root rows and "
             "compares their children with the person's",
             via_root / scale <= match_ratio,
             eligible,
+            None,
         ),
         (
             "history",
             "knows a person's history (the summaries of their child rows) and finds the "
             "synthetic person with the closest history",
-            by_history / scale <= match_ratio,
+            whole.linked,
             eligible,
+            None,
         ),
     ]
     if row_sets is not None:
@@ -315,23 +318,54 @@ def linkage_attack(
                 "sequences included)",
                 linked_rows,
                 eligible_rows,
+                None,
             )
         )
+    for top, (columns, codes) in (subtrees or {}).items():
+        if not columns:
+            continue
+        part = _History.build(pool, syn, list(columns), meta_cols, given_ratio)
+        where = f"its rows in the {top!r} subtree ({', '.join(_tables_of(columns))})"
+        found.append(
+            (
+                "history",
+                f"knows a person's history in one part of their tree, {where}, and finds "
+                "the synthetic person closest there (a copied child history under a new "
+                "root row, beside other tables that are new)",
+                part.linked,
+                part.eligible,
+                top,
+            )
+        )
+        if codes is not None:
+            linked_rows, eligible_rows = _row_set_links(codes, n_train, n_hold, len(syn))
+            found.append(
+                (
+                    "row_set",
+                    f"knows {where}, in any order, and finds a synthetic person with "
+                    "exactly those rows",
+                    linked_rows,
+                    eligible_rows,
+                    top,
+                )
+            )
     attacks = []
-    for name, description, hit, can in found:
+    for name, description, hit, can, top in found:
         linked = hit & can
         a = int((linked & is_train).sum())
         b = int((linked & ~is_train).sum())
         n_a = int((can & is_train).sum())
         n_b = int((can & ~is_train).sum())
         p = excess_greater_p(a, n_a, b, n_b) if n_a and n_b else 1.0
-        attacks.append(LinkageAttack(name, description, n_a, n_b, a, b, float(p)))
+        attacks.append(
+            LinkageAttack(name, description, n_a, n_b, a, b, float(p), subtree=top)
+        )
     combined = float(min(1.0, len(attacks) * min(a.p_value for a in attacks)))
     level = "fail" if combined <= alpha else "pass"
     worst = min(attacks, key=lambda a: a.p_value)
     reason = (
         f"{worst.linked_training} of {worst.n_training} training people linked by the "
-        f"{worst.name} attack against {worst.linked_holdout} of {worst.n_holdout} holdout "
+        f"{worst.label} attack against {worst.linked_holdout} of {worst.n_holdout} holdout "
         f"people (combined p = {combined:.3g}, level {alpha:g})"
     )
     reason += (
@@ -340,6 +374,68 @@ def linkage_attack(
         else ": no more training people are linked than holdout people."
     )
     return LinkageResult(tuple(attacks), combined, alpha, level, match_ratio, k, reason)
+
+
+def _tables_of(columns: list[str]) -> list[str]:
+    """The tables a list of history columns (``T.…``) summarises, in order."""
+    out: list[str] = []
+    for column in columns:
+        table = column.split(".", 1)[0]
+        if table not in out:
+            out.append(table)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _History:
+    """The ``history`` attack on some history columns: whom it links, whom it can."""
+
+    pool: EncodedTable
+    syn: EncodedTable
+    ranges: FloatArray
+    isolation: FloatArray
+    match_ratio: float
+    eligible: np.ndarray
+    linked: np.ndarray
+
+    @classmethod
+    def build(
+        cls,
+        pool: pd.DataFrame,
+        syn: pd.DataFrame,
+        columns: list[str],
+        meta_cols: Mapping[str, object],
+        match_ratio: float | None,
+    ) -> _History:
+        meta = {"columns": {c: meta_cols[c] for c in columns}}
+        pool_h, syn_h = _encode([pool[columns], syn[columns]], meta)
+        ranges = np.nan_to_num(column_ranges(pool_h.numeric), nan=0.0)
+        # each person's nearest real stranger, on these columns
+        own = nearest_neighbors(
+            pool_h, pool_h, k=min(len(pool), 3), distance="dcr", scale=ranges
+        )
+        isolation, second = _strangers(own.distances, own.indices)
+        ratio = chance_ratio(isolation, second) if match_ratio is None else match_ratio
+        n_rows_cols = [c for c in columns if c.endswith(".n_rows")]
+        has_rows = (
+            pool[n_rows_cols].fillna(0).to_numpy(dtype=np.float64).sum(axis=1) > 0
+            if n_rows_cols
+            else np.ones(len(pool), dtype=bool)
+        )
+        nearest = nearest_neighbors(
+            pool_h, syn_h, k=1, distance="dcr", scale=ranges
+        ).distances[:, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(isolation > 0, isolation, 1.0)
+        return cls(
+            pool_h,
+            syn_h,
+            ranges,
+            isolation,
+            ratio,
+            (isolation > 0) & has_rows,
+            nearest / scale <= ratio,
+        )
 
 
 def _row_set_links(

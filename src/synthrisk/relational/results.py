@@ -94,7 +94,7 @@ class MultiTableReport:
             lines.append(f"person level: {levels}")
         lines.append(f"linkage: {self.linkage.level}")
         lines += [
-            f"  {a.name}: {a.linked_training} of {a.n_training} training people linked, "
+            f"  {a.label}: {a.linked_training} of {a.n_training} training people linked, "
             f"{a.linked_holdout} of {a.n_holdout} holdout people (p = {a.p_value:.3g})"
             for a in self.linkage.attacks
         ]
