@@ -258,7 +258,9 @@ def test_dates_as_text_in_csv_files_of_every_table(tmp_path: Path) -> None:
 
     def side(n: int, first: int) -> dict[str, pd.DataFrame]:
         ids = np.arange(first, first + n)
-        born = pd.Timestamp("1950-01-01") + pd.to_timedelta(rng.integers(0, 20_000, n), "D")
+        born = pd.Timestamp("1950-01-01") + pd.to_timedelta(
+            rng.integers(0, 20_000, n), "D"
+        )
         owner = np.repeat(ids, 3)
         when = pd.Timestamp("2021-01-01") + pd.to_timedelta(
             rng.integers(0, 60 * 24 * 30, owner.size), "min"
@@ -318,7 +320,9 @@ def test_dates_as_text_in_csv_files_of_every_table(tmp_path: Path) -> None:
     data = json.loads((out / "report.json").read_text())
     assert data["verdict"] in ("pass", "review")
     assert "born" in data["features"]["root"]
-    assert {"visits.opened.mean", "visits.span_days"} <= set(data["features"]["children"])
+    assert {"visits.opened.mean", "visits.span_days"} <= set(
+        data["features"]["children"]
+    )
     assert (out / "report.html").read_text().count("Overall:") == 1
 
 

@@ -383,15 +383,15 @@ def test_dates_as_text_in_every_table_give_the_numbers_of_parsed_dates(
 ) -> None:
     # ISO dates by content (root), day-first dates by `datetime_format` (child),
     # timestamps with a time (sibling child), a date sequence index (grandchild)
-    sides = {side: dated[side] for side in ("real", "synthetic", "holdout")}
+    sides: dict[str, Any] = {s: dated[s] for s in ("real", "synthetic", "holdout")}
     as_text = evaluate_tables(**sides, metadata=dated["metadata"])
-    parsed = evaluate_tables(
-        **{side: _parsed(t) for side, t in sides.items()}, metadata=dated["metadata"]
-    )
+    by_hand: dict[str, Any] = {side: _parsed(t) for side, t in sides.items()}
+    parsed = evaluate_tables(**by_hand, metadata=dated["metadata"])
     assert as_text.verdict == "pass"
-    assert "born" in as_text.features["root"]
+    features: Any = as_text.features
+    assert "born" in features["root"]
     assert {"accounts.opened.min", "cards.issued.max", "transactions.span_days"} <= set(
-        as_text.features["children"]
+        features["children"]
     )
     assert _numbers(as_text) == _numbers(parsed)
 
@@ -425,9 +425,7 @@ def test_dates_as_text_in_a_sequence_table() -> None:
         },
     }
     train, holdout = split_people({"visits": visits}, metadata, seed=0)
-    report = evaluate_tables(
-        train, train, holdout, metadata=metadata, table_metrics=[]
-    )
+    report = evaluate_tables(train, train, holdout, metadata=metadata, table_metrics=[])
     parsed = {
         "visits": train["visits"].assign(
             born=pd.to_datetime(train["visits"]["born"]),
@@ -443,8 +441,9 @@ def test_dates_as_text_in_a_sequence_table() -> None:
     reference = evaluate_tables(
         parsed, parsed, hold_parsed, metadata=metadata, table_metrics=[]
     )
-    assert report.features["root"] == ["born"]
-    assert "visits.span_days" in report.features["children"]
+    features: Any = report.features
+    assert features["root"] == ["born"]
+    assert "visits.span_days" in features["children"]
     assert _numbers(report) == _numbers(reference)
     assert report.verdict == "fail"  # the training people themselves
 
@@ -514,7 +513,7 @@ def test_the_same_rows_in_any_order_give_the_same_report(
     # every table of every side shuffled, the root tables included: no number moves
     sides, reference = order_case
     rng = np.random.default_rng(seed)
-    shuffled = {
+    shuffled: dict[str, Any] = {
         side: {
             name: frame.iloc[rng.permutation(len(frame))]
             for name, frame in tables.items()

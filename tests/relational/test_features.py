@@ -238,7 +238,6 @@ def test_person_features_do_not_depend_on_the_order_of_the_rows() -> None:
         got = plan.transform(shuffled, person_of_rows(shuffled, meta))
         # exactly the same numbers, bit for bit (the people in the root's order)
         pd.testing.assert_frame_equal(got.loc[["a", "b"]], reference, check_exact=True)
-        assert got.loc["a", "events.cost.mean"] == reference.loc["a", "events.cost.mean"]
         np.testing.assert_array_equal(
             plan.row_sets(shuffled, person_of_rows(shuffled, meta))[::-1],
             plan.row_sets(tables, person_of_rows(tables, meta)),

@@ -290,7 +290,9 @@ def test_row_order_is_the_same_for_the_same_rows_in_any_order() -> None:
             "who": ["b", "a", "b", "a", None],
             "x": [2.0, np.nan, -0.0, 1.5, 0.0],
             "when": pd.to_datetime(
-                ["2021-03-04", "2021-03-04", None, "2021-01-01", "2021-01-01"]
+                pd.Series(
+                    ["2021-03-04", "2021-03-04", None, "2021-01-01", "2021-01-01"]
+                )
             ),
         }
     )
@@ -313,7 +315,10 @@ def test_normalise_tables_parses_dates_and_orders_rows() -> None:
             "tables": {
                 "people": {
                     "primary_key": "pid",
-                    "columns": {"pid": {"sdtype": "id"}, "born": {"sdtype": "datetime"}},
+                    "columns": {
+                        "pid": {"sdtype": "id"},
+                        "born": {"sdtype": "datetime"},
+                    },
                 },
                 "events": {
                     "columns": {
@@ -332,7 +337,9 @@ def test_normalise_tables_parses_dates_and_orders_rows() -> None:
             ],
         }
     )
-    people = pd.DataFrame({"pid": [2, 1], "born": ["1980-02-01", "1975-12-31 10:30:00"]})
+    people = pd.DataFrame(
+        {"pid": [2, 1], "born": ["1980-02-01", "1975-12-31 10:30:00"]}
+    )
     events = pd.DataFrame(
         {"pid": [1, 2, 1], "on": ["04/03/2021", "13/01/2020", "01/02/2021"],
          "at": ["2021-03-04T10:00:00", "2020-01-13T09:00:00", "2021-02-01T23:59:00"]}

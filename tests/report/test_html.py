@@ -642,7 +642,8 @@ def test_a_report_rendered_as_a_part_has_no_second_overall() -> None:
     part = render_html(report, part="Table <accounts>")
     assert "Overall:" in whole
     assert "Overall:" not in part
-    assert "<html" not in part and "<h1>" not in part
+    assert "<html" not in part
+    assert "<h1>" not in part
     assert '<div class="sr part">' in part
     # the part's name is escaped, its level a smaller badge beside it
     assert re.search(

@@ -244,8 +244,14 @@ def test_parse_dates_reads_each_side_as_prepare_tables_does() -> None:
     got = out["real"]
     assert got.index.tolist() == [7, 3]  # the row index is kept
     assert got["key"].tolist() == ["2021-01-01", "2021-01-02"]
-    assert got["iso"].tolist() == [pd.Timestamp("2021-03-04"), pd.Timestamp("2021-03-05")]
-    assert got["dmy"].tolist() == [pd.Timestamp("2021-03-04"), pd.Timestamp("2021-03-13")]
+    assert got["iso"].tolist() == [
+        pd.Timestamp("2021-03-04"),
+        pd.Timestamp("2021-03-05"),
+    ]
+    assert got["dmy"].tolist() == [
+        pd.Timestamp("2021-03-04"),
+        pd.Timestamp("2021-03-13"),
+    ]
     assert got["stamp"].iloc[1] == pd.Timestamp("2021-03-04 23:59:59")
     assert out["synthetic"]["stamp"].iloc[0] == pd.Timestamp("2021-03-14 10:15")
     assert got["word"].tolist() == ["a", "b"]

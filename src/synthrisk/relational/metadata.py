@@ -621,7 +621,9 @@ def normalise_tables(
         )
         for side, frame in parsed.items():
             columns = (
-                [spec.primary_key] if spec.primary_key is not None else list(frame.columns)
+                [spec.primary_key]
+                if spec.primary_key is not None
+                else list(frame.columns)
             )
             order = row_order(frame, columns)
             present[side][name] = frame.iloc[order].reset_index(drop=True)

@@ -436,7 +436,9 @@ def excluded_note(spec: ColumnSpec) -> str:
 
 def excluded_notes(schema: Schema) -> list[str]:
     """One note per column that inference excluded (identifiers, free text)."""
-    return [excluded_note(spec) for spec in schema.excluded if spec.source == "inferred"]
+    return [
+        excluded_note(spec) for spec in schema.excluded if spec.source == "inferred"
+    ]
 
 
 def _check_ranges(schema: Schema, frames: Mapping[str, pd.DataFrame | None]) -> None:
