@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from synthrisk.cli.main import main
@@ -247,3 +249,97 @@ def test_multi_table_demo_without_the_report_extra_writes_json_only(
     assert (out / "report.json").is_file()
     assert not (out / "report.html").exists()
     assert not list((out / "reports").glob("*.html"))
+
+
+def test_dates_as_text_in_csv_files_of_every_table(tmp_path: Path) -> None:
+    # ISO dates in the root table (by content), day-first dates by the metadata's
+    # `datetime_format` in a child, timestamps with a time as the child's sequence index
+    rng = np.random.default_rng(3)
+
+    def side(n: int, first: int) -> dict[str, pd.DataFrame]:
+        ids = np.arange(first, first + n)
+        born = pd.Timestamp("1950-01-01") + pd.to_timedelta(
+            rng.integers(0, 20_000, n), "D"
+        )
+        owner = np.repeat(ids, 3)
+        when = pd.Timestamp("2021-01-01") + pd.to_timedelta(
+            rng.integers(0, 60 * 24 * 30, owner.size), "min"
+        )
+        opened = pd.Timestamp("2019-01-01") + pd.to_timedelta(
+            rng.integers(0, 700, owner.size), "D"
+        )
+        return {
+            "customers": pd.DataFrame(
+                {"customer_id": ids, "born": born.strftime("%Y-%m-%d"),
+                 "region": rng.choice(["n", "s"], n)}
+            ),
+            "visits": pd.DataFrame(
+                {"visit_id": np.arange(owner.size) + 10 * first, "customer_id": owner,
+                 "at": when.strftime("%Y-%m-%d %H:%M:%S"),
+                 "opened": opened.strftime("%d/%m/%Y"),
+                 "cost": rng.gamma(2.0, 30.0, owner.size).round(2)}
+            ),
+        }  # fmt: skip
+
+    metadata = {
+        "tables": {
+            "customers": {
+                "primary_key": "customer_id",
+                "columns": {"customer_id": {"sdtype": "id"}, "region": {"sdtype": "categorical"}},
+            },
+            "visits": {
+                "primary_key": "visit_id",
+                "sequence_index": "at",
+                "columns": {
+                    "visit_id": {"sdtype": "id"},
+                    "customer_id": {"sdtype": "id"},
+                    "at": {"sdtype": "datetime"},
+                    "opened": {"sdtype": "datetime", "datetime_format": "%d/%m/%Y"},
+                    "cost": {"sdtype": "numerical"},
+                },
+            },
+        },
+        "relationships": [
+            {"parent_table_name": "customers", "parent_primary_key": "customer_id",
+             "child_table_name": "visits", "child_foreign_key": "customer_id"}
+        ],
+    }  # fmt: skip
+    sides = {
+        "real": side(60, 0),
+        "synthetic_new": side(60, 1_000),
+        "holdout": side(20, 2_000),
+    }
+    for name, tables in sides.items():
+        (tmp_path / name).mkdir()
+        for table, frame in tables.items():
+            frame.to_csv(tmp_path / name / f"{table}.csv", index=False)
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert _run(tmp_path, "new", out) == 0
+    data = json.loads((out / "report.json").read_text())
+    assert data["verdict"] in ("pass", "review")
+    assert "born" in data["features"]["root"]
+    assert {"visits.opened.mean", "visits.span_days"} <= set(
+        data["features"]["children"]
+    )
+    assert (out / "report.html").read_text().count("Overall:") == 1
+
+
+def test_the_page_shows_one_verdict_and_its_parts(bank: Path, tmp_path: Path) -> None:
+    assert _run(bank, "child_copies", tmp_path, "--table-metrics", "dcr_share") == 0
+    page = (tmp_path / "report.html").read_text()
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["verdict"] == "fail"
+    # one "Overall", the release's; the person level and each table are its parts
+    assert page.count("Overall:") == 1
+    assert page.count('<div class="big">') == 1
+    assert page.index("Overall:") < page.index('<ul class="parts">')
+    people = data["people"]["verdict"]["overall"]
+    assert (
+        f'<div class="part-verdict">Person-level tests: <span class="badge {people}">'
+        in page
+    )
+    assert '<div class="part-verdict">Table customers: <span class="badge' in page
+    assert 'class="sr part"' in page
+    assert "<h1>synthrisk privacy report</h1>" not in page  # no nested page title

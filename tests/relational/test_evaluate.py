@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synthrisk.datasets.relational import load_bank, load_clinic
 from synthrisk.exceptions import ParameterError
@@ -345,3 +348,179 @@ def test_table_metrics_run_on_a_seeded_sample_of_people() -> None:
         evaluate_tables(
             small.real, small.synthetic["null"], small.holdout, table_people=0, **kwargs
         )
+
+
+# -- dates as text, and rows in any order -----------------------------------------------
+
+
+def _numbers(report: MultiTableReport) -> Any:
+    """The report's JSON without its timings."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "seconds"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(json.loads(report.to_json()))
+
+
+def _parsed(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The dated bank with its dates parsed by hand (the reference)."""
+    out = {name: frame.copy() for name, frame in tables.items()}
+    out["customers"]["born"] = pd.to_datetime(out["customers"]["born"])
+    out["accounts"]["opened"] = pd.to_datetime(
+        out["accounts"]["opened"], format="%d/%m/%Y"
+    )
+    out["cards"]["issued"] = pd.to_datetime(out["cards"]["issued"])
+    out["transactions"]["day"] = pd.to_datetime(out["transactions"]["day"])
+    return out
+
+
+def test_dates_as_text_in_every_table_give_the_numbers_of_parsed_dates(
+    dated: dict[str, Any],
+) -> None:
+    # ISO dates by content (root), day-first dates by `datetime_format` (child),
+    # timestamps with a time (sibling child), a date sequence index (grandchild)
+    sides: dict[str, Any] = {s: dated[s] for s in ("real", "synthetic", "holdout")}
+    as_text = evaluate_tables(**sides, metadata=dated["metadata"])
+    by_hand: dict[str, Any] = {side: _parsed(t) for side, t in sides.items()}
+    parsed = evaluate_tables(**by_hand, metadata=dated["metadata"])
+    assert as_text.verdict == "pass"
+    features: Any = as_text.features
+    assert "born" in features["root"]
+    assert {"accounts.opened.min", "cards.issued.max", "transactions.span_days"} <= set(
+        features["children"]
+    )
+    assert _numbers(as_text) == _numbers(parsed)
+
+
+def test_dates_as_text_in_a_sequence_table() -> None:
+    rng = np.random.default_rng(5)
+    n = 90
+    person = np.repeat(np.arange(n), 4)
+    born = (
+        pd.Timestamp("1960-01-01") + pd.to_timedelta(rng.integers(0, 9_000, n), "D")
+    ).strftime("%Y-%m-%d")
+    visits = pd.DataFrame(
+        {
+            "patient_id": person,
+            "born": np.repeat(born, 4),  # a context column: one value per patient
+            "visit": (
+                pd.Timestamp("2021-01-01")
+                + pd.to_timedelta(rng.integers(0, 40, person.size), "D")
+            ).strftime("%d/%m/%Y"),
+            "cost": rng.gamma(2.0, 40.0, person.size).round(2),
+        }
+    )
+    metadata = {
+        "sequence_key": "patient_id",
+        "sequence_index": "visit",
+        "columns": {
+            "patient_id": {"sdtype": "id"},
+            "born": {"sdtype": "datetime"},
+            "visit": {"sdtype": "datetime", "datetime_format": "%d/%m/%Y"},
+            "cost": {"sdtype": "numerical"},
+        },
+    }
+    train, holdout = split_people({"visits": visits}, metadata, seed=0)
+    report = evaluate_tables(train, train, holdout, metadata=metadata, table_metrics=[])
+    parsed = {
+        "visits": train["visits"].assign(
+            born=pd.to_datetime(train["visits"]["born"]),
+            visit=pd.to_datetime(train["visits"]["visit"], format="%d/%m/%Y"),
+        )
+    }
+    hold_parsed = {
+        "visits": holdout["visits"].assign(
+            born=pd.to_datetime(holdout["visits"]["born"]),
+            visit=pd.to_datetime(holdout["visits"]["visit"], format="%d/%m/%Y"),
+        )
+    }
+    reference = evaluate_tables(
+        parsed, parsed, hold_parsed, metadata=metadata, table_metrics=[]
+    )
+    features: Any = report.features
+    assert features["root"] == ["born"]
+    assert "visits.span_days" in features["children"]
+    assert _numbers(report) == _numbers(reference)
+    assert report.verdict == "fail"  # the training people themselves
+
+
+def test_training_tables_with_child_rows_reversed_are_all_identical_matches(
+    dated: dict[str, Any],
+) -> None:
+    real = dated["real"]
+    reversed_rows = {
+        name: frame if name == "customers" else frame.iloc[::-1]
+        for name, frame in real.items()
+    }
+    report = evaluate_tables(
+        real,
+        reversed_rows,
+        dated["holdout"],
+        metadata=dated["metadata"],
+        metrics=["identical_match_share"],
+        table_metrics=[],
+    )
+    (result,) = report.people.results
+    assert result.score == 1.0  # was 0.13 when the order of the rows changed the sums
+    assert result.breakdown["n_matches"] == 60
+    row_set = {a.name: a for a in report.linkage.attacks}["row_set"]
+    assert row_set.linked_training == row_set.n_training == 60
+
+
+@pytest.fixture(scope="module")
+def order_case(dated_bank: Any, dated: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Sides where half the synthetic people copy training people, and their report."""
+    real = dated_bank(40, seed=11)
+    new = dated_bank(40, seed=12, first_id=1_000)
+    copied = _rows_of(real, real["customers"]["customer_id"] < 20)
+    fresh = _rows_of(new, new["customers"]["customer_id"] >= 1_020)
+    synthetic = {
+        name: pd.concat([real[name][copied[name]], new[name][fresh[name]]])
+        for name in real
+    }
+    sides = {
+        "real": real,
+        "synthetic": synthetic,
+        "holdout": dated_bank(20, seed=13, first_id=2_000),
+        "metadata": dated["metadata"],
+    }
+    return sides, _numbers(evaluate_tables(**sides))
+
+
+def _rows_of(
+    tables: dict[str, pd.DataFrame], chosen: pd.Series
+) -> dict[str, np.ndarray]:
+    """Which rows of each table belong to the chosen customers."""
+    ids = tables["customers"]["customer_id"][chosen]
+    out = {
+        name: tables[name]["customer_id"].isin(ids).to_numpy()
+        for name in ("customers", "accounts", "cards")
+    }
+    accounts = tables["accounts"]["account_id"][out["accounts"]]
+    out["transactions"] = tables["transactions"]["account_id"].isin(accounts).to_numpy()
+    return out
+
+
+@settings(max_examples=3, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_same_rows_in_any_order_give_the_same_report(
+    order_case: tuple[dict[str, Any], Any], seed: int
+) -> None:
+    # every table of every side shuffled, the root tables included: no number moves
+    sides, reference = order_case
+    rng = np.random.default_rng(seed)
+    shuffled: dict[str, Any] = {
+        side: {
+            name: frame.iloc[rng.permutation(len(frame))]
+            for name, frame in tables.items()
+        }
+        for side, tables in sides.items()
+        if side != "metadata"
+    }
+    got = evaluate_tables(**shuffled, metadata=sides["metadata"])
+    assert _numbers(got) == reference
+    assert got.verdict == "fail"  # the copies are found, whatever the order

@@ -210,3 +210,42 @@ def test_summaries_with_missing_values_ties_and_a_person_without_rows() -> None:
     assert pd.isna(got.loc["3", "events.event1.kind"])
     assert pd.isna(got.loc["3", "events.event2.cost"])
     assert pd.isna(got.loc["2", "events.event1.kind"])
+
+
+def test_person_features_do_not_depend_on_the_order_of_the_rows() -> None:
+    # sums that differ in the last digit when added in another order, and events on
+    # the same day (t ties) that differ in their values
+    people = pd.DataFrame({"pid": ["a", "b"], "age": [30, 40]})
+    events = pd.DataFrame(
+        {
+            "eid": range(8),
+            "pid": ["a", "a", "a", "a", "b", "b", "b", "b"],
+            "t": [1, 1, 2, 2, 1, 1, 1, 2],
+            "kind": ["x", "y", "x", "y", "y", "x", "x", "y"],
+            "cost": [0.1, 0.2, 0.3, 1e16, 0.7, 0.1, -0.0, 0.0],
+        }
+    )
+    tables = {"people": people, "events": events}
+    meta = load_metadata(METADATA)
+    plan = PersonFeatures.fit({"real": tables}, meta, n_events=4)
+    reference = plan.transform(tables, person_of_rows(tables, meta))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        shuffled = {
+            "people": people.iloc[::-1],
+            "events": events.iloc[rng.permutation(len(events))],
+        }
+        got = plan.transform(shuffled, person_of_rows(shuffled, meta))
+        # exactly the same numbers, bit for bit (the people in the root's order)
+        pd.testing.assert_frame_equal(got.loc[["a", "b"]], reference, check_exact=True)
+        np.testing.assert_array_equal(
+            plan.row_sets(shuffled, person_of_rows(shuffled, meta))[::-1],
+            plan.row_sets(tables, person_of_rows(tables, meta)),
+        )
+    # ties on t follow the rows' values: a's first events are (1, x, 0.1), (1, y, 0.2)
+    a = reference.loc["a"]
+    assert (a["events.event1.kind"], a["events.event2.kind"]) == ("x", "y")
+    assert a["events.cost.last"] == 1e16  # t = 2: kind x (0.3) before kind y
+    b = reference.loc["b"]
+    assert [b[f"events.event{j}.cost"] for j in (1, 2, 3)] == [0.0, 0.1, 0.7]
+    assert str(b["events.cost.min"]) == "0.0"  # -0.0 and 0.0 are one value

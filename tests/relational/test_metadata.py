@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -23,6 +24,8 @@ from synthrisk.relational.metadata import (
     check_tables,
     expand_sequences,
     load_metadata,
+    normalise_tables,
+    row_order,
 )
 
 # SDMetrics' multi-table demo metadata (users -> sessions -> transactions)
@@ -279,3 +282,83 @@ def test_table_unknown_to_the_metadata_is_refused(bank: Any) -> None:
     real = {**bank.real, "branches": pd.DataFrame({"b": [1]})}
     with pytest.raises(TableMismatchError, match="holds table 'branches'"):
         check_tables({"real": real}, load_metadata(BANK_METADATA))
+
+
+def test_row_order_is_the_same_for_the_same_rows_in_any_order() -> None:
+    frame = pd.DataFrame(
+        {
+            "who": ["b", "a", "b", "a", None],
+            "x": [2.0, np.nan, -0.0, 1.5, 0.0],
+            "when": pd.to_datetime(
+                pd.Series(
+                    ["2021-03-04", "2021-03-04", None, "2021-01-01", "2021-01-01"]
+                )
+            ),
+        }
+    )
+    order = row_order(frame, ["who", "x"])
+    # text by value (missing last), then numbers (-0.0 is 0.0, missing last)
+    assert order.tolist() == [3, 1, 2, 0, 4]
+    reversed_frame = frame.iloc[::-1].reset_index(drop=True)
+    again = reversed_frame.iloc[row_order(reversed_frame, ["who", "x"])]
+    pd.testing.assert_frame_equal(
+        again.reset_index(drop=True), frame.iloc[order].reset_index(drop=True)
+    )
+    # a key that comes first (each row's person), then the dates, then the text
+    first = (np.array([1, 1, 0, 0, 0]),)
+    assert row_order(frame, ["when", "who"], first=first).tolist() == [3, 4, 2, 1, 0]
+
+
+def test_normalise_tables_parses_dates_and_orders_rows() -> None:
+    meta = load_metadata(
+        {
+            "tables": {
+                "people": {
+                    "primary_key": "pid",
+                    "columns": {
+                        "pid": {"sdtype": "id"},
+                        "born": {"sdtype": "datetime"},
+                    },
+                },
+                "events": {
+                    "columns": {
+                        "pid": {"sdtype": "id"},
+                        "on": {"sdtype": "datetime", "datetime_format": "%d/%m/%Y"},
+                    },
+                },
+            },
+            "relationships": [
+                {
+                    "parent_table_name": "people",
+                    "parent_primary_key": "pid",
+                    "child_table_name": "events",
+                    "child_foreign_key": "pid",
+                }
+            ],
+        }
+    )
+    people = pd.DataFrame(
+        {"pid": [2, 1], "born": ["1980-02-01", "1975-12-31 10:30:00"]}
+    )
+    events = pd.DataFrame(
+        {"pid": [1, 2, 1], "on": ["04/03/2021", "13/01/2020", "01/02/2021"],
+         "at": ["2021-03-04T10:00:00", "2020-01-13T09:00:00", "2021-02-01T23:59:00"]}
+    )  # fmt: skip
+    sides = {"real": {"people": people, "events": events}, "synthetic": None}
+    out = normalise_tables(sides, meta)
+    assert out["synthetic"] is None
+    real = out["real"]
+    assert real is not None
+    assert real["people"]["pid"].tolist() == [1, 2]  # by primary key
+    assert real["people"]["born"].tolist() == [
+        pd.Timestamp("1975-12-31 10:30:00"),
+        pd.Timestamp("1980-02-01"),
+    ]
+    # day first, by the metadata's format; "at" (no metadata) is ISO by content
+    assert real["events"]["on"].tolist() == [
+        pd.Timestamp("2021-02-01"),
+        pd.Timestamp("2021-03-04"),
+        pd.Timestamp("2020-01-13"),
+    ]
+    assert real["events"]["at"].dtype == "datetime64[ns]"
+    assert people["born"].tolist()[0] == "1980-02-01"  # the inputs are not modified

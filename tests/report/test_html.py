@@ -634,3 +634,21 @@ def test_column_table_shows_the_semantic_type() -> None:
     html = render_html(hand_report(dcr_result(), schema=schema))
     assert 'pii <span class="muted small">(email)</span>' in html
     assert "e-mail addresses, by content" in html
+
+
+def test_a_report_rendered_as_a_part_has_no_second_overall() -> None:
+    report = hand_report(anonymeter_result())
+    whole = render_html(report, fragment=True)
+    part = render_html(report, part="Table <accounts>")
+    assert "Overall:" in whole
+    assert "Overall:" not in part
+    assert "<html" not in part
+    assert "<h1>" not in part
+    assert '<div class="sr part">' in part
+    # the part's name is escaped, its level a smaller badge beside it
+    assert re.search(
+        r'<div class="part-verdict">Table &lt;accounts&gt;: <span class="badge \w+">',
+        part,
+    )
+    with pytest.raises(ParameterError, match="`part` must be a string"):
+        render_html(report, part=3)  # type: ignore[arg-type]

@@ -218,3 +218,47 @@ def test_with_synthetic_refuses_other_columns_and_unknown_categories() -> None:
     unknown.loc[1, "c"] = "zz"
     with pytest.raises(InputError, match=r"column 'c' .* 1 value\(s\) the encoding"):
         tables.with_synthetic(unknown)
+
+
+def test_parse_dates_reads_each_side_as_prepare_tables_does() -> None:
+    from synthrisk.schema import parse_dates
+
+    real = pd.DataFrame(
+        {
+            "key": ["2021-01-01", "2021-01-02"],  # skipped: never parsed
+            "iso": ["2021-03-04", "2021-03-05"],  # no metadata: ISO by content
+            "dmy": ["04/03/2021", "13/03/2021"],  # the metadata's format
+            "stamp": ["2021-03-04 10:15:00", "2021-03-04 23:59:59"],
+            "word": ["a", "b"],
+        },
+        index=[7, 3],
+    )
+    synthetic = real.assign(stamp=["03/14/2021 10:15", "03/15/2021 09:00"])
+    columns = {
+        "dmy": {"sdtype": "datetime", "datetime_format": "%d/%m/%Y"},
+        "stamp": {"sdtype": "datetime"},  # each side in its own format
+    }
+    out = parse_dates(
+        {"real": real, "synthetic": synthetic}, columns, table="t", skip=["key"]
+    )
+    got = out["real"]
+    assert got.index.tolist() == [7, 3]  # the row index is kept
+    assert got["key"].tolist() == ["2021-01-01", "2021-01-02"]
+    assert got["iso"].tolist() == [
+        pd.Timestamp("2021-03-04"),
+        pd.Timestamp("2021-03-05"),
+    ]
+    assert got["dmy"].tolist() == [
+        pd.Timestamp("2021-03-04"),
+        pd.Timestamp("2021-03-13"),
+    ]
+    assert got["stamp"].iloc[1] == pd.Timestamp("2021-03-04 23:59:59")
+    assert out["synthetic"]["stamp"].iloc[0] == pd.Timestamp("2021-03-14 10:15")
+    assert got["word"].tolist() == ["a", "b"]
+    assert real["iso"].tolist()[0] == "2021-03-04"  # the input is not modified
+    with pytest.raises(InputError, match=r"column 'dmy' of the synthetic table 't'"):
+        parse_dates(
+            {"real": real, "synthetic": synthetic.assign(dmy=["2021-13-45", "x"])},
+            columns,
+            table="t",
+        )

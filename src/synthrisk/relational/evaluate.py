@@ -25,6 +25,7 @@ from synthrisk.relational.metadata import (
     check_tables,
     expand_sequences,
     load_metadata,
+    normalise_tables,
 )
 from synthrisk.relational.people import person_of_rows
 from synthrisk.relational.rarity import RowRarity
@@ -292,6 +293,8 @@ def evaluate_tables(
             raise ParameterError(msg)
     sides, meta = expand_sequences(given, meta)
     check_tables(sides, meta)
+    # dates parsed and rows in canonical order, once, for every consumer below
+    sides = normalise_tables(sides, meta)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
     present = {k: v for k, v in sides.items() if v is not None}

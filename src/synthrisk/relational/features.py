@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthrisk.relational.metadata import RelationalMetadata
+from synthrisk.relational.metadata import RelationalMetadata, row_order
 
 __all__ = ["PersonFeatures"]
 
@@ -78,8 +78,9 @@ def _as_number(values: pd.Series, kind: str) -> pd.Series:
         stamps = pd.to_datetime(values, errors="coerce")
         ns = stamps.to_numpy(dtype="datetime64[ns]").view(np.int64).astype(np.float64)
         ns[stamps.isna().to_numpy()] = np.nan
-        return pd.Series(ns / 1e9 / _DAY, index=values.index)
-    return pd.to_numeric(values, errors="coerce").astype(np.float64)
+        return pd.Series(ns / 1e9 / _DAY + 0.0, index=values.index)
+    # + 0.0: -0.0 and 0.0 are one value (a minimum never depends on the rows' order)
+    return pd.to_numeric(values, errors="coerce").astype(np.float64) + 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,6 +318,16 @@ class PersonFeatures:
         n = ids.size
         # each row's person as a position in ``ids`` (every row has one: keys checked)
         position = index.get_indexer(person.astype(str).to_numpy())
+        # each person's rows in a canonical order (by the sequence index, then by their
+        # values), so every summary below is reduced in an order that depends on the
+        # rows alone, never on the order they came in: sums of floats, last values and
+        # events are the same for the same rows in any order
+        by = [c for c, _ in plan.ordered]
+        if plan.sequence_index is not None:
+            by = [plan.sequence_index, *by]
+        canonical = row_order(frame, by, first=(position,))
+        frame = frame.iloc[canonical]
+        position = position[canonical]
         out: dict[str, pd.Series] = {}
         counts = np.bincount(position, minlength=n).astype(np.float64)
         out[f"{name}.n_rows"] = pd.Series(counts, index=index)
@@ -360,7 +371,8 @@ class PersonFeatures:
             or order_values.dtype == object
             else pd.to_numeric(order_values, errors="coerce")
         ).to_numpy(dtype=np.float64)
-        # rows by person, then by the index (missing last), then as given
+        # rows by person, then by the index (missing last), then by their values (the
+        # canonical order above)
         rows = np.lexsort((np.arange(len(frame)), sort_key, position))
         people = position[rows]
         starts = np.r_[True, people[1:] != people[:-1]] if rows.size else np.array([])

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from synthrisk.exceptions import (
@@ -33,6 +34,7 @@ from synthrisk.exceptions import (
     RelationshipError,
     TableMismatchError,
 )
+from synthrisk.schema import parse_dates
 
 __all__ = [
     "SIDES",
@@ -43,6 +45,8 @@ __all__ = [
     "check_tables",
     "expand_sequences",
     "load_metadata",
+    "normalise_tables",
+    "row_order",
 ]
 
 #: the names of the three sides, in the order they are checked
@@ -396,6 +400,11 @@ def expand_sequences(
     root = _root_name(dataclasses.replace(spec, table=table))
     out: dict[str, dict[str, pd.DataFrame] | None] = dict.fromkeys(sides)
     for side, frame in frames.items():
+        # rows by person, then in sequence order (ties by their values): the person's
+        # context is their first event's, whatever order the rows came in
+        rest = [c for c in frame.columns if c not in (spec.key, spec.index)]
+        first = [spec.key] if spec.index is None else [spec.key, spec.index]
+        frame = frame.iloc[row_order(frame, [*first, *rest])].reset_index(drop=True)
         people = frame[[spec.key, *context]].drop_duplicates(spec.key, keep="first")
         events = frame[[c for c in frame.columns if c not in context]]
         out[side] = {root: people.reset_index(drop=True), table: events}
@@ -512,3 +521,110 @@ def _check_orphans(
             "add their parents."
         )
         raise KeyIntegrityError(msg)
+
+
+def _rank(values: pd.Series) -> np.ndarray:
+    """A sort key of one column: equal values get equal keys, missing values last."""
+    dtype = values.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        if getattr(values.dt, "tz", None) is not None:
+            values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+        ns = values.to_numpy(dtype="datetime64[ns]").view(np.int64).copy()
+        ns[values.isna().to_numpy()] = np.iinfo(np.int64).max
+        return ns
+    if (
+        pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+    ) and not (
+        isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_complex_dtype(dtype)
+    ):
+        # + 0.0 makes -0.0 and 0.0 one key; NaN sorts last
+        return values.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
+    codes, uniques = pd.factorize(values.astype(object), use_na_sentinel=True)
+    by_text = sorted(
+        range(len(uniques)),
+        key=lambda j: (str(uniques[j]), type(uniques[j]).__name__),
+    )
+    rank = np.empty(len(uniques) + 1, dtype=np.int64)
+    rank[by_text] = np.arange(len(uniques))
+    rank[-1] = len(uniques)  # missing (code -1) last
+    return rank[codes]
+
+
+def row_order(
+    frame: pd.DataFrame,
+    columns: Sequence[Hashable],
+    *,
+    first: tuple[np.ndarray, ...] = (),
+) -> np.ndarray:
+    """The canonical order of a table's rows: by ``first``, then by ``columns``' values.
+
+    Two tables holding the same rows in different orders are put in the same order
+    (rows equal in every one of ``columns`` keep their relative order, and are
+    interchangeable for whatever reads only those columns). Numbers and dates sort by
+    value, other values by their text; missing values last.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table (not modified).
+    columns : list of column labels
+        The columns to sort by, the first one first.
+    first : tuple of ndarray, default=()
+        Sort keys (one value per row) that come before ``columns``, the first one
+        first (each row's person, say).
+
+    Returns
+    -------
+    ndarray of intp, shape (n_rows,)
+        Row positions in the canonical order.
+    """
+    keys = [*first, *(_rank(frame[c]) for c in columns)]
+    if not keys or len(frame) == 0:
+        return np.arange(len(frame), dtype=np.intp)
+    return np.lexsort(keys[::-1]).astype(np.intp)
+
+
+def normalise_tables(
+    sides: Mapping[str, Mapping[str, pd.DataFrame] | None],
+    metadata: RelationalMetadata,
+) -> dict[str, dict[str, pd.DataFrame] | None]:
+    """Every side's checked tables with their dates parsed and their rows in canonical order.
+
+    Date columns are parsed once, here, for every consumer (the person features, the
+    linkage attack, each table's metrics) as single tables parse them
+    (:func:`synthrisk.schema.parse_dates`: by the metadata's ``sdtype`` and
+    ``datetime_format``, or by content). Rows are then put in a canonical order
+    (:func:`row_order`): by primary key, or by every column for a table without one, so
+    the same rows given in another order give the same results.
+
+    Parameters
+    ----------
+    sides : dict of str to (dict of str to DataFrame or None)
+        The ``real``, ``synthetic`` and ``holdout`` tables (checked by
+        :func:`check_tables`; never modified).
+    metadata : RelationalMetadata
+        Multi-table metadata (sequential metadata expanded).
+
+    Returns
+    -------
+    dict of str to (dict of str to DataFrame or None)
+        The same sides and tables: copies, with a fresh row index.
+    """
+    out: dict[str, dict[str, pd.DataFrame] | None] = {
+        side: None if tables is None else dict(tables) for side, tables in sides.items()
+    }
+    present = {side: tables for side, tables in out.items() if tables is not None}
+    for name, spec in metadata.tables.items():
+        frames = {side: tables[name] for side, tables in present.items()}
+        parsed = parse_dates(
+            frames, spec.columns, table=name, skip=metadata.key_columns(name)
+        )
+        for side, frame in parsed.items():
+            columns = (
+                [spec.primary_key]
+                if spec.primary_key is not None
+                else list(frame.columns)
+            )
+            order = row_order(frame, columns)
+            present[side][name] = frame.iloc[order].reset_index(drop=True)
+    return out

@@ -957,6 +957,7 @@ def render_html(
     top_n: int = 20,
     fragment: bool = False,
     labels: Sequence[str] | None = None,
+    part: str | None = None,
 ) -> str:
     """Render ``report`` to a self-contained HTML document.
 
@@ -986,6 +987,11 @@ def render_html(
     labels : list of str, default=None
         A name for each result, shown beside its metric id (e.g. PETsARD's evaluator
         names when one metric runs with several parameter sets).
+    part : str, default=None
+        Render the report as one part of a larger page (a fragment, whatever
+        ``fragment`` says): its verdict reads ``<part>: <level>`` in a smaller heading,
+        never "Overall", without the page title, and its headings are a level
+        smaller (the page of related tables: ``"Person-level tests"``).
 
     Returns
     -------
@@ -1013,6 +1019,9 @@ def render_html(
         if len(labels) != len(report.results):
             msg = f"`labels` must name each of the {len(report.results)} results; got {len(labels)} labels."
             raise ParameterError(msg)
+    if part is not None and not isinstance(part, str):
+        msg = f"`part` must be a string (the part's name) or None; got {part!r}."
+        raise ParameterError(msg)
     if verdict is not None and not isinstance(verdict, Verdict):
         msg = f"`verdict` must be a Verdict (from synthrisk.report.judge); got {type(verdict).__name__}."
         raise ParameterError(msg)
@@ -1030,7 +1039,9 @@ def render_html(
         )
         env = _environment()
         html = str(
-            env.get_template("report.html.j2").render(fragment=fragment, **context)
+            env.get_template("report.html.j2").render(
+                fragment=fragment or part is not None, part=part, **context
+            )
         )
         return fill(html)
 

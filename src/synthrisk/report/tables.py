@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The HTML page of related tables judged per person (:func:`synthrisk.relational.evaluate_tables`).
 
-The person-level verdict comes first, then the cross-table linkage attack, then each
-table's own report beside it. Each report is rendered by :func:`render_html` as a
-fragment, so a section reads as the single-table report does; every text is escaped.
+One verdict comes first, the release's (the person-level verdict, made fail by the
+linkage attack), with its parts listed below it: the person-level tests, the cross-table
+linkage attack and each table's own verdict. Then a section per part. Each report is
+rendered by :func:`render_html` as a part of the page (``part=``: a smaller verdict,
+never a second "Overall"), so a section reads as the single-table report does; every
+text is escaped.
 """
 
 from __future__ import annotations
@@ -70,10 +73,16 @@ def render_tables_html(
         for a in linkage.get("attacks") or []
     ]
     # the fragments are synthrisk's own escaped HTML
+    # each report is a part of this page: its verdict is a smaller "Table …: level"
     sections = [
-        (name, markup(render_html(report, verdict=report.verdict, fragment=True)))
+        (
+            name,
+            "review" if report.verdict is None else report.verdict.overall,
+            markup(render_html(report, verdict=report.verdict, part=f"Table {name}")),
+        )
         for name, report in tables.items()
     ]
+    people_level = "review" if people.verdict is None else people.verdict.overall
     context = {
         "title": title or "synthrisk privacy report: related tables, judged per person",
         "version": __version__,
@@ -84,11 +93,12 @@ def render_tables_html(
         "warnings": list(warnings),
         "linkage": linkage,
         "linkage_attacks": attacks,
-        "people": markup(render_html(people, verdict=people.verdict, fragment=True)),
+        "people": markup(
+            render_html(people, verdict=people.verdict, part="Person-level tests")
+        ),
+        "people_level": people_level,
+        "people_reason": "" if people.verdict is None else people.verdict.reason,
         "tables": sections,
-        "table_verdicts": [
-            (name, "review" if r.verdict is None else r.verdict.overall)
-            for name, r in tables.items()
-        ],
+        "table_verdicts": [(name, level) for name, level, _ in sections],
     }
     return str(_environment().get_template("tables.html.j2").render(**context))

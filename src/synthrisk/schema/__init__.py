@@ -11,7 +11,13 @@ from synthrisk.schema.schema import (
     infer_schema,
     schema_from_metadata,
 )
-from synthrisk.schema.tables import TABLE_NAMES, Tables, as_pandas, prepare_tables
+from synthrisk.schema.tables import (
+    TABLE_NAMES,
+    Tables,
+    as_pandas,
+    parse_dates,
+    prepare_tables,
+)
 
 __all__ = [
     "MODELABLE_KINDS",
@@ -23,6 +29,7 @@ __all__ = [
     "Tables",
     "as_pandas",
     "infer_schema",
+    "parse_dates",
     "prepare_tables",
     "schema_from_metadata",
 ]

@@ -13,7 +13,7 @@ import functools
 import math
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -23,6 +23,7 @@ from synthrisk.exceptions import InputError, SchemaMismatchError
 from synthrisk.schema.schema import (
     ColumnSpec,
     Schema,
+    infer_kind,
     infer_schema,
     schema_from_metadata,
 )
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["TABLE_NAMES", "Tables", "as_pandas", "prepare_tables"]
+__all__ = ["TABLE_NAMES", "Tables", "as_pandas", "parse_dates", "prepare_tables"]
 
 TABLE_NAMES = ("real", "synthetic", "holdout")
 #: pandas' name of a column without a header
@@ -349,6 +350,80 @@ def prepare_tables(
         schema=schema,
         notes=tuple(notes),
     )
+
+
+def parse_dates(
+    frames: Mapping[str, pd.DataFrame],
+    columns: Mapping[str, Mapping[str, Any]],
+    *,
+    table: str,
+    skip: Collection[str] = (),
+) -> dict[str, pd.DataFrame]:
+    """One table on each side with its date columns parsed, as :func:`prepare_tables` does.
+
+    A column is a date column when its metadata entry says so (``sdtype`` or ``kind``
+    ``datetime``), or, without an entry, when :func:`~synthrisk.schema.schema.infer_kind`
+    reads the ``real`` side's values as dates (datetime dtypes, date objects, ISO 8601
+    strings). Each side's values become ``datetime64[ns]`` (naive UTC): with the
+    metadata's ``datetime_format`` when it gives one, else in each side's own format,
+    guessed from its values. Other columns, and the row index, are kept as they are.
+
+    Parameters
+    ----------
+    frames : dict of str to DataFrame
+        The table on each side (``real``, ``synthetic``, ``holdout``; never modified);
+        ``real`` decides which columns without metadata hold dates.
+    columns : dict of str to dict
+        The table's column metadata (SDV's ``columns``).
+    table : str
+        The table's name, used in messages.
+    skip : collection of str, default=()
+        Columns never parsed (keys).
+
+    Returns
+    -------
+    dict of str to DataFrame
+        The same sides, copies where a column was parsed.
+
+    Raises
+    ------
+    InputError
+        Values that do not parse as dates, dates that read in two formats, dates
+        outside the years 1678 to 2261.
+    """
+    reference = frames.get("real")
+    out = dict(frames)
+    if reference is None:
+        return out
+    for column in reference.columns:
+        name = str(column)
+        if name in skip:
+            continue
+        entry = columns.get(name)
+        if isinstance(entry, Mapping):
+            if "datetime" not in (entry.get("kind"), entry.get("sdtype")):
+                continue
+            fmt = entry.get("datetime_format")
+            spec = ColumnSpec(
+                name,
+                "datetime",
+                datetime_format=fmt if isinstance(fmt, str) else None,
+                source="metadata",
+            )
+        else:
+            spec = infer_kind(reference[column], name)
+            if spec.kind != "datetime":
+                continue
+            spec = dataclasses.replace(spec, datetime_format=None)
+        for side, frame in out.items():
+            if column not in frame.columns:
+                continue
+            where = f"column {name!r} of the {side} table {table!r}"
+            parsed, _ = _to_datetime(frame[column], spec, where)
+            frame = frame.copy(deep=False)
+            frame[column] = pd.Series(parsed.to_numpy(), index=frame.index)
+            out[side] = frame
+    return out
 
 
 def excluded_note(spec: ColumnSpec) -> str:
