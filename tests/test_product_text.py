@@ -87,6 +87,10 @@ _NUMBERS = {
     16: "sixteen",
     17: "seventeen",
     18: "eighteen",
+    19: "nineteen",
+    20: "twenty",
+    21: "twenty-one",
+    22: "twenty-two",
 }
 
 

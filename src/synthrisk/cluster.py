@@ -171,7 +171,11 @@ def evaluate_dataset(
                             result, warnings=(*result.warnings, note)
                         )
                     results[result.metric] = result
-    report = dataclasses.replace(full, results=tuple(results[m.id] for m in chosen))
+    # a metric run on the sample may find nothing to examine there (the replay metrics
+    # decide on the rows in memory): it is left out, as in memory
+    report = dataclasses.replace(
+        full, results=tuple(results[m.id] for m in chosen if m.id in results)
+    )
     if checked_holdout is not None:
         report = dataclasses.replace(
             report,

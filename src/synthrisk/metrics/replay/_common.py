@@ -109,11 +109,18 @@ def replay_test(
         )
     if not parts:
         return {}
-    worst = min(parts, key=lambda part: (part["p_value"], part["part"]))
+    # a part where no training or no holdout person holds anything compares nothing
+    testable = [p for p in parts if p["training"][1] and p["holdout"][1]]
+    worst = min(testable or parts, key=lambda part: (part["p_value"], part["part"]))
     a, n_a = worst["training"]
     b, n_b = worst["holdout"]
     rate = b / n_b if n_b else 0.0
-    effect, ci, se = people_excess(a, n_a, b, n_b, confidence_level=confidence_level)
+    if testable:
+        effect, ci, se = people_excess(
+            a, n_a, b, n_b, confidence_level=confidence_level
+        )
+    else:
+        effect, ci, se = 0.0, (0.0, 0.0), 0.0
     detectable = [
         p["detectable_people"] for p in parts if p["detectable_people"] is not None
     ]
