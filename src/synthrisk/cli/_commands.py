@@ -75,7 +75,14 @@ def evaluate(args: argparse.Namespace) -> int:
     chosen, params = _chosen_metrics(args)
     # before reading any table: the metrics build, and the outputs can be written
     arguments.build_metrics(chosen)
-    check_outputs({"`--json`": args.json, "`--html`": args.html}, _input_files(args))
+    check_outputs(
+        {
+            "`--json`": args.json,
+            "`--html`": args.html,
+            "`--filtered-out`": args.filtered_out,
+        },
+        _input_files(args),
+    )
     to_stdout = "-" in (args.json, args.html)
     try:
         evaluation = evaluate_files(
@@ -342,12 +349,19 @@ def _finish(
 def audit(args: argparse.Namespace) -> int:
     """``synthrisk audit``: shadow-model membership attacks on the generator, an ε bound."""
     from synthrisk.cli._console import audit_progress
-    from synthrisk.pipeline import audit_files, check_outputs, generator_from_spec
+    from synthrisk.pipeline import (
+        audit_files,
+        check_output_folder,
+        check_outputs,
+        generator_from_spec,
+    )
 
     check_outputs(
         {"`--json`": args.json, "`--html`": args.html},
         {"real": args.real, "holdout": args.holdout, "metadata": args.metadata},
     )
+    if args.cache is not None:
+        check_output_folder("`--cache`", args.cache)
     seconds, max_runs = arguments.budget(args.budget)
     options = {
         "n_targets": args.targets,
