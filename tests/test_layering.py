@@ -29,6 +29,8 @@ LAYERS: dict[str, int] = {
     "_rng": 1,
     "_spill": 1,
     "_validation": 1,
+    # numba's start-up beside the tables' preparation (evaluate); imports only numba
+    "_warmup": 1,
     "settings": 1,
     "results": 2,
     "schema": 2,

@@ -13,6 +13,7 @@ from synthrisk._progress import Progress, as_progress, metric_plan, metric_step
 from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
+from synthrisk._warmup import numba_warmup
 from synthrisk._workers import plan_workers, run_in_workers
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.holdout_check import check_holdout, holdout_warnings
@@ -249,18 +250,20 @@ def evaluate(
     check_self_test(self_test, has_holdout=holdout is not None)
     working_memory, backend = check_compute(working_memory, backend)
     workers = get_config().workers if workers is None else check_workers(workers)
-    tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
-    if thresholds is not None and not isinstance(thresholds, Thresholds):
-        thresholds = Thresholds.from_dict(thresholds)
-    if policy is not None:
-        thresholds = (Thresholds() if thresholds is None else thresholds).with_policy(
-            policy
-        )
-    chosen = apply_params(resolve_metrics(metrics), params)
-    if metrics is None:
-        chosen = applicable_by_default(tables, chosen)
-    # a holdout identical to the training table is refused before any metric runs
-    checked_holdout = check_holdout(tables, seed=seed)
+    # numba's one-time start-up runs beside the tables' preparation and holdout check
+    with numba_warmup():
+        tables = prepare_tables(real, synthetic, holdout, metadata=metadata)
+        if thresholds is not None and not isinstance(thresholds, Thresholds):
+            thresholds = Thresholds.from_dict(thresholds)
+        if policy is not None:
+            thresholds = (
+                Thresholds() if thresholds is None else thresholds
+            ).with_policy(policy)
+        chosen = apply_params(resolve_metrics(metrics), params)
+        if metrics is None:
+            chosen = applicable_by_default(tables, chosen)
+        # a holdout identical to the training table is refused before any metric runs
+        checked_holdout = check_holdout(tables, seed=seed)
     reporter = as_progress(progress)
     with contextlib.ExitStack() as stack:
         backend = stack.enter_context(

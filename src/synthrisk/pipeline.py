@@ -82,6 +82,7 @@ __all__ = [
     "RunOutcome",
     "TablesDemoOutcome",
     "audit_files",
+    "check_output_folder",
     "check_outputs",
     "evaluate_files",
     "filter_files",
@@ -574,11 +575,12 @@ def check_outputs(
     for out_name, out in given.items():
         if str(out) == "-":
             continue
-        reason = _unwritable(out)
-        if reason is not None:
+        refused = _unwritable(out)
+        if refused is not None:
+            reason, remedy = refused
             msg = (
                 f"cannot write {str(out)!r} ({out_name}): {reason}. Nothing was computed "
-                "and no output was written; give a path in a folder you can write to."
+                f"and no output was written; {remedy}."
             )
             raise InputError(msg)
         if not _is_file(out):
@@ -594,8 +596,31 @@ def check_outputs(
                 raise InputError(msg)
 
 
-def _unwritable(path: Path) -> str | None:
-    """Why ``path`` cannot be written atomically (a temporary file in its folder), or None."""
+_ANYWHERE = "give a path in a folder you can write to"
+
+
+def check_output_folder(name: str, folder: PathLike) -> None:
+    """Refuse, before any work, an output folder (``--cache``) that cannot be written
+    to or created, naming the folder that is missing."""
+    folder = Path(folder)
+    refused = _unwritable(folder / ".synthrisk-probe")
+    if refused is None:
+        return
+    reason, remedy = refused
+    msg = (
+        f"cannot write to the folder {str(folder)!r} ({name}): {reason}. Nothing was "
+        f"computed and no output was written; {remedy}."
+    )
+    raise InputError(msg)
+
+
+def _unwritable(path: Path) -> tuple[str, str] | None:
+    """Why ``path`` cannot be written atomically (a temporary file in its folder) and
+    what to do about it, or None.
+
+    A missing folder is named as it is missing (``/proc/nope`` of
+    ``/proc/nope/x.html``), with the existing folder it cannot be created in.
+    """
     folder = probe = path.parent
     try:
         if path.exists() and not path.is_file() and not path.is_dir():
@@ -603,7 +628,7 @@ def _unwritable(path: Path) -> str | None:
         while not probe.exists() and probe != probe.parent:
             probe = probe.parent
         if not probe.is_dir():
-            return f"{str(probe)!r} is a file, not a folder"
+            return f"{str(probe)!r} is a file, not a folder", _ANYWHERE
         if probe == folder:
             fd, tmp = tempfile.mkstemp(prefix=".synthrisk-probe-", dir=probe)
             os.close(fd)
@@ -611,7 +636,18 @@ def _unwritable(path: Path) -> str | None:
         else:
             os.rmdir(tempfile.mkdtemp(prefix=".synthrisk-probe-", dir=probe))
     except OSError as exc:
-        return f"the folder {str(probe)!r} cannot be written to ({exc.strerror or exc})"
+        why = exc.strerror or str(exc)
+        if probe == folder:
+            return f"the folder {str(probe)!r} cannot be written to ({why})", _ANYWHERE
+        # the first folder that would have to be made, right below ``probe``
+        first = folder
+        while first.parent != probe:
+            first = first.parent
+        reason = f"the folder {str(folder)!r} does not exist"
+        if first != folder:
+            reason += f" (nor does {str(first)!r})"
+        reason += f" and cannot be created in {str(probe)!r} ({why})"
+        return reason, f"create {str(folder)!r} first, or {_ANYWHERE}"
     return None
 
 
@@ -1039,6 +1075,8 @@ def audit_files(
 
     files = {"real": real, "holdout": holdout}
     check_outputs({"`json`": json, "`html`": html}, {**files, "metadata": metadata})
+    if options.get("cache") is not None:
+        check_output_folder("`cache`", options["cache"])
     if max_epsilon is not None:
         # refused before any run: the bound is checked against it at the end
         value: Any = max_epsilon

@@ -66,12 +66,16 @@ def _audit(files: dict[str, Path], tmp_path: Path, *extra: str) -> int:
 
 
 def test_a_copying_generator_fails_the_gate(
-    files: dict[str, Path], tmp_path: Path
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = _audit(
         files, tmp_path, "--generator", "my_generators:copier", "--max-epsilon", "0.1"
     )
     assert code == 1
+    # --quiet: no progress bar or table, but the verdict
+    out = capsys.readouterr().out
+    assert out.startswith("fail: ")
+    assert len(out.splitlines()) == 1
     data = json.loads((tmp_path / "audit.json").read_text())
     assert data["kind"] == "generator_audit"
     assert data["epsilon_lower"] > 0.1

@@ -48,7 +48,52 @@ def test_evaluate_writes_json_with_file_hashes(
     assert len(data["inputs"]["real"]["sha256"]) == 64
     assert data["inputs"]["holdout"]["file"] == "holdout.parquet"
     assert data["schema"]["excluded"] == ["person_id"]
-    assert capsys.readouterr().out == ""  # --quiet
+    # --quiet: the verdict and its reason, no results table
+    assert capsys.readouterr().out.splitlines() == [
+        "Overall verdict: review (statistical policy)",
+        "review: no metric of this run gates (no holdout test ran and no threshold was "
+        "given).",
+    ]
+
+
+def test_quiet_prints_the_verdict_and_findings_but_no_table(
+    demo_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = [
+        "--real", str(demo_files["real"]), "--synthetic", str(demo_files["synthetic"]),
+        "--holdout", str(demo_files["holdout"]), "--metadata", str(demo_files["metadata"]),
+        "--metrics", "identification", "--policy", "strict",
+    ]  # fmt: skip
+    assert main(["evaluate", *inputs, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0] == "Overall verdict: fail (strict policy)"
+    assert lines[1].startswith("fail: 0 of 1 gating tests pass, 0 need review, 1 fail")
+    # the finding that reads fail, with its people and next step
+    assert "Finding: Copied people fail (strict policy)" in lines
+    assert any(line.startswith("Next step: inspect synthetic rows") for line in lines)
+    assert "synthrisk results" not in captured.out  # no table
+    assert captured.err == ""  # no progress
+    # with the JSON on standard output the verdict goes to standard error
+    assert main(["evaluate", *inputs, "--quiet", "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["verdict"]["overall"] == "fail"
+    assert captured.err.splitlines()[0] == "Overall verdict: fail (strict policy)"
+
+
+def test_run_quiet_prints_the_verdict(
+    demo_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "version: 1\n"
+        f"data: {{real: {demo_files['real']}, synthetic: {demo_files['synthetic']}, holdout: {demo_files['holdout']}, metadata: {demo_files['metadata']}}}\n"
+        "metrics: [identification]\npolicy: strict\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Overall verdict: fail (strict policy)\nfail: ")
+    assert "Finding: Copied people fail" in out
 
 
 def test_evaluate_prints_a_summary_table(

@@ -57,6 +57,18 @@ def test_whole_copies_of_people_fail_the_gate(bank: Path, tmp_path: Path) -> Non
     assert '<span class="badge fail">fail</span>' in page
 
 
+def test_quiet_still_prints_the_person_level_verdict(
+    bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(bank, "whole_copies", tmp_path) == 0
+    out = capsys.readouterr().out
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert out.startswith(f"verdict: {data['verdict'].upper()}\n  {data['reason']}")
+    # progress and the details stay silent: no linkage lines, no files written
+    assert "linkage:" not in out
+    assert "written to" not in out
+
+
 def test_new_people_do_not_fail(bank: Path, tmp_path: Path) -> None:
     assert _run(bank, "null", tmp_path, "--fail-on", "fail") == 0
     data = json.loads((tmp_path / "report.json").read_text())

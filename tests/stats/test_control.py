@@ -131,6 +131,25 @@ def test_compare_proportions_rounds_average_successes_for_fisher_only() -> None:
     assert high2 < got["ci"][1] < high3
 
 
+def test_compare_proportions_rounds_half_counts_toward_no_excess() -> None:
+    # 2.5 real and 2.5 holdout successes (averages of two repeats) are tested as 2
+    # against 3: the real side's half down, the holdout side's up, the conservative
+    # side of "real more at risk"; round() took 2 and 2 (halves to even)
+    got = compare_proportions(2.5, 10, 2.5, 10, statistic="s")
+    fisher = stats.fisher_exact([[2, 8], [3, 7]], alternative="greater")
+    assert got["p_value"] == pytest.approx(float(fisher.pvalue))
+    assert got["p_value"] == pytest.approx(0.8483, abs=1e-4)
+    # 3.5 against 0.5: 3 against 1 (round() took 4 against 0: p 0.0433)
+    got = compare_proportions(3.5, 10, 0.5, 10, statistic="s")
+    assert got["p_value"] == pytest.approx(0.2910, abs=1e-4)
+    before = stats.fisher_exact([[4, 6], [0, 10]], alternative="greater").pvalue
+    assert before == pytest.approx(0.0433, abs=1e-4)
+    # the proportions and the interval keep the unrounded counts
+    assert got["effect"] == pytest.approx(0.3)
+    # a half rounded up stays inside [0, n]: 9.5 of 10 holdout successes is 10
+    assert compare_proportions(10.0, 10, 9.5, 10, statistic="s")["p_value"] == 1.0
+
+
 def test_compare_proportions_interval_widens_with_the_level() -> None:
     narrow = compare_proportions(20, 90, 9, 110, statistic="s", confidence_level=0.8)
     wide = compare_proportions(20, 90, 9, 110, statistic="s", confidence_level=0.99)
@@ -174,7 +193,7 @@ def test_compare_means_against_scipy_welch() -> None:
     real = rng.normal(0.4, 1.0, size=80)
     holdout = rng.normal(0.0, 2.5, size=35)
     got = compare_means(real, holdout, statistic="distance")
-    assert set(got) == CONTROL_KEYS
+    assert set(got) == CONTROL_KEYS | {"n_dropped_real", "n_dropped_holdout"}
     one_sided = stats.ttest_ind(real, holdout, equal_var=False, alternative="greater")
     two_sided = stats.ttest_ind(real, holdout, equal_var=False)
     ci = two_sided.confidence_interval(0.95)
@@ -211,9 +230,16 @@ def test_compare_means_drops_non_finite_values() -> None:
     clean = compare_means(
         np.array([1.0, 2.0, 4.0]), np.array([0.0, 1.0, 0.5]), statistic="s"
     )
+    # NaN and ±inf dropped alike, and counted
+    assert got["n_dropped_real"] == 2
+    assert got["n_dropped_holdout"] == 1
+    assert clean["n_dropped_real"] == clean["n_dropped_holdout"] == 0
+    for key in ("n_dropped_real", "n_dropped_holdout"):
+        got.pop(key), clean.pop(key)
     assert got == clean
     assert got["n_real"] == 3
     assert got["n_holdout"] == 3
+    assert got["effect"] == pytest.approx(7 / 3 - 0.5)
 
 
 def test_compare_means_needs_two_values_per_side() -> None:

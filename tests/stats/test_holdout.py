@@ -269,18 +269,32 @@ def test_mean_difference_test_against_scipy_welch() -> None:
     assert got["p_value"] == pytest.approx(float(welch.pvalue), rel=0.05)
 
 
-def test_mean_difference_test_drops_nan_and_needs_two_per_side() -> None:
-    training = np.array([1.0, np.nan, 2.0, 4.0])
-    holdout = np.array([0.0, 1.0, np.nan])
+def test_mean_difference_test_drops_nan_and_inf_and_needs_two_per_side() -> None:
+    # one rule with compare_means: NaN and ±inf dropped, and counted
+    training = np.array([1.0, np.nan, 2.0, np.inf, 4.0])
+    holdout = np.array([0.0, 1.0, -np.inf, np.nan])
     got = mean_difference_test(training, holdout, statistic="s")
     expected = mean_difference_test(
         np.array([1.0, 2.0, 4.0]), np.array([0.0, 1.0]), statistic="s"
     )
+    assert got["n_dropped_training"] == 2
+    assert got["n_dropped_holdout"] == 2
+    assert expected["n_dropped_training"] == expected["n_dropped_holdout"] == 0
+    for key in ("n_dropped_training", "n_dropped_holdout"):
+        got.pop(key), expected.pop(key)
     assert got == expected
     assert got["n"] == 2
-    short = mean_difference_test(np.array([1.0, 2.0]), holdout[:1], statistic="s")
+    assert got["effect"] == pytest.approx(7 / 3 - 0.5)
+    # Welch's standard error of the kept values: sqrt(7/3 / 3 + 1/2 / 2)
+    half = got["ci"][1] - got["effect"]
+    assert half == pytest.approx(1.959964 * math.sqrt(7 / 9 + 0.25), rel=1e-6)
+    short = mean_difference_test(
+        np.array([1.0, 2.0]), holdout[:1], statistic="s", confidence_level=0.9
+    )
     assert short["effect"] is None
     assert short["p_value"] is None
+    # an undefined test says at which level it would have been read
+    assert short["confidence_level"] == 0.9
 
 
 def test_mean_difference_test_null_p_values_are_uniform_across_seeds() -> None:

@@ -75,7 +75,14 @@ def evaluate(args: argparse.Namespace) -> int:
     chosen, params = _chosen_metrics(args)
     # before reading any table: the metrics build, and the outputs can be written
     arguments.build_metrics(chosen)
-    check_outputs({"`--json`": args.json, "`--html`": args.html}, _input_files(args))
+    check_outputs(
+        {
+            "`--json`": args.json,
+            "`--html`": args.html,
+            "`--filtered-out`": args.filtered_out,
+        },
+        _input_files(args),
+    )
     to_stdout = "-" in (args.json, args.html)
     try:
         evaluation = evaluate_files(
@@ -106,7 +113,13 @@ def evaluate(args: argparse.Namespace) -> int:
         raise arguments.with_hint(exc) from None
     # the filtered table is named in its own line below
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
-    code = _finish([evaluation], written, args.fail_on, quiet=args.quiet or to_stdout)
+    code = _finish(
+        [evaluation],
+        written,
+        args.fail_on,
+        quiet=args.quiet or to_stdout,
+        stderr=to_stdout,
+    )
     if evaluation.removed is not None:
         n = len(evaluation.removed)
         line = (
@@ -226,7 +239,9 @@ def report(args: argparse.Namespace) -> int:
     )
     written = [Path(args.html)] if args.html and args.html != "-" else []
     quiet = args.quiet or args.html == "-"
-    return _finish([evaluation], written, args.fail_on, quiet=quiet)
+    return _finish(
+        [evaluation], written, args.fail_on, quiet=quiet, stderr=args.html == "-"
+    )
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -292,19 +307,32 @@ def _finish(
     fail_on: str | None,
     *,
     quiet: bool,
+    stderr: bool = False,
 ) -> int:
-    """Print what was written and the verdicts; the exit code of the release gate."""
-    from synthrisk.cli._console import console, esc, print_summary, print_written
+    """Print what was written and the verdicts; the exit code of the release gate.
+
+    ``quiet`` silences the files written, the results tables and the caveats, never
+    the verdicts (on standard error with ``stderr``: a report went to standard output).
+    """
+    from synthrisk.cli._console import (
+        esc,
+        print_summary,
+        print_written,
+        verdict_console,
+    )
 
     print_written(written, quiet=quiet)
     for evaluation in evaluations:
         if evaluation.label is not None:
-            console(quiet=quiet).print(f"\n[bold]{esc(evaluation.label)}[/bold]")
+            verdict_console(stderr=stderr).print(
+                f"\n[bold]{esc(evaluation.label)}[/bold]"
+            )
         print_summary(
             evaluation.report,
             evaluation.verdict,
             quiet=quiet,
             labels=evaluation.metric_labels,
+            stderr=stderr,
         )
     code = EXIT_OK
     for evaluation in evaluations:
@@ -321,12 +349,19 @@ def _finish(
 def audit(args: argparse.Namespace) -> int:
     """``synthrisk audit``: shadow-model membership attacks on the generator, an ε bound."""
     from synthrisk.cli._console import audit_progress
-    from synthrisk.pipeline import audit_files, check_outputs, generator_from_spec
+    from synthrisk.pipeline import (
+        audit_files,
+        check_output_folder,
+        check_outputs,
+        generator_from_spec,
+    )
 
     check_outputs(
         {"`--json`": args.json, "`--html`": args.html},
         {"real": args.real, "holdout": args.holdout, "metadata": args.metadata},
     )
+    if args.cache is not None:
+        check_output_folder("`--cache`", args.cache)
     seconds, max_runs = arguments.budget(args.budget)
     options = {
         "n_targets": args.targets,
@@ -367,14 +402,15 @@ def audit(args: argparse.Namespace) -> int:
             progress=progress,
             **options,
         )
-    return _finish_audit(outcome, quiet)
+    return _finish_audit(outcome, quiet, stderr="-" in (args.json, args.html))
 
 
-def _finish_audit(outcome: FileAudit, quiet: bool) -> int:
-    """Print the audit's summary; the exit code of its ``max_epsilon`` gate."""
+def _finish_audit(outcome: FileAudit, quiet: bool, *, stderr: bool = False) -> int:
+    """Print the audit's summary (its verdict even when ``quiet``); the exit code of
+    its ``max_epsilon`` gate."""
     from synthrisk.cli._console import print_audit
 
-    print_audit(outcome, quiet=quiet)
+    print_audit(outcome, quiet=quiet, stderr=stderr)
     if outcome.gate_fails():
         assert outcome.verdict is not None
         if outcome.verdict.level == "fail":
@@ -413,9 +449,15 @@ def evaluate_tables(args: argparse.Namespace) -> int:
         progress=not (args.quiet or "-" in (args.json, args.html)),
         policy=args.policy,
     )
-    quiet = args.quiet or "-" in (args.json, args.html)
+    to_stdout = "-" in (args.json, args.html)
     written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
-    return _finish_tables(report, written, args.fail_on, quiet=quiet)
+    return _finish_tables(
+        report,
+        written,
+        args.fail_on,
+        quiet=args.quiet or to_stdout,
+        stderr=to_stdout,
+    )
 
 
 def _finish_tables(
@@ -424,15 +466,32 @@ def _finish_tables(
     fail_on: str | None,
     *,
     quiet: bool,
+    stderr: bool = False,
 ) -> int:
-    """Print what was written and the person-level summary; the gate's exit code."""
-    from synthrisk.cli._console import console, esc, print_written
+    """Print what was written and the person-level summary; the gate's exit code.
+
+    ``quiet`` leaves the verdict, its reason and the person level's findings that read
+    review or fail (on standard error with ``stderr``)."""
+    from synthrisk.cli._console import (
+        console,
+        esc,
+        print_findings,
+        print_written,
+        verdict_console,
+    )
     from synthrisk.pipeline import tables_gate_fails
 
     print_written(written, quiet=quiet)
-    out = console(quiet=quiet)
-    for line in report.summary_lines():
-        out.print(esc(line))
+    if quiet:
+        out = verdict_console(stderr=stderr)
+        out.print(f"verdict: {report.verdict.upper()}")
+        out.print(esc(f"  {report.reason}"))
+        if report.people.verdict is not None:
+            print_findings(report.people.verdict.findings, out=out)
+    else:
+        out = console(quiet=False)
+        for line in report.summary_lines():
+            out.print(esc(line))
     if tables_gate_fails(report.verdict, fail_on):
         print(
             f"synthrisk: gate failed: the person-level verdict is {report.verdict!r}, "

@@ -30,7 +30,9 @@ __all__ = [
     "print_metric_help",
     "print_self_test",
     "print_summary",
+    "print_verdict",
     "print_written",
+    "verdict_console",
 ]
 
 _COLORS = {
@@ -53,6 +55,13 @@ def console(*, quiet: bool) -> Console:
     return Console(quiet=quiet, highlight=False, soft_wrap=True)
 
 
+def verdict_console(*, stderr: bool) -> Console:
+    """The console of the verdict, which ``--quiet`` never silences (``--quiet``
+    silences progress and the details, not the answer); on standard error when a
+    report goes to standard output (``--json -``)."""
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -64,17 +73,10 @@ def print_written(paths: Iterable[Path], *, quiet: bool) -> None:
         out.print(f"{_KINDS.get(path.suffix, 'output')} written to {esc(str(path))}")
 
 
-def print_summary(
-    report: EvaluationReport,
-    verdict: Verdict,
-    *,
-    quiet: bool,
-    labels: Sequence[str] | None = None,
-) -> None:
-    """The overall verdict and its reason, the findings that ask for something (copied
-    people), then the results table (score, excess over the holdout, tolerance, verdict)
-    and the caveats."""
-    out = console(quiet=quiet)
+def print_verdict(verdict: Verdict, *, stderr: bool = False) -> None:
+    """The overall verdict and its reason, then the findings that ask for something
+    (review or fail: copied people): printed even with ``--quiet``."""
+    out = verdict_console(stderr=stderr)
     overall = verdict.overall
     out.print(
         f"Overall verdict: [bold {_COLORS[overall]}]{overall}[/bold {_COLORS[overall]}]"
@@ -82,7 +84,22 @@ def print_summary(
     )
     if verdict.reason:
         out.print(esc(verdict.reason))
-    print_findings(verdict.findings, quiet=quiet)
+    print_findings(verdict.findings, out=out)
+
+
+def print_summary(
+    report: EvaluationReport,
+    verdict: Verdict,
+    *,
+    quiet: bool,
+    labels: Sequence[str] | None = None,
+    stderr: bool = False,
+) -> None:
+    """The verdict (:func:`print_verdict`, even with ``quiet``; on standard error with
+    ``stderr``), then, unless ``quiet``, the results table (score, excess over the
+    holdout, tolerance, verdict) and the caveats."""
+    print_verdict(verdict, stderr=stderr)
+    out = console(quiet=quiet)
     table = Table(title="synthrisk results")
     table.add_column("metric", no_wrap=True)
     table.add_column("score", justify="right")
@@ -120,12 +137,11 @@ def _rows_text(what: str, rows: Sequence[object]) -> str:
     return f"{what} row{'s' if len(rows) != 1 else ''} {listed}"
 
 
-def print_findings(findings: Sequence[Finding], *, quiet: bool) -> None:
+def print_findings(findings: Sequence[Finding], *, out: Console) -> None:
     """The findings that read review or fail: the level, the summary, one line per
     copied person (training rows → the synthetic rows that copy them, exact copies
-    first; at most :data:`FINDING_LINES`) and the next step. Row positions only, never
-    record values."""
-    out = console(quiet=quiet)
+    first; at most :data:`FINDING_LINES`) and the next step, on ``out``. Row positions
+    only, never record values."""
     for finding in findings:
         if finding.level not in ("review", "fail"):
             continue
@@ -297,8 +313,9 @@ def audit_progress(
         yield advance
 
 
-def print_audit(outcome: FileAudit, *, quiet: bool) -> None:
-    """What was written, the audit's bound per attack and its verdict."""
+def print_audit(outcome: FileAudit, *, quiet: bool, stderr: bool = False) -> None:
+    """What was written, the audit's bound per attack and its verdict (the verdict even
+    with ``quiet``; on standard error with ``stderr``)."""
     print_written(outcome.written, quiet=quiet)
     result = outcome.result
     table = Table(
@@ -315,8 +332,8 @@ def print_audit(outcome: FileAudit, *, quiet: bool) -> None:
             _fmt(bound.auc),
             _fmt(bound.tpr_at_fpr.get("0.01")),
         )
-    out = console(quiet=quiet)
-    out.print(table)
+    console(quiet=quiet).print(table)
+    out = verdict_console(stderr=stderr)
     if outcome.verdict is None:
         out.print(
             f"ε ≥ {result.epsilon_lower:.3g} (no --max-epsilon: the audit does not gate)."

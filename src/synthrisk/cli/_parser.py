@@ -81,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--quiet",
         action="store_true",
-        help="no progress (bars on a terminal, a line per metric otherwise) or summary table",
+        help="no progress (bars on a terminal, a line per metric otherwise) or summary "
+        "table; the verdict, its reason and the findings that read review or fail "
+        "still print",
     )
 
     flt = sub.add_parser(
@@ -131,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", metavar="CONFIG.yaml")
     _add_report_options(run)
     run.add_argument(
-        "--quiet", action="store_true", help="no progress bars or summary table"
+        "--quiet",
+        action="store_true",
+        help="no progress bars or summary table (the verdict still prints)",
     )
 
     rep = sub.add_parser("report", help="re-render a saved JSON report (verdict, HTML)")
@@ -157,7 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="text encoding of CSV / TSV inputs (default: utf-8)",
     )
-    rep.add_argument("--quiet", action="store_true", help="no summary table")
+    rep.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no summary table (the verdict still prints)",
+    )
 
     demo = sub.add_parser(
         "demo", help="evaluate the built-in demo data and write reports"
@@ -268,7 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit code 1 when the person-level verdict is at or below this level",
     )
     tab.add_argument(
-        "--quiet", action="store_true", help="no progress lines or summary"
+        "--quiet",
+        action="store_true",
+        help="no progress lines or summary (the verdict still prints)",
     )
 
     aud = sub.add_parser(
@@ -434,7 +444,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     aud.add_argument("--json", metavar="PATH", help="write the audit's JSON here")
     aud.add_argument("--html", metavar="PATH", help="write the audit's HTML page here")
-    aud.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    aud.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar or summary (the verdict still prints)",
+    )
 
     met = sub.add_parser(
         "metrics", help="list the available metrics, or describe one and its parameters"

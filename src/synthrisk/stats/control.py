@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy import stats
 
 from synthrisk._typing import FloatArray, JSONValue
+from synthrisk.stats.holdout import finite_values
 
 __all__ = ["compare_means", "compare_proportions", "wilson_bounds"]
 
@@ -62,8 +62,13 @@ def compare_proportions(
     Parameters
     ----------
     successes_real, successes_holdout : float
-        Records the attack succeeds on (rounded to integers for the exact test; they
-        may be averages over equal-size repeats).
+        Records the attack succeeds on; they may be averages over equal-size repeats
+        (2.5). Fisher's exact test takes integer counts: each is rounded to the nearest
+        integer, and an exact half toward the conservative side of the one-sided test,
+        the real side's down and the holdout side's up (2.5 real and 2.5 holdout
+        successes are tested as 2 and 3). Python's ``round`` rounded halves to even,
+        toward a smaller p-value for 3.5 real successes and a larger one for 2.5. The
+        proportions, the effect and the interval use the unrounded counts.
     n_real, n_holdout : int
         Records attacked on each side.
     statistic : str
@@ -100,7 +105,8 @@ def compare_proportions(
     effect = p_r - p_h
     low = effect - math.sqrt((p_r - l1) ** 2 + (u2 - p_h) ** 2)
     high = effect + math.sqrt((u1 - p_r) ** 2 + (p_h - l2) ** 2)
-    a, c = round(successes_real), round(successes_holdout)
+    a = min(max(math.ceil(successes_real - 0.5), 0), n_real)
+    c = min(max(math.floor(successes_holdout + 0.5), 0), n_holdout)
     table = [[a, n_real - a], [c, n_holdout - c]]
     p_value = float(stats.fisher_exact(table, alternative="greater").pvalue)
     out.update(
@@ -121,11 +127,13 @@ def compare_means(
     The ``control`` block of :func:`compare_proportions` for a value that is not a
     success indicator: ``effect`` is the difference of the means, ``ci`` its Welch
     interval, ``p_value`` the one-sided Welch t-test of "the real rows' mean is no
-    larger than the holdout rows'".
+    larger than the holdout rows'". NaN and ±inf values are dropped from either side
+    (the rule of :func:`~synthrisk.stats.holdout.mean_difference_test` too), counted
+    in ``n_dropped_real`` and ``n_dropped_holdout``; ``n_real`` and ``n_holdout``
+    count the values kept.
     """
-    a = np.asarray(values_real, dtype=np.float64)
-    b = np.asarray(values_holdout, dtype=np.float64)
-    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    a, dropped_a = finite_values(values_real)
+    b, dropped_b = finite_values(values_holdout)
     out: dict[str, JSONValue] = {
         "statistic": statistic,
         "real": float(a.mean()) if a.size else None,
@@ -138,6 +146,8 @@ def compare_means(
         "alternative": "greater",
         "n_real": int(a.size),
         "n_holdout": int(b.size),
+        "n_dropped_real": dropped_a,
+        "n_dropped_holdout": dropped_b,
     }
     if a.size < 2 or b.size < 2:
         return out

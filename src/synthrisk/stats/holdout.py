@@ -37,6 +37,7 @@ from synthrisk.stats.ranking import delong_auc
 __all__ = [
     "ALPHA",
     "auc_test",
+    "finite_values",
     "holdout_test",
     "holm",
     "holm_levels",
@@ -57,8 +58,11 @@ def _z(confidence_level: float) -> float:
     return float(stats.norm.ppf(0.5 * (1.0 + confidence_level)))
 
 
-def _undefined(statistic: str, n: int, null: float = 0.0) -> dict[str, JSONValue]:
-    """The test mapping where the data cannot support a test (too few units)."""
+def _undefined(
+    statistic: str, n: int, null: float = 0.0, *, confidence_level: float = 0.95
+) -> dict[str, JSONValue]:
+    """The test mapping where the data cannot support a test (too few units); the
+    same keys as a defined test's, ``confidence_level`` included."""
     return {
         "statistic": statistic,
         "effect": None,
@@ -68,7 +72,20 @@ def _undefined(statistic: str, n: int, null: float = 0.0) -> dict[str, JSONValue
         "null": null,
         "estimate": None,
         "control": None,
+        "confidence_level": confidence_level,
     }
+
+
+def finite_values(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """The finite entries of ``values`` as float64, and how many were dropped.
+
+    The one rule of the two-sample tests (:func:`mean_difference_test`,
+    :func:`synthrisk.stats.control.compare_means`): NaN (a unit without a value) and
+    ±inf (an unbounded one, which no mean or variance survives) are both dropped.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    keep = np.isfinite(v)
+    return v[keep], int(v.size - keep.sum())
 
 
 def holdout_test(
@@ -92,7 +109,7 @@ def holdout_test(
     se = float(se)
     # no standard error (one unit) or an unbounded one: the data support no test
     if not math.isfinite(effect) or (p_value is None and not math.isfinite(se)):
-        return _undefined(statistic, n, null)
+        return _undefined(statistic, n, null, confidence_level=confidence_level)
     z = _z(confidence_level)
     if p_value is None:
         if se > 0:
@@ -176,7 +193,7 @@ def paired_difference_test(
     d = a - b
     n = d.size
     if n < 2:  # one pair has no standard error
-        return _undefined(statistic, n)
+        return _undefined(statistic, n, confidence_level=confidence_level)
     se = float(d.std(ddof=1) / math.sqrt(n))
     return _difference(a, b, float(d.mean()), se, n, statistic, confidence_level)
 
@@ -188,16 +205,24 @@ def mean_difference_test(
     statistic: str,
     confidence_level: float = 0.95,
 ) -> dict[str, JSONValue]:
-    """Difference of the means of two independent samples (Welch's standard error)."""
-    a = np.asarray(training, dtype=np.float64)
-    b = np.asarray(holdout, dtype=np.float64)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    """Difference of the means of two independent samples (Welch's standard error).
+
+    NaN and ±inf values are dropped from either sample (:func:`finite_values`, the
+    rule of :func:`~synthrisk.stats.control.compare_means` too); the mapping counts
+    them in ``n_dropped_training`` and ``n_dropped_holdout``.
+    """
+    a, dropped_a = finite_values(training)
+    b, dropped_b = finite_values(holdout)
     n = min(a.size, b.size)
     if a.size < 2 or b.size < 2:
-        return _undefined(statistic, n)
-    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-    effect = float(a.mean() - b.mean())
-    return _difference(a, b, effect, se, n, statistic, confidence_level)
+        out = _undefined(statistic, n, confidence_level=confidence_level)
+    else:
+        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        effect = float(a.mean() - b.mean())
+        out = _difference(a, b, effect, se, n, statistic, confidence_level)
+    out["n_dropped_training"] = dropped_a
+    out["n_dropped_holdout"] = dropped_b
+    return out
 
 
 def share_test(
@@ -216,7 +241,7 @@ def share_test(
     v = np.asarray(values, dtype=np.float64)
     n = v.size
     if n < 2:
-        return _undefined(statistic, n, null)
+        return _undefined(statistic, n, null, confidence_level=confidence_level)
     se = float(v.std(ddof=1) / math.sqrt(n))
     mean = float(v.mean())
     return _against(null, mean, se, n, statistic, confidence_level, p_value)
@@ -239,7 +264,9 @@ def auc_test(
     y = np.asarray(negatives, dtype=np.float64)
     m, n = x.size, y.size
     if m < 2 or n < 2:
-        return _undefined(statistic, min(m, n), 0.5)
+        return _undefined(
+            statistic, min(m, n), 0.5, confidence_level=confidence_level
+        )
     auc, se = delong_auc(x, y)
     return _against(0.5, auc, se, min(m, n), statistic, confidence_level)
 

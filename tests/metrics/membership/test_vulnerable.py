@@ -125,14 +125,19 @@ def _near_copies_of_the_isolated(
 def test_noisy_copies_of_isolated_training_people_fail() -> None:
     real, holdout, fresh = _thirds(continuous_data(4500, np.random.default_rng(2)), 2)
     real = real.fillna(real.mean(numeric_only=True))
+    # the holdout filled too: with missing cells in the holdout only, its people were
+    # the most isolated (a missing cell counted a whole range apart) and the strata
+    # held few training people besides the copies (p 2e-9, 11 people in excess, before
+    # the isolation geometry read missing cells as typical values)
+    hold = holdout.fillna(holdout.mean(numeric_only=True))
     leaky = _near_copies_of_the_isolated(real, fresh, 0.02, 0.1)
-    result = VulnerablePeople().compute(real, leaky, holdout, seed=0)
+    result = VulnerablePeople().compute(real, leaky, hold, seed=0)
     test = result.breakdown["holdout_test"]
-    assert test["p_value"] < 1e-6
+    # measured: p 0.0031, 6.1 training people in excess, interval [3.0, 6.1]
+    assert test["p_value"] < 0.01
     assert test["effect"] > 5
     assert test["ci"][0] > 0
     # the same copies of holdout people are no excess of training people
-    hold = holdout.fillna(holdout.mean(numeric_only=True))
     mirrored = _near_copies_of_the_isolated(hold, fresh, 0.02, 0.1)
     control = VulnerablePeople().compute(real, mirrored, hold, seed=0)
     assert control.breakdown["holdout_test"]["p_value"] == pytest.approx(1.0)

@@ -16,7 +16,21 @@ real person is: its distance, divided by ``r``'s isolation, is at most the thres
 one, a ratio that only one real person in ``1 / quantile`` reaches by chance.
 
 Distances are those of the DCR metrics (:mod:`synthrisk.metrics.membership._space`),
-on the columns that describe a person (the person key itself is left out).
+on the columns that describe a person (the person key itself is left out), with one
+change for **missing cells** (:func:`read_missing_as_typical`): a missing cell is read
+as the column's typical value over the pooled real rows (the median of a number, the
+most frequent category), in the real and the synthetic rows alike. The DCR distance
+counts a missing value against a present one as the column's maximum (1: a whole range
+apart, or a mismatch), so on a table with missing values the people with a missing cell
+were the "most isolated" (Adult, 3,000 training people, 2 % of cells missing: 26 % of
+the people have one, but 62 % of the top 5 %), although a missing cell tells an attacker
+nothing about where the person lies. Read as the typical value, a missing cell is on
+average no farther from a present one than two present values are from each other (the
+median minimises the mean absolute distance; ``1 - p_mode <= 1 - sum p²``), and two
+missing cells still match. A record whose only difference from another person's is a
+missing cell where that person holds the typical value reads as shared (isolation 0).
+Tables without missing values are unchanged, and so are all numbers of the tests on
+them.
 """
 
 from __future__ import annotations
@@ -43,6 +57,7 @@ from synthrisk.metrics.membership._space import (
     n_rows,
     real_to_synthetic,
 )
+from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
 
 __all__ = [
@@ -126,6 +141,43 @@ def geometry(
     )
 
 
+def read_missing_as_typical(pool: Data, synthetic: Data) -> tuple[Data, Data, bool]:
+    """``pool`` and ``synthetic`` with each missing cell read as the column's typical
+    value over ``pool``: the median of a number, the most frequent category (lowest
+    code among ties); and whether any cell was missing. See the module docstring.
+
+    Arrays that are not in-memory encoded tables (partitioned tables keep the DCR
+    rule), and columns missing in every pooled row, are returned as they are.
+    """
+    if not isinstance(pool, EncodedTable) or not isinstance(synthetic, EncodedTable):
+        return pool, synthetic, False
+    if not any(
+        np.isnan(t.numeric).any() or (t.codes < 0).any() for t in (pool, synthetic)
+    ):
+        return pool, synthetic, False
+    num_seen = ~np.isnan(pool.numeric).all(axis=0)
+    median = np.zeros(pool.numeric.shape[1])
+    if num_seen.any():
+        median[num_seen] = np.nanmedian(pool.numeric[:, num_seen], axis=0)
+    n_cat = pool.codes.shape[1]
+    mode = np.full(n_cat, -1, dtype=np.int64)
+    for c in range(n_cat):
+        present = pool.codes[:, c][pool.codes[:, c] >= 0]
+        if present.size:
+            mode[c] = int(np.argmax(np.bincount(present)))
+
+    def filled(table: EncodedTable) -> EncodedTable:
+        numeric = np.where(np.isnan(table.numeric) & num_seen, median, table.numeric)
+        codes = np.where(table.codes < 0, mode, table.codes)
+        return dataclasses.replace(
+            table,
+            numeric=np.ascontiguousarray(numeric),
+            codes=np.ascontiguousarray(codes),
+        )
+
+    return filled(pool), filled(synthetic), True
+
+
 def _geometry(
     tables: Tables, people: People, *, context: Context, space: Space | None
 ) -> tuple[Geometry, Space, Data, Data]:
@@ -136,6 +188,7 @@ def _geometry(
     holdout = space.data(tables, "holdout")
     synthetic = space.data(tables, "synthetic")
     pool = concat_rows(real, holdout)
+    pool, synthetic, imputed = read_missing_as_typical(pool, synthetic)
     n = n_rows(pool)
     # the nearest rows of two other people: at most max_rows of one's own are nearer
     k = min(n, 2 * people.max_rows + 1)
@@ -143,7 +196,8 @@ def _geometry(
         pool, pool, k=k, context=context, description="isolation of real people"
     )
     isolation, second = _other_people(nn.distances, nn.indices, people.person)
-    shared = real_to_synthetic(tables, space, k=1, context=context)
+    # the run's shared search measures the DCR distance itself, without typical values
+    shared = None if imputed else real_to_synthetic(tables, space, k=1, context=context)
     if shared is not None and shared[1] is not None:
         # the search the kNN membership attack of this run uses too
         to_syn = np.concatenate([shared[0].distances[:, 0], shared[1].distances[:, 0]])

@@ -50,23 +50,35 @@ from synthrisk.stats.ranking import ranking_summary
 __all__ = ["DOMIAS", "CollisionMembership", "MonteCarloMembership", "numeric_embedding"]
 
 
+#: scaled numbers are clipped to this many real ranges below 0 and above 1
+MAX_RANGES_OUTSIDE = 10.0
+
+
 def numeric_embedding(tables: Tables, names: list[str]) -> dict[str, FloatArray]:
     """Numbers min-max scaled over the real and holdout rows (missing → the column's mean),
     categories one-hot (missing is a category of its own); columns constant over all
     the tables together are left out. A column of more than ``MAX_ONE_HOT_LEVELS``
     levels keeps its ``MAX_ONE_HOT_LEVELS - 1`` most frequent ones, the rest share one
-    "other" column: the width, and the density's cost, stay bounded."""
+    "other" column: the width, and the density's cost, stay bounded.
+
+    A scaled number (a synthetic value outside the real range) is clipped to
+    ``[-MAX_RANGES_OUTSIDE, 1 + MAX_RANGES_OUTSIDE]``: a synthetic value of 1e160 would
+    otherwise overflow the densities' covariance (its square) and end the run. Ten
+    ranges out, a kernel adds nothing to the density of the points inside either way;
+    only the bandwidth, which such a point inflates, is inflated less."""
     encoded = {name: tables.encoded(name) for name in names}
     ref = np.vstack([encoded[n].numeric for n in names if n != "synthetic"])
     lo = np.nanmin(ref, axis=0) if ref.shape[1] else np.zeros(0)
     span = (np.nanmax(ref, axis=0) - lo) if ref.shape[1] else np.zeros(0)
     span = np.where((span == 0) | np.isnan(span), 1.0, span)
     mean = np.nanmean((ref - lo) / span, axis=0) if ref.shape[1] else np.zeros(0)
-    numbers = {
-        name: np.where(np.isnan(scaled), mean, scaled)
-        for name in names
-        for scaled in [(encoded[name].numeric - lo) / span]
-    }
+    numbers: dict[str, FloatArray] = {}
+    for name in names:
+        # 1e160 over a range of 1e-300 overflows to ±inf: the clip bounds it
+        with np.errstate(over="ignore"):
+            scaled = (encoded[name].numeric - lo) / span
+        scaled = np.clip(scaled, -MAX_RANGES_OUTSIDE, 1.0 + MAX_RANGES_OUTSIDE)
+        numbers[name] = np.where(np.isnan(scaled), mean, scaled)
     stacked = np.vstack([numbers[n] for n in names])
     keep_num = (
         stacked.max(axis=0, initial=-np.inf) > stacked.min(axis=0, initial=np.inf)
