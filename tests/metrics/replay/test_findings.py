@@ -76,6 +76,8 @@ def test_string_counters_are_not_identifiers() -> None:
     assert is_row_counter(pd.Series([f"u{i}" for i in range(50)]), 50)
     assert is_row_counter(pd.Series([f"P-{i:06d}" for i in range(50)]), 50)
     assert not is_row_counter(pd.Series([f"u{i}" for i in range(50)] + ["v1"]), 51)
+    # e-mail addresses numbered one by one are e-mail addresses
+    assert not is_row_counter(pd.Series([f"user{i}@example.org" for i in range(50)]), 50)
     # postcodes repeat: never a counter, whatever their range
     assert not is_row_counter(pd.Series([f"{i % 20:05d}" for i in range(200)]), 200)
     train, hold, syn = _emails(0)

@@ -47,8 +47,8 @@ def person_column(tables: Tables, person: str | None) -> str | None:
 def is_row_counter(values: pd.Series, n_rows: int) -> bool:
     """Is the column a row number or surrogate key (dense small integers), not a person's identifier?
 
-    Mostly distinct integers between 0 and ten times the number of rows, bare or with
-    one fixed prefix and suffix (``u17``, ``P-000017``): generators number their rows the same way, so
+    Mostly distinct integers between 0 and ten times the number of rows, bare or after
+    one fixed prefix of at most four letters (``u17``, ``P-000017``): generators number their rows the same way, so
     equal values there say nothing about a person.
 
     Examples
@@ -56,14 +56,16 @@ def is_row_counter(values: pd.Series, n_rows: int) -> bool:
     >>> import pandas as pd
     >>> is_row_counter(pd.Series(["u0", "u1", "u2"]), 3), is_row_counter(pd.Series([0, 1, 5]), 3)
     (True, True)
-    >>> is_row_counter(pd.Series(["u0", "v1"]), 2), is_row_counter(pd.Series(["a@b.org"]), 1)
+    >>> is_row_counter(pd.Series(["u0", "v1"]), 2), is_row_counter(pd.Series(["u1@b.org"]), 1)
     (False, False)
     """
     present = values.dropna()
     numeric = pd.to_numeric(present, errors="coerce")
     if numeric.isna().any() and not present.empty:
-        parts = present.astype(str).str.extract(r"^(\D*)(\d+)(\D*)$")
-        if parts[1].isna().any() or len(parts[[0, 2]].drop_duplicates()) > 1:
+        # a short prefix of letters (and - or _) and the number: nothing after it
+        # (``user17@example.org`` is an e-mail address, not a counter)
+        parts = present.astype(str).str.extract(r"^([A-Za-z_-]{0,4})(\d+)$")
+        if parts[1].isna().any() or parts[0].nunique() > 1:
             return False
         numeric = pd.to_numeric(parts[1], errors="coerce")
     if numeric.empty or numeric.isna().any():

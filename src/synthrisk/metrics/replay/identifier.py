@@ -62,7 +62,7 @@ def identifier_columns(tables: Tables, *, person: str | None) -> list[str]:
             continue
         if spec.name not in tables.synthetic.columns:
             continue
-        if is_row_counter(tables.real[spec.name], n_rows):
+        if spec.semantic is None and is_row_counter(tables.real[spec.name], n_rows):
             continue
         out.append(spec.name)
     return out
