@@ -41,7 +41,10 @@ METADATA: dict[str, Any] = {
         "patients": {
             "primary_key": "patient_id",
             "columns": _columns(
-                patient_id="id", birth="datetime", sex="categorical", region="categorical"
+                patient_id="id",
+                birth="datetime",
+                sex="categorical",
+                region="categorical",
             ),
         },
         "admissions": {
@@ -59,13 +62,19 @@ METADATA: dict[str, Any] = {
         "procedures": {
             "primary_key": "procedure_id",
             "columns": _columns(
-                procedure_id="id", admission_id="id", code="categorical", cost="numerical"
+                procedure_id="id",
+                admission_id="id",
+                code="categorical",
+                cost="numerical",
             ),
         },
         "prescriptions": {
             "primary_key": "prescription_id",
             "columns": _columns(
-                prescription_id="id", patient_id="id", drug="categorical", dose="numerical"
+                prescription_id="id",
+                patient_id="id",
+                drug="categorical",
+                dose="numerical",
             ),
         },
     },
@@ -274,7 +283,11 @@ def test_whole_copies_fail(reports: dict[str, MultiTableReport]) -> None:
     assert report.people.verdict is not None
     assert report.people.verdict["identification"].level == "fail"
     root = report.linkage.attacks[0]
-    assert (root.name, root.linked_training, root.linked_holdout) == ("root_to_children", 39, 0)
+    assert (root.name, root.linked_training, root.linked_holdout) == (
+        "root_to_children",
+        39,
+        0,
+    )
     assert report.linkage.level == "fail"
     assert report.linkage.p_value < 1e-3
 
@@ -289,7 +302,11 @@ def test_a_copied_admissions_subtree_under_new_patients_fails(
     assert attacks["root_to_children"].linked_training == 0
     assert attacks["history"].p_value > 0.01
     # ... but the copied admissions (with their procedures) are linked on their own
-    for label in ("history · admissions", "history · procedures", "row_set · procedures"):
+    for label in (
+        "history · admissions",
+        "history · procedures",
+        "row_set · procedures",
+    ):
         assert attacks[label].p_value < 1e-3, label
         assert attacks[label].subtree == label.split(" · ")[1]
     procedures = attacks["history · procedures"]

@@ -321,9 +321,7 @@ def evaluate_tables(
         ).reset_index(drop=True)
         for side, t in present.items()
     }
-    feature_meta = {
-        "columns": {**dict(plan.metadata["columns"]), **rarity.metadata}
-    }
+    feature_meta = {"columns": {**dict(plan.metadata["columns"]), **rarity.metadata}}
     root_columns = plan.root_columns
     child_columns = [c for c in feature_meta["columns"] if c not in set(root_columns)]
     has_holdout = "holdout" in present
@@ -374,7 +372,8 @@ def evaluate_tables(
                         [c for c in child_columns if c.split(".", 1)[0] in tables],
                         tuple(  # type: ignore[arg-type]
                             dataclasses.replace(
-                                plan, plans=tuple(t for t in plan.plans if t.name in tables)
+                                plan,
+                                plans=tuple(t for t in plan.plans if t.name in tables),
                             ).row_sets(present[side], people[side])
                             for side in ("real", "synthetic", "holdout")
                         ),

@@ -338,7 +338,9 @@ def linkage_attack(
             )
         )
         if codes is not None:
-            linked_rows, eligible_rows = _row_set_links(codes, n_train, n_hold, len(syn))
+            linked_rows, eligible_rows = _row_set_links(
+                codes, n_train, n_hold, len(syn)
+            )
             found.append(
                 (
                     "row_set",

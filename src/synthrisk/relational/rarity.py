@@ -50,7 +50,9 @@ class RowRarity:
     """
 
     tables: tuple[str, ...]
-    bits: Mapping[str, Mapping[str, Mapping[str, float]]]  # table -> column -> value -> bits
+    bits: Mapping[
+        str, Mapping[str, Mapping[str, float]]
+    ]  # table -> column -> value -> bits
     unseen: Mapping[str, float]  # table -> bits of a value no real row holds
 
     @classmethod

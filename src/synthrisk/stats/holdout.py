@@ -264,9 +264,7 @@ def auc_test(
     y = np.asarray(negatives, dtype=np.float64)
     m, n = x.size, y.size
     if m < 2 or n < 2:
-        return _undefined(
-            statistic, min(m, n), 0.5, confidence_level=confidence_level
-        )
+        return _undefined(statistic, min(m, n), 0.5, confidence_level=confidence_level)
     auc, se = delong_auc(x, y)
     return _against(0.5, auc, se, min(m, n), statistic, confidence_level)
 

@@ -56,11 +56,14 @@ def test_singleton_chance_by_hand() -> None:
     assert out["rate"] == pytest.approx(rate)  # the holdout's own rate is 0
     assert out["expected"] == pytest.approx(3 * rate)
     assert out["p_value"] == pytest.approx(min(1.0, 2 * stats.binom.sf(1, 3, rate)))
-    # the holdout's rate wins when it is larger
-    out = singleton_chance(holders, training, np.array([1, 1, 0, 1, 0, 0, 0], bool), 5)
-    assert out["rate_holdout"] == 1.0
-    assert out["rate"] == 1.0
-    assert out["p_value"] == 1.0
+    # the holdout's rate wins when it is clearly larger: its lower 95 % bound
+    many = np.ones(40, dtype=np.int64)
+    train40 = np.arange(40) < 20
+    replayed = np.r_[np.zeros(20, bool), np.ones(10, bool), np.zeros(10, bool)]
+    out = singleton_chance(many, train40, replayed, 5)
+    assert out["rate_holdout"] == 0.5
+    assert out["rate_holdout_bound"] == pytest.approx(stats.beta.ppf(0.05, 10, 11))
+    assert out["rate"] == pytest.approx(out["rate_holdout_bound"])
 
 
 def test_key_holders_counts_people_not_rows() -> None:
@@ -77,7 +80,9 @@ def test_string_counters_are_not_identifiers() -> None:
     assert is_row_counter(pd.Series([f"P-{i:06d}" for i in range(50)]), 50)
     assert not is_row_counter(pd.Series([f"u{i}" for i in range(50)] + ["v1"]), 51)
     # e-mail addresses numbered one by one are e-mail addresses
-    assert not is_row_counter(pd.Series([f"user{i}@example.org" for i in range(50)]), 50)
+    assert not is_row_counter(
+        pd.Series([f"user{i}@example.org" for i in range(50)]), 50
+    )
     # postcodes repeat: never a counter, whatever their range
     assert not is_row_counter(pd.Series([f"{i % 20:05d}" for i in range(200)]), 200)
     train, hold, syn = _emails(0)
@@ -226,7 +231,8 @@ def test_near_copies_take_the_holdout_rate_with_its_uncertainty() -> None:
     appears[39_032 : 39_032 + 2] = True
     point = singleton_chance(holders, training, appears, 4_879)
     bound = singleton_chance(holders, training, appears, 4_879, approximate=True)
-    assert point["rate"] == pytest.approx(2 / 4_879)
+    # with exact keys the holdout's 2 of 4,879 enters as its lower bound
+    assert point["rate"] == pytest.approx(stats.beta.ppf(0.05, 2, 4_878))
     assert point["significant"]
     upper = stats.beta.ppf(0.95, 3, 4_877)
     assert bound["rate"] == pytest.approx(upper)

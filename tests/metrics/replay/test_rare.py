@@ -121,11 +121,15 @@ def test_chance_model_by_hand_against_scipy() -> None:
     cm = b["chance_model"]
     assert cm["column"] == "code"
     # keys a(2, T) b(2, T) c(1, T) d(1, T) e(1, H) f(1, H); carried: c, e, a
-    # N = 8, N1 = 4, N2 = 2: Good–Turing 1 - exp(-4 * 2*2 / (8*4)) = 0.39 < the
-    # holdout's 1 of 2 = 0.5; 1 of 2 training singletons replayed
+    # N = 8, N1 = 4, N2 = 2: Good–Turing 1 - exp(-4 * 2*2 / (8*4)) = 0.39;
+    # 1 of 2 training singletons replayed
     assert cm["rate_model"] == pytest.approx(-np.expm1(-0.5))
-    assert cm["rate"] == 0.5
-    assert cm["p_value"] == pytest.approx(stats.binom.sf(0, 2, 0.5))
+    # the holdout's 1 of 2 enters as its lower 95 % bound, below the model's rate
+    assert cm["rate_holdout"] == 0.5
+    assert cm["rate_holdout_bound"] == pytest.approx(stats.beta.ppf(0.05, 1, 2))
+    rate = -np.expm1(-0.5)
+    assert cm["rate"] == pytest.approx(rate)
+    assert cm["p_value"] == pytest.approx(stats.binom.sf(0, 2, rate))
     same = singleton_chance(
         np.array([2, 2, 1, 1, 1, 1]),
         np.array([True, True, True, True, False, False]),

@@ -204,7 +204,8 @@ def singleton_chance(
     chance of reaching ``n_synthetic`` rows is ``q = 1 - exp(-n_s · 2·N2 / (N · N1))``
     (Good–Turing: the probability mass of values seen once is ``2·N2/N``, shared by the
     ``N1`` of them; ``N2`` at least 1), or the rate at which holdout singletons are
-    replayed, whichever is larger. The training singletons replayed are compared with ``Binomial(N1_t, q)``.
+    replayed (its one-sided 95 % lower bound: the holdout overrides the model only where
+    it clearly replays more), whichever is larger. The training singletons replayed are compared with ``Binomial(N1_t, q)``.
 
     Parameters
     ----------
@@ -264,9 +265,15 @@ def singleton_chance(
         else 0.0
     )
     rate_holdout = h / n1_h if n1_h else 0.0
-    if approximate and n1_h:
-        rate_holdout = float(stats.beta.ppf(0.95, h + 1, n1_h - h)) if h < n1_h else 1.0
-    rate = max(rate_model, rate_holdout)
+    # the holdout guards the model: its rate enters with its uncertainty, as its lower
+    # 95 % bound where the model counts exact values (it overrides the model only when
+    # the holdout clearly replays more), its upper bound where near copies replay
+    guard = rate_holdout
+    if n1_h and approximate:
+        guard = float(stats.beta.ppf(0.95, h + 1, n1_h - h)) if h < n1_h else 1.0
+    elif n1_h:
+        guard = float(stats.beta.ppf(0.05, h, n1_h - h + 1)) if h > 0 else 0.0
+    rate = max(rate_model, guard)
     expected = n1_t * rate
     m = max(int(tests), 1)
     if a == 0:
@@ -294,6 +301,7 @@ def singleton_chance(
         "doubletons": n2,
         "rate_model": float(rate_model),
         "rate_holdout": float(rate_holdout),
+        "rate_holdout_bound": float(guard),
         "rate": float(rate),
         "expected": float(expected),
         "upper": upper,
