@@ -44,8 +44,13 @@ def test_normal_forms() -> None:
         n("(555) 123-4567")
         == n("+1 555 123 4567")
         == n("555.123.4567")
-        == "+15551234567"
+        == n("1-555-123-4567")
+        == "5551234567"
     )
+    # international and national spellings of one number (another region's included)
+    assert n("+44 20 1234 5678") == n("020-1234-5678") == n("+44 (0)20 1234 5678")
+    assert n("+44 20 1234 5678") == "2012345678"
+    assert n("+49 30 1234567") == n("030 1234567") == "301234567"
     assert n("DE89 3704 0044 0532 0130 00") == n("de89370400440532013000")
     assert n("AB-12 34") == "ab1234"
     assert n(None) == ""
@@ -252,7 +257,7 @@ def test_default_run_only_when_such_columns_exist() -> None:
 
 
 def test_the_fast_phone_path_agrees_with_phonenumbers() -> None:
-    """E.164 without parsing gives what ``phonenumbers`` gives, where it applies."""
+    """The national significant number without parsing is what ``phonenumbers`` gives."""
     phonenumbers = pytest.importorskip("phonenumbers")
     from synthrisk.metrics.replay._normalise import Normaliser
 
@@ -268,12 +273,10 @@ def test_the_fast_phone_path_agrees_with_phonenumbers() -> None:
     ]
     for value in values:
         parsed = phonenumbers.parse(value, "US")
-        expected = phonenumbers.format_number(
-            parsed, phonenumbers.PhoneNumberFormat.E164
-        )
+        expected = phonenumbers.national_significant_number(parsed)
         assert normalise(value) == expected, value
     # a bracketed trunk prefix is parsed, not read digit by digit
-    assert normalise("+44 (0)20 7946 0018") == "+442079460018"
+    assert normalise("+44 (0)20 7946 0018") == "2079460018"
 
 
 def test_text_unique_counts_and_chance_model_on_a_tiny_table() -> None:

@@ -6,10 +6,13 @@ Two spellings of one identifier ("Ann.Lee@Mail.com " and "ann.lee@mail.com"; "(5
 the replay tests compare values after normalisation as well as exactly:
 
 * **e-mail** (``local@domain.tld``): lowercased, surrounding whitespace stripped;
-* **phone number** (digits with ``+ ( ) - . /`` and spaces, 7 to 15 digits): parsed with
-  ``phonenumbers`` in the default region (``phone_region``, ``"US"`` unless given) and
-  written in E.164 (``+15551234567``); a number that does not parse is reduced to its
-  digits;
+* **phone number** (digits with ``+ ( ) - . /`` and spaces, 7 to 15 digits): its
+  *national significant number* (the digits after the country code and without the
+  trunk prefix: ``+1 555 123 4567``, ``(555) 123-4567`` and ``1-555-123-4567`` are all
+  ``5551234567``; ``+44 20 1234 5678`` and ``020 1234 5678`` are ``2012345678``), read
+  with ``phonenumbers``' country codes and, for numbers without one, parsed in the
+  default region (``phone_region``, ``"US"`` unless given); a national number of another
+  region is reduced to its digits without leading zeros;
 * **IBAN**: ``stdnum``'s compact form (spaces removed, upper case) when the checksum holds;
 * **anything else**: case folded, every whitespace and punctuation character removed
   (``"AB-12 34"`` -> ``"ab1234"``), which is also ``stdnum``'s compact form of most
@@ -90,32 +93,45 @@ class Normaliser:
         fast = self._fast_phone(value, digits)
         if fast is not None:
             return fast
-        if self._phonenumbers is None:
-            self._phonenumbers = import_optional("phonenumbers", package="phonenumbers")
-        pn: Any = self._phonenumbers
+        pn = self._pn()
         try:
             number = pn.parse(value, self.region)
         except pn.NumberParseException:
-            return "+" + digits if value.lstrip().startswith("+") else digits
-        if not pn.is_possible_number(number):
-            return "+" + digits if value.lstrip().startswith("+") else digits
-        return str(pn.format_number(number, pn.PhoneNumberFormat.E164))
+            number = None
+        if number is not None and pn.is_valid_number(number):
+            return str(pn.national_significant_number(number))
+        # written nationally in another region than ``phone_region`` (``020 1234 5678``
+        # for a London number): the digits without the trunk prefix
+        return digits.lstrip("0")
+
+    def _pn(self) -> Any:
+        if self._phonenumbers is None:
+            self._phonenumbers = import_optional("phonenumbers", package="phonenumbers")
+        return self._phonenumbers
 
     def _fast_phone(self, value: str, digits: str) -> str | None:
-        """E.164 without parsing where the digits decide it (as ``phonenumbers`` does).
+        """The national significant number without parsing where the digits decide it.
 
         An international number without a bracketed trunk prefix (``+44 (0)20 …`` is
-        parsed), and in the North American plan (region US or CA) ten digits, or eleven
+        parsed): the digits after its country code (``phonenumbers``' table of country
+        codes); in the North American plan (region US or CA) ten digits, or eleven
         starting with 1. ``phonenumbers`` takes about 40 µs a value; this path, most of
         the values of a large table, a fraction of that.
         """
         if value.lstrip().startswith("+"):
-            return None if "(0" in value else "+" + digits
+            if "(0" in value:
+                return None
+            codes = self._pn().COUNTRY_CODE_TO_REGION_CODE
+            for size in (1, 2, 3):
+                if int(digits[:size]) in codes:
+                    return digits[size:]
+            return digits
         if self.region in ("US", "CA"):
-            if len(digits) == 10:
-                return "+1" + digits
-            if len(digits) == 11 and digits.startswith("1"):
-                return "+" + digits
+            # a North American area code never starts with 0 or 1
+            if len(digits) == 10 and digits[0] > "1":
+                return digits
+            if len(digits) == 11 and digits[0] == "1" and digits[1] > "1":
+                return digits[1:]
         return None
 
     def _iban_form(self, value: str) -> str | None:
