@@ -214,9 +214,13 @@ def suda_scores(
     counts = np.zeros((n, max_msu), dtype=np.int64)
     if n == 0 or m == 0:
         return SudaScores(counts, np.zeros(n), np.zeros(n))
-    single = {(j,): pd.factorize(codes[:, j])[0].astype(np.intp) for j in range(m)}
+    single: dict[tuple[int, ...], IntArray] = {
+        (j,): pd.factorize(codes[:, j])[0].astype(np.intp) for j in range(m)
+    }
     previous_ids = single
-    previous_unique = {key: _unique_mask(ids) for key, ids in single.items()}
+    previous_unique: dict[tuple[int, ...], np.ndarray] = {
+        key: _unique_mask(ids) for key, ids in single.items()
+    }
     for unique in previous_unique.values():
         counts[:, 0] += unique
     for size in range(2, max_msu + 1):
@@ -419,7 +423,9 @@ class SdcRisk(Metric):
         for name, cls, w in (("synthetic", syn, w_syn), ("real", real, w_real)):
             fk = np.bincount(cls, minlength=n_classes)[cls]
             big_fk = np.bincount(cls, weights=w, minlength=n_classes)[cls]
-            risks[name] = individual_risk(fk, big_fk)
+            risks[name] = individual_risk(
+                fk.astype(np.float64), big_fk.astype(np.float64)
+            )
         max_msu = _max_msu(self.max_msu, len(qi))
         suda: dict[str, SudaScores] = {}
         for name in ("synthetic", "real"):
@@ -467,11 +473,12 @@ class SdcRisk(Metric):
                 "SUDA score of the synthetic record (minimal sample uniques, Elliot et al.)",
             ),
         }
+        syn_risk = risks["synthetic"]
         params: dict[str, Any] = dict(self.params)
         params["columns"] = list(qi)
         params["columns_chosen_by"] = why
         return Outcome(
-            score=individual["synthetic"]["global_risk"],  # type: ignore[index,call-overload]
+            score=float(syn_risk.mean()) if syn_risk.size else None,
             breakdown=breakdown,
             records=records,
             params=params,
