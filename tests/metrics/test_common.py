@@ -50,6 +50,9 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "k_anonymity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
     "l_diversity": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
     "t_closeness": {"quasi_identifiers": ["city", "sex"], "sensitive": ["band"]},
+    # run with no parameters: the attacker-known columns found by name (age, city, sex)
+    "reidentification_risk": {},
+    "sdc_risk": {},
     "domias": {"max_fit_rows": 30},
     # the example tables hold 100 people: the most isolated 20 % and 40 % of them
     "vulnerable_people": {"strata": [0.2, 0.4], "max_fit_rows": 30},

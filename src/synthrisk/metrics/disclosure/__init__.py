@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Disclosure: SDMetrics' CAP family, synthpop's and SDNist's disclosure measures (``docs/disclosure.md``).
+"""Disclosure: SDMetrics' CAP family, synthpop's, SDNist's, ARX's and sdcMicro's measures (``docs/disclosure.md``).
 
 The metric classes, and the kernels other packages use: :func:`cap_probabilities`
 (every real row's correct attribution probability), :func:`cap_protection`,
@@ -26,6 +26,8 @@ from synthrisk.metrics.disclosure._kernels import (
     cap_protection,
     generalized_cap_counts,
 )
+from synthrisk.metrics.disclosure._reidentification import ReidentificationRisk
+from synthrisk.metrics.disclosure._sdc import SdcRisk
 from synthrisk.metrics.disclosure._sdnist import (
     ApparentMatchDistribution,
     UniqueExactMatches,
@@ -43,7 +45,9 @@ __all__ = [
     "DisclosureProtectionEstimate",
     "KAnonymity",
     "LDiversity",
+    "ReidentificationRisk",
     "ReplicatedUniques",
+    "SdcRisk",
     "TCloseness",
     "UniqueExactMatches",
     "cap_probabilities",
