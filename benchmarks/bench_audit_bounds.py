@@ -91,9 +91,7 @@ def main() -> None:
             f"| {ceiling:.3f} |"
         )
         print(f"<!-- ε = {eps:g}: {time.perf_counter() - tick:.1f} s -->")
-    print(
-        "\nEach cell: median bound over the seeds (share of seeds above the true ε)."
-    )
+    print("\nEach cell: median bound over the seeds (share of seeds above the true ε).")
 
 
 if __name__ == "__main__":
