@@ -567,7 +567,7 @@ def audit(
     attack_level = 1 - (1 - confidence_level) / len(chosen_attacks)
     per_target: list[dict[str, Bound]] = [{} for _ in rows]
     overall: dict[str, Bound] = {}
-    pools = {}
+    pools: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     for attack in chosen_attacks:
         s = score_of[attack]
         sel_pool, sel_lab, ev_pool, ev_lab = [], [], [], []

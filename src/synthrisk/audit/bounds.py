@@ -423,7 +423,7 @@ class SelectedBound:
 
 
 def selected_bound(
-    pools: Mapping[str, tuple[FloatArray, np.ndarray, FloatArray, np.ndarray]],
+    pools: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
     *,
     delta: float,
     confidence_level: float,
@@ -455,11 +455,11 @@ def selected_bound(
         )
         if eps_cp > best[0]:
             best = (eps_cp, attack, "clopper_pearson", (threshold, higher))
-    _, attack, method, test = best
-    if attack is None:
+    _, chosen, method, test = best
+    if chosen is None:
         return SelectedBound(0.0, None, None)
-    ev_s = np.asarray(pools[attack][2], dtype=np.float64)
-    ev_l = np.asarray(pools[attack][3], dtype=bool)
+    ev_s = np.asarray(pools[chosen][2], dtype=np.float64)
+    ev_l = np.asarray(pools[chosen][3], dtype=bool)
     if method == "guesses":
         assert isinstance(test, GuessRule)
         correct, n_guesses = count_guesses(ev_s, ev_l, test)
@@ -483,4 +483,4 @@ def selected_bound(
         )
     if eps <= 0:
         return SelectedBound(0.0, None, None)
-    return SelectedBound(eps, attack, method)
+    return SelectedBound(eps, chosen, method)
