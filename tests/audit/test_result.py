@@ -102,9 +102,12 @@ def test_reachable_epsilon_is_a_perfect_attacks_bound() -> None:
     by_hand = max(
         math.log(tpr_low / fpr_high), math.log((1 - fpr_high) / (1 - tpr_low))
     )
+    # or all 190 guesses right, one-sided at 95 %: share >= 0.05^(1/190), the larger
+    q = 0.05 ** (1 / 190)
+    by_hand = max(by_hand, math.log(q / (1 - q)))
     result = _result(0.8)
     assert result.reachable_epsilon() == pytest.approx(by_hand, rel=1e-9)
-    assert 3.0 < by_hand < 3.2
+    assert 4.1 < by_hand < 4.2
 
 
 def test_verdict_reads_review_when_the_runs_could_not_refute_the_claim() -> None:

@@ -26,22 +26,32 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 
 import numpy as np
 from scipy import stats
 
 from synthrisk._typing import FloatArray
+from synthrisk.audit.guessing import (
+    GuessRule,
+    choose_guess_rule,
+    count_guesses,
+    guess_epsilon,
+    trade_off_bound,
+)
 from synthrisk.stats.mia import clopper_pearson, tpr_at_fpr
 from synthrisk.stats.ranking import roc_auc
 
 __all__ = [
     "REPORTED_FPRS",
     "Bound",
+    "SelectedBound",
     "attack_bound",
     "epsilon_lower_bound",
     "mid_ranks",
     "one_run_epsilon",
     "roc_curve",
+    "selected_bound",
 ]
 
 #: false-positive rates at which the true-positive rate is reported
@@ -198,6 +208,18 @@ class Bound:
     roc : dict or None
         The ROC curve of the evaluation scores (:func:`roc_curve`: ``fpr`` and ``tpr``
         lists, at most 101 points); None when a class is absent.
+    epsilon_lower_guesses : float or None
+        The ε refuted by the guess rule chosen on the selection observations, counted
+        on the evaluation ones ("member" and "non-member" guesses, abstaining in
+        between; :mod:`synthrisk.audit.guessing`). None when a class is absent.
+    guesses : dict or None
+        That rule: ``direction``, ``low`` and ``high`` (None for a side switched off),
+        ``correct`` and ``n_guesses`` on the evaluation observations.
+    epsilon_lower_trade_off : float or None
+        The ε refuted by the empirical trade-off curve read at fixed thresholds
+        (:func:`synthrisk.audit.guessing.trade_off_bound`).
+    mu_lower : float or None
+        The Gaussian-DP μ refuted by the same curve.
     """
 
     auc: float | None
@@ -211,6 +233,10 @@ class Bound:
     n_non_members: int
     epsilon_lower_one_run: float | None = None
     roc: dict[str, list[float]] | None = None
+    epsilon_lower_guesses: float | None = None
+    guesses: dict[str, str | float | int | None] | None = None
+    epsilon_lower_trade_off: float | None = None
+    mu_lower: float | None = None
 
 
 def one_run_epsilon(correct: int, guesses: int, *, confidence_level: float) -> float:
@@ -254,6 +280,45 @@ def _counts(
     )
 
 
+def _choose_threshold(
+    scores: FloatArray, labels: np.ndarray, *, delta: float, confidence_level: float
+) -> tuple[float, float, bool]:
+    """``(epsilon, threshold, higher)`` of the single-threshold test best on these observations."""
+    member, non_member = scores[labels], scores[~labels]
+    thresholds = np.unique(scores)
+    best: tuple[float, float, bool] = (-1.0, float(thresholds[0]), True)
+    for higher in (True, False):
+        tp, fp = _counts(member, non_member, thresholds, higher)
+        eps, *_ = epsilon_lower_bound(
+            tp,
+            member.size,
+            fp,
+            non_member.size,
+            delta=delta,
+            confidence_level=confidence_level,
+        )
+        i = int(np.argmax(eps))
+        if eps[i] > best[0]:
+            best = (float(eps[i]), float(thresholds[i]), higher)
+    return best
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _rule_dict(
+    rule: GuessRule, correct: int, n_guesses: int
+) -> dict[str, str | float | int | None]:
+    return {
+        "direction": rule.direction,
+        "low": _finite(rule.low),
+        "high": _finite(rule.high),
+        "correct": correct,
+        "n_guesses": n_guesses,
+    }
+
+
 def attack_bound(
     sel_scores: FloatArray,
     sel_labels: np.ndarray,
@@ -293,22 +358,9 @@ def attack_bound(
     sel_m, sel_n = sel_scores[sel_labels], sel_scores[~sel_labels]
     if not (sel_m.size and sel_n.size and ev_m.size and ev_n.size):
         return empty
-    thresholds = np.unique(sel_scores)
-    best: tuple[float, float, bool] = (-1.0, float(thresholds[0]), True)
-    for higher in (True, False):
-        tp, fp = _counts(sel_m, sel_n, thresholds, higher)
-        eps, *_ = epsilon_lower_bound(
-            tp,
-            sel_m.size,
-            fp,
-            sel_n.size,
-            delta=delta,
-            confidence_level=confidence_level,
-        )
-        i = int(np.argmax(eps))
-        if eps[i] > best[0]:
-            best = (float(eps[i]), float(thresholds[i]), higher)
-    _, threshold, higher = best
+    _, threshold, higher = _choose_threshold(
+        sel_scores, sel_labels, delta=delta, confidence_level=confidence_level
+    )
     tp, fp = _counts(ev_m, ev_n, np.array([threshold]), higher)
     eps, tpr_low, tpr_high, fpr_low, fpr_high = epsilon_lower_bound(
         tp, ev_m.size, fp, ev_n.size, delta=delta, confidence_level=confidence_level
@@ -320,12 +372,115 @@ def attack_bound(
         if delta == 0
         else None
     )
+    rule, _ = choose_guess_rule(
+        sel_scores, sel_labels, delta=delta, confidence_level=confidence_level
+    )
+    assert rule is not None  # both classes are present
+    correct, n_guesses = count_guesses(ev_scores, ev_labels, rule)
+    eps_guesses = guess_epsilon(
+        correct, n_guesses, delta=delta, confidence_level=confidence_level
+    )[0]
+    eps_curve, mu = trade_off_bound(
+        sel_scores,
+        ev_scores,
+        ev_labels,
+        delta=delta,
+        confidence_level=confidence_level,
+    )
     return dataclasses.replace(
         empty,
         epsilon_lower=float(eps[0]),
         epsilon_lower_one_run=one_run,
+        epsilon_lower_guesses=float(eps_guesses),
+        guesses=_rule_dict(rule, correct, n_guesses),
+        epsilon_lower_trade_off=eps_curve,
+        mu_lower=mu,
         threshold=threshold,
         direction="higher" if higher else "lower",
         tpr=(float(tpr_low[0]), float(tpr_high[0])),
         fpr=(float(fpr_low[0]), float(fpr_high[0])),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectedBound:
+    """The one test chosen on the selection observations, counted on the evaluation ones.
+
+    Attributes
+    ----------
+    epsilon_lower : float
+        The ε it refutes at the full confidence level (0 when none).
+    attack : str or None
+        The attack whose scores it reads.
+    method : str or None
+        ``"guesses"`` (a guess rule, :mod:`synthrisk.audit.guessing`) or
+        ``"clopper_pearson"`` (one threshold's TPR and FPR intervals).
+    """
+
+    epsilon_lower: float
+    attack: str | None
+    method: str | None
+
+
+def selected_bound(
+    pools: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    *,
+    delta: float,
+    confidence_level: float,
+) -> SelectedBound:
+    """Choose the attack and the test on the selection observations; count it once.
+
+    ``pools`` maps each attack to ``(sel_scores, sel_labels, ev_scores, ev_labels)``.
+    Every attack's best guess rule and best single threshold are scored on the selection
+    observations; the one with the largest bound there (the first when tied) is counted
+    on the evaluation observations at ``confidence_level``. One test is counted, so the
+    choice among attacks and methods costs no confidence: no Bonferroni.
+    """
+    best: tuple[float, str | None, str | None, object] = (-1.0, None, None, None)
+    for attack, (sel_s, sel_l, _ev_s, ev_l) in pools.items():
+        sel_l = np.asarray(sel_l, dtype=bool)
+        ev_l = np.asarray(ev_l, dtype=bool)
+        if not (sel_l.any() and (~sel_l).any() and ev_l.any() and (~ev_l).any()):
+            continue
+        rule, eps_rule = choose_guess_rule(
+            sel_s, sel_l, delta=delta, confidence_level=confidence_level
+        )
+        if eps_rule > best[0]:
+            best = (eps_rule, attack, "guesses", rule)
+        eps_cp, threshold, higher = _choose_threshold(
+            np.asarray(sel_s, dtype=np.float64),
+            sel_l,
+            delta=delta,
+            confidence_level=confidence_level,
+        )
+        if eps_cp > best[0]:
+            best = (eps_cp, attack, "clopper_pearson", (threshold, higher))
+    _, chosen, method, test = best
+    if chosen is None:
+        return SelectedBound(0.0, None, None)
+    ev_s = np.asarray(pools[chosen][2], dtype=np.float64)
+    ev_l = np.asarray(pools[chosen][3], dtype=bool)
+    if method == "guesses":
+        assert isinstance(test, GuessRule)
+        correct, n_guesses = count_guesses(ev_s, ev_l, test)
+        eps = float(
+            guess_epsilon(
+                correct, n_guesses, delta=delta, confidence_level=confidence_level
+            )[0]
+        )
+    else:
+        threshold, higher = test  # type: ignore[misc]
+        tp, fp = _counts(ev_s[ev_l], ev_s[~ev_l], np.array([threshold]), higher)
+        eps = float(
+            epsilon_lower_bound(
+                tp,
+                int(ev_l.sum()),
+                fp,
+                int((~ev_l).sum()),
+                delta=delta,
+                confidence_level=confidence_level,
+            )[0][0]
+        )
+    if eps <= 0:
+        return SelectedBound(0.0, None, None)
+    return SelectedBound(eps, chosen, method)

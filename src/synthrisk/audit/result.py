@@ -24,10 +24,17 @@ tables, encoding and scoring outputs) and ``bounds_seconds`` once (the classifie
 bounds).
      "epsilon_lower": float, "best_attack": str | null,
      "epsilon_lower_one_run": float | null,
+     "bounds": {"selected": float, "selected_attack": str | null,
+                "selected_method": "guesses" | "clopper_pearson" | null,
+                "clopper_pearson": float, "one_run": float | null, "guesses": float,
+                "trade_off": float, "gdp_mu": float},
      "overall": {attack: {"auc", "tpr_at_fpr", "epsilon_lower", "threshold",
                           "direction", "tpr", "fpr", "n_members", "n_non_members",
                           "epsilon_lower_one_run", "roc": {"fpr": [float],
-                          "tpr": [float]} | null}},
+                          "tpr": [float]} | null, "epsilon_lower_guesses",
+                          "guesses": {"direction", "low", "high", "correct",
+                                      "n_guesses"}, "epsilon_lower_trade_off",
+                          "mu_lower"}},
      "targets": [{"row": int, "source": "vulnerable" | "named", "isolation": float,
                   "n_included": int, "epsilon_lower": float, "best_attack": str | null,
                   "attacks": {attack: {...}}}],
@@ -48,7 +55,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from synthrisk._typing import JSONValue
-from synthrisk.audit.bounds import Bound, epsilon_lower_bound
+from synthrisk.audit.bounds import Bound, SelectedBound, epsilon_lower_bound
+from synthrisk.audit.guessing import guess_epsilon
 from synthrisk.exceptions import ParameterError
 from synthrisk.results import to_jsonable
 
@@ -58,9 +66,40 @@ __all__ = [
     "AuditVerdict",
     "RunFailure",
     "TargetAudit",
+    "method_bounds",
 ]
 
 AUDIT_SCHEMA_VERSION = 1
+
+
+def method_bounds(
+    overall: Mapping[str, Bound], selected: SelectedBound
+) -> dict[str, JSONValue]:
+    """Each method's pooled bound side by side (the ``bounds`` of the JSON).
+
+    ``selected`` (the headline: one test chosen on the selection runs, at the full
+    confidence level) with its ``selected_attack`` and ``selected_method``; then the
+    largest over the attacks of each method's per-attack bound (each at the attack's
+    Bonferroni level, so each maximum holds at the full level on its own; the methods'
+    maxima are shown together, not combined): ``clopper_pearson``, ``one_run`` (None
+    when δ > 0), ``guesses``, ``trade_off`` and ``gdp_mu`` (the Gaussian-DP μ refuted).
+    """
+
+    def top(field: str) -> float | None:
+        values = [getattr(b, field) for b in overall.values()]
+        present = [float(v) for v in values if v is not None]
+        return max(present, default=0.0) if present or not values else None
+
+    return {
+        "selected": selected.epsilon_lower,
+        "selected_attack": selected.attack,
+        "selected_method": selected.method,
+        "clopper_pearson": top("epsilon_lower"),
+        "one_run": top("epsilon_lower_one_run"),
+        "guesses": top("epsilon_lower_guesses"),
+        "trade_off": top("epsilon_lower_trade_off"),
+        "gdp_mu": top("mu_lower"),
+    }
 
 
 def _bound_dict(bound: Bound) -> dict[str, JSONValue]:
@@ -188,9 +227,9 @@ class AuditResult:
         Completed, selection, evaluation, failed and retried runs, why the audit
         stopped early (None when it ran every run) and the seconds spent.
     epsilon_lower : float
-        The headline: the largest pooled bound over the attacks (each attack's bound at
-        ``settings["attack_confidence_level"]``, so the maximum holds at
-        ``settings["confidence_level"]``).
+        The headline: the pooled bound of the one test (attack, and guess rule or
+        threshold) chosen on the selection runs and counted on the evaluation runs, at
+        ``settings["confidence_level"]`` (:func:`synthrisk.audit.bounds.selected_bound`).
     best_attack : str or None
         The attack that reached it.
     overall : dict of str to Bound
@@ -204,6 +243,9 @@ class AuditResult:
         of the "member" calls; Steinke, Nasr & Jagielski 2023), valid for pure ε-DP
         however the guesses about the targets of one run depend on each other; None when
         δ > 0.
+    bounds : dict
+        Each method's pooled bound side by side (:func:`method_bounds`): the headline
+        ``selected`` test and the per-method maxima over the attacks.
     retries : tuple of RunFailure
         The first failure (a crash, or a run past ``run_timeout``) of each run whose
         retry with a new seed succeeded.
@@ -220,6 +262,7 @@ class AuditResult:
     failures: tuple[RunFailure, ...] = ()
     epsilon_lower_one_run: float | None = None
     retries: tuple[RunFailure, ...] = ()
+    bounds: dict[str, JSONValue] = dataclasses.field(default_factory=dict)
 
     @property
     def n_runs(self) -> int:
@@ -240,6 +283,7 @@ class AuditResult:
             "epsilon_lower": self.epsilon_lower,
             "best_attack": self.best_attack,
             "epsilon_lower_one_run": self.epsilon_lower_one_run,
+            "bounds": to_jsonable(self.bounds),
             "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
             "targets": [t.to_dict() for t in self.targets],
             "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
@@ -294,6 +338,7 @@ class AuditResult:
                 RunFailure(int(f["run"]), str(f["error"]))
                 for f in data.get("retries") or ()
             ),
+            bounds=dict(data.get("bounds") or {}),
         )
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -375,8 +420,9 @@ class AuditResult:
 
         With ``m`` member and ``k`` non-member guesses pooled over the targets, the
         Clopper–Pearson bounds of a perfect attack (``m`` of ``m`` members flagged, 0 of
-        ``k`` non-members) at each attack's confidence give the most any attack could
-        show; None before any evaluation run.
+        ``k`` non-members) at each attack's confidence, or ``m + k`` right guesses out of
+        ``m + k`` at the full confidence (the headline's guesses), whichever is larger,
+        give the most any attack could show; None before any evaluation run.
         """
         if not self.overall:
             return None
@@ -388,12 +434,16 @@ class AuditResult:
             or self.settings.get("confidence_level")
             or 0.95
         )
+        delta = float(self.settings.get("delta") or 0.0)  # type: ignore[arg-type]
         eps, *_ = epsilon_lower_bound(
             bound.n_members,
             bound.n_members,
             0,
             bound.n_non_members,
-            delta=float(self.settings.get("delta") or 0.0),  # type: ignore[arg-type]
+            delta=delta,
             confidence_level=attack_level,
         )
-        return float(eps[0])
+        n = bound.n_members + bound.n_non_members
+        level = float(self.settings.get("confidence_level") or 0.95)  # type: ignore[arg-type]
+        guesses = guess_epsilon(n, n, delta=delta, confidence_level=level)
+        return float(max(eps[0], guesses[0]))
