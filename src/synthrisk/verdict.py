@@ -1128,6 +1128,7 @@ def _test_verdict(
             and (few or upper > t)
         ),
         next_step=next_step,
+        unit=str(test.get("unit") or ""),
     )
 
 
@@ -1348,8 +1349,9 @@ def _info_verdict(
     result: MetricResult, reason: str, test: Mapping[str, Any] | None
 ) -> MetricVerdict:
     effect = ci = p = ci_level = None
-    statistic = ""
+    statistic = unit = ""
     if test is not None:
+        unit = str(test.get("unit") or "")
         effect = float(test["effect"])
         ci = (float(test["ci"][0]), float(test["ci"][1]))
         ci_level = float(test.get("confidence_level") or 0.95)
@@ -1369,6 +1371,7 @@ def _info_verdict(
         p_value=p,
         skipped=_skipped(result) is not None,
         ci_level=ci_level,
+        unit=unit,
     )
 
 
