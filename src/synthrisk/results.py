@@ -840,6 +840,11 @@ class Verdict:
         The release policy: ``statistical`` (the holdout-controlled gates, and copied
         people beyond what chance explains read review) or ``strict`` (any synthetic
         row that copies a training person's record fails).
+    too_few_rows : str
+        Set when a table has fewer rows than any test needs to detect a leak
+        (:func:`synthrisk.verdict.fewest_rows`): the one reason, which is then the
+        verdict's reason and its only caveat; empty otherwise (and absent from the
+        JSON).
 
     Notes
     -----
@@ -857,6 +862,7 @@ class Verdict:
     caveats: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     policy: str = "statistical"
+    too_few_rows: str = ""
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in self.counts().items())
@@ -898,7 +904,7 @@ class Verdict:
             "policy": self.policy,
             "findings": [f.to_dict() for f in self.findings],
             "metrics": [v.to_dict() for v in self.metrics],
-        }
+        } | ({"too_few_rows": self.too_few_rows} if self.too_few_rows else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
@@ -915,6 +921,7 @@ class Verdict:
             caveats=tuple(str(c) for c in data.get("caveats") or ()),
             findings=tuple(Finding.from_dict(f) for f in data.get("findings") or ()),
             policy=str(data.get("policy", "statistical")),
+            too_few_rows=str(data.get("too_few_rows") or ""),
         )
 
 
@@ -1506,6 +1513,9 @@ class EvaluationReport:
             qualifies the verdict.
         """
         verdict = self.verdict if verdict is None else verdict
+        if verdict is not None and verdict.too_few_rows:  # one message, not one per metric
+            line = f"inputs: {verdict.too_few_rows}"
+            return [line if width is None else _shorten_sentences(line, width)]
         gates = [True] * len(self.results)  # without a verdict, every metric counts
         if verdict is not None and len(verdict.metrics) == len(self.results):
             gates = [v.gating and not v.skipped for v in verdict.metrics]
