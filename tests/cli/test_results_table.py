@@ -73,7 +73,8 @@ def test_results_table_fits_without_cutting_metric_ids(width: int) -> None:
     v = next(v for v in verdict.metrics if v.metric == "membership_knn_probabilities")
     assert f"[+0.140, +0.160] ({format_level(v.ci_level)})" in share
     assert "(96.67 %)" in text  # the first of three Holm steps: 1 - 0.1 / 3
-    assert "95 %]" not in text and "[95" not in text
+    assert "95 %]" not in text
+    assert "[95" not in text
     assert "(level)" in text
     # people are counted in whole people, the interval with one decimal at most
     people = next(line for line in lines if "identification" in line)

@@ -26,8 +26,8 @@ from scipy import stats
 __all__ = [
     "BOSCHLOO_CELLS",
     "detectable_excess",
-    "fewest_people",
     "excess_greater_p",
+    "fewest_people",
     "newcombe_interval",
 ]
 
