@@ -1242,7 +1242,10 @@ def _verdict_lines(
         heads.append("reason")
         lines = [("  " + "  ".join(cells)).rstrip()]
     else:  # the reason on its own line, under the metric
-        lines = [("  " + "  ".join(cells)).rstrip(), "    " + shorten(reason, width - 4)]
+        lines = [
+            ("  " + "  ".join(cells)).rstrip(),
+            "    " + shorten(reason, width - 4),
+        ]
     if header:
         lines.insert(0, ("  " + "  ".join(heads)).rstrip())
     return lines
@@ -1513,7 +1516,8 @@ class EvaluationReport:
             qualifies the verdict.
         """
         verdict = self.verdict if verdict is None else verdict
-        if verdict is not None and verdict.too_few_rows:  # one message, not one per metric
+        # too few rows: one message, not one per metric
+        if verdict is not None and verdict.too_few_rows:
             line = f"inputs: {verdict.too_few_rows}"
             return [line if width is None else _shorten_sentences(line, width)]
         gates = [True] * len(self.results)  # without a verdict, every metric counts

@@ -1472,7 +1472,9 @@ def judge(
     if too_few:
         verdicts = [
             dataclasses.replace(
-                v, level="review", reason="too few rows to judge: see the verdict's reason."
+                v,
+                level="review",
+                reason="too few rows to judge: see the verdict's reason.",
             )
             if kind == "test" and v.level == "pass"
             else v

@@ -90,7 +90,9 @@ def test_plain_text_summary_fits_without_cutting_metric_ids(width: int) -> None:
     assert max(len(line) for line in lines) <= width
     text = "\n".join(lines)
     for result in report.results:
-        assert any(line.split()[1:2] == [result.metric] for line in lines if line.strip())
+        assert any(
+            line.split()[1:2] == [result.metric] for line in lines if line.strip()
+        )
     assert "excess [interval] (level)" in text
     assert "[95 %]" not in text
     assert re.search(PEOPLE + r" \(96\.67 %\)", text)
