@@ -7,6 +7,9 @@ the terminal:
 * :func:`format_number`: four decimals below 1, four significant digits from 1 up;
   values below 0.0001 or from 10⁹ up in powers of ten with superscripts
   (``3.08 × 10⁻⁶``), never ``3.080e-06``;
+* :func:`format_excess`: an excess over the holdout and its interval, in counts of
+  people (``+3804 [+3683.2, +3925.8]``) or in shares (``+0.151 [+0.120, +0.182]``);
+* :func:`format_level`: a confidence level in per cent (``98.89 %``);
 * :func:`format_p_value`: two significant digits; below 0.0001 ``< 0.0001`` (the
   numerical precision of a tail probability says nothing more);
 * :func:`natural_key`: sorts ``"2. x"`` before ``"10. x"``;
@@ -19,7 +22,15 @@ import math
 import re
 from typing import Any
 
-__all__ = ["format_number", "format_p_value", "format_signed", "natural_key", "shorten"]
+__all__ = [
+    "format_excess",
+    "format_level",
+    "format_number",
+    "format_p_value",
+    "format_signed",
+    "natural_key",
+    "shorten",
+]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: below this (in absolute value) a number is written as a power of ten
@@ -84,6 +95,55 @@ def format_signed(value: float | None, decimals: int = 3) -> str:
     if value is None or not math.isfinite(value):
         return "—"
     return f"{value:+.{decimals}f}"
+
+
+def format_excess(
+    effect: float | None, ci: tuple[float, float] | None, *, unit: str = ""
+) -> tuple[str, str]:
+    """An excess over the holdout and its interval, as ``(excess, interval)``.
+
+    In counts of people (``unit="people"``) the excess is a whole number and the
+    interval's bounds have one decimal at most; otherwise both have three decimals.
+    ``—`` for a missing excess, ``""`` for a missing interval.
+
+    Examples
+    --------
+    >>> format_excess(3804.0, (3683.248, 3925.823), unit="people")
+    ('+3804', '[+3683.2, +3925.8]')
+    >>> format_excess(2.0, (-1.0, 3.0), unit="people")
+    ('+2', '[-1, +3]')
+    >>> format_excess(0.15062, (0.12, 0.18))
+    ('+0.151', '[+0.120, +0.180]')
+    """
+    if effect is None or not math.isfinite(effect):
+        return "—", ""
+    people = unit == "people"
+
+    def bound(value: float) -> str:
+        if not people:
+            return format_signed(value)
+        text = format_signed(value, 1)
+        return text[:-2] if text.endswith(".0") else text
+
+    excess = format_signed(effect, 0) if people else format_signed(effect)
+    if excess in ("-0", "+0") and people:
+        excess = "+0"
+    if ci is None:
+        return excess, ""
+    return excess, f"[{bound(ci[0])}, {bound(ci[1])}]"
+
+
+def format_level(level: float | None) -> str:
+    """A two-sided confidence level in per cent, to four significant digits.
+
+    Examples
+    --------
+    >>> format_level(0.95), format_level(1 - 0.1 / 9), format_level(None)
+    ('95 %', '98.89 %', '—')
+    """
+    if level is None or not math.isfinite(level):
+        return "—"
+    return f"{format_number(level * 100, 4)} %"
 
 
 def format_p_value(value: Any) -> str:

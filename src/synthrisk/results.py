@@ -44,7 +44,12 @@ from typing import Any, Literal, get_args, overload
 
 import numpy as np
 
-from synthrisk._format import format_number, format_signed, shorten
+from synthrisk._format import (
+    format_excess,
+    format_level,
+    format_number,
+    shorten,
+)
 from synthrisk._typing import FloatArray, IntArray, JSONValue
 from synthrisk.exceptions import MissingDependencyError
 
@@ -598,6 +603,9 @@ class MetricVerdict:
         For a ``review``: one concrete step that would decide it (a parameter and its
         value, the holdout size that would decide it, or the rows to inspect); empty
         otherwise. The reason ends with the same step.
+    unit : str
+        The unit of ``effect`` and ``ci``: ``"people"`` for the per-person tests
+        (counts of people, written as whole numbers), empty for shares and rates.
     """
 
     metric: str
@@ -619,6 +627,7 @@ class MetricVerdict:
     detectable: float | None = None
     underpowered: bool = False
     next_step: str = ""
+    unit: str = ""
 
     def __repr__(self) -> str:
         parts = [f"metric={self.metric!r}", f"level={self.level!r}"]
@@ -662,6 +671,7 @@ class MetricVerdict:
             "detectable": to_jsonable(self.detectable),
             "underpowered": self.underpowered,
             "next_step": self.next_step,
+            "unit": self.unit,
         }
 
     @classmethod
@@ -687,6 +697,7 @@ class MetricVerdict:
             detectable=_opt_float(data.get("detectable")),
             underpowered=bool(data.get("underpowered", False)),
             next_step=str(data.get("next_step") or ""),
+            unit=str(data.get("unit") or ""),
         )
 
 
@@ -829,6 +840,11 @@ class Verdict:
         The release policy: ``statistical`` (the holdout-controlled gates, and copied
         people beyond what chance explains read review) or ``strict`` (any synthetic
         row that copies a training person's record fails).
+    too_few_rows : str
+        Set when a table has fewer rows than any test needs to detect a leak
+        (:func:`synthrisk.verdict.fewest_rows`): the one reason, which is then the
+        verdict's reason and its only caveat; empty otherwise (and absent from the
+        JSON).
 
     Notes
     -----
@@ -846,6 +862,7 @@ class Verdict:
     caveats: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     policy: str = "statistical"
+    too_few_rows: str = ""
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in self.counts().items())
@@ -887,7 +904,7 @@ class Verdict:
             "policy": self.policy,
             "findings": [f.to_dict() for f in self.findings],
             "metrics": [v.to_dict() for v in self.metrics],
-        }
+        } | ({"too_few_rows": self.too_few_rows} if self.too_few_rows else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
@@ -904,6 +921,7 @@ class Verdict:
             caveats=tuple(str(c) for c in data.get("caveats") or ()),
             findings=tuple(Finding.from_dict(f) for f in data.get("findings") or ()),
             policy=str(data.get("policy", "statistical")),
+            too_few_rows=str(data.get("too_few_rows") or ""),
         )
 
 
@@ -1157,12 +1175,27 @@ def _shorten_sentences(text: str, width: int) -> str:
 
 
 def _excess(v: MetricVerdict) -> str:
-    if v.effect is None:
-        return "—"
-    text = format_signed(v.effect)
-    if v.ci is not None:
-        text += f" [{format_signed(v.ci[0])}, {format_signed(v.ci[1])}]"
-    return text
+    """``+0.200 [+0.190, +0.210] (98.89 %)``: the excess, its interval and the interval's level."""
+    excess, interval = format_excess(v.effect, v.ci, unit=v.unit)
+    if interval:
+        excess += f" {interval}"
+        if v.ci_level is not None:
+            excess += f" ({format_level(v.ci_level)})"
+    return excess
+
+
+#: the interval's level, as a column head: each row's own level (Holm-adjusted)
+LEVEL_HEAD = "(level)"
+#: the excess column's head: each row's interval is at its own level (Holm-adjusted)
+EXCESS_HEAD = f"excess [interval] {LEVEL_HEAD}"
+#: what the level of each row's interval is, said once under the table
+LEVEL_NOTE = (
+    "(level): the two-sided level of each interval. A gating test's interval is at the "
+    "level of its Holm-adjusted test, so it excludes 0 exactly when the test is "
+    "significant; an informational metric's is at its own level."
+)
+#: below this width the plain-text table leaves out the score column
+SCORE_WIDTH = 100
 
 
 def _short_reason(reason: str) -> str:
@@ -1186,23 +1219,36 @@ def _verdict_lines(
     width: int,
     header: bool,
     name_width: int | None = None,
+    excess_width: int = 24,
     with_score: bool = False,
 ) -> list[str]:
-    """One line for one metric's verdict: level, metric, [score,] excess, short reason."""
-    name_width = len(v.metric) if name_width is None else name_width
-    cells = [f"{_level(v):<7}", f"{shorten(v.metric, name_width):<{name_width}}"]
+    """One metric's verdict: level, metric (never cut), [score,] excess with its
+    interval and level, and a short reason, on the same line when it fits in ``width``
+    with at least 24 characters for the reason, else on a line of its own below."""
+    name_width = max(len(v.metric), 0 if name_width is None else name_width)
+    cells = [f"{_level(v):<7}", f"{v.metric:<{name_width}}"]
     heads = [f"{'level':<7}", f"{'metric':<{name_width}}"]
     if with_score:
         score = "—" if result is None else format_number(result.score)
         cells.append(f"{score:>11}")
         heads.append(f"{'score':>11}")
-    cells.append(f"{_excess(v):<24}")
-    heads.append(f"{'excess [95 %]':<24}")
+    excess_width = max(excess_width, len(EXCESS_HEAD))
+    cells.append(f"{_excess(v):<{excess_width}}")
+    heads.append(f"{EXCESS_HEAD:<{excess_width}}")
     used = len("  " + "  ".join(cells)) + 2
-    cells.append(shorten(_short_reason(v.reason), max(width - used, 20)))
-    heads.append("reason")
-    line = ("  " + "  ".join(cells)).rstrip()
-    return [("  " + "  ".join(heads)).rstrip(), line] if header else [line]
+    reason = _short_reason(v.reason)
+    if width - used >= 24:
+        cells.append(shorten(reason, width - used))
+        heads.append("reason")
+        lines = [("  " + "  ".join(cells)).rstrip()]
+    else:  # the reason on its own line, under the metric
+        lines = [
+            ("  " + "  ".join(cells)).rstrip(),
+            "    " + shorten(reason, width - 4),
+        ]
+    if header:
+        lines.insert(0, ("  " + "  ".join(heads)).rstrip())
+    return lines
 
 
 def _caveat_lines(caveats: Sequence[str], width: int) -> list[str]:
@@ -1237,7 +1283,8 @@ def _summary_lines(
     # findings first: the people a synthetic row gives away, then the tests
     lines += _finding_lines(verdict.findings, width)
     if verdict.metrics:
-        name_width = min(max(len(v.metric) for v in verdict.metrics), 32)
+        name_width = max(len(v.metric) for v in verdict.metrics)
+        excess_width = max(len(_excess(v)) for v in verdict.metrics)
         for i, v in enumerate(verdict.metrics):
             result = None if results is None else results[i]
             lines += _verdict_lines(
@@ -1246,10 +1293,36 @@ def _summary_lines(
                 width=width,
                 header=i == 0,
                 name_width=name_width,
-                with_score=results is not None,
+                excess_width=excess_width,
+                with_score=results is not None and width >= SCORE_WIDTH,
+            )
+        if any(v.ci is not None for v in verdict.metrics):
+            lines += textwrap.wrap(
+                LEVEL_NOTE,
+                width=width,
+                initial_indent="  ",
+                subsequent_indent="  ",
+                break_on_hyphens=False,
             )
     lines += _caveat_lines(verdict.caveats, width)
     return lines
+
+
+def _units(
+    verdicts: Sequence[MetricVerdict], results: Sequence[MetricResult]
+) -> tuple[MetricVerdict, ...] | None:
+    """The verdicts with the unit of their holdout test (``people``) filled in where a
+    report written before verdicts recorded it left it out; None when nothing changes."""
+    if len(verdicts) != len(results):
+        return None
+    out, changed = [], False
+    for v, result in zip(verdicts, results, strict=True):
+        test = (result.breakdown or {}).get("holdout_test")
+        unit = test.get("unit") if isinstance(test, Mapping) else None
+        if not v.unit and unit and v.effect is not None:
+            v, changed = dataclasses.replace(v, unit=str(unit)), True
+        out.append(v)
+    return tuple(out) if changed else None
 
 
 def _finding_lines(findings: Sequence[Finding], width: int) -> list[str]:
@@ -1348,6 +1421,10 @@ class EvaluationReport:
             if caveats != self.verdict.caveats:
                 verdict = dataclasses.replace(self.verdict, caveats=caveats)
                 object.__setattr__(self, "verdict", verdict)
+            units = _units(self.verdict.metrics, self.results)
+            if units is not None:
+                verdict = dataclasses.replace(self.verdict, metrics=units)
+                object.__setattr__(self, "verdict", verdict)
 
     def __repr__(self) -> str:
         verdict = "None" if self.verdict is None else repr(self.verdict.overall)
@@ -1368,7 +1445,9 @@ class EvaluationReport:
         """The summary that ``print(report)`` shows, as lines of at most ``width`` characters.
 
         The inputs, the overall verdict with its reason, one line per metric (verdict
-        level, score, excess over the holdout with its 95 % interval, a short reason),
+        level, score, excess over the holdout with its interval and the interval's level, a
+        short reason; below 100 characters without the score, the reason on its own line
+        where it does not fit),
         the caveats of :meth:`verdict_caveats` and, after a known-leak self-test, its
         headline and levels.
         """
@@ -1437,6 +1516,10 @@ class EvaluationReport:
             qualifies the verdict.
         """
         verdict = self.verdict if verdict is None else verdict
+        # too few rows: one message, not one per metric
+        if verdict is not None and verdict.too_few_rows:
+            line = f"inputs: {verdict.too_few_rows}"
+            return [line if width is None else _shorten_sentences(line, width)]
         gates = [True] * len(self.results)  # without a verdict, every metric counts
         if verdict is not None and len(verdict.metrics) == len(self.results):
             gates = [v.gating and not v.skipped for v in verdict.metrics]

@@ -61,6 +61,7 @@ from synthrisk.results import (
     Verdict,
     check_fail_on,
 )
+from synthrisk.stats.exact import fewest_people
 from synthrisk.stats.holdout import (
     ALPHA,
     holm,
@@ -1128,6 +1129,7 @@ def _test_verdict(
             and (few or upper > t)
         ),
         next_step=next_step,
+        unit=str(test.get("unit") or ""),
     )
 
 
@@ -1348,8 +1350,9 @@ def _info_verdict(
     result: MetricResult, reason: str, test: Mapping[str, Any] | None
 ) -> MetricVerdict:
     effect = ci = p = ci_level = None
-    statistic = ""
+    statistic = unit = ""
     if test is not None:
+        unit = str(test.get("unit") or "")
         effect = float(test["effect"])
         ci = (float(test["ci"][0]), float(test["ci"][1]))
         ci_level = float(test.get("confidence_level") or 0.95)
@@ -1369,6 +1372,7 @@ def _info_verdict(
         p_value=p,
         skipped=_skipped(result) is not None,
         ci_level=ci_level,
+        unit=unit,
     )
 
 
@@ -1464,6 +1468,18 @@ def judge(
             )
         else:
             verdicts.append(_info_verdict(result, payload, _holdout_test(result)))
+    too_few = _too_few_rows(inputs, thresholds.alpha, len(tests))
+    if too_few:
+        verdicts = [
+            dataclasses.replace(
+                v,
+                level="review",
+                reason="too few rows to judge: see the verdict's reason.",
+            )
+            if kind == "test" and v.level == "pass"
+            else v
+            for v, (kind, _) in zip(verdicts, plans, strict=True)
+        ]
     gating = [v.level for v in verdicts if v.gating]
     findings = _findings(report, thresholds.policy, verdicts) if has_holdout else ()
     overall = _worst(gating)
@@ -1496,6 +1512,11 @@ def judge(
         reason += _power_sentence(verdicts, findings)
     if capped is not None:
         reason += capped
+    if too_few:
+        overall = "fail" if overall == "fail" else "review"
+        reason = f"{overall}: {too_few}" + (
+            " A user threshold fails." if overall == "fail" else ""
+        )
     return Verdict(
         overall=overall,
         metrics=tuple(verdicts),
@@ -1505,6 +1526,38 @@ def judge(
         correction="holm",
         findings=findings,
         policy=thresholds.policy,
+        too_few_rows=too_few,
+    )
+
+
+def fewest_rows(alpha: float, n_tests: int) -> int:
+    """Fewest rows of each table for any test of a run to detect a leak.
+
+    With ``n_tests`` gating tests, Holm's correction asks the most significant of them
+    for a p-value below ``alpha / n_tests``; the exact per-person test
+    (:func:`synthrisk.stats.exact.fewest_people`) reaches it with at least this many
+    people on each side, every one of them reached on the training side and none on
+    the holdout side. The other tests (shares of rows, rates of attacks) need at least
+    as many rows. Default run (9 gating tests, alpha 0.05): 4.
+    """
+    return fewest_people(alpha / max(int(n_tests), 1))
+
+
+def _too_few_rows(inputs: Mapping[str, Any], alpha: float, n_tests: int) -> str:
+    """The one reason a run is too small to judge (empty when it is not)."""
+    rows: dict[str, int] = {}
+    for name in ("real", "synthetic", "holdout"):
+        entry = inputs.get(name)
+        if isinstance(entry, Mapping) and isinstance(entry.get("rows"), int):
+            rows[name] = int(entry["rows"])
+    need = fewest_rows(alpha, n_tests)
+    if not rows or min(rows.values()) >= need:
+        return ""
+    sizes = ", ".join(f"{name} {n:,}" for name, n in rows.items())
+    return (
+        f"too few rows to judge: {sizes}; at least {need} of each are needed for any test "
+        f"to detect a leak (the exact test of people reaches significance at "
+        f"{alpha:g} / {max(n_tests, 1)} gating tests only from {need} people on each side)."
     )
 
 

@@ -365,10 +365,11 @@ def test_breakdown_shows_column_lists_and_holds_back_other_text() -> None:
         html.index("<h4>Breakdown</h4>") : html.index("<h4>Parameters</h4>")
     ]
     assert (
-        '<td class="key">aux_cols</td><td class="mono">[[a], [b]]</td>' in breakdown
+        '<td class="key" title="aux_cols">aux cols</td><td class="mono">[[a], [b]]</td>'
+        in breakdown
     )  # column names
     assert (
-        '<td class="key">labels</td><td class="mono">2 text items, not shown'
+        '<td class="key" title="labels">labels</td><td class="mono">2 text items, not shown'
         in breakdown
     )
     assert "secret value" not in html

@@ -8,11 +8,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from synthrisk._format import format_excess, format_level
 from synthrisk.report import judge
+from synthrisk.results import LEVEL_HEAD, LEVEL_NOTE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -32,6 +35,7 @@ __all__ = [
     "print_summary",
     "print_verdict",
     "print_written",
+    "results_table",
     "verdict_console",
 ]
 
@@ -87,6 +91,62 @@ def print_verdict(verdict: Verdict, *, stderr: bool = False) -> None:
     print_findings(verdict.findings, out=out)
 
 
+#: below this console width the results table leaves out the score and tolerance
+NARROW = 100
+
+
+def results_table(
+    report: EvaluationReport,
+    verdict: Verdict,
+    *,
+    width: int,
+    labels: Sequence[str] | None = None,
+) -> Table:
+    """The results table for a console of ``width`` columns: metric (never cut),
+    score, excess over the holdout, its interval with the interval's level, tolerance
+    and verdict; below :data:`NARROW` columns without the score, tolerance and
+    warning counts (the caveats follow the table), and without vertical rules where
+    they would not fit, so that metric ids and intervals stay on one line at 80
+    columns."""
+    wide = width >= NARROW
+    rows = []
+    for i, (r, v) in enumerate(zip(report.results, verdict.metrics, strict=True)):
+        name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
+        excess, interval = format_excess(v.effect, v.ci, unit=v.unit)
+        if interval and v.ci_level is not None:
+            interval += f" ({format_level(v.ci_level)})"
+        label = "skipped" if v.skipped else (v.level if v.gating else "info")
+        warned = f" ({len(r.warnings)} warn.)" if r.warnings and wide else ""
+        rows.append((name, r, v, excess, interval or "—", label, warned))
+    heads = ("metric", "excess", "[interval] (level)", "verdict")
+    needed = 13 + sum(  # 4 columns: 5 rules and a space either side of each cell
+        max(len(head), *(len(row[k]) for row in rows))
+        for head, k in zip(heads, (0, 3, 4, 5), strict=True)
+    )
+    if wide or needed <= width:
+        table = Table(title="synthrisk results")
+    else:  # no vertical rules: the cells need every character
+        table = Table(title="synthrisk results", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("metric", no_wrap=True)
+    if wide:
+        table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("excess", justify="right", no_wrap=True)
+    table.add_column(esc(f"[interval] {LEVEL_HEAD}"), justify="right", no_wrap=True)
+    if wide:
+        table.add_column("tol.", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    for name, r, v, excess, interval, label, warned in rows:
+        cells = [esc(name)]
+        if wide:
+            cells.append(_fmt(r.score))
+        cells += [excess, esc(interval)]
+        if wide:
+            cells.append(_fmt(v.tolerance))
+        cells.append(f"[{_COLORS[label]}]{label}[/{_COLORS[label]}]{warned}")
+        table.add_row(*cells)
+    return table
+
+
 def print_summary(
     report: EvaluationReport,
     verdict: Verdict,
@@ -96,27 +156,13 @@ def print_summary(
     stderr: bool = False,
 ) -> None:
     """The verdict (:func:`print_verdict`, even with ``quiet``; on standard error with
-    ``stderr``), then, unless ``quiet``, the results table (score, excess over the
-    holdout, tolerance, verdict) and the caveats."""
+    ``stderr``), then, unless ``quiet``, the results table (:func:`results_table`) and
+    the caveats."""
     print_verdict(verdict, stderr=stderr)
     out = console(quiet=quiet)
-    table = Table(title="synthrisk results")
-    table.add_column("metric", no_wrap=True)
-    table.add_column("score", justify="right")
-    table.add_column("excess over holdout [95%]", justify="right")
-    table.add_column("tol.", justify="right")
-    table.add_column("verdict", no_wrap=True)
-    for i, (r, v) in enumerate(zip(report.results, verdict.metrics, strict=True)):
-        name = r.metric if labels is None else f"{labels[i]} ({r.metric})"
-        excess = "—" if v.effect is None else f"{v.effect:+.3f}"
-        if v.ci is not None:
-            excess += f" [{v.ci[0]:+.3f}, {v.ci[1]:+.3f}]"
-        label = "skipped" if v.skipped else (v.level if v.gating else "info")
-        level = f"[{_COLORS[label]}]{label}[/{_COLORS[label]}]"
-        if r.warnings:
-            level += f" ({len(r.warnings)} warn.)"
-        table.add_row(esc(name), _fmt(r.score), excess, _fmt(v.tolerance), level)
-    out.print(table)
+    out.print(results_table(report, verdict, width=out.width, labels=labels))
+    if any(v.ci is not None for v in verdict.metrics):
+        out.print(f"[dim]{esc(LEVEL_NOTE)}[/dim]")
     for r in report.results:
         if r.status != "ok":
             what = "skipped" if r.status == "skipped" else "score undefined"

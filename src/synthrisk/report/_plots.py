@@ -55,7 +55,7 @@ LINESTYLES = (
     (0, (1, 1)),
 )
 #: bar fills, for telling bars apart in black and white too
-HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+HATCHES = ("", "//", "--", "xx", "\\\\", "++")
 #: each role's own colour and line style, kept whenever no other curve of the plot has it
 _ROLES: dict[str, tuple[str, Any]] = {
     "synthetic_to_real": (PALETTE[0], "solid"),
@@ -68,7 +68,7 @@ _ROLES: dict[str, tuple[str, Any]] = {
 }
 _RC = {
     "svg.hashsalt": "synthrisk",
-    "svg.fonttype": "path",
+    "svg.fonttype": "none",
     "font.size": 9,
     "axes.spines.top": False,
     "axes.spines.right": False,
@@ -121,7 +121,7 @@ def _placeholder(key: str, i: int) -> str:
     return f"synthrisk-plot-{key}-{i}-"
 
 
-def _draw(draw: Callable[[Any], None], width: float = 6.4, height: float = 3.2) -> str:
+def _draw(draw: Callable[[Any], None], width: float = 5.6, height: float = 2.8) -> str:
     """The plot ``draw(ax)`` draws as a data URI (a placeholder in :func:`drawn_together`)."""
     pending = _PENDING.get()
     if pending is None:

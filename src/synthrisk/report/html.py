@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 
 from synthrisk._atomic import write_text_atomic
-from synthrisk._format import format_number, format_p_value, format_signed, natural_key
+from synthrisk._format import (
+    format_excess,
+    format_level,
+    format_number,
+    format_p_value,
+    natural_key,
+)
 from synthrisk._optional import import_optional
 from synthrisk.exceptions import ParameterError
 from synthrisk.report._extract import (
@@ -90,6 +96,80 @@ def _leaf_strings(value: Any, depth: int = 0) -> list[str] | None:
 def _list_text(value: Any) -> str:
     parts = [_list_text(v) if isinstance(v, (list, tuple)) else _fmt(v) for v in value]
     return "[" + ", ".join(parts) + "]"
+
+
+#: words for the breakdown keys people read most; other keys read with their
+#: underscores as spaces (:func:`key_label`); the raw key stays in the cell's title
+KEY_LABELS: Mapping[str, str] = {
+    "holdout_test": "holdout test",
+    "effect": "excess over the holdout",
+    "ci": "interval",
+    "ci_level": "interval level",
+    "confidence_level": "confidence level",
+    "p_value": "p-value (one-sided)",
+    "p_adjusted": "p-value (Holm-adjusted)",
+    "p_exact": "p-value (exact)",
+    "mde": "smallest detectable excess (80 % power)",
+    "mde_level": "level of the smallest detectable excess",
+    "detectable": "smallest detectable excess",
+    "detectable_near": "smallest detectable excess (near copies)",
+    "n": "units compared",
+    "n_attacks": "attacks",
+    "n_real": "real rows",
+    "n_synthetic": "synthetic rows",
+    "n_holdout": "holdout rows",
+    "n_queries": "queries",
+    "n_requested": "queries requested",
+    "null": "value without memorisation",
+    "estimate": "on training rows",
+    "control": "on holdout rows",
+    "chance": "chance rate",
+    "se": "standard error",
+    "statistic": "statistic",
+    "compared": "what is compared",
+    "unit": "unit",
+    "decision": "decided by",
+    "component": "worst part",
+    "components": "parts",
+    "attack_rate": "attack success rate",
+    "attack_rate_err": "attack success rate, error",
+    "baseline_rate": "baseline success rate",
+    "baseline_rate_err": "baseline success rate, error",
+    "control_rate": "holdout success rate",
+    "control_rate_err": "holdout success rate, error",
+    "risk_ci": "risk interval",
+    "roc_auc_score": "ROC AUC",
+    "tpr_at_fpr": "true-positive rate at false-positive rate",
+    "tpr": "true-positive rate",
+    "fpr": "false-positive rate",
+    "mean": "mean",
+    "median": "median",
+    "k": "k",
+}
+
+
+def key_label(key: str) -> str:
+    """A breakdown key for people: :data:`KEY_LABELS`, else underscores as spaces.
+
+    Examples
+    --------
+    >>> key_label("mde_level"), key_label("n_dropped_holdout")
+    ('level of the smallest detectable excess', 'n dropped holdout')
+    """
+    return KEY_LABELS.get(key) or key.replace("_", " ")
+
+
+def _labelled(
+    rows: list[tuple[str, str]], columns: frozenset[str]
+) -> list[tuple[str, str, str]]:
+    """Rows ``(label, raw key, text)``: each part of the dotted key in words (column
+    names as they are), the raw ``a.b`` path kept for the cell's title."""
+    out = []
+    for key, text in rows:
+        parts = key.split(" › ")
+        label = " › ".join(p if p in columns else key_label(p) for p in parts)
+        out.append((label, ".".join(parts), text))
+    return out
 
 
 def _flatten(
@@ -277,11 +357,12 @@ def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
     """The verdict's cells. The Holm-adjusted p-value belongs to gating tests only; an
     informational metric's own p-value (not adjusted, not part of the verdict) is shown
     in its section, labelled as such."""
-    excess = interval = None
+    excess = interval = level = None
     if v.effect is not None:
-        excess = format_signed(v.effect)
-        if v.ci is not None:
-            interval = f"[{format_signed(v.ci[0])}, {format_signed(v.ci[1])}]"
+        excess, interval = format_excess(v.effect, v.ci, unit=v.unit)
+        interval = interval or None
+        if interval and v.ci_level is not None:
+            level = format_level(v.ci_level)
     gating_test = v.gating and v.p_adjusted is not None
     return {
         "level": v.level,
@@ -293,6 +374,7 @@ def _verdict_view(v: MetricVerdict) -> dict[str, Any]:
         "statistic": v.statistic or None,
         "excess": excess,
         "interval": interval,
+        "ci_level": level,
         "tolerance": None if v.tolerance is None else f"{v.tolerance:g}",
         "p": format_p_value(v.p_adjusted) if gating_test else None,
         "p_unadjusted": None
@@ -383,8 +465,9 @@ def _result_view(
         "status_reason": result.get("reason") or "",
         "ci": None if not ci else f"[{_fmt(ci[0])}, {_fmt(ci[1])}]",
         "verdict": _verdict_view(verdict),
-        "breakdown": _flatten(
-            breakdown, include_values=include_values, columns=columns
+        "breakdown": _labelled(
+            _flatten(breakdown, include_values=include_values, columns=columns),
+            columns,
         ),
         "params": _flatten(result.get("params") or {}, include_values=True),
         "warnings": list(result.get("warnings") or ()),

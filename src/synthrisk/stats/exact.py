@@ -27,6 +27,7 @@ __all__ = [
     "BOSCHLOO_CELLS",
     "detectable_excess",
     "excess_greater_p",
+    "fewest_people",
     "newcombe_interval",
 ]
 
@@ -62,6 +63,26 @@ def excess_greater_p(a: int, n_a: int, b: int, n_b: int) -> float:
     table = [[a, n_a - a], [b, n_b - b]]
     p = stats.boschloo_exact(table, alternative="greater", n=32).pvalue
     return float(min(max(p, 0.0), 1.0))
+
+
+@functools.lru_cache(maxsize=64)
+def fewest_people(level: float) -> int:
+    """Fewest people on each side for the exact test to reach ``level`` at all.
+
+    The most extreme outcome with ``n`` people on each side is every training person
+    reached and no holdout person (``n`` of ``n`` against 0 of ``n``); below the
+    returned ``n`` even that outcome has a one-sided p-value of at least ``level``, so no
+    test of people can detect a leak.
+
+    Examples
+    --------
+    >>> fewest_people(0.05), fewest_people(0.05 / 9), fewest_people(0.05 / 20)
+    (3, 4, 5)
+    """
+    n = 1
+    while excess_greater_p(n, n, 0, n) >= level:
+        n += 1
+    return n
 
 
 def _wilson(x: int, n: int, z: float) -> tuple[float, float]:
