@@ -465,7 +465,6 @@ def audit(
     failures: list[RunFailure] = []
     retries: list[RunFailure] = []
     no_box = frozenset(a for a in chosen_attacks if a != "classifier")
-    retried = 0
     cached = 0
     generator_seconds = 0.0
     scoring_seconds = 0.0
@@ -526,7 +525,6 @@ def audit(
         for outcome in outcomes:
             generator_seconds += outcome.seconds
             scoring_seconds += outcome.prepare_seconds
-            retried += outcome.attempts > 1
             cached += outcome.cached
             if outcome.synthetic is not None and outcome.attempts > 1:
                 retries.append(
@@ -644,7 +642,7 @@ def audit(
         "selection": int(selection.sum()),
         "evaluation": int((~selection).sum()),
         "failed": len(failures),
-        "retried": int(retried),
+        "retried": len(retries),
         "cached": int(cached),
         "stopped_early": stopped,
         "generator_seconds": generator_seconds,

@@ -57,6 +57,7 @@ __all__ = [
     "describe_generator",
     "kills_its_own_process",
     "preflight",
+    "stderr_tail",
     "with_timeout",
 ]
 
@@ -100,6 +101,22 @@ def _run(
         msg = f"{what} ran past `timeout`={timeout:g} s and was stopped."
         raise GeneratorError(msg) from None
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+
+
+def stderr_tail(text: str | None, *, lines: int = 12, chars: int = 1500) -> str:
+    """The last ``lines`` lines of a program's standard error (at most ``chars``
+    characters), blank lines dropped: what a failed run's message shows of it."""
+    kept = [line.rstrip() for line in (text or "").splitlines() if line.strip()]
+    tail = "\n".join(kept[-lines:])
+    return tail[-chars:]
+
+
+def _exit_message(what: str, returncode: int, stderr: str | None) -> str:
+    """``what exited with status N``, then the end of its standard error."""
+    tail = stderr_tail(stderr)
+    if not tail:
+        return f"{what} exited with status {returncode} and wrote nothing to standard error."
+    return f"{what} exited with status {returncode}; its standard error ends with:\n{tail}"
 
 
 @runtime_checkable
@@ -188,17 +205,21 @@ class CommandGenerator:
                 env=self.env,
                 what=f"generator command {self.template!r}",
             )
+            what = f"generator command {self.template!r}"
             if done.returncode != 0:
-                tail = (done.stderr or done.stdout or "").strip()[-500:]
-                msg = (
-                    f"generator command {self.template!r} exited with status "
-                    f"{done.returncode}" + (f": {tail}" if tail else ".")
+                raise GeneratorError(
+                    _exit_message(what, done.returncode, done.stderr or done.stdout)
                 )
-                raise GeneratorError(msg)
             if not out_path.is_file():
+                tail = stderr_tail(done.stderr)
                 msg = (
-                    f"generator command {self.template!r} exited normally but wrote no "
-                    "table to {out}; it must write its synthetic rows there as CSV."
+                    f"{what} exited normally but wrote no table to {{out}}; it must "
+                    "write its synthetic rows there as CSV"
+                    + (
+                        f". Its standard error ends with:\n{tail}"
+                        if tail
+                        else " (it wrote nothing to standard error)."
+                    )
                 )
                 raise GeneratorError(msg)
             try:
@@ -342,11 +363,9 @@ class PythonGenerator:
             ]
             done = _run(argv, timeout=self.timeout, env=env, what=what)
             if done.returncode != 0:
-                tail = (done.stderr or done.stdout or "").strip()[-800:]
-                msg = f"{what} exited with status {done.returncode}" + (
-                    f": {tail}" if tail else "."
+                raise GeneratorError(
+                    _exit_message(what, done.returncode, done.stderr or done.stdout)
                 )
-                raise GeneratorError(msg)
             try:
                 if self.data_format == "parquet":
                     return pd.read_parquet(out_path)
