@@ -35,6 +35,7 @@ from synthrisk.audit.generators import (
     GeneratorLike,
     as_fit_sample,
     cache_identity,
+    close_generator,
     describe_generator,
     preflight,
     with_timeout,
@@ -521,7 +522,8 @@ def audit(
             included.append(outcome.draw.included)
         return time.perf_counter() - tick
 
-    with cluster:
+    with cluster, contextlib.ExitStack() as workers:
+        workers.callback(close_generator, fit_sample)  # persistent workers stop here
         for outcome in outcomes:
             generator_seconds += outcome.seconds
             scoring_seconds += outcome.prepare_seconds

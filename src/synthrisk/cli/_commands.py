@@ -397,6 +397,7 @@ def audit(args: argparse.Namespace) -> int:
         args.generator_cmd,
         python=args.generator_python,
         params=arguments.generator_params(args.generator_param),
+        worker=not args.generator_fresh_process,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     with audit_progress(options["n_runs"], quiet=quiet) as progress:

@@ -330,7 +330,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PYTHON",
         help=(
             "another Python interpreter (e.g. another virtual environment's bin/python) that "
-            "runs --generator, exchanging CSV files: for packages whose pins clash with this one"
+            "runs --generator, exchanging CSV files: for packages whose pins clash with this one; "
+            "one persistent worker per job slot imports it once (python -m synthrisk.audit.worker)"
+        ),
+    )
+    aud.add_argument(
+        "--generator-fresh-process",
+        action="store_true",
+        help=(
+            "with --generator-python: start a fresh interpreter for every run instead of one "
+            "persistent worker per job slot that imports the generator once (the default)"
         ),
     )
     aud.add_argument(
