@@ -446,32 +446,3 @@ def test_the_audit_runs_a_worker_per_job_slot(counted: Path) -> None:
     assert 1 <= len(imports.read_text().split()) <= 2  # at most one per job slot
     assert not gen._pool.idle  # type: ignore[attr-defined]  # stopped at the end
 
-
-def test_the_worker_entry_point_speaks_json_lines(tmp_path: Path, counted: Path) -> None:
-    import json
-    import subprocess
-
-    TRAIN.to_csv(tmp_path / "train.csv", index=False)
-    request = {
-        "train": str(tmp_path / "train.csv"),
-        "out": str(tmp_path / "out.csv"),
-        "n": 3,
-        "seed": 1,
-        "format": "csv",
-    }
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(counted), *sys.path])}
-    done = subprocess.run(
-        [sys.executable, "-m", "synthrisk.audit.worker", "slowgen:chatty"],
-        input=json.dumps(request) + "\n" + json.dumps({**request, "n": "x"}) + "\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert lines[0] == {"ready": True}
-    assert lines[1] == {"ok": True}
-    assert lines[2]["ok"] is False and "ValueError" in lines[2]["error"]
-    assert "must not break the protocol" in done.stderr
-    assert len(pd.read_csv(tmp_path / "out.csv")) == 3
