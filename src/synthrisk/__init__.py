@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from synthrisk._version import __version__
 from synthrisk._workers import prefer_fork_safe_layer
+
 # ``synthrisk.audit`` is the audit subpackage; its function is ``synthrisk.audit.audit``,
 # re-exported here as ``run_audit`` (never as ``audit``, which would hide the subpackage)
 from synthrisk.audit import AuditResult, AuditVerdict, GeneratorError

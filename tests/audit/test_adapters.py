@@ -445,4 +445,3 @@ def test_the_audit_runs_a_worker_per_job_slot(counted: Path) -> None:
     assert result.runs["completed"] == 8
     assert 1 <= len(imports.read_text().split()) <= 2  # at most one per job slot
     assert not gen._pool.idle  # type: ignore[attr-defined]  # stopped at the end
-

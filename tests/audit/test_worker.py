@@ -50,7 +50,8 @@ def test_the_worker_entry_point_speaks_json_lines(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0] == {"ready": True}
     assert lines[1] == {"ok": True}
-    assert lines[2]["ok"] is False and "ValueError" in lines[2]["error"]
+    assert lines[2]["ok"] is False
+    assert "ValueError" in lines[2]["error"]
     assert "must not break the protocol" in done.stderr
     assert len(pd.read_csv(tmp_path / "out.csv")) == 3
 

@@ -360,7 +360,7 @@ BROKEN_MESSAGE = {
 
 
 def _broken_command(kind: str) -> str:
-    return f"{sys.executable} -c \"{BROKEN[kind]}\" {{train}} {{out}}"
+    return f'{sys.executable} -c "{BROKEN[kind]}" {{train}} {{out}}'
 
 
 @pytest.mark.parametrize("gate", [False, True])

@@ -115,5 +115,5 @@ def test_bounds_of_zero_are_said_in_words_not_charted(result_dict: dict) -> None
 def test_counts_and_rows_stay_on_one_line(result_dict: dict) -> None:
     page = render_audit_html(result_dict)
     counts = next(iter(result_dict["overall"].values()))
-    text = f'{counts["n_members"]} / {counts["n_non_members"]}'
+    text = f"{counts['n_members']} / {counts['n_non_members']}"
     assert f'<td class="mono nowrap">{text}</td>' in page

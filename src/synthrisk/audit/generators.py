@@ -120,7 +120,9 @@ def _exit_message(what: str, returncode: int, stderr: str | None) -> str:
     tail = stderr_tail(stderr)
     if not tail:
         return f"{what} exited with status {returncode} and wrote nothing to standard error."
-    return f"{what} exited with status {returncode}; its standard error ends with:\n{tail}"
+    return (
+        f"{what} exited with status {returncode}; its standard error ends with:\n{tail}"
+    )
 
 
 @runtime_checkable
@@ -381,10 +383,8 @@ class _Worker:
         if self.process.stdin is not None:
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
         self.kill()
 
 
@@ -415,7 +415,9 @@ class _WorkerPool:
             if not self.folders:
                 folder = tempfile.mkdtemp(prefix="synthrisk-worker-")
                 shutil.copyfile(worker.__file__, Path(folder) / "_synthrisk_worker.py")
-                shutil.copyfile(adapters.__file__, Path(folder) / "_synthrisk_adapters.py")
+                shutil.copyfile(
+                    adapters.__file__, Path(folder) / "_synthrisk_adapters.py"
+                )
                 self.folders.append(folder)
             return Path(self.folders[0])
 

@@ -95,7 +95,9 @@ def serve(target: str) -> int:
             else:
                 out.to_csv(request["out"], index=False)
             reply: dict[str, Any] = {"ok": True}
-        except Exception as exc:  # the generator's failure is the run's, not the worker's
+        except (
+            Exception
+        ) as exc:  # the generator's failure is the run's, not the worker's
             reply = {"ok": False, "error": _error_text(exc)}
         sys.stderr.flush()
         protocol.write(json.dumps(reply) + "\n")

@@ -17,8 +17,8 @@ from synthrisk.report import judge
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from synthrisk.metrics import Metric
     from synthrisk.audit import AuditResult
+    from synthrisk.metrics import Metric
     from synthrisk.pipeline import DemoOutcome, FileAudit
     from synthrisk.report import Verdict
     from synthrisk.results import EvaluationReport, Finding, SelfTest
