@@ -55,3 +55,28 @@ def test_report_module_does_not_import_metrics() -> None:
 
     source = Path(results.__file__).read_text(encoding="utf-8")
     assert "synthrisk.metrics" not in source
+
+
+def test_the_audit_subpackage_is_not_shadowed_by_its_function() -> None:
+    # ``import synthrisk.audit.attacks as m`` walks attributes: ``synthrisk.audit`` must be
+    # the subpackage even after ``import synthrisk``
+    import subprocess
+    import sys
+
+    code = (
+        "import synthrisk\n"
+        "import synthrisk.audit.attacks as m\n"
+        "import synthrisk.audit\n"
+        "assert m.__name__ == 'synthrisk.audit.attacks'\n"
+        "assert synthrisk.audit.audit is synthrisk.run_audit\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    import synthrisk.audit.attacks as attacks
+
+    assert attacks.ATTACKS == synthrisk.audit.ATTACKS
+    assert callable(synthrisk.run_audit)

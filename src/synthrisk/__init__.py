@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from synthrisk._version import __version__
 from synthrisk._workers import prefer_fork_safe_layer
-from synthrisk.audit import AuditResult, AuditVerdict, GeneratorError, audit
+
+# ``synthrisk.audit`` is the audit subpackage; its function is ``synthrisk.audit.audit``,
+# re-exported here as ``run_audit`` (never as ``audit``, which would hide the subpackage)
+from synthrisk.audit import AuditResult, AuditVerdict, GeneratorError
+from synthrisk.audit import audit as run_audit
 from synthrisk.evaluate import evaluate
 from synthrisk.exceptions import (
     ConfigError,
@@ -121,7 +125,6 @@ __all__ = [
     "Thresholds",
     "UnreliableEstimateWarning",
     "__version__",
-    "audit",
     "evaluate",
     "evaluate_files",
     "evaluate_tables",
@@ -129,6 +132,7 @@ __all__ = [
     "infer_schema",
     "read_tables",
     "render_html",
+    "run_audit",
     "run_file",
     "split_people",
 ]

@@ -1130,6 +1130,7 @@ def generator_from_spec(
     *,
     python: str | None = None,
     params: Mapping[str, Any] | None = None,
+    worker: bool = True,
 ) -> Any:
     """The generator of ``--generator`` / ``audit.generator`` or a command template.
 
@@ -1137,8 +1138,9 @@ def generator_from_spec(
     :data:`synthrisk.audit.NAMED_GENERATORS`) or ``module:function``, a Python callable
     ``fit_sample(train, n, seed)`` imported from the Python path; ``command`` a template
     run in its own process (:class:`synthrisk.audit.CommandGenerator`). With ``python``,
-    another interpreter runs ``spec`` (:class:`synthrisk.audit.PythonGenerator`).
-    ``params`` are the generator's keyword arguments.
+    another interpreter runs ``spec`` (:class:`synthrisk.audit.PythonGenerator`), as a
+    persistent worker per job slot unless ``worker`` is False (a fresh interpreter per
+    run). ``params`` are the generator's keyword arguments.
 
     Raises
     ------
@@ -1163,7 +1165,7 @@ def generator_from_spec(
         msg = "give a generator: sdv:NAME, module:function, or a command template."
         raise ParameterError(msg)
     if python is not None:
-        return PythonGenerator(python, spec, params=params)
+        return PythonGenerator(python, spec, params=params, worker=worker)
     if spec in NAMED_GENERATORS:
         return NamedGenerator(spec, params)
     if spec.lower().startswith("sdv:"):

@@ -7,6 +7,7 @@ put in ``sys.modules`` (in this process) or on the other interpreter's path.
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 import time
@@ -26,7 +27,7 @@ from synthrisk.audit import (
     as_fit_sample,
     audit,
 )
-from synthrisk.audit.generators import describe_generator
+from synthrisk.audit.generators import cache_identity, describe_generator
 from synthrisk.exceptions import GeneratorError, MissingDependencyError, ParameterError
 
 TRAIN = population(30, 1)
@@ -354,3 +355,93 @@ def test_the_other_interpreter_hashes_text_the_same_in_every_run(tmp_path) -> No
     gen = PythonGenerator(sys.executable, "setorder:fit_sample", path=(str(tmp_path),))
     first, second = gen(TRAIN, 20, 0), gen(TRAIN, 20, 0)
     assert first.equals(second)
+
+
+SLOW_IMPORT = """
+import os
+import pandas as pd
+
+# counts the imports: one line per interpreter that imported this module
+with open(os.environ["TINYGEN_IMPORTS"], "a") as handle:
+    handle.write(f"{os.getpid()}\\n")
+
+
+def fit_sample(train, n, seed):
+    return train.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+
+
+def chatty(train, n, seed):
+    print("a line on standard output must not break the protocol")
+    return fit_sample(train, n, seed)
+
+
+def flaky(train, n, seed):
+    if seed % 2:
+        import sys
+        print("crashing on an odd seed", file=sys.stderr, flush=True)
+        os._exit(9)
+    return fit_sample(train, n, seed)
+"""
+
+
+@pytest.fixture
+def counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "slowgen.py").write_text(SLOW_IMPORT, encoding="utf-8")
+    imports = tmp_path / "imports.txt"
+    monkeypatch.setenv("TINYGEN_IMPORTS", str(imports))
+    return tmp_path
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the worker needs POSIX pipes")
+def test_python_generator_worker_imports_once_and_matches_fresh_processes(
+    counted: Path,
+) -> None:
+    imports = counted / "imports.txt"
+    worker = PythonGenerator(sys.executable, "slowgen:chatty", path=(str(counted),))
+    fresh = PythonGenerator(
+        sys.executable, "slowgen:chatty", path=(str(counted),), worker=False
+    )
+    try:
+        outs = [worker(TRAIN, 6, seed) for seed in range(4)]
+        assert len(imports.read_text().split()) == 1  # one import for four runs
+        for seed, out in enumerate(outs[:2]):
+            pd.testing.assert_frame_equal(out, fresh(TRAIN, 6, seed))
+        assert len(imports.read_text().split()) == 3  # a fresh interpreter per run
+    finally:
+        worker.close()
+    # the mode is how it runs, not what it makes: same cache key
+    assert cache_identity(worker) == cache_identity(fresh)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the worker needs POSIX pipes")
+def test_python_generator_worker_restarts_after_a_crash(counted: Path) -> None:
+    imports = counted / "imports.txt"
+    gen = PythonGenerator(sys.executable, "slowgen:flaky", path=(str(counted),))
+    try:
+        assert len(gen(TRAIN, 4, 0)) == 4
+        with pytest.raises(GeneratorError, match="exited with status 9") as info:
+            gen(TRAIN, 4, 1)
+        assert "crashing on an odd seed" in str(info.value)  # its standard error
+        assert len(gen(TRAIN, 4, 2)) == 4  # a fresh worker
+        assert len(imports.read_text().split()) == 2
+    finally:
+        gen.close()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the worker needs POSIX pipes")
+def test_the_audit_runs_a_worker_per_job_slot(counted: Path) -> None:
+    imports = counted / "imports.txt"
+    gen = PythonGenerator(sys.executable, "slowgen:fit_sample", path=(str(counted),))
+    result = audit(
+        gen,
+        population(40, 3),
+        population(120, 4),
+        n_targets=2,
+        n_runs=8,
+        train_size=20,
+        attacks=["dcr"],
+        n_jobs=2,
+    )
+    assert result.runs["completed"] == 8
+    assert 1 <= len(imports.read_text().split()) <= 2  # at most one per job slot
+    assert not gen._pool.idle  # type: ignore[attr-defined]  # stopped at the end

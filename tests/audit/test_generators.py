@@ -66,7 +66,8 @@ def test_command_generator_round_trips_csv_and_is_seeded(script: str, train) -> 
 def test_command_generator_non_zero_exit_names_the_command(script: str, train) -> None:
     gen = CommandGenerator(script + " --fail")
     with pytest.raises(
-        GeneratorError, match=r"exited with status 1: model diverged"
+        GeneratorError,
+        match=r"exited with status 1; its standard error ends with:\nmodel diverged",
     ) as info:
         gen(train, 3, 0)
     assert "--fail" in str(info.value)

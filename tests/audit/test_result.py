@@ -132,7 +132,9 @@ def test_verdict_reads_review_when_many_runs_failed() -> None:
         **{**result.__dict__, "runs": {"completed": 80, "evaluation": 40, "failed": 20}}
     )
     assert many.verdict(1.0).level == "review"
-    assert "20 shadow run(s) failed" in many.verdict(1.0).reason
+    assert "80 of 100 shadow runs completed; 20 failed: runs 7 and 19 more" in (
+        many.verdict(1.0).reason
+    )
     assert many.verdict(0.5).level == "fail"
 
 

@@ -336,3 +336,112 @@ def test_a_bad_audit_block_is_a_usage_error(
     )
     assert main(["run", str(config), "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+#: generators that never give a usable table: a crash with a message, a program that
+#: exits 0 and writes nothing, and one that writes a table of other columns
+BROKEN = {
+    "crash": (
+        "import sys; print('loading the model'); "
+        "print('Traceback (most recent call last):', file=sys.stderr); "
+        "print('ValueError: the model diverged at epoch 3', file=sys.stderr); sys.exit(3)"
+    ),
+    "silent": "import sys",
+    "wrong_columns": (
+        "import sys, pandas as pd; "
+        "pd.DataFrame(dict(a=[1, 2, 3], b=[4, 5, 6])).to_csv(sys.argv[2], index=False)"
+    ),
+}
+BROKEN_MESSAGE = {
+    "crash": "ValueError: the model diverged at epoch 3",
+    "silent": "exited normally but wrote no table",
+    "wrong_columns": "the generator's output lacks the columns ['x', 'c']",
+}
+
+
+def _broken_command(kind: str) -> str:
+    return f'{sys.executable} -c "{BROKEN[kind]}" {{train}} {{out}}'
+
+
+@pytest.mark.parametrize("gate", [False, True])
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_a_generator_that_never_works_is_reported_not_gated(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    gate: bool,
+) -> None:
+    extra = ["--max-epsilon", "1"] if gate else []
+    code = main(
+        [
+            "audit", "--real", str(files["real"]), "--holdout", str(files["holdout"]),
+            "--generator-cmd", _broken_command(kind), "--targets", "2", "--runs", "4",
+            "--train-size", "20", "--attacks", "dcr", "--json", str(tmp_path / "a.json"),
+            *extra,
+        ]
+    )  # fmt: skip
+    assert code == 4  # the audit tested nothing: neither a pass nor a gate failure
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    # the generator's own error (for a crash, the end of its standard error) is shown
+    assert BROKEN_MESSAGE[kind] in text
+    assert "0 of 4 shadow runs completed; 4 failed: runs 0, 1, 2 and 3" in text
+    assert "synthrisk: error: the audit tested nothing" in captured.err
+    assert ("cannot be judged" in captured.err) is gate
+    assert "is above the largest acceptable" not in text
+    assert "0 shadow runs" not in text
+    assert ".." not in text.replace("...", "")
+    data = json.loads((tmp_path / "a.json").read_text())
+    assert data["runs"]["completed"] == 0
+    assert data["runs"]["failed"] == 4
+    # retried counts the runs whose retry succeeded: the retries list
+    assert data["runs"]["retried"] == len(data["retries"]) == 0
+    assert [f["run"] for f in data["failures"]] == [0, 1, 2, 3]
+    assert all(BROKEN_MESSAGE[kind] in f["error"] for f in data["failures"])
+    if gate:
+        assert data["verdict"]["passed"] is False
+        assert "no evaluation run completed" in data["verdict"]["reason"]
+        assert "4 failed: runs 0, 1, 2 and 3" in data["verdict"]["reason"]
+
+
+def test_failed_runs_are_named_in_the_review_and_on_the_console(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # runs that train on no target fail twice (a quarter of them), and some first
+    # attempts fail (seeds divisible by 5), then succeed with the retry seed
+    script = tmp_path / "flaky.py"
+    script.write_text(
+        "import sys, pandas as pd\n"
+        "train, out, n, seed = sys.argv[1:5]\n"
+        "t = pd.read_csv(train)\n"
+        "if len(t) == 30 or int(seed) % 5 == 0:\n"
+        "    print('flaky: seed ' + seed, file=sys.stderr)\n"
+        "    sys.exit(1)\n"
+        "t.sample(int(n), replace=True, random_state=int(seed)).to_csv(out, index=False)\n"
+    )
+    command = f"{sys.executable} {script} {{train}} {{out}} {{n}} {{seed}}"
+    code = main(
+        [
+            "audit", "--real", str(files["real"]), "--holdout", str(files["holdout"]),
+            "--generator-cmd", command, "--targets", "2", "--runs", "12",
+            "--train-size", "30", "--attacks", "dcr", "--json", str(tmp_path / "a.json"),
+            "--max-epsilon", "100", "--fail-on", "review", "--quiet",
+        ]
+    )  # fmt: skip
+    data = json.loads((tmp_path / "a.json").read_text())
+    captured = capsys.readouterr()
+    assert data["runs"]["retried"] == len(data["retries"])
+    failed = [f["run"] for f in data["failures"]]
+    assert failed, "the fixture should make some runs fail twice"
+    assert data["runs"]["failed"] == len(failed)
+    assert code == 1
+    reason = data["verdict"]["reason"]
+    assert data["verdict"]["level"] == "review"
+    # both reasons: the reach and the failed runs, named
+    assert "could not have refuted it" in reason
+    assert len(failed) >= 2
+    listed = ", ".join(str(r) for r in failed[:-1]) + f" and {failed[-1]}"
+    assert f"{len(failed)} failed: runs {listed}" in reason
+    assert "flaky: seed" in captured.out  # the generator's own standard error
+    assert ".." not in (captured.out + captured.err).replace("...", "")

@@ -26,6 +26,9 @@ def result_dict() -> dict:
     )
     data = result.to_dict()
     data["generator"] = "<script>alert(1)</script>"
+    # rendering never computes: one target's bound as a longer audit would give it,
+    # so that the page draws its chart of the targets' bounds
+    data["targets"][0]["epsilon_lower"] = 0.7
     return data
 
 
@@ -34,7 +37,8 @@ def test_the_page_states_the_bound_and_each_target_by_row(result_dict: dict) -> 
     assert 'id="verdict"' in page
     assert "does not gate" in page  # no max_epsilon given
     for target in result_dict["targets"]:
-        assert f'<td class="mono">{target["row"]}</td>' in page
+        # row numbers never wrap ("230 / 4" once broke over two lines)
+        assert f'<td class="mono nowrap">{target["row"]}</td>' in page
     assert "<img alt=" in page
     assert "data:image/svg+xml;base64," in page
 
@@ -87,3 +91,29 @@ def test_a_verdict_makes_the_page_gate(result_dict: dict) -> None:
 def test_an_evaluation_report_is_not_an_audit() -> None:
     with pytest.raises(ParameterError, match="generator audit's JSON form"):
         render_audit_html({"results": []})
+
+
+def test_bounds_of_zero_are_said_in_words_not_charted(result_dict: dict) -> None:
+    pytest.importorskip("matplotlib")
+    data = {
+        **result_dict,
+        "targets": [{**t, "epsilon_lower": 0.0} for t in result_dict["targets"]],
+    }
+    page = render_audit_html(data)
+    assert "No target&#39;s ε lower bound is above 0" in page or (
+        "No target's ε lower bound is above 0" in page
+    )
+    assert "any of the 3 targets" in page
+    assert "bar chart:" not in page
+    # with a positive bound the chart is back and the words are gone
+    page = render_audit_html(result_dict)
+    assert any(t["epsilon_lower"] > 0 for t in result_dict["targets"])
+    assert "bar chart:" in page
+    assert "lower bound is above 0" not in page
+
+
+def test_counts_and_rows_stay_on_one_line(result_dict: dict) -> None:
+    page = render_audit_html(result_dict)
+    counts = next(iter(result_dict["overall"].values()))
+    text = f"{counts['n_members']} / {counts['n_non_members']}"
+    assert f'<td class="mono nowrap">{text}</td>' in page

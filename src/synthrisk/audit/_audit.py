@@ -35,6 +35,7 @@ from synthrisk.audit.generators import (
     GeneratorLike,
     as_fit_sample,
     cache_identity,
+    close_generator,
     describe_generator,
     preflight,
     with_timeout,
@@ -465,7 +466,6 @@ def audit(
     failures: list[RunFailure] = []
     retries: list[RunFailure] = []
     no_box = frozenset(a for a in chosen_attacks if a != "classifier")
-    retried = 0
     cached = 0
     generator_seconds = 0.0
     scoring_seconds = 0.0
@@ -522,11 +522,11 @@ def audit(
             included.append(outcome.draw.included)
         return time.perf_counter() - tick
 
-    with cluster:
+    with cluster, contextlib.ExitStack() as workers:
+        workers.callback(close_generator, fit_sample)  # persistent workers stop here
         for outcome in outcomes:
             generator_seconds += outcome.seconds
             scoring_seconds += outcome.prepare_seconds
-            retried += outcome.attempts > 1
             cached += outcome.cached
             if outcome.synthetic is not None and outcome.attempts > 1:
                 retries.append(
@@ -650,7 +650,7 @@ def audit(
         "selection": int(selection.sum()),
         "evaluation": int((~selection).sum()),
         "failed": len(failures),
-        "retried": int(retried),
+        "retried": len(retries),
         "cached": int(cached),
         "stopped_early": stopped,
         "generator_seconds": generator_seconds,

@@ -352,7 +352,8 @@ def play(
     """Play the game's shadow runs and yield each outcome in run order.
 
     Runs go to ``n_jobs`` worker processes when the generator can be pickled (worker
-    threads otherwise, which suit command generators); with ``n_jobs=1`` they run in
+    threads otherwise, and for command and other-interpreter generators, whose work runs
+    in their own subprocesses: a persistent worker per thread); with ``n_jobs=1`` they run in
     this process. With ``run_timeout``, an in-process callable runs each attempt in a
     child process killed after that many seconds (the workers are then threads);
     command adapters are given the timeout by the caller. No run starts once
@@ -423,7 +424,11 @@ def play(
     scope: contextlib.AbstractContextManager[object]
     if executor is not None:
         scope = contextlib.nullcontext()  # the caller's: it stays open
-    elif timeout is None and _picklable(generator):
+    elif (
+        timeout is None
+        and not kills_its_own_process(generator)  # its work is in its own subprocess
+        and _picklable(generator)
+    ):
         executor = concurrent.futures.ProcessPoolExecutor(max_workers=n_jobs)
         scope = executor
     else:

@@ -32,6 +32,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+import time
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
@@ -39,7 +42,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import pandas as pd
 
 from synthrisk._optional import import_optional
-from synthrisk.audit import adapters
+from synthrisk.audit import adapters, worker
 from synthrisk.exceptions import GeneratorError, ParameterError
 
 __all__ = [
@@ -54,9 +57,11 @@ __all__ = [
     "SDVGenerator",
     "as_fit_sample",
     "cache_identity",
+    "close_generator",
     "describe_generator",
     "kills_its_own_process",
     "preflight",
+    "stderr_tail",
     "with_timeout",
 ]
 
@@ -100,6 +105,24 @@ def _run(
         msg = f"{what} ran past `timeout`={timeout:g} s and was stopped."
         raise GeneratorError(msg) from None
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+
+
+def stderr_tail(text: str | None, *, lines: int = 12, chars: int = 1500) -> str:
+    """The last ``lines`` lines of a program's standard error (at most ``chars``
+    characters), blank lines dropped: what a failed run's message shows of it."""
+    kept = [line.rstrip() for line in (text or "").splitlines() if line.strip()]
+    tail = "\n".join(kept[-lines:])
+    return tail[-chars:]
+
+
+def _exit_message(what: str, returncode: int, stderr: str | None) -> str:
+    """``what exited with status N``, then the end of its standard error."""
+    tail = stderr_tail(stderr)
+    if not tail:
+        return f"{what} exited with status {returncode} and wrote nothing to standard error."
+    return (
+        f"{what} exited with status {returncode}; its standard error ends with:\n{tail}"
+    )
 
 
 @runtime_checkable
@@ -188,17 +211,21 @@ class CommandGenerator:
                 env=self.env,
                 what=f"generator command {self.template!r}",
             )
+            what = f"generator command {self.template!r}"
             if done.returncode != 0:
-                tail = (done.stderr or done.stdout or "").strip()[-500:]
-                msg = (
-                    f"generator command {self.template!r} exited with status "
-                    f"{done.returncode}" + (f": {tail}" if tail else ".")
+                raise GeneratorError(
+                    _exit_message(what, done.returncode, done.stderr or done.stdout)
                 )
-                raise GeneratorError(msg)
             if not out_path.is_file():
+                tail = stderr_tail(done.stderr)
                 msg = (
-                    f"generator command {self.template!r} exited normally but wrote no "
-                    "table to {out}; it must write its synthetic rows there as CSV."
+                    f"{what} exited normally but wrote no table to {{out}}; it must "
+                    "write its synthetic rows there as CSV"
+                    + (
+                        f". Its standard error ends with:\n{tail}"
+                        if tail
+                        else " (it wrote nothing to standard error)."
+                    )
                 )
                 raise GeneratorError(msg)
             try:
@@ -231,6 +258,187 @@ else:
 _FORMATS = ("csv", "parquet")
 
 
+class _Worker:
+    """One persistent worker process (:mod:`synthrisk.audit.worker`) and its stderr log."""
+
+    def __init__(
+        self, argv: list[str], env: Mapping[str, str], log: Path, *, what: str
+    ) -> None:
+        self.what = what
+        self.log_path = log
+        self.log = log.open("ab")
+        full_env = {**os.environ, **env}
+        try:
+            self.process = subprocess.Popen(  # the user's interpreter, no shell
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.log,
+                env=full_env,
+                start_new_session=True,  # its own process group: killed as a whole
+            )
+        except FileNotFoundError as exc:
+            self.log.close()
+            msg = f"{what}: program {argv[0]!r} not found ({exc})."
+            raise GeneratorError(msg) from exc
+        self._buffer = b""
+
+    def _stderr_since(self, offset: int) -> str:
+        if not self.log.closed:
+            self.log.flush()
+        try:
+            with self.log_path.open("rb") as handle:
+                handle.seek(offset)
+                return handle.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def _read_line(self, deadline: float | None, offset: int) -> dict[str, Any]:
+        import select
+
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                self.kill()
+                raise TimeoutError
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:  # the worker died
+                code = self.process.wait()
+                msg = _exit_message(self.what, code, self._stderr_since(offset))
+                self.kill()
+                raise GeneratorError(msg)
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            self.kill()
+            msg = f"{self.what} wrote something other than the worker protocol: {line[:200]!r}."
+            raise GeneratorError(msg)
+        return answer
+
+    def start(self, timeout: float | None) -> None:
+        """Wait for the worker's ``ready`` (its imports done)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            self._read_line(deadline, 0)
+        except TimeoutError:
+            msg = (
+                f"{self.what} ran past `timeout`={timeout:g} s before it was ready (its "
+                "imports) and was stopped."
+            )
+            raise GeneratorError(msg) from None
+
+    def call(self, request: Mapping[str, Any], timeout: float | None) -> None:
+        """One run; raises GeneratorError with the generator's error and stderr."""
+        assert self.process.stdin is not None
+        self.log.flush()
+        offset = self.log_path.stat().st_size
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            self.process.stdin.write((json.dumps(dict(request)) + "\n").encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            code = self.process.wait()
+            msg = _exit_message(self.what, code, self._stderr_since(offset))
+            self.kill()
+            raise GeneratorError(msg) from None
+        try:
+            answer = self._read_line(deadline, offset)
+        except TimeoutError:
+            msg = f"{self.what} ran past `timeout`={timeout:g} s and was stopped."
+            raise GeneratorError(msg) from None
+        if not answer.get("ok"):
+            error = str(answer.get("error") or "the generator failed")
+            tail = stderr_tail(self._stderr_since(offset))
+            msg = f"{self.what} failed: {error}" + (
+                f"\nIts standard error ends with:\n{tail}" if tail else ""
+            )
+            raise GeneratorError(msg)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill the worker and every process it started."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self.log.close()
+
+    def stop(self) -> None:
+        """Close its standard input (it exits), then make sure it is gone."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+        self.kill()
+
+
+def _stop_workers(idle: list[_Worker], folders: list[str]) -> None:
+    """Stop idle workers and remove their folder (``close``, or the pool's finalizer)."""
+    while idle:
+        idle.pop().stop()
+    while folders:
+        shutil.rmtree(folders.pop(), ignore_errors=True)
+
+
+class _WorkerPool:
+    """Idle workers of one generator: a call takes one (or starts one), and gives it
+    back when it answered; a worker that crashed or ran past the timeout is dropped, so
+    the next call starts a fresh one. As many workers live as calls run at once (one per
+    job slot). They are stopped by :meth:`close`, or when the pool is collected or the
+    interpreter exits."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[_Worker] = []
+        self.folders: list[str] = []
+        self.started = 0
+        weakref.finalize(self, _stop_workers, self.idle, self.folders)
+
+    def folder_for(self) -> Path:
+        with self.lock:
+            if not self.folders:
+                folder = tempfile.mkdtemp(prefix="synthrisk-worker-")
+                shutil.copyfile(worker.__file__, Path(folder) / "_synthrisk_worker.py")
+                shutil.copyfile(
+                    adapters.__file__, Path(folder) / "_synthrisk_adapters.py"
+                )
+                self.folders.append(folder)
+            return Path(self.folders[0])
+
+    def take(self) -> _Worker | None:
+        with self.lock:
+            while self.idle:
+                candidate = self.idle.pop()
+                if candidate.alive():
+                    return candidate
+                candidate.kill()
+            return None
+
+    def give_back(self, item: _Worker) -> None:
+        with self.lock:
+            self.idle.append(item)
+
+    def close(self) -> None:
+        with self.lock:
+            _stop_workers(self.idle, self.folders)
+
+
 @dataclasses.dataclass(frozen=True)
 class PythonGenerator:
     """``fit_sample`` run by another Python interpreter, such as another virtual environment's.
@@ -242,7 +450,16 @@ class PythonGenerator:
     ``function(train, n, seed, **params)``; a named generator (``"synthpop:cart"``,
     ``"dpmm:mst"``, ... see :data:`NAMED_GENERATORS`) is run by a copy of
     :mod:`synthrisk.audit.adapters`, which needs only pandas and that package there.
-    Use it for generator packages whose pins this environment cannot meet. The
+    Use it for generator packages whose pins this environment cannot meet.
+
+    By default (``worker=True``, on POSIX systems) the interpreter is started once per
+    job slot as a persistent worker (:mod:`synthrisk.audit.worker`): it imports
+    ``function`` once and is fed run after run over its standard input, so heavy imports
+    (SDV's, torch's: seconds each) are paid once per worker instead of once per run. A
+    worker that crashes or runs past ``timeout`` is killed with what it started and the
+    next run starts a fresh one; :meth:`close` (called by the audit at its end) stops
+    them. ``worker=False`` starts a fresh interpreter for every run instead (for a
+    generator that keeps state between calls, or leaks memory). The
     interpreter runs with ``PYTHONHASHSEED=0`` (unless it is set here): a fresh
     interpreter otherwise orders sets of text differently in every run, and generators
     that iterate over them (dpmm's) give different tables for the same seed.
@@ -262,6 +479,9 @@ class PythonGenerator:
         Seconds one call may take; the interpreter and what it started are then killed.
     data_format : {"csv", "parquet"}, default="csv"
         How the tables travel.
+    worker : bool, default=True
+        Keep one interpreter per job slot alive between runs (POSIX only; elsewhere a
+        fresh interpreter runs each call).
 
     Raises
     ------
@@ -276,8 +496,10 @@ class PythonGenerator:
     path: tuple[str, ...] = ()
     timeout: float | None = None
     data_format: str = "csv"
+    worker: bool = True
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_pool", _WorkerPool())
         if not isinstance(self.python, str) or not (
             Path(self.python).is_file() or shutil.which(self.python)
         ):
@@ -302,8 +524,89 @@ class PythonGenerator:
             msg = f"`params` must be JSON-safe (numbers, strings, lists, mappings): {exc}."
             raise ParameterError(msg) from exc
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # its fields only: the worker pool (processes, a lock) stays in this process
+        return (
+            type(self),
+            tuple(getattr(self, f.name) for f in dataclasses.fields(self)),
+        )
+
+    def close(self) -> None:
+        """Stop the persistent workers (a later call starts new ones)."""
+        self._pool.close()  # type: ignore[attr-defined]
+
+    def _env(self, search: list[str]) -> dict[str, str]:
+        old = os.environ.get("PYTHONPATH")
+        return {
+            "PYTHONPATH": os.pathsep.join([*search, *([old] if old else [])]),
+            # string hashing (set and dict orders of text) the same in every run, so
+            # that a generator seeded by the run's seed gives the same table
+            "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0"),
+        }
+
+    def _call_worker(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        what = f"generator {self.function!r} in {self.python!r} (worker)"
+        pool: _WorkerPool = self._pool  # type: ignore[attr-defined]
+        suffix = ".parquet" if self.data_format == "parquet" else ".csv"
+        current = pool.take()
+        if current is None:
+            folder = pool.folder_for()
+            target = self.function
+            if target in NAMED_GENERATORS:
+                target = f"named:{target}"
+            with pool.lock:
+                pool.started += 1
+                log = folder / f"worker-{pool.started}.log"
+            # the working directory stays importable, as with ``python -c``
+            env = self._env([*self.path, os.getcwd()])
+            current = _Worker(
+                [self.python, str(folder / "_synthrisk_worker.py"), target],
+                env,
+                log,
+                what=what,
+            )
+            try:
+                current.start(self.timeout)
+            except GeneratorError:
+                current.kill()
+                raise
+        with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as run_folder:
+            train_path = Path(run_folder) / f"train{suffix}"
+            out_path = Path(run_folder) / f"synthetic{suffix}"
+            if self.data_format == "parquet":
+                train.to_parquet(train_path, index=False)
+            else:
+                train.to_csv(train_path, index=False)
+            request = {
+                "train": str(train_path),
+                "out": str(out_path),
+                "n": int(n),
+                "seed": int(seed),
+                "format": self.data_format,
+                "params": dict(self.params),
+            }
+            try:
+                current.call(request, self.timeout)
+            except GeneratorError:
+                if current.alive():
+                    pool.give_back(current)  # the generator failed, the worker did not
+                raise
+            except BaseException:
+                current.kill()
+                raise
+            pool.give_back(current)
+            try:
+                if self.data_format == "parquet":
+                    return pd.read_parquet(out_path)
+                return pd.read_csv(out_path)
+            except (ValueError, OSError, ImportError) as exc:
+                msg = f"{what} wrote no table that can be read back: {exc}."
+                raise GeneratorError(msg) from exc
+
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         """Run the function once in the other interpreter and return its table."""
+        if self.worker and os.name == "posix":
+            return self._call_worker(train, n, seed)
         what = f"generator {self.function!r} in {self.python!r}"
         suffix = ".parquet" if self.data_format == "parquet" else ".csv"
         with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as folder:
@@ -342,11 +645,9 @@ class PythonGenerator:
             ]
             done = _run(argv, timeout=self.timeout, env=env, what=what)
             if done.returncode != 0:
-                tail = (done.stderr or done.stdout or "").strip()[-800:]
-                msg = f"{what} exited with status {done.returncode}" + (
-                    f": {tail}" if tail else "."
+                raise GeneratorError(
+                    _exit_message(what, done.returncode, done.stderr or done.stdout)
                 )
-                raise GeneratorError(msg)
             try:
                 if self.data_format == "parquet":
                     return pd.read_parquet(out_path)
@@ -414,6 +715,14 @@ def preflight(generator: object) -> None:
         import_optional(module, package=package)
     elif isinstance(generator, SDVGenerator):
         import_optional("sdv.single_table", extra="audit")
+
+
+def close_generator(generator: object) -> None:
+    """Stop what a generator keeps running between calls (a :class:`PythonGenerator`'s
+    persistent workers); nothing for the others."""
+    close = getattr(generator, "close", None)
+    if isinstance(generator, PythonGenerator) and callable(close):
+        close()
 
 
 def kills_its_own_process(generator: object) -> bool:
@@ -522,7 +831,7 @@ def cache_identity(generator: FitSample) -> str:
         fields = {
             f.name: getattr(generator, f.name)
             for f in dataclasses.fields(generator)
-            if f.name != "timeout"
+            if f.name not in ("timeout", "worker")  # how it runs, not what it makes
         }
         return text + " " + json.dumps(fields, sort_keys=True, default=repr)
     try:  # an instance's settings (a function pickles by its name only)

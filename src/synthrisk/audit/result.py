@@ -43,7 +43,8 @@ bounds).
 
 ``roc`` is the attack's ROC curve on the evaluation runs (at most 101 points; for the
 pooled ``overall`` entry, of the scores pooled as for the bound). ``failures`` are runs
-left out (failed twice); ``retries`` the first failures of runs whose retry succeeded.
+left out (failed twice); ``retries`` the first failures of runs whose retry succeeded
+(``runs.retried`` is its length; a run that failed twice counts in ``runs.failed`` only).
 """
 
 from __future__ import annotations
@@ -370,8 +371,8 @@ class AuditResult:
         level = self.settings.get("confidence_level")
         if not self.runs.get("evaluation"):
             reason = (
-                f"no evaluation run completed ({self.n_runs} shadow run(s) in all): "
-                "the audit tested nothing, so it cannot pass."
+                f"no evaluation run completed ({self.runs_summary()}): the audit tested "
+                "nothing, so it cannot pass."
             )
             return AuditVerdict(
                 passed=False,
@@ -397,9 +398,12 @@ class AuditResult:
                     f"every guess would reach only ε ≥ {reachable:.3g}. Run more shadow runs "
                     "(or audit more targets) for a test of this ε."
                 )
-            elif failed * 10 >= self.n_runs + failed:
+            if failed and failed * 10 >= self.n_runs + failed:
                 verdict_level = "review"
-                reason += f" {failed} shadow run(s) failed: read the failures before relying on it."
+                reason += (
+                    f" {self.runs_summary()}: read `failures` (the generator's errors) "
+                    "before relying on it."
+                )
         else:
             reason = (
                 f"the {self.best_attack} attack shows the generator is not "
@@ -414,6 +418,29 @@ class AuditResult:
             level=verdict_level if passed else "fail",
             reachable=reachable,
         )
+
+    def runs_summary(self) -> str:
+        """``"38 of 40 shadow runs completed; 2 failed: runs 3 and 17"``: the runs
+        done and, when some failed, which (the first ten, by run number)."""
+        done = self.n_runs
+        recorded = self.runs.get("failed")
+        n_failed = recorded if isinstance(recorded, int) else len(self.failures)
+        total = done + n_failed
+        text = f"{done} of {total} shadow run{'s' if total != 1 else ''} completed"
+        if not n_failed:
+            return text
+        text += f"; {n_failed} failed"
+        named = [str(f.run) for f in self.failures[:10]]
+        if named:
+            more = n_failed - len(named)
+            if more > 0:
+                listed = ", ".join(named) + f" and {more} more"
+            elif len(named) == 1:
+                listed = named[0]
+            else:
+                listed = ", ".join(named[:-1]) + f" and {named[-1]}"
+            text += f": run{'s' if n_failed > 1 else ''} {listed}"
+        return text
 
     def reachable_epsilon(self) -> float | None:
         """The largest ε the evaluation runs could refute (an attack right on every guess).

@@ -17,13 +17,24 @@ if TYPE_CHECKING:
     from synthrisk.pipeline import FileAudit, FileEvaluation
     from synthrisk.relational import MultiTableReport
 
-__all__ = ["COMMANDS", "EXIT_GATE", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "metrics"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_GATE",
+    "EXIT_INTERNAL",
+    "EXIT_NO_RUNS",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "metrics",
+]
 
 #: exit codes (see :mod:`synthrisk.cli.main`)
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+#: a generator audit that tested nothing: no evaluation run completed (every shadow
+#: run failed, or the budget ran out first), so its gate cannot be judged
+EXIT_NO_RUNS = 4
 
 
 def metrics(args: argparse.Namespace) -> int:
@@ -386,6 +397,7 @@ def audit(args: argparse.Namespace) -> int:
         args.generator_cmd,
         python=args.generator_python,
         params=arguments.generator_params(args.generator_param),
+        worker=not args.generator_fresh_process,
     )
     quiet = args.quiet or "-" in (args.json, args.html)
     with audit_progress(options["n_runs"], quiet=quiet) as progress:
@@ -411,16 +423,35 @@ def _finish_audit(outcome: FileAudit, quiet: bool, *, stderr: bool = False) -> i
     from synthrisk.cli._console import print_audit
 
     print_audit(outcome, quiet=quiet, stderr=stderr)
+    result = outcome.result
+    if not result.runs.get("evaluation"):
+        gate = (
+            ""
+            if outcome.verdict is None
+            else f" The gate (--max-epsilon {outcome.verdict.max_epsilon:g}) cannot be judged."
+        )
+        why = (
+            "every shadow run failed"
+            if result.failures and not result.n_runs
+            else "no evaluation run completed"
+        )
+        print(
+            f"synthrisk: error: the audit tested nothing: {why} "
+            f"({result.runs_summary()}).{gate} Fix the generator (its errors are above "
+            "and in the JSON's `failures`) and run the audit again.",
+            file=sys.stderr,
+        )
+        return EXIT_NO_RUNS
     if outcome.gate_fails():
         assert outcome.verdict is not None
         if outcome.verdict.level == "fail":
             why = (
-                f"the audit's ε lower bound {outcome.result.epsilon_lower:.3g} is above the "
+                f"the audit's ε lower bound {result.epsilon_lower:.3g} is above the "
                 f"largest acceptable ε {outcome.verdict.max_epsilon:g}"
             )
         else:
             why = f"the audit reads review (--fail-on review): {outcome.verdict.reason}"
-        print(f"synthrisk: gate failed: {why}.", file=sys.stderr)
+        print(f"synthrisk: gate failed: {why.rstrip('.')}.", file=sys.stderr)
         return EXIT_GATE
     return EXIT_OK
 

@@ -20,6 +20,7 @@ from synthrisk.results import LEVEL_HEAD, LEVEL_NOTE
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from synthrisk.audit import AuditResult
     from synthrisk.metrics import Metric
     from synthrisk.pipeline import DemoOutcome, FileAudit
     from synthrisk.report import Verdict
@@ -365,7 +366,7 @@ def print_audit(outcome: FileAudit, *, quiet: bool, stderr: bool = False) -> Non
     print_written(outcome.written, quiet=quiet)
     result = outcome.result
     table = Table(
-        title=f"generator audit: {result.n_runs} shadow runs, {len(result.targets)} targets"
+        title=f"generator audit: {result.runs_summary()}, {len(result.targets)} targets"
     )
     table.add_column("attack")
     table.add_column("ε lower bound", justify="right")
@@ -378,8 +379,12 @@ def print_audit(outcome: FileAudit, *, quiet: bool, stderr: bool = False) -> Non
             _fmt(bound.auc),
             _fmt(bound.tpr_at_fpr.get("0.01")),
         )
-    console(quiet=quiet).print(table)
+    if result.n_runs:
+        console(quiet=quiet).print(table)
     out = verdict_console(stderr=stderr)
+    _print_run_failures(result, stderr=stderr)
+    if not result.runs.get("evaluation"):
+        return  # the caller says the audit tested nothing (exit code 4)
     if outcome.verdict is None:
         out.print(
             f"ε ≥ {result.epsilon_lower:.3g} (no --max-epsilon: the audit does not gate)."
@@ -387,3 +392,23 @@ def print_audit(outcome: FileAudit, *, quiet: bool, stderr: bool = False) -> Non
     else:
         level = outcome.verdict.level
         out.print(f"[bold]{level}[/bold]: {esc(outcome.verdict.reason)}")
+
+
+def _print_run_failures(result: AuditResult, *, stderr: bool) -> None:
+    """The shadow runs that failed and the generator's last error, with the end of its
+    standard error (even with ``quiet``: a failing generator is part of the answer)."""
+    if not result.failures:
+        return
+    out = verdict_console(stderr=stderr)
+    last = result.failures[-1]
+    out.print(
+        f"[yellow]warning:[/yellow] {esc(result.runs_summary())}. "
+        f"The generator's last error (run {last.run}):"
+    )
+    for line in last.error.splitlines():
+        out.print(f"    {esc(line)}")
+    others = {f.error for f in result.failures} - {last.error}
+    if others:
+        out.print(
+            f"    ({len(others)} other message(s): see `failures` in the JSON or the HTML page)"
+        )

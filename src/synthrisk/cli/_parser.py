@@ -287,7 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Train the generator again and again on shadow training sets drawn from the holdout, "
             "each target person in or out at random, and measure how well attacks tell members "
-            "from non-members: AUC, TPR at low FPR, and a lower bound on the generator's ε."
+            "from non-members: AUC, TPR at low FPR, and a lower bound on the generator's ε. "
+            "Exit codes: 0 done (the gate, if any, passed); 1 the gate failed (--max-epsilon, "
+            "--fail-on); 2 usage or input error; 3 internal error; 4 the audit tested "
+            "nothing: no evaluation run completed (every shadow run failed, the generator's "
+            "errors are shown), so no bound and no gate can be judged."
         ),
     )
     aud.add_argument(
@@ -326,7 +330,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PYTHON",
         help=(
             "another Python interpreter (e.g. another virtual environment's bin/python) that "
-            "runs --generator, exchanging CSV files: for packages whose pins clash with this one"
+            "runs --generator, exchanging CSV files: for packages whose pins clash with this one; "
+            "one persistent worker per job slot imports it once (python -m synthrisk.audit.worker)"
+        ),
+    )
+    aud.add_argument(
+        "--generator-fresh-process",
+        action="store_true",
+        help=(
+            "with --generator-python: start a fresh interpreter for every run instead of one "
+            "persistent worker per job slot that imports the generator once (the default)"
         ),
     )
     aud.add_argument(
@@ -353,7 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="rows of the real table audited as well (0-based, comma-separated)",
     )
     aud.add_argument(
-        "--runs", type=int, default=200, metavar="N", help="shadow runs (default: 200)"
+        "--runs",
+        type=int,
+        default=200,
+        metavar="N",
+        help="shadow runs, at least 4 (default: 200)",
     )
     aud.add_argument(
         "--train-size",
@@ -431,7 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-epsilon",
         type=float,
         metavar="EPS",
-        help="the largest acceptable ε: exit code 1 when the audit's lower bound is above it",
+        help=(
+            "the largest acceptable ε: exit code 1 when the audit's lower bound is above it "
+            "(exit code 4, with or without it, when no evaluation run completed: every "
+            "shadow run failed, or the budget ran out first)"
+        ),
     )
     aud.add_argument(
         "--fail-on",

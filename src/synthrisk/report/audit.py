@@ -73,10 +73,13 @@ def _target_rows(
 
 
 def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
-    """Each target's ε lower bound, most vulnerable first (needs matplotlib)."""
+    """Each target's ε lower bound, most vulnerable first (needs matplotlib); None when
+    every bound is 0 (an axis of zeros says nothing: :func:`_targets_note` says it)."""
     if not targets or not (is_available("matplotlib") and is_available("jinja2")):
         return None
     values = [float(t.get("epsilon_lower") or 0.0) for t in targets]
+    if not any(v > 0 for v in values):
+        return None
     labels = [str(t.get("row")) for t in targets]
 
     def draw(ax: Any) -> None:
@@ -97,6 +100,19 @@ def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
         ),
         "caption": "The bound each target reaches with its best attack (0: no attack refuted any ε).",
     }
+
+
+def _targets_note(targets: list[Mapping[str, Any]]) -> str | None:
+    """The words that replace the targets' bar chart when every bound is 0."""
+    if not targets or any(float(t.get("epsilon_lower") or 0.0) > 0 for t in targets):
+        return None
+    n = len(targets)
+    return (
+        f"No target's ε lower bound is above 0: no attack refuted any ε for "
+        f"{'the one target' if n == 1 else f'any of the {n} targets'} (so no chart of "
+        "the bounds is drawn). A bound of 0 proves nothing: other attacks, targets or "
+        "more runs may do better."
+    )
 
 
 def _curve(bound: Any) -> tuple[list[float], list[float]] | None:
@@ -288,6 +304,7 @@ def render_audit_html(
             "attack_names": attack_names,
             "targets": _target_rows(targets, attack_names),
             "plot": _targets_plot(targets),
+            "targets_note": _targets_note(targets),
             "roc_plots": _roc_plots(overall, targets),
             "runs": [(f"runs: {k}", v) for k, v in (audit.get("runs") or {}).items()],
             "settings": sorted(settings.items()),
