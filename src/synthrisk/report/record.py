@@ -371,7 +371,7 @@ def _data_section(report: EvaluationReport) -> str:
             [
                 _e(label),
                 _e(entry.get("file") or "in memory"),
-                _f(entry.get("rows"), 8),
+                _e(entry.get("rows") if isinstance(entry.get("rows"), int) else "—"),
                 _e(len(cols)),
                 f'<span class="mono">{_e(entry.get("sha256") or "not recorded (tables passed in memory)")}</span>',
             ]
@@ -421,7 +421,15 @@ def _criteria_section(report: EvaluationReport) -> tuple[str, dict[str, str]]:
             v = by_metric.get(metric)
             if result is None or v is None:
                 rows.append(
-                    [f'<span class="mono">{_e(metric)}</span>', "not run", "—", "—", "—", "—", "—"]
+                    [
+                        f'<span class="mono">{_e(metric)}</span>',
+                        "not run",
+                        "—",
+                        "—",
+                        "—",
+                        "—",
+                        "not in this run (no column it examines, or not chosen)",
+                    ]
                 )
                 continue
             if result.status == "skipped" or v.skipped:
@@ -550,18 +558,20 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                     if tpr is None:
                         continue
                     ci = entry.get("ci") if isinstance(entry, Mapping) else None
-                    tpr_ci = (
-                        (float(ci[0]), float(ci[1]))
-                        if isinstance(ci, Sequence) and len(ci) == 2
-                        else (tpr, tpr)
-                    )
+                    n_m, n_n = _sizes(node, breakdown)
+                    if isinstance(ci, Sequence) and len(ci) == 2:
+                        tpr_ci = (float(ci[0]), float(ci[1]))
+                    elif n_m:
+                        tpr_ci = _clopper_pearson(round(tpr * n_m), n_m)
+                    else:
+                        tpr_ci = (tpr, tpr)
                     resolution = (
                         _num(entry.get("fpr_resolution"))
                         if isinstance(entry, Mapping)
                         else None
                     )
-                    if resolution:
-                        n_h = round(1 / resolution)
+                    if resolution or n_n:
+                        n_h = round(1 / resolution) if resolution else int(n_n)
                         k = math.floor(fpr * n_h + 1e-9)
                         fpr_ci = _clopper_pearson(k, n_h)
                         fpr_ci = (fpr_ci[0], max(fpr_ci[1], fpr))
@@ -581,8 +591,18 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
             elif isinstance(value, (Mapping, list)) and key not in ("records",):
                 walk(value, (*path, str(key)), here)
 
-    walk(breakdown, (), breakdown.get("auc", result.get("score")))
+    walk(breakdown, (), _auc_of(result))
     return points
+
+
+def _sizes(node: Mapping[str, Any], breakdown: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Members and non-members behind a node's rates (the node's, else the breakdown's)."""
+    for source in (node, breakdown):
+        for members, others in (("n_members", "n_non_members"), ("n_real", "n_holdout")):
+            m, n = source.get(members), source.get(others)
+            if isinstance(m, int) and isinstance(n, int) and m > 0 and n > 0:
+                return m, n
+    return None, None
 
 
 def _float_or_none(text: Any) -> float | None:
@@ -673,6 +693,19 @@ def _precision_section(
         "non-members: with π = 50 % the precision equals the attack's accuracy on a balanced "
         f"game.</p><p><b>Share used:</b> {stated}.</p>"
     )
+    shares = [
+        str(r.get("metric"))
+        for r in data.get("results") or ()
+        if r.get("status") == "ok"
+        and r.get("metric") in CRITERIA[3].metrics
+        and not _operating_points(r)
+        and _auc_of(r) is None
+    ]
+    if shares:
+        intro += (
+            f"<p>Membership tests that compare shares or distances and make no accusation "
+            f"with a false-positive rate (judged in section 3 only): {_e(', '.join(shares))}.</p>"
+        )
     if not rows:
         body = intro + "<p>No membership or identification attack with a rate ran in this assessment.</p>"
     else:
@@ -975,13 +1008,18 @@ body { margin: 0; }
 .record p { margin: 6px 0; }
 .record table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 13px; }
 .record th, .record td { border-bottom: 1px solid #d5d8dc; padding: 4px 6px; text-align: left;
-                         vertical-align: top; overflow-wrap: anywhere; }
+                         vertical-align: top; overflow-wrap: break-word; }
+.record td.num { white-space: nowrap; text-align: right; }
+.record .mono { overflow-wrap: anywhere; }
+.record table.criteria td:first-child { min-width: 10.5em; }
+.record table.criteria td:first-child .mono { overflow-wrap: normal; word-break: normal; }
+.record table.criteria td:nth-child(5) { width: 30%; }
 .record thead th { background: #f4f6f7; }
 .record table.kv th { width: 34%; background: #f4f6f7; font-weight: 600; }
 .record .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 .record .small { font-size: 12px; color: #5d6d7e; }
 .record .default { color: #5d6d7e; font-style: italic; }
-.record .badge { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff;
+.record .badge { display: inline-block; white-space: nowrap; padding: 0 8px; border-radius: 10px; color: #fff;
                  font-weight: 700; font-size: 12px; text-transform: uppercase; }
 .record .badge.pass { background: #196f3d; } .record .badge.review { background: #9a6209; }
 .record .badge.fail { background: #c0392b; }
