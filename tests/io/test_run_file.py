@@ -40,7 +40,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     [
         (
             "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
-            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'policy', 'self_test'\]",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'policy', 'self_test', 'context'\]",
         ),
         (
             "data: {real: a, synthetic: b, control: c}\n",
@@ -95,7 +95,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
         ("data: [1, 2\n", r"not valid YAML"),
         (
             "data: {real: a, synthetic: b}\nreport: {htm: x}\n",
-            r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n'\]",
+            r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n', 'record'\]",
         ),
     ],
 )
