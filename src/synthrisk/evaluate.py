@@ -322,6 +322,13 @@ def evaluate(
             )
         if checked_context is not None:
             report = dataclasses.replace(report, context=checked_context)
+        if record:
+            # the record tells a classical model this synthrisk lacks from one not run
+            missing = [m for m in RECORD_METRICS if m not in METRICS]
+            report = dataclasses.replace(
+                report,
+                inputs={**report.inputs, "record_metrics": {"unavailable": missing}},
+            )
         # the one verdict of the run: the pipeline and the HTML report reuse it
         report = dataclasses.replace(report, verdict=judge(report, thresholds))
         report, chosen = raise_precision(

@@ -378,7 +378,11 @@ def evaluate_files(
             top_n=top_n,
         )
     if record is not None:
-        outputs[Path(record)] = record_bytes(evaluation.report, record, command=command)
+        from synthrisk.metrics import METRICS
+
+        outputs[Path(record)] = record_bytes(
+            evaluation.report, record, command=command, registered=sorted(METRICS)
+        )
     write_texts_atomic(outputs)
     return evaluation
 

@@ -1598,10 +1598,10 @@ class EvaluationReport:
         See :func:`synthrisk.report.write_record` for ``options`` (``context``,
         ``command``); the record never holds record values.
         """
+        import importlib
+
         writer = _RECORD_WRITER.get("record")
         if writer is None:  # synthrisk.report registers it when imported
-            import importlib
-
             importlib.import_module("synthrisk.report")
             writer = _RECORD_WRITER["record"]
         return writer(self, path, **options)

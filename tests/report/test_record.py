@@ -223,6 +223,7 @@ def test_record_holds_no_record_value(tmp_path: Path) -> None:
         record=True,
     )  # fmt: skip
     assert report.verdict is not None and report.verdict.findings
+    assert set(report.inputs["record_metrics"]["unavailable"]) <= set(RECORD_METRICS)
     page = report.write_record(tmp_path / "record.html").read_text()
     findings = _text(_sections(page)["findings"])
     assert "Copied people" in findings

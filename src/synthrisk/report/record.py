@@ -68,7 +68,7 @@ RECORD_SECTIONS = (
 #: priors shown when the share of the population in the training data is not given
 DEFAULT_PRIORS = (0.01, 0.1, 0.5)
 
-#: the classical risk models' ids (as in :data:`synthrisk.evaluate.RECORD_METRICS`)
+#: the classical risk models' ids (the evaluation's ``RECORD_METRICS``)
 _CLASSICAL = ("reidentification_risk", "sdc_risk")
 
 #: average re-identification risk thresholds by release model (EMA; public-use practice)
@@ -579,7 +579,7 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                         fpr_ci = (0.0, fpr)
                     points.append(
                         {
-                            "where": " / ".join(path) or "whole table",
+                            "where": " / ".join(p for p in path if p not in ("strata", "attacks")) or "whole table",
                             "tpr": tpr,
                             "tpr_ci": tpr_ci,
                             "fpr": fpr,
@@ -756,6 +756,8 @@ def _classical_section(
     registered: Sequence[str] | None,
 ) -> str:
     results = {r.get("metric"): r for r in data.get("results") or ()}
+    noted = (report.inputs or {}).get("record_metrics")
+    unavailable = set(noted.get("unavailable") or ()) if isinstance(noted, Mapping) else set()
     model = context.release_model
     threshold, source = _CLASSICAL_THRESHOLDS.get(model, _CLASSICAL_THRESHOLDS["public"])
     body = (
@@ -770,8 +772,13 @@ def _classical_section(
     for metric in _CLASSICAL:
         result = results.get(metric)
         if result is None:
-            if registered is not None and metric not in registered:
+            if metric in unavailable or (registered is not None and metric not in registered):
                 why = f"this synthrisk has no metric `{metric}`; the record shows it as not run"
+            elif registered is None:
+                why = (
+                    "not part of this run (a default run asked for a record adds it where "
+                    "this synthrisk has it; a run that names its metrics runs only those)"
+                )
             else:
                 why = (
                     "not part of this run (name it with --metrics, or write the record "
@@ -1063,8 +1070,9 @@ def render_record(
     command : str, default=None
         The command line that produced the report (the reproducibility section).
     registered : sequence of str, default=None
-        The metric ids this synthrisk registers (None: looked up), to tell a classical
-        risk model this synthrisk lacks from one the run did not include.
+        The metric ids this synthrisk registers, to tell a classical risk model this
+        synthrisk lacks from one the run did not include (None: not told apart; the
+        pipeline and :meth:`EvaluationReport.write_record` pass them).
     today : date, default=None
         The record's date (None: today, UTC).
 
@@ -1082,8 +1090,6 @@ def render_record(
     base = report.context or ReleaseContext.from_value(None)
     chosen = base if context is None else base.merged(context)
     day = (today or _dt.datetime.now(_dt.timezone.utc).date()).isoformat()
-    if registered is None:
-        registered = _registered()
     data = report.to_dict()
     criteria, levels = _criteria_section(report)
     verdict = report.verdict if report.verdict is not None else judge(report)
@@ -1118,16 +1124,6 @@ def render_record(
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
         f'<body><main class="record">{"".join(parts)}</main></body></html>\n'
     )
-
-
-def _registered() -> list[str] | None:
-    import importlib
-
-    try:
-        metrics = importlib.import_module("synthrisk.metrics")
-    except ImportError:  # pragma: no cover
-        return None
-    return sorted(metrics.METRICS)
 
 
 #: executables tried, in order, for the PDF record
@@ -1225,6 +1221,7 @@ def write_record(
     context: ReleaseContext | Mapping[str, Any] | None = None,
     command: str | None = None,
     today: _dt.date | None = None,
+    registered: Sequence[str] | None = None,
 ) -> Path:
     """Write the anonymisation record: HTML, or PDF when ``path`` ends in ``.pdf``.
 
@@ -1233,7 +1230,9 @@ def write_record(
     :class:`~synthrisk.exceptions.MissingDependencyError` names the fix.
     """
     check_record_path(path)
-    page = render_record(report, context=context, command=command, today=today)
+    page = render_record(
+        report, context=context, command=command, today=today, registered=registered
+    )
     if Path(path).suffix.lower() == ".pdf":
         return write_text_atomic(path, _pdf_bytes(page))
     return write_text_atomic(path, page)
