@@ -32,6 +32,8 @@ LAYERS: dict[str, int] = {
     # numba's start-up beside the tables' preparation (evaluate); imports only numba
     "_warmup": 1,
     "settings": 1,
+    # the release context of an anonymisation record: results store it, evaluate checks it
+    "context": 1,
     "results": 2,
     "schema": 2,
     "stats": 2,

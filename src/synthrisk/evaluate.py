@@ -14,6 +14,7 @@ from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk._warmup import numba_warmup
+from synthrisk.context import ReleaseContext, check_context
 from synthrisk._workers import plan_workers, run_in_workers
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.holdout_check import check_holdout, holdout_warnings
@@ -27,6 +28,7 @@ from synthrisk.settings import Workers, check_compute, check_workers, get_config
 from synthrisk.verdict import Thresholds, judge
 
 __all__ = [
+    "RECORD_METRICS",
     "MetricsSpec",
     "apply_params",
     "check_self_test",
@@ -36,6 +38,13 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: the classical risk models an anonymisation record shows (added to a default run
+#: with ``record=True`` when this synthrisk registers them)
+RECORD_METRICS = ("reidentification_risk", "sdc_risk")
+
+#: parameter names through which a classical risk model takes the attacker's columns
+_KNOWN_COLUMNS_PARAMS = ("quasi_identifiers", "key_fields", "key_columns", "columns")
 
 #: metric ids or instances, or metric ids with their parameters (checked when built)
 MetricsSpec = (
@@ -154,6 +163,8 @@ def evaluate(
     workers: Workers | None = None,
     policy: str | None = None,
     params: Mapping[str, Mapping[str, object]] | None = None,
+    context: ReleaseContext | Mapping[str, Any] | None = None,
+    record: bool = False,
 ) -> EvaluationReport:
     """Evaluate how much ``synthetic`` leaks about ``real``.
 
@@ -219,6 +230,17 @@ def evaluate(
         with ``metrics=None`` they change those metrics of the full assessment and keep
         the rest of it (``--param METRIC.NAME=VALUE`` on the command line). A metric that
         is not in the run raises :class:`~synthrisk.exceptions.ParameterError`.
+    context : ReleaseContext or dict, default=None
+        The release context recorded in the report (``report.context``): purpose,
+        recipient, release model, the columns the attacker is assumed to know, the
+        share of the population in the training table, assessor and dates (see
+        :class:`synthrisk.context.ReleaseContext`); ``assessed_on`` defaults to today.
+        The columns the attacker knows must be columns of the real table.
+    record : bool, default=False
+        The run is for an anonymisation record (``report.write_record``): a default
+        run (``metrics=None``) also runs the classical risk models of
+        :data:`RECORD_METRICS` that this synthrisk registers (skipped with their reason
+        where they do not apply; the record shows the others as not run).
 
     Returns
     -------
@@ -259,7 +281,13 @@ def evaluate(
             thresholds = (
                 Thresholds() if thresholds is None else thresholds
             ).with_policy(policy)
-        chosen = apply_params(resolve_metrics(metrics), params)
+        checked_context = check_context(context)
+        if checked_context is not None:
+            checked_context = _checked_columns(checked_context, tables).dated()
+        chosen = resolve_metrics(metrics)
+        if record and metrics is None:
+            chosen += record_metrics(chosen, checked_context)
+        chosen = apply_params(chosen, params)
         if metrics is None:
             chosen = applicable_by_default(tables, chosen)
         # a holdout identical to the training table is refused before any metric runs
@@ -292,6 +320,15 @@ def evaluate(
                 inputs={**report.inputs, "holdout_check": checked_holdout},
                 warnings=(*report.warnings, *holdout_warnings(checked_holdout)),
             )
+        if checked_context is not None:
+            report = dataclasses.replace(report, context=checked_context)
+        if record:
+            # the record tells a classical model this synthrisk lacks from one not run
+            missing = [m for m in RECORD_METRICS if m not in METRICS]
+            report = dataclasses.replace(
+                report,
+                inputs={**report.inputs, "record_metrics": {"unavailable": missing}},
+            )
         # the one verdict of the run: the pipeline and the HTML report reuse it
         report = dataclasses.replace(report, verdict=judge(report, thresholds))
         report, chosen = raise_precision(
@@ -317,6 +354,51 @@ def evaluate(
             thresholds=thresholds,
         )
     return dataclasses.replace(report, self_test=tested)
+
+
+def record_metrics(
+    chosen: Sequence[Metric], context: ReleaseContext | None = None
+) -> list[Metric]:
+    """The classical risk models of :data:`RECORD_METRICS` a record adds to ``chosen``.
+
+    Only the ids this synthrisk registers and ``chosen`` lacks; one that cannot be
+    built with its defaults is left out (the record shows it as not run). The columns
+    the attacker knows (``context.attacker_knows``) become its quasi-identifiers when it
+    takes them.
+    """
+    have = {m.id for m in chosen}
+    out = []
+    for metric_id in RECORD_METRICS:
+        if metric_id in have or metric_id not in METRICS:
+            continue
+        cls = METRICS[metric_id]
+        values: dict[str, object] = {}
+        known = None if context is None else context.attacker_knows
+        if known:
+            declared = cls.declared_params
+            for name in _KNOWN_COLUMNS_PARAMS:
+                if name in declared:
+                    values[name] = list(known)
+                    break
+        try:
+            out.append(cls.from_params(values or None))
+        except ParameterError:
+            logger.info("%s: not built with its defaults; the record shows it as not run", metric_id)
+    return out
+
+
+def _checked_columns(context: ReleaseContext, tables: Tables) -> ReleaseContext:
+    """``context`` whose ``attacker_knows`` names columns of the real table."""
+    known = context.attacker_knows or ()
+    columns = [str(c) for c in tables.real.columns]
+    missing = [c for c in known if c not in columns]
+    if missing:
+        msg = (
+            f"`context.attacker_knows` names {missing}, which the real table lacks; "
+            f"its columns are {columns}."
+        )
+        raise ParameterError(msg)
+    return context
 
 
 def raise_precision(

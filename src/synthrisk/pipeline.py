@@ -30,6 +30,7 @@ from synthrisk._optional import is_available
 from synthrisk._progress import as_progress, stage
 from synthrisk._typing import Backend
 from synthrisk._validation import check_int
+from synthrisk.context import ReleaseContext, check_context
 from synthrisk.evaluate import check_self_test, evaluate
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.filtering import (
@@ -60,6 +61,7 @@ from synthrisk.io.run_file import (
     read_yaml,
 )
 from synthrisk.report import Thresholds, Verdict, judge, render_html
+from synthrisk.report.record import check_record_path, record_bytes
 from synthrisk.schema.tables import TABLE_NAMES
 from synthrisk.settings import config_context
 
@@ -203,6 +205,9 @@ def evaluate_files(
     policy: str | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     filtered_out: PathLike | None = None,
+    context: ReleaseContext | Mapping[str, Any] | None = None,
+    record: PathLike | None = None,
+    command: str | None = None,
 ) -> FileEvaluation:
     """Evaluate CSV or Parquet files and write the reports.
 
@@ -249,6 +254,15 @@ def evaluate_files(
         ``metrics`` does not name it) here, in the format its name says (else the
         synthetic file's), with the reports, all or nothing. Not re-assessed:
         :func:`filter_files` does that. Single files only, with a holdout.
+    context : ReleaseContext or dict, default=None
+        The release context recorded in the report (see :func:`synthrisk.evaluate`).
+    record : path, default=None
+        Also write the anonymisation record here (HTML, or PDF for a ``.pdf`` name,
+        printed by a headless Chromium; see :func:`synthrisk.report.write_record`); a
+        default run then also runs the classical risk models this synthrisk has
+        (:data:`synthrisk.evaluate.RECORD_METRICS`).
+    command : str, default=None
+        The command line, for the record's reproducibility section.
 
     Returns
     -------
@@ -260,9 +274,17 @@ def evaluate_files(
     check_self_test(self_test, has_holdout=holdout is not None)
     files = {"real": real, "synthetic": synthetic, "holdout": holdout}
     check_outputs(
-        {"`json`": json, "`html`": html, "`filtered_out`": filtered_out},
+        {
+            "`json`": json,
+            "`html`": html,
+            "`filtered_out`": filtered_out,
+            "`record`": record,
+        },
         {**files, "metadata": metadata},
     )
+    checked_context = check_context(context)
+    if record is not None:
+        check_record_path(record)  # a PDF without Chromium fails before any work
     notes: list[str] = []
     checked = _thresholds(thresholds)
     if policy is not None:
@@ -320,7 +342,11 @@ def evaluate_files(
             thresholds=checked,
             self_test=self_test,
             params=params,
+            context=checked_context,
+            record=record is not None,
         )
+    if checked_context is not None and report.context is None:
+        report = dataclasses.replace(report, context=checked_context.dated())
     if notes:
         report = dataclasses.replace(report, warnings=(*notes, *report.warnings))
     verdict = report.verdict
@@ -350,6 +376,12 @@ def evaluate_files(
             tables=tables,
             include_values=include_values,
             top_n=top_n,
+        )
+    if record is not None:
+        from synthrisk.metrics import METRICS
+
+        outputs[Path(record)] = record_bytes(
+            evaluation.report, record, command=command, registered=sorted(METRICS)
         )
     write_texts_atomic(outputs)
     return evaluation
@@ -741,6 +773,7 @@ def run_file(
         {
             f"`{block}json` of {name}": config.json,
             "`--html`" if html is not None else f"`{block}html` of {name}": html_path,
+            f"`{block}record` of {name}": getattr(config, "record", None),
         }
     )
     if isinstance(config, RunConfig):
@@ -771,8 +804,13 @@ def run_file(
                 encoding=config.encoding,
                 self_test=config.self_test,
                 params=config.params,
+                context=config.context,
+                record=config.record,
+                command=f"synthrisk run {path}",
             )
-        written = tuple(p for p in (config.json, html_path) if p is not None)
+        written = tuple(
+            p for p in (config.json, html_path, config.record) if p is not None
+        )
         return RunOutcome((evaluation,), written, gate=config.gate)
     from synthrisk.compat.petsard import petsard_outputs, run_petsard
 

@@ -51,6 +51,7 @@ from synthrisk._format import (
     shorten,
 )
 from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk.context import ReleaseContext
 from synthrisk.exceptions import MissingDependencyError
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "Verdict",
     "check_fail_on",
     "register_html_renderers",
+    "register_record_writer",
     "to_jsonable",
 ]
 
@@ -89,6 +91,15 @@ def register_html_renderers(
 ) -> None:
     """Set the renderers behind ``MetricResult._repr_html_`` and ``EvaluationReport._repr_html_``."""
     _HTML_RENDERERS.update(result=result, report=report)
+
+
+#: the anonymisation record's writer, set by :mod:`synthrisk.report` when it is imported
+_RECORD_WRITER: dict[str, Callable[..., Any]] = {}
+
+
+def register_record_writer(writer: Callable[..., Any]) -> None:
+    """Set the writer behind :meth:`EvaluationReport.write_record`."""
+    _RECORD_WRITER["record"] = writer
 
 
 def _render_html(kind: str, obj: Any) -> str | None:
@@ -1407,6 +1418,8 @@ class EvaluationReport:
     verdict: Verdict | None = None
     #: the known-leak self-test (``evaluate(..., self_test=True)``; None otherwise)
     self_test: SelfTest | None = None
+    #: the release context (``evaluate(..., context=...)``; None when none was given)
+    context: ReleaseContext | None = None
 
     def __getitem__(self, metric: str) -> MetricResult:
         for result in self.results:
@@ -1561,6 +1574,8 @@ class EvaluationReport:
             out["verdict"] = self.verdict.to_dict()
         if self.self_test is not None:
             out["self_test"] = self.self_test.to_dict()
+        if self.context is not None:
+            out["context"] = to_jsonable(self.context.to_dict())
         out["results"] = [
             r.to_dict(include_records=include_records, include_values=include_values)
             for r in self.results
@@ -1650,9 +1665,26 @@ class EvaluationReport:
             self_test=None
             if data.get("self_test") is None
             else SelfTest.from_dict(data["self_test"]),
+            context=None
+            if data.get("context") is None
+            else ReleaseContext.from_dict(data["context"]),
         )
 
     @classmethod
     def from_json(cls, text: str) -> EvaluationReport:
         """Rebuild a report from a JSON string."""
         return cls.from_dict(json.loads(text))
+
+    def write_record(self, path: Any, **options: Any) -> Any:
+        """Write the anonymisation record of this report (HTML, or PDF by the suffix).
+
+        See :func:`synthrisk.report.write_record` for ``options`` (``context``,
+        ``command``); the record never holds record values.
+        """
+        import importlib
+
+        writer = _RECORD_WRITER.get("record")
+        if writer is None:  # synthrisk.report registers it when imported
+            importlib.import_module("synthrisk.report")
+            writer = _RECORD_WRITER["record"]
+        return writer(self, path, **options)

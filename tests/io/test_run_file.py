@@ -40,7 +40,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
     [
         (
             "version: 1\ndata: {real: a, synthetic: b}\nextra: 1\n",
-            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'policy', 'self_test'\]",
+            r"unknown keys \['extra'\]; allowed keys are \['version', 'data', 'seed', 'metrics', 'params', 'compute', 'report', 'thresholds', 'gate', 'policy', 'self_test', 'context'\]",
         ),
         (
             "data: {real: a, synthetic: b, control: c}\n",
@@ -95,7 +95,7 @@ def test_native_config_is_parsed_and_paths_resolved(tmp_path: Path) -> None:
         ("data: [1, 2\n", r"not valid YAML"),
         (
             "data: {real: a, synthetic: b}\nreport: {htm: x}\n",
-            r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n'\]",
+            r"`report` has unknown keys \['htm'\]; allowed keys are \['json', 'html', 'include_records', 'include_values', 'top_n', 'record'\]",
         ),
     ],
 )
@@ -332,4 +332,37 @@ def test_params_change_metrics_of_the_full_assessment(tmp_path: Path) -> None:
     with pytest.raises(
         ConfigError, match="does not run; add 'categorical_cap' to `metrics`"
     ):
+        load_config(path)
+
+
+def test_context_block_and_record_are_parsed(tmp_path: Path) -> None:
+    (tmp_path / "ctx.yaml").write_text("recipient: analysts\nrelease_model: restricted\n")
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "data: {real: r.csv, synthetic: s.csv}\n"
+        "context: {purpose: teaching, attacker_knows: [age, sex], reassess_by: 2027-06-01}\n"
+        "report: {record: out/record.pdf}\n"
+    )
+    config = load_config(path)
+    assert config.context is not None
+    assert config.context.purpose == "teaching"
+    assert config.context.attacker_knows == ("age", "sex")
+    assert config.context.reassess_by == "2027-06-01"
+    assert config.record == tmp_path / "out" / "record.pdf"
+    path.write_text("data: {real: r.csv, synthetic: s.csv}\ncontext: ctx.yaml\n")
+    assert load_config(path).context.release_model == "restricted"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("block", "match"),
+    [
+        ("context: {who: me}", r"`context` has unknown keys \['who'\]"),
+        ("context: {population_share: 3}", r"population_share"),
+        ("context: missing.yaml", r"does not exist"),
+    ],
+)
+def test_bad_context_blocks(tmp_path: Path, block: str, match: str) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text(f"data: {{real: r.csv, synthetic: s.csv}}\n{block}\n")
+    with pytest.raises(ConfigError, match=match):
         load_config(path)

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING, Any
 from synthrisk.exceptions import ParameterError
 
 if TYPE_CHECKING:
+    from synthrisk.context import ReleaseContext
     from synthrisk.report import Thresholds
 
 __all__ = [
     "budget",
+    "command_line",
+    "context",
     "build_metrics",
     "default_params",
     "metric_ids",
@@ -191,6 +194,56 @@ def with_hint(exc: ParameterError) -> ParameterError:
         f"{exc.metric}` lists its parameters."
     )
     return ParameterError(msg)
+
+
+#: the command line's context options -> the context's fields
+_CONTEXT_OPTIONS = {
+    "context_purpose": "purpose",
+    "context_recipient": "recipient",
+    "release_model": "release_model",
+    "attacker_knows": "attacker_knows",
+    "population_share": "population_share",
+    "population_size": "population_size",
+    "assessor": "assessor",
+    "assessed_on": "assessed_on",
+    "reassess_by": "reassess_by",
+}
+
+
+def context(args: Any) -> ReleaseContext | None:
+    """The release context of ``--context FILE`` and the context options (None: none given)."""
+    from synthrisk.context import ReleaseContext
+
+    given = {
+        field: getattr(args, option)
+        for option, field in _CONTEXT_OPTIONS.items()
+        if getattr(args, option, None) is not None
+    }
+    path = getattr(args, "context", None)
+    if path is None and not given:
+        return None
+    base = ReleaseContext.from_value(None)
+    if path is not None:
+        from synthrisk.io.run_file import read_context
+
+        base = read_context(path)
+    try:
+        return base.merged(given)
+    except ParameterError as exc:
+        option = next(
+            (f"--{o.replace('_', '-')}" for o, f in _CONTEXT_OPTIONS.items() if f"context.{f}`" in str(exc)),
+            None,
+        )
+        msg = str(exc) if option is None else f"`{option}`: {exc}"
+        raise ParameterError(msg) from None
+
+
+def command_line(args: Any) -> str | None:
+    """The command line as typed (for the record), or None when unknown."""
+    import shlex
+
+    argv = getattr(args, "argv", None)
+    return None if argv is None else "synthrisk " + shlex.join(argv)
 
 
 def thresholds(path: str | None) -> Thresholds | None:

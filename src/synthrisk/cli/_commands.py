@@ -91,9 +91,11 @@ def evaluate(args: argparse.Namespace) -> int:
             "`--json`": args.json,
             "`--html`": args.html,
             "`--filtered-out`": args.filtered_out,
+            "`--record`": args.record,
         },
         _input_files(args),
     )
+    release_context = arguments.context(args)
     to_stdout = "-" in (args.json, args.html)
     try:
         evaluation = evaluate_files(
@@ -119,11 +121,14 @@ def evaluate(args: argparse.Namespace) -> int:
             policy=args.policy,
             params=params,
             filtered_out=args.filtered_out,
+            context=release_context,
+            record=args.record,
+            command=arguments.command_line(args),
         )
     except ParameterError as exc:
         raise arguments.with_hint(exc) from None
     # the filtered table is named in its own line below
-    written = [Path(p) for p in (args.json, args.html) if p and p != "-"]
+    written = [Path(p) for p in (args.json, args.html, args.record) if p and p != "-"]
     code = _finish(
         [evaluation],
         written,

@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_report_options(ev)
+    _add_record_options(ev)
     _add_compute_options(ev)
     ev.add_argument(
         "--scheduler",
@@ -613,6 +614,66 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
         "--fail-on",
         choices=["review", "fail"],
         help="exit with code 1 when the overall verdict is at or below this level (release gate)",
+    )
+
+
+def _add_record_options(parser: argparse.ArgumentParser) -> None:
+    """``--record`` and the release context (docs/record.md)."""
+    group = parser.add_argument_group(
+        "anonymisation record",
+        "the record a privacy officer files (docs/record.md) and the release context it "
+        "states; every option left out is stated as a default in the record",
+    )
+    group.add_argument(
+        "--record",
+        metavar="OUT",
+        help=(
+            "write the anonymisation record here: .html, or .pdf (printed by a headless "
+            "Chromium); a default run then also runs the classical risk models "
+            "(reidentification_risk, sdc_risk) where this synthrisk has them"
+        ),
+    )
+    group.add_argument(
+        "--context",
+        metavar="FILE",
+        help="the release context as YAML or JSON (the options below override its fields)",
+    )
+    group.add_argument("--context-purpose", metavar="TEXT", help="why the table is released")
+    group.add_argument(
+        "--context-recipient", metavar="TEXT", help="who receives it (the assessment takes their side)"
+    )
+    group.add_argument(
+        "--release-model",
+        choices=["public", "restricted", "enclave"],
+        help="how it is released (default: public, the most demanding)",
+    )
+    group.add_argument(
+        "--attacker-knows",
+        metavar="COLUMNS",
+        help="columns the attacker is assumed to know about a target, separated by commas",
+    )
+    group.add_argument(
+        "--population-share",
+        metavar="SHARE",
+        help=(
+            "share of the population in the training data, e.g. 0.01 or 1%% (the prior "
+            "of the membership precision; default: shown at 1 %%, 10 %%, 50 %%)"
+        ),
+    )
+    group.add_argument(
+        "--population-size",
+        type=int,
+        metavar="N",
+        help="size of the population (with the training rows, gives the share)",
+    )
+    group.add_argument("--assessor", metavar="TEXT", help="who assessed (name, role)")
+    group.add_argument(
+        "--assessed-on", metavar="YYYY-MM-DD", help="date of the assessment (default: today)"
+    )
+    group.add_argument(
+        "--reassess-by",
+        metavar="YYYY-MM-DD",
+        help="when to assess again (default: one year after the assessment)",
     )
 
 

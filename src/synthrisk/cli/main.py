@@ -36,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command is None:
                 parser.print_help(sys.stderr)
                 return EXIT_USAGE
+            args.argv = list(argv)
             code = int(_dispatch(args))
         _print_warnings(caught, debug=debug)
         return code

@@ -19,6 +19,10 @@
     gate: review          # exit code 1 unless the overall verdict is pass ("fail": when it is fail)
     policy: statistical   # or strict: any synthetic row that copies a training person fails
     self_test: false      # true: the known-leak self-test (needs a holdout)
+    context: {purpose: teaching, recipient: university course, release_model: public,
+              attacker_knows: [age, sex, zip], population_share: 0.01, assessor: A. Officer,
+              reassess_by: 2027-06-01}   # the release context (docs/record.md); or a file's path
+    # report: {record: out/record.pdf}   the anonymisation record (HTML, or PDF via Chromium)
 
 A generator audit (:func:`synthrisk.audit.audit`, ``synthrisk audit``) has its own layout,
 told apart by its ``audit`` block:
@@ -72,6 +76,7 @@ from pathlib import Path
 from typing import Any
 
 from synthrisk._typing import Backend
+from synthrisk.context import ReleaseContext
 from synthrisk.exceptions import ConfigError, ParameterError, SynthriskError
 from synthrisk.metrics import get_metric, suggest
 from synthrisk.settings import Workers, check_compute, check_workers
@@ -90,6 +95,7 @@ __all__ = [
     "parse_config",
     "parse_seconds",
     "parse_tables_config",
+    "read_context",
     "read_yaml",
     "yaml_error_text",
 ]
@@ -106,10 +112,11 @@ _TOP = (
     "gate",
     "policy",
     "self_test",
+    "context",
 )
 _DATA = ("real", "synthetic", "holdout", "metadata", "encoding")
 _COMPUTE = ("working_memory", "backend", "scheduler", "sample_rows", "workers")
-_REPORT = ("json", "html", "include_records", "include_values", "top_n")
+_REPORT = ("json", "html", "include_records", "include_values", "top_n", "record")
 _AUDIT_TOP = ("version", "data", "seed", "audit", "report", "gate")
 _AUDIT_DATA = ("real", "holdout", "metadata", "encoding")
 #: the ``audit`` block's keys -> the parameters of :func:`synthrisk.audit.audit`
@@ -298,6 +305,8 @@ class RunConfig:
     self_test: bool = False
     policy: str | None = None
     params: Mapping[str, Mapping[str, Any]] | None = None
+    context: ReleaseContext | None = None
+    record: Path | None = None
 
 
 def _scheduler(value: Any, where: str, key: str = "compute.scheduler") -> str | None:
@@ -528,7 +537,39 @@ def parse_config(raw: Any, *, base: Path, source: Path | None = None) -> RunConf
         source=source,
         self_test=self_test,
         policy=policy,
+        context=_context(raw.get("context"), base, where),
+        record=resolve(report.get("record"), "report.record"),
     )
+
+
+def read_context(path: str | Path) -> ReleaseContext:
+    """Read a release context from a YAML or JSON file (a mapping of its fields).
+
+    Raises
+    ------
+    ConfigError
+        A missing or invalid file, an unknown key or a bad value (the message names
+        the file).
+    """
+    raw = read_yaml(path)
+    try:
+        return ReleaseContext.from_value(raw)
+    except ParameterError as exc:
+        msg = f"{path}: {exc}"
+        raise ConfigError(msg) from None
+
+
+def _context(value: Any, base: Path, where: str) -> ReleaseContext | None:
+    """A run file's ``context:``: a mapping of its fields, or the path of a file of them."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return read_context(base / value)
+    try:
+        return ReleaseContext.from_value(value)
+    except ParameterError as exc:
+        msg = f"{where}: {exc}"
+        raise ConfigError(msg) from None
 
 
 def _params(

@@ -18,8 +18,9 @@ from __future__ import annotations
 from synthrisk.report._extract import rates as attack_rates
 from synthrisk.report.audit import render_audit_html
 from synthrisk.report.html import render_html, render_result_html, write_html
+from synthrisk.report.record import accusation_precision, render_record, write_record
 from synthrisk.report.tables import render_tables_html
-from synthrisk.results import register_html_renderers
+from synthrisk.results import register_html_renderers, register_record_writer
 from synthrisk.verdict import (
     DEFAULT_THRESHOLDS,
     LEVELS,
@@ -36,6 +37,7 @@ register_html_renderers(
     result=render_result_html,
     report=lambda report: render_html(report, fragment=True),
 )
+register_record_writer(write_record)
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -44,13 +46,16 @@ __all__ = [
     "Threshold",
     "Thresholds",
     "Verdict",
+    "accusation_precision",
     "attack_rates",
     "check_fail_on",
     "judge",
     "judge_result",
     "render_audit_html",
     "render_html",
+    "render_record",
     "render_result_html",
     "render_tables_html",
     "write_html",
+    "write_record",
 ]
