@@ -376,6 +376,25 @@ def time_steps() -> dict[str, float]:
     return seconds
 
 
+def reap_workers() -> None:
+    """Wait for the metrics' worker processes when they are ended, so their CPU counts.
+
+    ``synthrisk._workers`` ends its workers without waiting for them; a process not
+    waited for is missing from ``RUSAGE_CHILDREN``.
+    """
+    import synthrisk._workers as workers
+
+    stop = workers._stop
+
+    def stop_and_wait(executor: Any) -> None:
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        stop(executor)
+        for process in processes:
+            process.join(timeout=30)
+
+    workers._stop = stop_and_wait
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time ``evaluate_tables`` with its defaults; optionally profile it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -440,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         ):
             write_parquet(tables, os.path.join(folder, side))
     steps = time_steps()
+    reap_workers()
     load_before = os.getloadavg()[0]
     # this process and its reaped children (the forked workers of the metrics)
     cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
