@@ -197,6 +197,61 @@ def test_panel_people_are_judged_as_people() -> None:
     assert test["p_value"] < 1e-5
 
 
+def _panel_with_long_histories(seed: int) -> tuple[pd.DataFrame, ...]:
+    """People with 1 to 30 rows (most with one or two), a person's rows close together."""
+    rng = np.random.default_rng(seed)
+
+    def side(first_id: int, n: int) -> pd.DataFrame:
+        counts = np.minimum(rng.zipf(2.0, n), 30)
+        owner = np.repeat(np.arange(n), counts)
+        m = owner.size
+        frame = pd.DataFrame(
+            {
+                "person_id": first_id + owner,
+                "age": rng.integers(20, 80, n)[owner],
+                "amount": (rng.integers(0, 300, n)[owner] + rng.integers(0, 3, m)) * 1.0,
+                "kind": rng.choice(list("ab"), m),
+            }
+        )
+        frame.loc[rng.random(m) < 0.05, "amount"] = np.nan
+        return frame
+
+    return side(0, 150), side(10_000, 120), side(20_000, 150)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_short_first_isolation_search_gives_the_full_searchs_numbers(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows searched with FIRST_K neighbours, long lists only where needed: same results."""
+    import json
+
+    from synthrisk import evaluate
+    from synthrisk.metrics.membership import _people
+
+    real, holdout, synthetic = _panel_with_long_histories(seed)
+    metrics = {
+        "identification": {"person": "person_id"},
+        "vulnerable_people": {"person": "person_id", "strata": [0.2, 0.4]},
+    }
+
+    def results() -> list[dict[str, object]]:
+        report = evaluate(real, synthetic, holdout, metrics=metrics, seed=seed)
+        out = json.loads(report.to_json())["results"]
+        for result in out:
+            result.pop("seconds", None)
+        return out
+
+    short = results()
+    # every row's first list too short for two other people: all searched again
+    monkeypatch.setattr(_people, "FIRST_K", 1)
+    again = results()
+    monkeypatch.setattr(_people, "FIRST_K", 10**6)  # the full k for every row
+    full = results()
+    assert short == full
+    assert again == full
+
+
 def test_a_person_on_both_sides_is_refused() -> None:
     real = pd.DataFrame({"person_id": [1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 4.0]})
     holdout = pd.DataFrame({"person_id": [2, 3], "x": [5.0, 6.0]})

@@ -56,6 +56,7 @@ from synthrisk.metrics.membership._space import (
     concat_rows,
     n_rows,
     real_to_synthetic,
+    take_rows,
 )
 from synthrisk.schema.encoding import EncodedTable
 from synthrisk.schema.tables import Tables
@@ -94,12 +95,23 @@ class Geometry:
         return np.where(self.isolation > 0, out, np.inf)
 
 
+#: neighbours of the first isolation search of people with several rows; the rows
+#: whose list holds fewer than two other people are searched again with the full k
+FIRST_K = 5
+
+
 def _other_people(
-    distances: FloatArray, indices: IntArray, person: IntArray
+    distances: FloatArray,
+    indices: IntArray,
+    person: IntArray,
+    rows: IntArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    """Nearest and second-nearest *other* person of each query row (rows in pool order)."""
+    """Nearest and second-nearest *other* person of each query row.
+
+    The query rows are the pooled rows ``rows`` (None: every pooled row, in order).
+    """
     n = distances.shape[0]
-    own = person[np.arange(n)]
+    own = person[np.arange(n) if rows is None else rows]
     first = np.full(n, np.inf)
     second = np.full(n, np.inf)
     first_person = np.full(n, -1, dtype=np.int64)
@@ -189,13 +201,7 @@ def _geometry(
     synthetic = space.data(tables, "synthetic")
     pool = concat_rows(real, holdout)
     pool, synthetic, imputed = read_missing_as_typical(pool, synthetic)
-    n = n_rows(pool)
-    # the nearest rows of two other people: at most max_rows of one's own are nearer
-    k = min(n, 2 * people.max_rows + 1)
-    nn = space.search(
-        pool, pool, k=k, context=context, description="isolation of real people"
-    )
-    isolation, second = _other_people(nn.distances, nn.indices, people.person)
+    isolation, second = _isolation(pool, people, space, context)
     # the run's shared search measures the DCR distance itself, without typical values
     shared = None if imputed else real_to_synthetic(tables, space, k=1, context=context)
     if shared is not None and shared[1] is not None:
@@ -212,6 +218,44 @@ def _geometry(
         )
         to_syn, nearest = syn.distances[:, 0], syn.indices[:, 0]
     return (Geometry(isolation, second, to_syn, nearest), space, pool, synthetic)
+
+
+def _isolation(
+    pool: Data, people: People, space: Space, context: Context
+) -> tuple[FloatArray, FloatArray]:
+    """Each pooled row's distances to the nearest and second-nearest other person.
+
+    The nearest rows of two other people are among a row's ``2 * max_rows + 1``
+    nearest pooled rows (at most ``max_rows`` of its own and of the first other
+    person's come before them). With several rows per person that list is long (a
+    person with 60 rows makes it 121 for everyone) while the two other people are
+    usually among the first few: every row is searched with ``FIRST_K`` neighbours,
+    and only the rows whose list holds fewer than two other people again with the
+    full ``k``. Both give the same two distances: every backend ranks by ``(distance,
+    position)``, so a shorter list is the longer one's beginning.
+    """
+    n = n_rows(pool)
+    full_k = min(n, 2 * people.max_rows + 1)
+    k = min(full_k, FIRST_K)
+    nn = space.search(
+        pool, pool, k=k, context=context, description="isolation of real people"
+    )
+    isolation, second = _other_people(nn.distances, nn.indices, people.person)
+    if k < full_k:
+        # fewer than two other people listed: the second slot was never filled
+        redo = np.flatnonzero(np.isinf(second))
+        if redo.size:
+            more = space.search(
+                take_rows(pool, redo),
+                pool,
+                k=full_k,
+                context=context,
+                description="isolation of real people (long lists)",
+            )
+            isolation[redo], second[redo] = _other_people(
+                more.distances, more.indices, people.person, rows=redo
+            )
+    return isolation, second
 
 
 def near_threshold(geo: Geometry, quantile: float) -> float:
