@@ -59,6 +59,8 @@ LAYERS: dict[str, int] = {
     "relational": 8,
     "pipeline": 9,
     "cli": 10,
+    # python -m synthrisk: runs the command line
+    "__main__": 11,
 }
 
 
