@@ -29,7 +29,7 @@ import pandas as pd
 
 from synthrisk.audit import PythonGenerator, audit
 
-MODULE = '''
+MODULE = """
 import time
 time.sleep({seconds})  # an expensive import
 import pandas as pd
@@ -37,7 +37,7 @@ import pandas as pd
 
 def fit_sample(train, n, seed):
     return train.sample(n, replace=True, random_state=seed).reset_index(drop=True)
-'''
+"""
 
 
 def main() -> None:
@@ -50,9 +50,7 @@ def main() -> None:
     real = pd.read_csv(args.data / "adults_train_reconstructed.csv").sample(
         500, random_state=0
     )
-    holdout = pd.read_csv(args.data / "adults_control.csv").sample(
-        1500, random_state=1
-    )
+    holdout = pd.read_csv(args.data / "adults_control.csv").sample(1500, random_state=1)
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "slow_import_gen.py").write_text(
             MODULE.format(seconds=args.import_seconds)

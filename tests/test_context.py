@@ -27,7 +27,8 @@ def test_values_are_checked_and_normalised() -> None:
     assert ctx.attacker_knows == ("age", "sex")
     assert ctx.population_share == pytest.approx(0.02)
     assert ctx.reassess_by == "2027-06-01"
-    assert "release_model" not in ctx.defaults and "recipient" in ctx.defaults
+    assert "release_model" not in ctx.defaults
+    assert "recipient" in ctx.defaults
 
 
 @pytest.mark.parametrize(
@@ -38,7 +39,10 @@ def test_values_are_checked_and_normalised() -> None:
         ({"population_share": 1.5}, r"number in \(0, 1\]"),
         ({"population_size": 0}, r"whole number of people"),
         ({"reassess_by": "June"}, r"YYYY-MM-DD"),
-        ({"assessed_on": "2027-01-01", "reassess_by": "2026-01-01"}, r"must come after"),
+        (
+            {"assessed_on": "2027-01-01", "reassess_by": "2026-01-01"},
+            r"must come after",
+        ),
         ({"purpose": 3}, r"`context.purpose` must be a text"),
         ({"attacker_knows": [1]}, r"must list column names"),
         ({"who": "me"}, r"unknown keys \['who'\]"),

@@ -17,6 +17,7 @@ defaults.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 from collections.abc import Mapping, Sequence
@@ -114,12 +115,12 @@ def _share(value: Any) -> float | None:
         return None
     if isinstance(value, str):
         text = value.strip()
-        try:
+        with contextlib.suppress(ValueError):
             value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-        except ValueError:
-            pass
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-        0 < float(value) <= 1
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (0 < float(value) <= 1)
     ):
         msg = (
             "`context.population_share` must be the share of the population in the "
@@ -193,7 +194,9 @@ class ReleaseContext:
     defaults: tuple[str, ...] = ()
 
     @classmethod
-    def from_value(cls, value: ReleaseContext | Mapping[str, Any] | None) -> ReleaseContext:
+    def from_value(
+        cls, value: ReleaseContext | Mapping[str, Any] | None
+    ) -> ReleaseContext:
         """A checked context from a mapping (the YAML ``context:`` block), a context or None.
 
         Raises
@@ -249,7 +252,9 @@ class ReleaseContext:
         defaults = tuple(k for k in CONTEXT_FIELDS if k not in given)
         return cls(**given, defaults=defaults)
 
-    def merged(self, other: ReleaseContext | Mapping[str, Any] | None) -> ReleaseContext:
+    def merged(
+        self, other: ReleaseContext | Mapping[str, Any] | None
+    ) -> ReleaseContext:
         """This context with the fields ``other`` states (the command line over a file)."""
         other = ReleaseContext.from_value(other)
         values = self.given()
@@ -258,9 +263,7 @@ class ReleaseContext:
 
     def given(self) -> dict[str, Any]:
         """The fields the user stated (not the defaults)."""
-        return {
-            k: getattr(self, k) for k in CONTEXT_FIELDS if k not in self.defaults
-        }
+        return {k: getattr(self, k) for k in CONTEXT_FIELDS if k not in self.defaults}
 
     def dated(self, today: _dt.date | None = None) -> ReleaseContext:
         """With ``assessed_on`` set to ``today`` (the run's date) when it was left out."""

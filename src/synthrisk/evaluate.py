@@ -14,8 +14,8 @@ from synthrisk._typing import Backend, TableLike
 from synthrisk._validation import check_int
 from synthrisk._version import __version__
 from synthrisk._warmup import numba_warmup
-from synthrisk.context import ReleaseContext, check_context
 from synthrisk._workers import plan_workers, run_in_workers
+from synthrisk.context import ReleaseContext, check_context
 from synthrisk.exceptions import InputError, ParameterError
 from synthrisk.holdout_check import check_holdout, holdout_warnings
 from synthrisk.metrics import METRICS, Metric, get_metric
@@ -383,7 +383,10 @@ def record_metrics(
         try:
             out.append(cls.from_params(values or None))
         except ParameterError:
-            logger.info("%s: not built with its defaults; the record shows it as not run", metric_id)
+            logger.info(
+                "%s: not built with its defaults; the record shows it as not run",
+                metric_id,
+            )
     return out
 
 

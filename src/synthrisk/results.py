@@ -904,7 +904,7 @@ class Verdict:
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form (the report's ``verdict`` block)."""
-        return {
+        out: dict[str, JSONValue] = {
             "overall": self.overall,
             "reason": self.reason,
             "alpha": self.alpha,
@@ -915,7 +915,10 @@ class Verdict:
             "policy": self.policy,
             "findings": [f.to_dict() for f in self.findings],
             "metrics": [v.to_dict() for v in self.metrics],
-        } | ({"too_few_rows": self.too_few_rows} if self.too_few_rows else {})
+        }
+        if self.too_few_rows:
+            out["too_few_rows"] = self.too_few_rows
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:

@@ -33,7 +33,9 @@ def test_evaluate_writes_the_record_with_the_context(
 ) -> None:
     record, report = tmp_path / "out" / "record.html", tmp_path / "out" / "report.json"
     context = tmp_path / "context.yaml"
-    context.write_text("purpose: teaching\nrecipient: a course\nassessed_on: 2026-05-01\n")
+    context.write_text(
+        "purpose: teaching\nrecipient: a course\nassessed_on: 2026-05-01\n"
+    )
     code = main([
         "evaluate", *_inputs(files), "--metrics", "identification", "--quiet",
         "--json", str(report), "--record", str(record), "--context", str(context),
@@ -51,7 +53,8 @@ def test_evaluate_writes_the_record_with_the_context(
     assert "reassess_by" not in stored["defaults"]
     page = record.read_text()
     assert "synthrisk evaluate --real" in page  # the command line
-    assert "students" in page and "π = 1 %" in page
+    assert "students" in page
+    assert "π = 1 %" in page
 
 
 @pytest.mark.parametrize(
@@ -71,7 +74,9 @@ def test_bad_context_options_exit_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     options = [str(tmp_path / o) if o.endswith(".docx") else o for o in options]
-    code = main(["evaluate", *_inputs(files), "--metrics", "dcr_share", "--quiet", *options])
+    code = main(
+        ["evaluate", *_inputs(files), "--metrics", "dcr_share", "--quiet", *options]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert "synthrisk: error:" in err
@@ -91,4 +96,5 @@ def test_run_file_writes_the_record(files: dict[str, Path], tmp_path: Path) -> N
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert data["context"]["release_model"] == "enclave"
     page = (tmp_path / "out" / "record.html").read_text()
-    assert "synthrisk run" in page and "research" in page
+    assert "synthrisk run" in page
+    assert "research" in page

@@ -336,7 +336,9 @@ def test_params_change_metrics_of_the_full_assessment(tmp_path: Path) -> None:
 
 
 def test_context_block_and_record_are_parsed(tmp_path: Path) -> None:
-    (tmp_path / "ctx.yaml").write_text("recipient: analysts\nrelease_model: restricted\n")
+    (tmp_path / "ctx.yaml").write_text(
+        "recipient: analysts\nrelease_model: restricted\n"
+    )
     path = tmp_path / "run.yaml"
     path.write_text(
         "data: {real: r.csv, synthetic: s.csv}\n"

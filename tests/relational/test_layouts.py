@@ -354,8 +354,15 @@ def test_copies_of_the_longest_histories_are_caught(
     }
     # the 10 copied people (15 to 27 admissions) are among the most isolated people:
     # 8 of them in the most isolated 1 %, all 10 in the 5 %
-    assert parts["most isolated 1%, exact copies"]["training"] == [8, 21]
-    assert parts["most isolated 5%, exact copies"]["training"] == [10, 101]
+    # (the strata hold the training people among the 1 % and 5 % most isolated of all:
+    # their size moves by a person or two with ties in the isolation distance)
+    one, five = (
+        parts[f"most isolated {s}, exact copies"]["training"] for s in ("1%", "5%")
+    )
+    assert one[0] == 8
+    assert 20 <= one[1] <= 22
+    assert five[0] == 10
+    assert 99 <= five[1] <= 103
     assert parts["most isolated 1%, exact copies"]["p_value"] < 1e-6
     assert (
         "copies of 4 training people among the most isolated 1–5 % of people, by their "

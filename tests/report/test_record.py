@@ -29,7 +29,9 @@ from synthrisk.report.record import (
 def _sections(page: str) -> dict[str, str]:
     out = {}
     for key in RECORD_SECTIONS:
-        match = re.search(rf'<section id="{key}" class="rec">(.*?)</section>', page, re.S)
+        match = re.search(
+            rf'<section id="{key}" class="rec">(.*?)</section>', page, re.S
+        )
         assert match is not None, key
         out[key] = match.group(1)
     return out
@@ -42,7 +44,9 @@ def _text(page: str) -> str:
 
 def test_accusation_precision_matches_the_formula() -> None:
     assert accusation_precision(0.5, 0.3, 0.1) == pytest.approx(0.75)
-    assert accusation_precision(0.01, 0.5, 0.01) == pytest.approx(0.005 / (0.005 + 0.0099))
+    assert accusation_precision(0.01, 0.5, 0.01) == pytest.approx(
+        0.005 / (0.005 + 0.0099)
+    )
     assert accusation_precision(0.1, 0.0, 0.0) is None
 
 
@@ -70,18 +74,26 @@ def _hand_report(**extra: object) -> EvaluationReport:
         MetricResult(
             "membership_knn_probabilities",
             0.6,
-            {"roc_auc_score": 0.6, "tpr_at_fpr": {"0.01": 0.05}, "n_members": 100,
-             "n_non_members": 100},
+            {
+                "roc_auc_score": 0.6,
+                "tpr_at_fpr": {"0.01": 0.05},
+                "n_members": 100,
+                "n_non_members": 100,
+            },
         ),
     )
     return EvaluationReport(
         "0.1.0",
         0,
-        {"real": {"rows": 100, "columns": ["age", "zip"]},
-         "synthetic": {"rows": 100, "columns": ["age", "zip"]},
-         "holdout": {"rows": 100, "columns": ["age", "zip"]}},
+        {
+            "real": {"rows": 100, "columns": ["age", "zip"]},
+            "synthetic": {"rows": 100, "columns": ["age", "zip"]},
+            "holdout": {"rows": 100, "columns": ["age", "zip"]},
+        },
         results + tuple(extra.get("results", ())),  # type: ignore[operator]
-        schema={"columns": {"age": {"kind": "numerical"}, "zip": {"kind": "categorical"}}},
+        schema={
+            "columns": {"age": {"kind": "numerical"}, "zip": {"kind": "categorical"}}
+        },
         context=extra.get("context"),  # type: ignore[arg-type]
     )
 
@@ -98,7 +110,8 @@ def test_record_has_every_section_filled_and_states_defaults() -> None:
     # π not given: three shares
     precision = _text(sections["precision"])
     assert "π not given: shown at 1 %, 10 %, 50 %" in precision
-    assert "identification" in precision and "membership_knn_probabilities" in precision
+    assert "identification" in precision
+    assert "membership_knn_probabilities" in precision
     # the criteria name every mapped test
     criteria = _text(sections["criteria"])
     for crit in CRITERIA:
@@ -106,15 +119,27 @@ def test_record_has_every_section_filled_and_states_defaults() -> None:
             assert metric in criteria
     assert "reidentification_risk: not run" in _text(sections["classical"])
     signoff = _text(sections["signoff"])
-    for word in ("Name", "Role", "Date", "release with conditions", "do not release", "Signature"):
+    for word in (
+        "Name",
+        "Role",
+        "Date",
+        "release with conditions",
+        "do not release",
+        "Signature",
+    ):
         assert word in signoff
 
 
 def test_record_escapes_the_context_and_uses_the_stated_share() -> None:
     context = ReleaseContext.from_value(
-        {"purpose": "<script>alert(1)</script> teaching", "recipient": "A & B",
-         "population_share": 0.02, "assessor": "Ann \"Q\" Officer", "reassess_by": "2027-06-01",
-         "assessed_on": "2026-06-01"}
+        {
+            "purpose": "<script>alert(1)</script> teaching",
+            "recipient": "A & B",
+            "population_share": 0.02,
+            "assessor": 'Ann "Q" Officer',
+            "reassess_by": "2027-06-01",
+            "assessed_on": "2026-06-01",
+        }
     )
     page = render_record(_hand_report(context=context))
     assert "<script>alert(1)" not in page
@@ -131,29 +156,55 @@ def test_record_escapes_the_context_and_uses_the_stated_share() -> None:
 def test_precision_from_the_population_size() -> None:
     context = ReleaseContext.from_value({"population_size": 10_000})
     text = _text(_sections(render_record(_hand_report(context=context)))["precision"])
-    assert "π = 1 %" in text and "population size" in text
+    assert "π = 1 %" in text
+    assert "population size" in text
 
 
 def test_classical_models_are_shown_when_present() -> None:
     risk = MetricResult(
         "reidentification_risk",
         0.2,
-        {a: {"highest": 1.0, "average": avg, "records_at_risk": 0.3, "real_anchored": True}
-         for a, avg in (("prosecutor", 0.2), ("journalist", 0.04), ("marketer", 0.01))},
+        {
+            a: {
+                "highest": 1.0,
+                "average": avg,
+                "records_at_risk": 0.3,
+                "real_anchored": True,
+            }
+            for a, avg in (
+                ("prosecutor", 0.2),
+                ("journalist", 0.04),
+                ("marketer", 0.01),
+            )
+        },
     )
-    sdc = MetricResult("sdc_risk", 0.1, {"individual_risk": {"mean": 0.01, "max": 0.5},
-                                          "suda": {"mean_dis_score": 0.002}})
-    report = _hand_report(results=(risk, sdc),
-                          context=ReleaseContext.from_value({"release_model": "restricted"}))
+    sdc = MetricResult(
+        "sdc_risk",
+        0.1,
+        {
+            "individual_risk": {"mean": 0.01, "max": 0.5},
+            "suda": {"mean_dis_score": 0.002},
+        },
+    )
+    report = _hand_report(
+        results=(risk, sdc),
+        context=ReleaseContext.from_value({"release_model": "restricted"}),
+    )
     text = _text(_sections(render_record(report))["classical"])
-    assert "prosecutor" in text and "above 0.09" in text and "within 0.09" in text
-    assert "individual_risk.mean" in text and "suda.mean_dis_score" in text
+    assert "prosecutor" in text
+    assert "above 0.09" in text
+    assert "within 0.09" in text
+    assert "individual_risk.mean" in text
+    assert "suda.mean_dis_score" in text
     assert "not run" not in text
 
 
 def test_a_classical_model_this_synthrisk_lacks_reads_not_run() -> None:
-    text = _text(_sections(render_record(_hand_report(), registered=["identification"]))[
-        "classical"])
+    text = _text(
+        _sections(render_record(_hand_report(), registered=["identification"]))[
+            "classical"
+        ]
+    )
     assert "this synthrisk has no metric `sdc_risk`" in text
 
 
@@ -205,7 +256,9 @@ def _small_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[str]
 
 def _pdf_text(path: Path) -> str | None:
     if shutil.which("pdftotext"):
-        done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, check=True)
+        done = subprocess.run(
+            ["pdftotext", str(path), "-"], capture_output=True, check=True
+        )
         return done.stdout.decode("utf-8", "replace")
     try:
         import pypdf
@@ -222,7 +275,8 @@ def test_record_holds_no_record_value(tmp_path: Path) -> None:
         context={"attacker_knows": ["age", "surname"], "population_share": 0.05},
         record=True,
     )  # fmt: skip
-    assert report.verdict is not None and report.verdict.findings
+    assert report.verdict is not None
+    assert report.verdict.findings
     assert set(report.inputs["record_metrics"]["unavailable"]) <= set(RECORD_METRICS)
     page = report.write_record(tmp_path / "record.html").read_text()
     findings = _text(_sections(page)["findings"])
@@ -254,5 +308,10 @@ def test_report_context_round_trips() -> None:
 def test_evaluate_checks_the_attacker_columns() -> None:
     real, synthetic, holdout, _ = _small_tables()
     with pytest.raises(ParameterError, match="which the real table lacks"):
-        evaluate(real, synthetic, holdout, metrics=["dcr_share"],
-                 context={"attacker_knows": ["postcode"]})
+        evaluate(
+            real,
+            synthetic,
+            holdout,
+            metrics=["dcr_share"],
+            context={"attacker_knows": ["postcode"]},
+        )

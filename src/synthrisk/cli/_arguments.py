@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "budget",
+    "build_metrics",
     "command_line",
     "context",
-    "build_metrics",
     "default_params",
     "metric_ids",
     "param_value",
@@ -231,7 +231,11 @@ def context(args: Any) -> ReleaseContext | None:
         return base.merged(given)
     except ParameterError as exc:
         option = next(
-            (f"--{o.replace('_', '-')}" for o, f in _CONTEXT_OPTIONS.items() if f"context.{f}`" in str(exc)),
+            (
+                f"--{o.replace('_', '-')}"
+                for o, f in _CONTEXT_OPTIONS.items()
+                if f"context.{f}`" in str(exc)
+            ),
             None,
         )
         msg = str(exc) if option is None else f"`{option}`: {exc}"

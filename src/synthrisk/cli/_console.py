@@ -121,7 +121,7 @@ def results_table(
         rows.append((name, r, v, excess, interval or "—", label, warned))
     heads = ("metric", "excess", "[interval] (level)", "verdict")
     needed = 13 + sum(  # 4 columns: 5 rules and a space either side of each cell
-        max(len(head), *(len(row[k]) for row in rows))
+        max(len(head), *(len(str(row[k])) for row in rows))
         for head, k in zip(heads, (0, 3, 4, 5), strict=True)
     )
     if wide or needed <= width:

@@ -638,9 +638,13 @@ def _add_record_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the release context as YAML or JSON (the options below override its fields)",
     )
-    group.add_argument("--context-purpose", metavar="TEXT", help="why the table is released")
     group.add_argument(
-        "--context-recipient", metavar="TEXT", help="who receives it (the assessment takes their side)"
+        "--context-purpose", metavar="TEXT", help="why the table is released"
+    )
+    group.add_argument(
+        "--context-recipient",
+        metavar="TEXT",
+        help="who receives it (the assessment takes their side)",
     )
     group.add_argument(
         "--release-model",
@@ -668,7 +672,9 @@ def _add_record_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--assessor", metavar="TEXT", help="who assessed (name, role)")
     group.add_argument(
-        "--assessed-on", metavar="YYYY-MM-DD", help="date of the assessment (default: today)"
+        "--assessed-on",
+        metavar="YYYY-MM-DD",
+        help="date of the assessment (default: today)",
     )
     group.add_argument(
         "--reassess-by",

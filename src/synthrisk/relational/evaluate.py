@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -370,12 +370,17 @@ def evaluate_tables(
                 subtrees={
                     top: (
                         [c for c in child_columns if c.split(".", 1)[0] in tables],
-                        tuple(  # type: ignore[arg-type]
-                            dataclasses.replace(
-                                plan,
-                                plans=tuple(t for t in plan.plans if t.name in tables),
-                            ).row_sets(present[side], people[side])
-                            for side in ("real", "synthetic", "holdout")
+                        cast(
+                            "tuple[np.ndarray, np.ndarray, np.ndarray]",
+                            tuple(
+                                dataclasses.replace(
+                                    plan,
+                                    plans=tuple(
+                                        t for t in plan.plans if t.name in tables
+                                    ),
+                                ).row_sets(present[side], people[side])
+                                for side in ("real", "synthetic", "holdout")
+                            ),
                         ),
                     )
                     for top, tables in _subtrees(meta).items()

@@ -352,7 +352,7 @@ def linkage_attack(
                 )
             )
     attacks = []
-    for name, description, hit, can, top in found:
+    for name, description, hit, can, subtree in found:
         linked = hit & can
         a = int((linked & is_train).sum())
         b = int((linked & ~is_train).sum())
@@ -360,7 +360,7 @@ def linkage_attack(
         n_b = int((can & ~is_train).sum())
         p = excess_greater_p(a, n_a, b, n_b) if n_a and n_b else 1.0
         attacks.append(
-            LinkageAttack(name, description, n_a, n_b, a, b, float(p), subtree=top)
+            LinkageAttack(name, description, n_a, n_b, a, b, float(p), subtree=subtree)
         )
     combined = float(min(1.0, len(attacks) * min(a.p_value for a in attacks)))
     level = "fail" if combined <= alpha else "pass"

@@ -97,7 +97,12 @@ class Criterion:
     __slots__ = ("key", "metrics", "precedent", "question", "title")
 
     def __init__(
-        self, key: str, title: str, question: str, metrics: Sequence[str], precedent: str
+        self,
+        key: str,
+        title: str,
+        question: str,
+        metrics: Sequence[str],
+        precedent: str,
     ) -> None:
         self.key = key
         self.title = title
@@ -221,9 +226,9 @@ def precision_interval(
 
 
 def _clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    from synthrisk.stats.mia import clopper_pearson
-
     import numpy as np
+
+    from synthrisk.stats.mia import clopper_pearson
 
     low, high = clopper_pearson(np.array([k]), np.array([n]), level)
     return float(low[0]), float(high[0])
@@ -310,13 +315,11 @@ def _context_section(
         if "release_model" in defaults
         else _e(RELEASE_MODELS.get(model, model))
     )
-    known = (
-        ", ".join(context.attacker_knows) if context.attacker_knows else None
-    )
+    known = ", ".join(context.attacker_knows) if context.attacker_knows else None
     assessed = context.assessed_on or today
-    reassess = context.reassessment() or ReleaseContext(
-        assessed_on=assessed
-    ).reassessment()
+    reassess = (
+        context.reassessment() or ReleaseContext(assessed_on=assessed).reassessment()
+    )
     rows = [
         ("Purpose", stated("purpose", context.purpose)),
         ("Recipient", stated("recipient", context.recipient)),
@@ -354,8 +357,8 @@ def _context_section(
 
 
 def _data_section(report: EvaluationReport) -> str:
-    columns = (report.schema or {}).get("columns") or {}
-    inputs = report.inputs or {}
+    columns: Any = (report.schema or {}).get("columns") or {}
+    inputs: Any = report.inputs or {}
     rows = []
     for name, label in (
         ("real", "training (real rows the generator saw)"),
@@ -378,7 +381,8 @@ def _data_section(report: EvaluationReport) -> str:
         )
     body = _table(["table", "file", "rows", "columns", "SHA-256"], rows)
     kinds = []
-    excluded = set((report.schema or {}).get("excluded") or ())
+    schema: Any = report.schema or {}
+    excluded = set(schema.get("excluded") or ())
     real_cols = (inputs.get("real") or {}).get("columns") or list(columns)
     for col in real_cols:
         spec = columns.get(col) if isinstance(columns, Mapping) else None
@@ -403,7 +407,9 @@ def _verdict_by_metric(report: EvaluationReport) -> dict[str, Any]:
 def _interval(v: Any) -> str:
     if v.ci is None:
         return "—"
-    level = "" if v.ci_level is None else f" ({_e(format_number(100 * v.ci_level, 4))} %)"
+    level = (
+        "" if v.ci_level is None else f" ({_e(format_number(100 * v.ci_level, 4))} %)"
+    )
     return f"[{_f(v.ci[0])}, {_f(v.ci[1])}]{level}"
 
 
@@ -447,16 +453,25 @@ def _criteria_section(report: EvaluationReport) -> tuple[str, dict[str, str]]:
                 continue
             level = v.level
             if v.gating:
-                worst = level if worst is None or _LEVEL_RANK[level] > _LEVEL_RANK[worst] else worst
+                worst = (
+                    level
+                    if worst is None or _LEVEL_RANK[level] > _LEVEL_RANK[worst]
+                    else worst
+                )
             tolerance = (
-                f"{_f(v.tolerance)}<br><span class=\"small\">{_e(v.source)}</span>"
+                f'{_f(v.tolerance)}<br><span class="small">{_e(v.source)}</span>'
                 if v.tolerance is not None
                 else _e(v.source or "—")
             )
             rows.append(
                 [
                     f'<span class="mono">{_e(metric)}</span>',
-                    _badge(level) + ("" if v.gating else ' <span class="small">(informational)</span>'),
+                    _badge(level)
+                    + (
+                        ""
+                        if v.gating
+                        else ' <span class="small">(informational)</span>'
+                    ),
                     _f(v.effect),
                     _interval(v),
                     tolerance,
@@ -523,7 +538,14 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     if metric == "identification":
         a, n_a = breakdown.get("identified_training"), breakdown.get("training_people")
         b, n_b = breakdown.get("identified_holdout"), breakdown.get("holdout_people")
-        if all(isinstance(x, int) for x in (a, n_a, b, n_b)) and n_a and n_b:
+        if (
+            isinstance(a, int)
+            and isinstance(n_a, int)
+            and isinstance(b, int)
+            and isinstance(n_b, int)
+            and n_a
+            and n_b
+        ):
             points.append(
                 {
                     "where": "identified people (exact or near copy)",
@@ -571,7 +593,7 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                         else None
                     )
                     if resolution or n_n:
-                        n_h = round(1 / resolution) if resolution else int(n_n)
+                        n_h = round(1 / resolution) if resolution else int(n_n or 0)
                         k = math.floor(fpr * n_h + 1e-9)
                         fpr_ci = _clopper_pearson(k, n_h)
                         fpr_ci = (fpr_ci[0], max(fpr_ci[1], fpr))
@@ -579,7 +601,10 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                         fpr_ci = (0.0, fpr)
                     points.append(
                         {
-                            "where": " / ".join(p for p in path if p not in ("strata", "attacks")) or "whole table",
+                            "where": " / ".join(
+                                p for p in path if p not in ("strata", "attacks")
+                            )
+                            or "whole table",
                             "tpr": tpr,
                             "tpr_ci": tpr_ci,
                             "fpr": fpr,
@@ -595,10 +620,15 @@ def _operating_points(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     return points
 
 
-def _sizes(node: Mapping[str, Any], breakdown: Mapping[str, Any]) -> tuple[int | None, int | None]:
+def _sizes(
+    node: Mapping[str, Any], breakdown: Mapping[str, Any]
+) -> tuple[int | None, int | None]:
     """Members and non-members behind a node's rates (the node's, else the breakdown's)."""
     for source in (node, breakdown):
-        for members, others in (("n_members", "n_non_members"), ("n_real", "n_holdout")):
+        for members, others in (
+            ("n_members", "n_non_members"),
+            ("n_real", "n_holdout"),
+        ):
             m, n = source.get(members), source.get(others)
             if isinstance(m, int) and isinstance(n, int) and m > 0 and n > 0:
                 return m, n
@@ -673,7 +703,12 @@ def _precision_section(
             rows.append(
                 [
                     f'<span class="mono">{_e(metric)}</span>',
-                    _e(p["where"]) + (f'<br><span class="small">{_e(p["counts"])}</span>' if p["counts"] else ""),
+                    _e(p["where"])
+                    + (
+                        f'<br><span class="small">{_e(p["counts"])}</span>'
+                        if p["counts"]
+                        else ""
+                    ),
                     _f(p["auc"] if p["auc"] is not None else auc),
                     f"{_pct(p['tpr'])} "
                     f'<span class="small">[{_pct(p["tpr_ci"][0])}, {_pct(p["tpr_ci"][1])}]</span>',
@@ -707,7 +742,10 @@ def _precision_section(
             f"with a false-positive rate (judged in section 3 only): {_e(', '.join(shares))}.</p>"
         )
     if not rows:
-        body = intro + "<p>No membership or identification attack with a rate ran in this assessment.</p>"
+        body = (
+            intro
+            + "<p>No membership or identification attack with a rate ran in this assessment.</p>"
+        )
     else:
         body = intro + _table(
             [
@@ -720,11 +758,13 @@ def _precision_section(
             ],
             rows,
         )
-    return _section("precision", "4. Accusation precision of the membership attacks", body)
+    return _section(
+        "precision", "4. Accusation precision of the membership attacks", body
+    )
 
 
 def _rows(report: EvaluationReport, name: str) -> int | None:
-    entry = (report.inputs or {}).get(name)
+    entry: Any = (report.inputs or {}).get(name)
     if isinstance(entry, Mapping) and isinstance(entry.get("rows"), int):
         return int(entry["rows"])
     return None
@@ -756,10 +796,14 @@ def _classical_section(
     registered: Sequence[str] | None,
 ) -> str:
     results = {r.get("metric"): r for r in data.get("results") or ()}
-    noted = (report.inputs or {}).get("record_metrics")
-    unavailable = set(noted.get("unavailable") or ()) if isinstance(noted, Mapping) else set()
+    noted: Any = (report.inputs or {}).get("record_metrics")
+    unavailable = (
+        set(noted.get("unavailable") or ()) if isinstance(noted, Mapping) else set()
+    )
     model = context.release_model
-    threshold, source = _CLASSICAL_THRESHOLDS.get(model, _CLASSICAL_THRESHOLDS["public"])
+    threshold, source = _CLASSICAL_THRESHOLDS.get(
+        model, _CLASSICAL_THRESHOLDS["public"]
+    )
     body = (
         "<p>The classical disclosure-risk models of statistical disclosure control, on the "
         "real rows (El Emam's prosecutor, journalist and marketer risks as in ARX; SDC "
@@ -772,7 +816,9 @@ def _classical_section(
     for metric in _CLASSICAL:
         result = results.get(metric)
         if result is None:
-            if metric in unavailable or (registered is not None and metric not in registered):
+            if metric in unavailable or (
+                registered is not None and metric not in registered
+            ):
                 why = f"this synthrisk has no metric `{metric}`; the record shows it as not run"
             elif registered is None:
                 why = (
@@ -865,12 +911,14 @@ def _findings_section(report: EvaluationReport) -> str:
             how = person.get("how")
             if how is None:
                 exact = person.get("exact")
-                how = "exact copy" if exact else ("near copy" if exact is not None else "")
+                how = (
+                    "exact copy"
+                    if exact
+                    else ("near copy" if exact is not None else "")
+                )
             people.append([_e(real_rows), _e(syn_rows), _e(how)])
         table = (
-            _table(["training rows", "synthetic rows", "how"], people)
-            if people
-            else ""
+            _table(["training rows", "synthetic rows", "how"], people) if people else ""
         )
         more = (
             f'<p class="small">{_e(finding.count - len(people))} more in the JSON report.</p>'
@@ -882,7 +930,11 @@ def _findings_section(report: EvaluationReport) -> str:
             f"<p><b>Criterion:</b> {_e(titles[crit])}. <b>Test:</b> "
             f'<span class="mono">{_e(finding.metric)}</span>. <b>People:</b> {_e(finding.count)}.</p>'
             f"<p>{_e(finding.summary)}</p>"
-            + (f"<p><b>Mitigation:</b> {_e(finding.next_step)}</p>" if finding.next_step else "")
+            + (
+                f"<p><b>Mitigation:</b> {_e(finding.next_step)}</p>"
+                if finding.next_step
+                else ""
+            )
             + table
             + more
             + "</div>"
@@ -894,10 +946,10 @@ def _limitations_section(
     report: EvaluationReport, data: Mapping[str, Any], context: ReleaseContext
 ) -> str:
     verdict = report.verdict if report.verdict is not None else judge(report)
-    ran = {r.get("metric") for r in data.get("results") or () if r.get("status") == "ok"}
-    not_run = [
-        m for c in CRITERIA for m in c.metrics if m not in ran
-    ]
+    ran = {
+        r.get("metric") for r in data.get("results") or () if r.get("status") == "ok"
+    }
+    not_run = [m for c in CRITERIA for m in c.metrics if m not in ran]
     items = [
         "This record is evidence for a decision, not a proof of anonymity: it measures the "
         "attacks listed in section 3 at this size, with the power stated there; an attack "
@@ -934,9 +986,11 @@ def _limitations_section(
     caveats = list(verdict.caveats)
     body = "<ul>" + "".join(f"<li>{_e(i)}</li>" for i in items) + "</ul>"
     if caveats:
-        body += "<h3>Caveats of this run</h3><ul>" + "".join(
-            f"<li>{_e(c)}</li>" for c in caveats[:30]
-        ) + "</ul>"
+        body += (
+            "<h3>Caveats of this run</h3><ul>"
+            + "".join(f"<li>{_e(c)}</li>" for c in caveats[:30])
+            + "</ul>"
+        )
     return _section("limitations", "7. Limitations", body)
 
 
@@ -973,7 +1027,9 @@ def _reproducibility_section(
         ),
         (
             "Command line",
-            f'<span class="mono">{_e(command)}</span>' if command else "not recorded (Python API)",
+            f'<span class="mono">{_e(command)}</span>'
+            if command
+            else "not recorded (Python API)",
         ),
     ]
     body = _keyvalues(rows) + (
@@ -1118,7 +1174,7 @@ def render_record(
         _signoff_section(levels),
     ]
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
@@ -1201,7 +1257,7 @@ def _pdf_bytes(page: str, *, timeout: float = 120.0) -> bytes:
             source.as_uri(),
         ]
         try:
-            done = subprocess.run(  # noqa: S603 - a fixed argument list, no shell
+            done = subprocess.run(
                 command, capture_output=True, timeout=timeout, check=False
             )
         except subprocess.TimeoutExpired:

@@ -122,7 +122,7 @@ def replay_test(
             a, n_a, b, n_b, confidence_level=confidence_level
         )
     else:
-        effect, ci, se = 0.0, (0.0, 0.0), 0.0
+        effect, ci, se = 0.0, [0.0, 0.0], 0.0
     detectable = [
         p["detectable_people"] for p in parts if p["detectable_people"] is not None
     ]
