@@ -171,7 +171,9 @@ HOSPITAL: dict[str, Any] = {
 }
 
 
-def _codes(prefix: str, n_levels: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def _codes(
+    prefix: str, n_levels: int, size: int, rng: np.random.Generator
+) -> np.ndarray:
     """``size`` codes of ``n_levels`` levels with Zipf-like frequencies (rare codes)."""
     weights = 1.0 / np.arange(1, n_levels + 1) ** 1.1
     picked = rng.choice(n_levels, size, p=weights / weights.sum())
@@ -240,9 +242,9 @@ def patients(
     r = int(n_rx.sum())
     prescriptions = pd.DataFrame(
         {
-            "prescription_id": np.char.add(prefix + "r", np.arange(r).astype(str)).astype(
-                object
-            ),
+            "prescription_id": np.char.add(
+                prefix + "r", np.arange(r).astype(str)
+            ).astype(object),
             "patient_id": ids[np.repeat(np.arange(n), n_rx)],
             "drug": _codes("R", 300, r, rng),
             "dose": np.round(rng.lognormal(3.0, 1.0, r), 1),
@@ -369,7 +371,9 @@ def time_steps() -> dict[str, float]:
                     setattr(
                         target,
                         method,
-                        classmethod(wrapped) if isinstance(raw, classmethod) else wrapped,
+                        classmethod(wrapped)
+                        if isinstance(raw, classmethod)
+                        else wrapped,
                     )
         else:
             setattr(module, name, timed(name, target))
@@ -462,7 +466,10 @@ def main(argv: list[str] | None = None) -> int:
     reap_workers()
     load_before = os.getloadavg()[0]
     # this process and its reaped children (the forked workers of the metrics)
-    cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu0 = [
+        resource.getrusage(who)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    ]
     profiler = cProfile.Profile() if args.profile else None
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -486,7 +493,10 @@ def main(argv: list[str] | None = None) -> int:
         if profiler is not None:
             profiler.disable()
     wall = time.perf_counter() - start
-    cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu1 = [
+        resource.getrusage(who)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    ]
     cpu = sum(
         (b.ru_utime - a.ru_utime) + (b.ru_stime - a.ru_stime)
         for a, b in zip(cpu0, cpu1, strict=True)

@@ -209,7 +209,8 @@ def _panel_with_long_histories(seed: int) -> tuple[pd.DataFrame, ...]:
             {
                 "person_id": first_id + owner,
                 "age": rng.integers(20, 80, n)[owner],
-                "amount": (rng.integers(0, 300, n)[owner] + rng.integers(0, 3, m)) * 1.0,
+                "amount": (rng.integers(0, 300, n)[owner] + rng.integers(0, 3, m))
+                * 1.0,
                 "kind": rng.choice(list("ab"), m),
             }
         )
