@@ -381,10 +381,11 @@ def time_steps() -> dict[str, float]:
 
 
 def reap_workers() -> None:
-    """Wait for the metrics' worker processes when they are ended, so their CPU counts.
+    """Wait for the metrics' worker processes when they are ended.
 
     ``synthrisk._workers`` ends its workers without waiting for them; a process not
-    waited for is missing from ``RUSAGE_CHILDREN``.
+    waited for is missing from ``RUSAGE_CHILDREN``. Even so the printed CPU misses most
+    of the workers' CPU (benchmarks/RESULTS.md): read it as a lower bound.
     """
     import synthrisk._workers as workers
 
