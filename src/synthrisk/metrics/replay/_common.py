@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
+from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._persons import (
     People,
     find_person_column,
@@ -25,6 +27,7 @@ __all__ = [
     "FINDING_ALPHA",
     "LIST_LIMIT",
     "REFERENCE_LEVEL",
+    "check_named_columns",
     "is_row_counter",
     "key_holders",
     "person_column",
@@ -359,3 +362,21 @@ def key_holders(
     owner = np.full(len(uniques), n, dtype=np.int64)
     np.minimum.at(owner, pair_codes, pairs % n)
     return np.asarray(uniques, dtype=object), holders, owner
+
+
+def check_named_columns(
+    columns: Iterable[str] | None, tables: Tables, *, fix: str | None = None
+) -> None:
+    """Columns named in a replay metric's ``columns`` must be in both tables.
+
+    ``fix`` is what the message advises before listing the real table's columns.
+    """
+    for name in columns or ():
+        if name not in tables.real.columns or name not in tables.synthetic.columns:
+            known = list(map(str, tables.real.columns))
+            tail = f"; {fix} Columns: {known}." if fix else f"; columns: {known}."
+            msg = (
+                f"`columns` names {name!r}, which is not a column of both the real and the "
+                f"synthetic table{tail}"
+            )
+            raise ParameterError(msg)

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, custom, probability
 from synthrisk.metrics._persons import PERSON
@@ -33,6 +32,7 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
     RowIndex,
+    check_named_columns,
     is_row_counter,
     key_holders,
     people,
@@ -149,13 +149,7 @@ class IdentifierReplay(Metric):
 
     def check_tables(self, tables: Tables) -> None:
         """Named columns must be in both tables."""
-        for name in self.columns or ():
-            if name not in tables.real.columns or name not in tables.synthetic.columns:
-                msg = (
-                    f"`columns` names {name!r}, which is not a column of both the real and the "
-                    f"synthetic table; columns: {list(map(str, tables.real.columns))}."
-                )
-                raise ParameterError(msg)
+        check_named_columns(self.columns, tables)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         who = people(tables, self.person)

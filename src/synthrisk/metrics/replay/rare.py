@@ -32,12 +32,16 @@ import numpy as np
 import pandas as pd
 
 from synthrisk._typing import JSONValue
-from synthrisk.exceptions import ParameterError
 from synthrisk.metrics._base import Context, Metric, Outcome, register
 from synthrisk.metrics._params import Param, boolean, column_list, integer, probability
 from synthrisk.metrics._persons import PERSON, People
 from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
-from synthrisk.metrics.replay._common import people, person_column, real_values
+from synthrisk.metrics.replay._common import (
+    check_named_columns,
+    people,
+    person_column,
+    real_values,
+)
 from synthrisk.metrics.replay._keys import (
     KeyPart,
     as_float,
@@ -203,14 +207,11 @@ class RareValueReplay(Metric):
 
     def check_tables(self, tables: Tables) -> None:
         """Named columns must be in both tables."""
-        for name in self.columns or ():
-            if name not in tables.real.columns or name not in tables.synthetic.columns:
-                msg = (
-                    f"`columns` names {name!r}, which is not a column of both the real and the "
-                    f"synthetic table; name columns of both, or leave `columns` unset to check "
-                    f"every column. Columns: {list(map(str, tables.real.columns))}."
-                )
-                raise ParameterError(msg)
+        check_named_columns(
+            self.columns,
+            tables,
+            fix="name columns of both, or leave `columns` unset to check every column.",
+        )
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         who = people(tables, self.person)

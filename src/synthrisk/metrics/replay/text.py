@@ -43,6 +43,7 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.replay._common import (
     LIST_LIMIT,
     RowIndex,
+    check_named_columns,
     people,
     per_person_any,
     real_values,
@@ -292,13 +293,7 @@ class TextReplay(Metric):
 
     def check_tables(self, tables: Tables) -> None:
         """Named columns must be in both tables."""
-        for name in self.columns or ():
-            if name not in tables.real.columns or name not in tables.synthetic.columns:
-                msg = (
-                    f"`columns` names {name!r}, which is not a column of both the real and the "
-                    f"synthetic table; columns: {list(map(str, tables.real.columns))}."
-                )
-                raise ParameterError(msg)
+        check_named_columns(self.columns, tables)
 
     def _compute(self, tables: Tables, context: Context) -> Outcome:
         who = people(tables, self.person)
