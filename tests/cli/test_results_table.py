@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from synthrisk._format import format_level
-from synthrisk.cli._console import results_table
+from synthrisk.cli._console import demo_table, results_table
 from synthrisk.report import judge, render_html
 from synthrisk.results import EvaluationReport, MetricResult
 
@@ -81,6 +81,26 @@ def test_results_table_fits_without_cutting_metric_ids(width: int) -> None:
     assert re.search(PEOPLE.replace(" ", r"[ │]+", 1), people)
     assert "3804.000" not in text
     assert ("score" in text) == (width >= 100)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_demo_table_keeps_metric_ids_and_their_arrows_whole(width: int) -> None:
+    names = ("leaky", "partial", "isolated_copies", "fresh", "independent")
+    report = _report()
+    out = Console(width=width, file=io.StringIO(), highlight=False)
+    out.print(demo_table(dict.fromkeys(names, report)))
+    text = out.file.getvalue()  # type: ignore[attr-defined]
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert "…" not in text
+    for result in report.results:  # the id and its arrow on the line of its scores
+        arrow = "↑" if result.higher_is_safer else "↓"
+        row = next(line for line in lines if f" {result.metric} " in line)
+        assert f"{result.metric} {arrow}" in row
+        assert row.count(f"{result.score:.3f}") == len(names)
+    # a long version name folds at its underscore, never inside a word
+    assert any(line.rstrip().endswith("isolated_") for line in lines)
+    assert "independent" in text
 
 
 @pytest.mark.parametrize("width", [80, 120])

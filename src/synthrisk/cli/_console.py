@@ -281,14 +281,26 @@ def print_metric_help(cls: type[Metric]) -> None:
 
 def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) -> None:
     """Scores and overall verdicts of every demo version side by side."""
+    console(quiet=quiet).print(demo_table(reports))
+
+
+def demo_table(reports: Mapping[str, EvaluationReport]) -> Table:
+    """The table of :func:`print_demo_table`: a row per metric, a column per version."""
     first = next(iter(reports.values()))
+    # Metric ids stay whole and version names fold onto a second header line, so the
+    # table fits 80 columns without cutting a metric's name or its arrow away from it.
     table = Table(
         title="synthrisk demo: scores and verdicts by synthetic version",
         caption="↑ higher is safer   ↓ higher means more risk",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
     )
-    table.add_column("metric")
+    table.add_column("metric", no_wrap=True)
     for name in reports:
-        table.add_column(name, justify="right")
+        header = name.replace("_", "_\n") if len(name) > 9 else name
+        widest = max(len(line) for line in header.split("\n"))
+        table.add_column(header, justify="right", overflow="fold", min_width=widest)
     for result in first.results:
         arrow = "↑" if result.higher_is_safer else "↓"
         scores = [
@@ -303,7 +315,7 @@ def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) ->
         for name in reports
     ]
     table.add_row("[bold]verdict[/bold]", *verdicts)
-    console(quiet=quiet).print(table)
+    return table
 
 
 def print_demo(demo: DemoOutcome, *, quiet: bool) -> None:
