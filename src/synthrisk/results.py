@@ -1484,10 +1484,15 @@ class EvaluationReport:
                 tables.append(f"{name} {entry.get('rows', '?')} × {n_columns}")
             elif name in (self.inputs or {}):
                 tables.append(f"{name}: none")
-        if tables:
-            lines.append(
-                shorten("inputs (rows × columns): " + ", ".join(tables), width)
-            )
+        if tables:  # wrapped between tables, never cut: each size is part of the record
+            line = "inputs (rows × columns): " + tables[0]
+            for table in tables[1:]:
+                if len(line) + 2 + len(table) > width - 1:
+                    lines.append(line + ",")
+                    line = "  " + table
+                else:
+                    line += ", " + table
+            lines.append(line)
         if self.verdict is None:
             lines.append("no verdict (judge it with synthrisk.report.judge(report))")
             lines += _result_lines(self.results, width)

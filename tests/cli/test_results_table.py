@@ -114,6 +114,13 @@ def test_plain_text_summary_fits_without_cutting_metric_ids(width: int) -> None:
             line.split()[1:2] == [result.metric] for line in lines if line.strip()
         )
     assert "excess [interval] (level)" in text
+    # the inputs line wraps, never cut: every table's size is there
+    inputs = " ".join(
+        lines[1 : next(i for i, x in enumerate(lines) if x.startswith("verdict"))]
+    )
+    assert "…" not in inputs
+    for name in ("real", "synthetic", "holdout"):
+        assert f"{name} 10000 × 2" in inputs
     assert "[95 %]" not in text
     assert re.search(PEOPLE + r" \(96\.67 %\)", text)
     assert "(level): the two-sided level of each interval" in text
