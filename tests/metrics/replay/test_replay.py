@@ -219,6 +219,44 @@ def test_minhash_recall_of_planted_near_copies_and_exact_jaccard() -> None:
     assert np.all(jac[sel] >= 22 / 31 - 1e-9)
 
 
+@pytest.mark.parametrize("budget", [None, 64])
+def test_exact_jaccard_against_python_sets(
+    budget: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Word and byte shingles, repeated shingles, empty and short cells; in one block
+    and in many (a budget of 64 shingles puts about one pair in each)."""
+    import synthrisk.metrics.replay._minhash as minhash
+
+    if budget is not None:
+        monkeypatch.setattr(minhash, "_SET_BUDGET", budget)
+    rng = np.random.default_rng(5)
+    cells = [
+        " ".join(rng.choice(WORDS[:6], size=rng.integers(0, 12))) for _ in range(60)
+    ]
+    cells += ["a a a a a", "ab", ""]
+    data, offsets = normalised_buffer(cells)
+    text = [
+        bytes(data[offsets[i] : offsets[i + 1]]).decode() for i in range(len(cells))
+    ]
+    left = rng.integers(0, len(cells), size=400)
+    right = rng.integers(0, len(cells), size=400)
+    for chars, width in ((False, 2), (True, 3)):
+
+        def shingles(t: str, chars: bool = chars, width: int = width) -> set[str]:
+            units: list[str] | str = t if chars else t.split()
+            if len(units) == 0:
+                return set()
+            if len(units) < width:
+                return {"".join(units) if chars else " ".join(units) + "#short"}
+            return {str(units[i : i + width]) for i in range(len(units) - width + 1)}
+
+        got = jaccard_pairs(data, offsets, left, right, width=width, chars=chars)
+        for i, (a, b) in enumerate(zip(left, right, strict=True)):
+            x, y = shingles(text[a]), shingles(text[b])
+            want = len(x & y) / len(x | y) if x and y else 0.0
+            assert got[i] == pytest.approx(want, abs=1e-12), (text[a], text[b], chars)
+
+
 def test_entities_inside_text() -> None:
     real, holdout, synthetic = tables(300)
     real = real.copy()

@@ -22,6 +22,8 @@ Bands are computed a few at a time, so memory holds a handful of 64-bit keys per
 
 from __future__ import annotations
 
+import itertools
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -296,41 +298,73 @@ def candidate_pairs(
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _jaccard(data, offsets, left, right, width, max_words, chars=False):  # type: ignore[no-untyped-def]  # pragma: no cover
-    n = left.shape[0]
-    out = np.zeros(n, dtype=np.float64)
+def _shingle_sets(data, offsets, cells, width, chars, max_words):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Each cell's distinct shingle hashes, sorted, in one pass: slot ``i`` starts at
+    ``indptr[i]`` (room for as many shingles as the cell could have) and holds
+    ``used[i]`` of them."""
+    n = cells.shape[0]
+    room = np.empty(n + 1, dtype=np.int64)
+    room[0] = 0
+    for i in range(n):
+        length = offsets[cells[i] + 1] - offsets[cells[i]]
+        room[i + 1] = length + 1 if chars else length // 2 + 2
+    indptr = np.cumsum(room)
+    values = np.empty(indptr[n], dtype=np.uint64)
+    used = np.zeros(n, dtype=np.int64)
     n_chunks = (n + 255) // 256
     for chunk in numba.prange(n_chunks):
         words = np.empty(max_words, dtype=np.uint64)
-        sa = np.empty(max_words, dtype=np.uint64)
-        sb = np.empty(max_words, dtype=np.uint64)
+        sh = np.empty(max_words, dtype=np.uint64)
         for i in range(chunk * 256, min(n, (chunk + 1) * 256)):
-            c = left[i]
-            ma = _cell_shingles(
-                data, offsets[c], offsets[c + 1], width, chars, words, sa
+            c = cells[i]
+            m = _cell_shingles(
+                data, offsets[c], offsets[c + 1], width, chars, words, sh
             )
-            c = right[i]
-            mb = _cell_shingles(
-                data, offsets[c], offsets[c + 1], width, chars, words, sb
-            )
-            if ma == 0 or mb == 0:
+            if m == 0:
                 continue
-            x = np.unique(sa[:ma])
-            y = np.unique(sb[:mb])
-            p = 0
-            q = 0
-            both = 0
-            while p < x.shape[0] and q < y.shape[0]:
-                if x[p] == y[q]:
-                    both += 1
-                    p += 1
-                    q += 1
-                elif x[p] < y[q]:
-                    p += 1
-                else:
-                    q += 1
-            out[i] = both / (x.shape[0] + y.shape[0] - both)
+            x = np.sort(sh[:m])
+            k = 0
+            base = indptr[i]
+            for j in range(m):
+                if j == 0 or x[j] != x[j - 1]:
+                    values[base + k] = x[j]
+                    k += 1
+            used[i] = k
+    return indptr, values, used
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _set_jaccard(indptr, values, used, left, right):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Jaccard similarity of the sorted sets ``left[i]`` and ``right[i]`` (0 when one is empty)."""
+    n = left.shape[0]
+    out = np.zeros(n, dtype=np.float64)
+    for i in numba.prange(n):
+        a = left[i]
+        b = right[i]
+        na = used[a]
+        nb = used[b]
+        if na == 0 or nb == 0:
+            continue
+        p = indptr[a]
+        q = indptr[b]
+        pe = p + na
+        qe = q + nb
+        both = 0
+        while p < pe and q < qe:
+            if values[p] == values[q]:
+                both += 1
+                p += 1
+                q += 1
+            elif values[p] < values[q]:
+                p += 1
+            else:
+                q += 1
+        out[i] = both / (na + nb - both)
     return out
+
+
+#: shingle hashes held at once by :func:`jaccard_pairs` (8 bytes each: 256 MiB)
+_SET_BUDGET = 32 * 1024 * 1024
 
 
 def jaccard_pairs(
@@ -344,20 +378,39 @@ def jaccard_pairs(
 ) -> np.ndarray:
     """Exact Jaccard similarity of the shingle sets of cells ``left[i]`` and ``right[i]``.
 
-    Shingles are ``width`` words, or ``width`` bytes with ``chars``.
+    Shingles are ``width`` words, or ``width`` bytes with ``chars``. Each cell's set is
+    built once (sorted, distinct) and shared by all of its pairs; pairs are taken in
+    blocks, in the order of their left cell, so that the sets held at once stay within
+    about 256 MiB whatever the table's size.
     """
+    out = np.zeros(left.size, dtype=np.float64)
     if left.size == 0:
-        return np.zeros(0, dtype=np.float64)
-    result: np.ndarray = _jaccard(
-        data,
-        offsets,
-        left.astype(np.int64),
-        right.astype(np.int64),
-        width,
-        _max_shingles(offsets, chars),
-        chars,
+        return out
+    left = left.astype(np.int64)
+    right = right.astype(np.int64)
+    max_words = _max_shingles(offsets, chars)
+    lengths = np.diff(offsets).astype(np.int64)
+    order = np.argsort(left, kind="stable")
+    # a block's cells hold at most their byte lengths in shingles (one per window)
+    cost = lengths[left[order]] + lengths[right[order]] + 2
+    ends = np.searchsorted(
+        np.cumsum(cost),
+        np.arange(1, 1 + int(cost.sum()) // _SET_BUDGET + 1) * _SET_BUDGET,
     )
-    return result
+    bounds = np.unique(np.r_[0, np.minimum(ends, order.size), order.size])
+    for lo, hi in itertools.pairwise(bounds):
+        idx = order[lo:hi]
+        cells, where = np.unique(
+            np.concatenate([left[idx], right[idx]]), return_inverse=True
+        )
+        where = where.reshape(-1)
+        indptr, values, used = _shingle_sets(
+            data, offsets, cells, width, chars, max_words
+        )
+        out[idx] = _set_jaccard(
+            indptr, values, used, where[: idx.size], where[idx.size :]
+        )
+    return out
 
 
 @numba.njit(nogil=True, cache=True)
