@@ -75,20 +75,83 @@ def test_python_generator_runs_a_function_in_another_interpreter(
     assert describe_generator(gen).startswith("python: tinygen:fit_sample in ")
 
 
-def test_python_generator_reports_the_error_and_hangs(module_dir: Path) -> None:
-    gen = PythonGenerator(sys.executable, "tinygen:broken", path=(str(module_dir),))
-    with pytest.raises(GeneratorError, match="the model diverged"):
+@pytest.mark.parametrize("worker", [True, False])
+def test_python_generator_reports_the_error_and_hangs(
+    module_dir: Path, worker: bool
+) -> None:
+    gen = PythonGenerator(
+        sys.executable, "tinygen:broken", path=(str(module_dir),), worker=worker
+    )
+    with pytest.raises(GeneratorError, match="failed: Traceback") as info:
         gen(TRAIN, 5, 0)
-    missing = PythonGenerator(sys.executable, "no_such_module:f")
-    with pytest.raises(GeneratorError, match="exited with status 1"):
+    assert str(info.value).endswith("RuntimeError: the model diverged")
+    missing = PythonGenerator(sys.executable, "no_such_module:f", worker=worker)
+    with pytest.raises(GeneratorError, match="exited with status 1") as info:
         missing(TRAIN, 5, 0)
+    assert "No module named 'no_such_module'" in str(info.value)  # its traceback
     sleepy = PythonGenerator(
-        sys.executable, "tinygen:sleepy", path=(str(module_dir),), timeout=1.0
+        sys.executable,
+        "tinygen:sleepy",
+        path=(str(module_dir),),
+        timeout=1.0,
+        worker=worker,
     )
     tick = time.perf_counter()
     with pytest.raises(GeneratorError, match="ran past `timeout`=1 s"):
         sleepy(TRAIN, 5, 0)
     assert time.perf_counter() - tick < 30
+    gen.close()
+
+
+CODES = """
+import sys
+
+import pandas as pd
+
+
+def echo(train, n, seed):
+    # what the other interpreter was given: no synthrisk, the codes as text
+    assert "synthrisk" not in sys.modules, sorted(sys.modules)
+    assert train["zip"].tolist()[:3] == ["01", "NA", "007"], train["zip"].tolist()
+    assert pd.isna(train["zip"].iloc[3])
+    assert train["x"].tolist()[:3] == [1.5, 2.0, -3.25]
+    assert pd.isna(train["x"].iloc[3])
+    assert train["level"].tolist() == [3, 1, 3, 2]  # categories that are numbers
+    out = train.copy()
+    out["zip"] = out["zip"].fillna("null")
+    return out.head(n)
+"""
+
+
+@pytest.mark.parametrize("worker", [True, False])
+def test_text_columns_stay_text_both_ways(tmp_path: Path, worker: bool) -> None:
+    # CSV keeps no types: "01" must not come back as the number 1, "NA" or "null" as
+    # missing; the generator sees the table as it was given
+    (tmp_path / "codes.py").write_text(CODES, encoding="utf-8")
+    train = pd.DataFrame(
+        {
+            "zip": pd.Series(["01", "NA", "007", None], dtype=object),
+            "x": [1.5, 2.0, -3.25, np.nan],
+            "n": [1, 2, 3, 4],
+            "flag": [True, False, True, True],
+            "level": pd.Categorical([3, 1, 3, 2]),
+        }
+    )
+    gen = PythonGenerator(
+        sys.executable, "codes:echo", path=(str(tmp_path),), worker=worker
+    )
+    try:
+        out = gen(train, 4, 0)
+    finally:
+        gen.close()
+    assert out["zip"].tolist() == ["01", "NA", "007", "null"]
+    assert out["x"].tolist()[:3] == [1.5, 2.0, -3.25]
+    assert out["x"].isna().tolist() == [False, False, False, True]
+    assert out["n"].tolist() == [1, 2, 3, 4]
+    assert out["flag"].tolist() == [True, False, True, True]
+    assert out["level"].tolist() == [3, 1, 3, 2]
+    assert pd.api.types.is_integer_dtype(out["n"])
+    assert pd.api.types.is_bool_dtype(out["flag"])
 
 
 def test_python_generator_checks_its_arguments() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from tests.audit._generators import population
 
-from synthrisk.audit.worker import load
+from synthrisk.audit.worker import load, read_table, write_table
 
 TRAIN = population(30, 1)
 
@@ -72,3 +72,26 @@ def test_the_worker_refuses_a_bad_command_line() -> None:
     )
     assert done.returncode == 2
     assert "usage: python -m synthrisk.audit.worker module:function" in done.stderr
+
+
+def test_read_table_reads_back_what_write_table_wrote(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {
+            "code": pd.Series(["01", "NA", "", None, "null"], dtype=object),
+            "x": [0.5, float("nan"), 3.0, -1.0, 2.0],
+            "k": [7, 8, 9, 10, 11],
+        }
+    )
+    path = str(tmp_path / "t.csv")
+    write_table(frame, path)
+    back = read_table(path, "csv", ["code", "not_a_column"])
+    # the text stays text; only empty fields are missing (an empty text is one)
+    assert back["code"].tolist()[:2] == ["01", "NA"]
+    assert back["code"].isna().tolist() == [False, False, True, True, False]
+    assert back["code"].iloc[4] == "null"
+    assert back["x"].isna().tolist() == [False, True, False, False, False]
+    assert back["k"].tolist() == [7, 8, 9, 10, 11]
+    # pandas' own guess turns the codes into numbers and "NA" into a missing value
+    guessed = pd.read_csv(path)
+    assert guessed["code"].iloc[0] == 1
+    assert pd.isna(guessed["code"].iloc[1])

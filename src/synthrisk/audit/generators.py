@@ -70,9 +70,15 @@ NAMED_GENERATORS: dict[str, tuple[str, str]] = dict(adapters.NAMED)
 
 
 def _run(
-    argv: list[str], *, timeout: float | None, env: Mapping[str, str] | None, what: str
+    argv: list[str],
+    *,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+    what: str,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``argv`` without a shell; on ``timeout`` kill it and every process it started.
+    """Run ``argv`` without a shell (``stdin``, if any, on its standard input); on
+    ``timeout`` kill it and every process it started.
 
     Raises
     ------
@@ -84,6 +90,7 @@ def _run(
     try:
         process = subprocess.Popen(  # the user's own program, no shell
             argv,
+            stdin=None if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -94,7 +101,7 @@ def _run(
         msg = f"{what}: program {argv[0]!r} not found ({exc})."
         raise GeneratorError(msg) from exc
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(input=stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         if posix:
             with contextlib.suppress(ProcessLookupError):
@@ -235,27 +242,52 @@ class CommandGenerator:
                 raise GeneratorError(msg) from exc
 
 
-#: the runner another interpreter executes (``python -c``): it needs only pandas there
-_RUNNER = """
-import importlib, json, sys
-import pandas as pd
-train_path, out_path, n, seed, target, fmt, params = sys.argv[1:8]
-params = json.loads(params)
-train = pd.read_parquet(train_path) if fmt == "parquet" else pd.read_csv(train_path)
-if target.startswith("named:"):
-    import _synthrisk_adapters
-    out = _synthrisk_adapters.fit_named(target[6:], train, int(n), int(seed), **params)
-else:
-    module_name, _, name = target.partition(":")
-    out = getattr(importlib.import_module(module_name), name)(train, int(n), int(seed), **params)
-out = pd.DataFrame(out)
-if fmt == "parquet":
-    out.to_parquet(out_path, index=False)
-else:
-    out.to_csv(out_path, index=False)
-"""
-
 _FORMATS = ("csv", "parquet")
+
+
+#: what :func:`pandas.api.types.infer_dtype` says of values that are not text
+_NOT_TEXT = frozenset(
+    {
+        "integer",
+        "floating",
+        "mixed-integer-float",
+        "decimal",
+        "complex",
+        "boolean",
+        "empty",
+    }
+)
+
+
+def _text_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame`` whose values are not numbers or booleans (a categorical
+    column: its categories'): the worker reads them as text, and so does the read-back."""
+    names = []
+    for i, name in enumerate(frame.columns):
+        column = frame.iloc[:, i]
+        values = (
+            column.cat.categories
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else column
+        )
+        if pd.api.types.infer_dtype(values, skipna=True) not in _NOT_TEXT:
+            names.append(str(name))
+    return names
+
+
+def _failed_message(what: str, error: object, stderr: str | None) -> str:
+    """``what failed: <the generator's error>``, then the end of its standard error."""
+    tail = stderr_tail(stderr)
+    return f"{what} failed: {error or 'the generator failed'}" + (
+        f"\nIts standard error ends with:\n{tail}" if tail else ""
+    )
+
+
+def _copy_worker(folder: Path) -> None:
+    """Copy the worker and the named generators' adapters into ``folder``: the other
+    interpreter runs these copies, so synthrisk need not be installed there."""
+    shutil.copyfile(worker.__file__, folder / "_synthrisk_worker.py")
+    shutil.copyfile(adapters.__file__, folder / "_synthrisk_adapters.py")
 
 
 class _Worker:
@@ -356,12 +388,11 @@ class _Worker:
             msg = f"{self.what} ran past `timeout`={timeout:g} s and was stopped."
             raise GeneratorError(msg) from None
         if not answer.get("ok"):
-            error = str(answer.get("error") or "the generator failed")
-            tail = stderr_tail(self._stderr_since(offset))
-            msg = f"{self.what} failed: {error}" + (
-                f"\nIts standard error ends with:\n{tail}" if tail else ""
+            raise GeneratorError(
+                _failed_message(
+                    self.what, answer.get("error"), self._stderr_since(offset)
+                )
             )
-            raise GeneratorError(msg)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -414,10 +445,7 @@ class _WorkerPool:
         with self.lock:
             if not self.folders:
                 folder = tempfile.mkdtemp(prefix="synthrisk-worker-")
-                shutil.copyfile(worker.__file__, Path(folder) / "_synthrisk_worker.py")
-                shutil.copyfile(
-                    adapters.__file__, Path(folder) / "_synthrisk_adapters.py"
-                )
+                _copy_worker(Path(folder))
                 self.folders.append(folder)
             return Path(self.folders[0])
 
@@ -444,12 +472,15 @@ class PythonGenerator:
     """``fit_sample`` run by another Python interpreter, such as another virtual environment's.
 
     Each call writes the training rows to a fresh temporary folder (CSV, or Parquet
-    when both environments have pyarrow), runs ``python -c RUNNER`` there (no shell;
-    the working directory and ``path`` are on its import path) and reads the synthetic
-    rows back. The runner imports ``function`` (``"module:function"``) and calls
-    ``function(train, n, seed, **params)``; a named generator (``"synthpop:cart"``,
-    ``"dpmm:mst"``, ... see :data:`NAMED_GENERATORS`) is run by a copy of
-    :mod:`synthrisk.audit.adapters`, which needs only pandas and that package there.
+    when both environments have pyarrow) and has the other interpreter run a copy of
+    :mod:`synthrisk.audit.worker` (no shell; the working directory and ``path`` are on
+    its import path), which imports ``function`` (``"module:function"``), calls
+    ``function(train, n, seed, **params)`` and writes the synthetic rows back; a named
+    generator (``"synthpop:cart"``, ``"dpmm:mst"``, ... see :data:`NAMED_GENERATORS`) is
+    run by a copy of :mod:`synthrisk.audit.adapters`. These copies need only the
+    standard library, pandas and numpy there (checked with pandas 2.3 and 3.1):
+    synthrisk itself need not be installed in the other environment. Text columns stay text both ways (a code
+    ``"01"`` is not read back as the number 1; :func:`synthrisk.audit.worker.read_table`).
     Use it for generator packages whose pins this environment cannot meet.
 
     By default (``worker=True``, on POSIX systems) the interpreter is started once per
@@ -544,23 +575,53 @@ class PythonGenerator:
             "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0"),
         }
 
+    def _target(self) -> str:
+        return (
+            f"named:{self.function}"
+            if self.function in NAMED_GENERATORS
+            else self.function
+        )
+
+    def _request(
+        self, train: pd.DataFrame, n: int, seed: int, folder: Path
+    ) -> dict[str, Any]:
+        """Write ``train`` into ``folder``; the worker's request for one run."""
+        suffix = ".parquet" if self.data_format == "parquet" else ".csv"
+        train_path = folder / f"train{suffix}"
+        worker.write_table(train, str(train_path), self.data_format)
+        return {
+            "train": str(train_path),
+            "out": str(folder / f"synthetic{suffix}"),
+            "n": int(n),
+            "seed": int(seed),
+            "format": self.data_format,
+            "params": dict(self.params),
+            "text": _text_columns(train),
+        }
+
+    def _read_back(self, request: Mapping[str, Any], what: str) -> pd.DataFrame:
+        """The table the worker wrote, its columns typed as text where ``train``'s are."""
+        try:
+            return pd.DataFrame(
+                worker.read_table(request["out"], self.data_format, request["text"])
+            )
+        except (ValueError, OSError, ImportError) as exc:
+            msg = f"{what} wrote no table that can be read back: {exc}."
+            raise GeneratorError(msg) from exc
+
     def _call_worker(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         what = f"generator {self.function!r} in {self.python!r} (worker)"
         pool: _WorkerPool = self._pool  # type: ignore[attr-defined]
-        suffix = ".parquet" if self.data_format == "parquet" else ".csv"
         current = pool.take()
         if current is None:
             folder = pool.folder_for()
-            target = self.function
-            if target in NAMED_GENERATORS:
-                target = f"named:{target}"
             with pool.lock:
                 pool.started += 1
                 log = folder / f"worker-{pool.started}.log"
             # the working directory stays importable, as with ``python -c``
             env = self._env([*self.path, os.getcwd()])
             current = _Worker(
-                [self.python, str(folder / "_synthrisk_worker.py"), target],
+                [self.python, str(folder / "_synthrisk_worker.py"), self._target()],
                 env,
                 log,
                 what=what,
@@ -571,20 +632,7 @@ class PythonGenerator:
                 current.kill()
                 raise
         with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as run_folder:
-            train_path = Path(run_folder) / f"train{suffix}"
-            out_path = Path(run_folder) / f"synthetic{suffix}"
-            if self.data_format == "parquet":
-                train.to_parquet(train_path, index=False)
-            else:
-                train.to_csv(train_path, index=False)
-            request = {
-                "train": str(train_path),
-                "out": str(out_path),
-                "n": int(n),
-                "seed": int(seed),
-                "format": self.data_format,
-                "params": dict(self.params),
-            }
+            request = self._request(train, n, seed, Path(run_folder))
             try:
                 current.call(request, self.timeout)
             except GeneratorError:
@@ -595,66 +643,57 @@ class PythonGenerator:
                 current.kill()
                 raise
             pool.give_back(current)
-            try:
-                if self.data_format == "parquet":
-                    return pd.read_parquet(out_path)
-                return pd.read_csv(out_path)
-            except (ValueError, OSError, ImportError) as exc:
-                msg = f"{what} wrote no table that can be read back: {exc}."
-                raise GeneratorError(msg) from exc
+            return self._read_back(request, what)
+
+    def _call_fresh(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        """A fresh interpreter runs the worker for this one request, then exits."""
+        what = f"generator {self.function!r} in {self.python!r}"
+        with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as name:
+            folder = Path(name)
+            _copy_worker(folder)
+            request = self._request(train, n, seed, folder)
+            done = _run(
+                [self.python, str(folder / "_synthrisk_worker.py"), self._target()],
+                timeout=self.timeout,
+                # the working directory stays importable, as with ``python -c``
+                env=self._env([*self.path, os.getcwd()]),
+                what=what,
+                stdin=json.dumps(request) + "\n",
+            )
+            if done.returncode != 0:
+                raise GeneratorError(
+                    _exit_message(what, done.returncode, done.stderr or done.stdout)
+                )
+            answer = _last_answer(done.stdout)
+            if answer is None:
+                msg = (
+                    f"{what} exited without answering the worker protocol; its standard "
+                    f"output ends with: {(done.stdout or '')[-200:]!r}."
+                )
+                raise GeneratorError(msg)
+            if not answer.get("ok"):
+                raise GeneratorError(
+                    _failed_message(what, answer.get("error"), done.stderr)
+                )
+            return self._read_back(request, what)
 
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         """Run the function once in the other interpreter and return its table."""
         if self.worker and os.name == "posix":
             return self._call_worker(train, n, seed)
-        what = f"generator {self.function!r} in {self.python!r}"
-        suffix = ".parquet" if self.data_format == "parquet" else ".csv"
-        with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as folder:
-            train_path = Path(folder) / f"train{suffix}"
-            out_path = Path(folder) / f"synthetic{suffix}"
-            if self.data_format == "parquet":
-                train.to_parquet(train_path, index=False)
-            else:
-                train.to_csv(train_path, index=False)
-            target = self.function
-            search = list(self.path)
-            if target in NAMED_GENERATORS:
-                shutil.copyfile(
-                    adapters.__file__, Path(folder) / "_synthrisk_adapters.py"
-                )
-                search.insert(0, folder)
-                target = f"named:{target}"
-            old = os.environ.get("PYTHONPATH")
-            env = {
-                "PYTHONPATH": os.pathsep.join([*search, *([old] if old else [])]),
-                # string hashing (set and dict orders of text) the same in every run, so
-                # that a generator seeded by the run's seed gives the same table
-                "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0"),
-            }
-            argv = [
-                self.python,
-                "-c",
-                _RUNNER,
-                str(train_path),
-                str(out_path),
-                str(int(n)),
-                str(int(seed)),
-                target,
-                self.data_format,
-                json.dumps(dict(self.params)),
-            ]
-            done = _run(argv, timeout=self.timeout, env=env, what=what)
-            if done.returncode != 0:
-                raise GeneratorError(
-                    _exit_message(what, done.returncode, done.stderr or done.stdout)
-                )
-            try:
-                if self.data_format == "parquet":
-                    return pd.read_parquet(out_path)
-                return pd.read_csv(out_path)
-            except (ValueError, OSError, ImportError) as exc:
-                msg = f"{what} wrote no table that can be read back: {exc}."
-                raise GeneratorError(msg) from exc
+        return self._call_fresh(train, n, seed)
+
+
+def _last_answer(stdout: str | None) -> dict[str, Any] | None:
+    """The worker's answer to its one request: the last protocol line with ``ok``."""
+    for line in reversed((stdout or "").splitlines()):
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(answer, dict) and "ok" in answer:
+            return answer
+    return None
 
 
 @dataclasses.dataclass(frozen=True)

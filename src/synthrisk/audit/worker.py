@@ -11,18 +11,21 @@ writes ``{"ready": true}`` on a line of its standard output, then answers one JS
 per JSON line it reads on standard input, until standard input closes::
 
     -> {"train": "/tmp/x/train.csv", "out": "/tmp/x/synthetic.csv", "n": 500,
-        "seed": 17, "format": "csv", "params": {"epochs": 50}}
+        "seed": 17, "format": "csv", "params": {"epochs": 50}, "text": ["zip"]}
     <- {"ok": true}
     <- {"ok": false, "error": "ValueError: ...(the traceback's last lines)"}
 
 Each request reads the training table from ``train`` (``format``: ``"csv"`` or
 ``"parquet"``), calls ``fit_sample(train, n, seed, **params)`` and writes its table to
-``out`` in the same format. Whatever the generator prints goes to standard error:
-standard output carries only the protocol. A target ``named:NAME`` runs a named
-generator through ``_synthrisk_adapters`` (a copy of :mod:`synthrisk.audit.adapters`
-next to this file) or :mod:`synthrisk.audit.adapters`.
+``out`` in the same format. A CSV file is read as :func:`write_table` wrote it
+(:func:`read_table`): the columns named in ``text`` stay text (a code ``"01"`` is not
+the number 1, ``"NA"`` is not missing) and only empty fields are missing. Whatever the
+generator prints goes to standard error: standard output carries only the protocol. A
+target ``named:NAME`` runs a named generator through ``_synthrisk_adapters`` (a copy of
+:mod:`synthrisk.audit.adapters` next to this file) or :mod:`synthrisk.audit.adapters`.
 :class:`synthrisk.audit.PythonGenerator` starts one such worker per job slot and
-restarts it after a crash or a timeout.
+restarts it after a crash or a timeout; with ``worker=False`` it starts one for each
+run and sends it a single request.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import sys
 import traceback
 from typing import Any
 
-__all__ = ["load", "main", "serve"]
+__all__ = ["load", "main", "read_table", "serve", "write_table"]
 
 
 def load(target: str) -> Any:
@@ -52,6 +55,34 @@ def load(target: str) -> Any:
         return fit_named
     module_name, _, name = target.partition(":")
     return getattr(importlib.import_module(module_name), name)
+
+
+def read_table(path: str, fmt: str = "csv", text: Any = ()) -> Any:
+    """The table :func:`write_table` wrote to ``path``: the columns in ``text`` as text.
+
+    CSV keeps no types, and pandas' reader guesses them: a text column of codes such as
+    ``"01"`` would come back as numbers and the words ``"NA"`` or ``"null"`` as missing.
+    Here the columns named in ``text`` are read as text, and only empty fields (what
+    pandas writes for a missing value) are missing. Parquet keeps its types.
+    """
+    import pandas as pd
+
+    if fmt == "parquet":
+        return pd.read_parquet(path)
+    return pd.read_csv(
+        path,
+        dtype=dict.fromkeys(text or (), str),
+        keep_default_na=False,
+        na_values=[""],
+    )
+
+
+def write_table(frame: Any, path: str, fmt: str = "csv") -> None:
+    """Write ``frame`` to ``path`` without its index (CSV: missing values as empty fields)."""
+    if fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
 
 
 def _error_text(exc: BaseException, *, lines: int = 12) -> str:
@@ -80,8 +111,7 @@ def serve(target: str) -> int:
         try:
             request = json.loads(line)
             fmt = request.get("format", "csv")
-            read = pd.read_parquet if fmt == "parquet" else pd.read_csv
-            train = read(request["train"])
+            train = read_table(request["train"], fmt, request.get("text"))
             out = pd.DataFrame(
                 fit_sample(
                     train,
@@ -90,10 +120,7 @@ def serve(target: str) -> int:
                     **dict(request.get("params") or {}),
                 )
             )
-            if fmt == "parquet":
-                out.to_parquet(request["out"], index=False)
-            else:
-                out.to_csv(request["out"], index=False)
+            write_table(out, request["out"], fmt)
             reply: dict[str, Any] = {"ok": True}
         except (
             Exception
