@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from synthrisk.relational import LinkageResult, linkage_attack
+from synthrisk.datasets.relational import load_bank
+from synthrisk.exceptions import ParameterError
+from synthrisk.relational import LinkageResult, evaluate_tables, linkage_attack
 from synthrisk.relational.linkage import chance_ratio
+from synthrisk.stats.exact import fisher_greater_p
 
 META = {
     "columns": {
@@ -64,7 +68,23 @@ def test_linkage_finds_people_copied_with_their_children() -> None:
     # exact: Boschloo's p of 20/400 against 0/200 is far below the level
     assert by_name["root_to_children"].p_value < 1e-3
     assert result.level == "fail"
-    assert result.p_value == pytest.approx(2 * min(a.p_value for a in result.attacks))
+    assert result.method == "westfall_young_min_p"
+    # both attacks link the same 20 people: combined by relabelling, they cost one
+    # test (Fisher's p of 20/400 against 0/200, 2.6e-4), not Bonferroni's two
+    fisher = fisher_greater_p(20, 400, 0, 200)
+    assert fisher == pytest.approx(math.comb(400, 20) / math.comb(600, 20))
+    fine = linkage_attack(
+        real,
+        synthetic,
+        holdout,
+        root_columns=ROOT,
+        child_columns=CHILD,
+        metadata=META,
+        n_resamples=99_999,
+    )
+    assert [a.linked_training for a in fine.attacks] == [20, 20]
+    assert fine.n_resamples == 99_999
+    assert 0.7 * fisher < fine.p_value < 1.3 * fisher < 2 * fisher
 
 
 def test_linkage_finds_children_moved_to_new_parents_by_history_only() -> None:
@@ -92,6 +112,12 @@ def test_linkage_result_round_trips_through_json() -> None:
     result = _run(synthetic, real, holdout)
     again = LinkageResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again == result
+    assert (again.method, again.n_resamples) == ("westfall_young_min_p", 9_999)
+    # results written before the method was recorded were combined by Bonferroni
+    old = {
+        k: v for k, v in result.to_dict().items() if k not in {"method", "n_resamples"}
+    }
+    assert LinkageResult.from_dict(old).method == "bonferroni"
     attacks = result.to_dict()["attacks"]
     assert isinstance(attacks, list)
     first = attacks[0]
@@ -126,3 +152,79 @@ def test_chance_ratio_takes_the_low_quantile_of_stranger_ratios() -> None:
     assert chance_ratio(isolation, second, quantile=0.001) == 0.5
     assert chance_ratio(np.array([1.0, 1.0]), np.array([10.0, 5.0])) == 0.1
     assert chance_ratio(np.array([0.0]), np.array([1.0])) == 0.0
+
+
+def test_linkage_combination_is_seeded() -> None:
+    rng = np.random.default_rng(6)
+    real, holdout, synthetic = _people(300, rng), _people(100, rng), _people(300, rng)
+    synthetic.iloc[:8] = real.iloc[:8].to_numpy()  # a few copies: p near the level
+
+    def run(seed: int) -> LinkageResult:
+        return linkage_attack(
+            real,
+            synthetic,
+            holdout,
+            root_columns=ROOT,
+            child_columns=CHILD,
+            metadata=META,
+            seed=seed,
+            n_resamples=999,
+        )
+
+    first = run(1)
+    assert json.dumps(first.to_dict()) == json.dumps(run(1).to_dict())
+    assert 1 / 1000 < first.p_value < 0.5
+    # the attacks are the same for every seed; only the relabellings change
+    other = run(2)
+    assert other.attacks == first.attacks
+    assert other.p_value != first.p_value
+    with pytest.raises(ParameterError, match="n_resamples"):
+        linkage_attack(
+            real,
+            synthetic,
+            holdout,
+            root_columns=ROOT,
+            child_columns=CHILD,
+            metadata=META,
+            n_resamples=0,
+        )
+
+
+def test_strong_leaks_report_bonferronis_share_below_the_resampling() -> None:
+    rng = np.random.default_rng(8)
+    real, holdout, synthetic = _people(400, rng), _people(200, rng), _people(400, rng)
+    synthetic.iloc[:150] = real.iloc[:150].to_numpy()
+    result = _run(synthetic, real, holdout)
+    fisher = min(
+        fisher_greater_p(a.linked_training, 400, a.linked_holdout, 200)
+        for a in result.attacks
+    )
+    # far below 1 / 10,000: Bonferroni over the two attacks on a thousandth of the level
+    assert fisher < 1e-20
+    assert result.p_value == pytest.approx(2 * fisher / 0.001)
+
+
+def test_five_percent_whole_copies_of_600_customers_fail_the_linkage() -> None:
+    # 480 training and 120 holdout customers, 24 copied with their accounts and
+    # transactions: five attacks (three on the whole person, two on the transactions
+    # subtree) link largely the same 24 people; Bonferroni over five gave p = 0.0104
+    bank = load_bank(n_customers=600, seed=3)
+    report = evaluate_tables(
+        bank.real,
+        bank.synthetic["whole_copies"],
+        bank.holdout,
+        metadata=bank.metadata,
+        table_metrics=[],
+    )
+    linkage = report.linkage
+    assert [a.label for a in linkage.attacks] == [
+        "root_to_children",
+        "history",
+        "row_set",
+        "history · transactions",
+        "row_set · transactions",
+    ]
+    smallest = min(a.p_value for a in linkage.attacks)
+    assert 5 * smallest > 0.01  # Bonferroni passes ...
+    assert linkage.p_value < 0.01  # ... the relabelling does not
+    assert linkage.level == "fail"

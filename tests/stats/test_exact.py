@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from synthrisk.exceptions import ParameterError
 from synthrisk.stats.exact import (
     BOSCHLOO_CELLS,
+    _fisher_tails,
     detectable_excess,
     excess_greater_p,
+    fisher_greater_p,
+    min_p_resampling,
     newcombe_interval,
 )
 
@@ -283,8 +287,6 @@ def test_detectable_excess_is_the_least_k_by_scalar_fisher_tests(
 ) -> None:
     # the definition written out: every chance count's p-value one at a time, the
     # detecting counts' probabilities summed in order, every k from 1 up
-    from synthrisk.stats.exact import _fisher_greater
-
     chance = stats.binom(n_a, b / n_b)
     counts = np.arange(0, int(chance.ppf(1 - 1e-4)) + 1 if b else 1)
     weights = chance.pmf(counts)
@@ -293,8 +295,173 @@ def test_detectable_excess_is_the_least_k_by_scalar_fisher_tests(
         return sum(
             w
             for c, w in zip(counts, weights, strict=True)
-            if _fisher_greater(int(min(c + k, n_a)), n_a, b, n_b) < level
+            if fisher_greater_p(int(min(c + k, n_a)), n_a, b, n_b) < level
         )
 
     want = next((k for k in range(1, n_a + 1) if detected(k) >= 0.8), None)
     assert detectable_excess(n_a, b, n_b, level=level) == want
+
+
+# --- min_p_resampling ---------------------------------------------------------
+
+
+def _resampled(
+    linked: np.ndarray,
+    eligible: np.ndarray,
+    first: np.ndarray,
+    n_resamples: int = 9_999,
+    seed: int = 0,
+) -> float:
+    return min_p_resampling(
+        linked,
+        eligible,
+        first,
+        n_resamples=n_resamples,
+        rng=np.random.default_rng(seed),
+    )
+
+
+def _within_resampling_error(got: float, want: float, n_resamples: int) -> bool:
+    """``got`` within 4 standard errors (and one step) of the exact ``want``."""
+    return abs(got - want) <= 4 * math.sqrt(want * (1 - want) / n_resamples) + 1 / (
+        1 + n_resamples
+    )
+
+
+def test_fisher_tails_are_scipys_hypergeometric_tail_where_there_is_an_excess() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(2, 5000))
+        linked = int(rng.integers(1, n))
+        n_a = int(rng.integers(1, n))
+        a = int(rng.integers(max(0, n_a - (n - linked)), min(linked, n_a) + 1))
+        got = _fisher_tails(np.array([a]), np.array([n_a]), n, linked)[0]
+        if a > 0 and a * (n - n_a) > (linked - a) * n_a:
+            want = stats.hypergeom.sf(a - 1, n, linked, n_a)
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-300)
+            assert got == pytest.approx(fisher_greater_p(a, n_a, linked - a, n - n_a))
+        else:  # no excess: not evidence, the largest p-value
+            assert got == 1.0
+
+
+def test_min_p_resampling_identical_attacks_cost_one_test() -> None:
+    # 18 of 150 training people linked, 0 of 50 holdout: Fisher's p is exact here (all
+    # eligible: the relabelled count is hypergeometric), 0.0048; Bonferroni over five
+    # identical attacks would be 0.024
+    n, n_first, k = 200, 150, 18
+    first = np.arange(n) < n_first
+    flags = np.arange(n) < k
+    fisher = fisher_greater_p(k, n_first, 0, n - n_first)
+    assert fisher == pytest.approx(math.comb(n_first, k) / math.comb(n, k), rel=1e-12)
+    eligible = np.ones((5, n), dtype=bool)
+    five = _resampled(np.tile(flags, (5, 1)), eligible, first)
+    one = _resampled(flags[None], eligible[:1], first)
+    assert five == one  # the same groups of people, the same draws
+    assert _within_resampling_error(five, fisher, 9_999)
+    assert five < 2 * fisher < 5 * fisher <= 0.025
+
+
+def test_min_p_resampling_independent_attacks_are_about_sidak() -> None:
+    # five attacks, each linking its own 9 training people (and none of the holdout)
+    # out of 1,000 and 1,000: nearly independent tests of p each, so the min-p
+    # p-value is about Sidak's 1 - (1 - p)^5, just below Bonferroni's 5p
+    n, n_first, k, m = 2000, 1000, 9, 5
+    first = np.arange(n) < n_first
+    linked = np.zeros((m, n), dtype=bool)
+    for j in range(m):
+        linked[j, j * k : (j + 1) * k] = True
+    p = fisher_greater_p(k, n_first, 0, n - n_first)
+    sidak = 1 - (1 - p) ** m
+    got = _resampled(linked, np.ones((m, n), dtype=bool), first)
+    assert 0.005 < sidak < m * p < 0.02
+    assert _within_resampling_error(got, sidak, 9_999)
+    assert got < m * p + 4 * math.sqrt(sidak / 9_999)
+
+
+def test_min_p_resampling_is_the_exact_permutation_p_value() -> None:
+    # 12 people, 6 training: all 924 labellings enumerated; three attacks with their own
+    # eligible people, linked people overlapping
+    first = np.arange(12) < 6
+    linked = np.array(
+        [
+            [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0],
+            [1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+            [0, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0],
+        ],
+        dtype=bool,
+    )
+    eligible = np.ones_like(linked)
+    eligible[0, 8:10] = False
+    eligible[1, 5] = eligible[1, 11] = False
+    eligible[2, 0] = False
+    linked &= eligible
+
+    def smallest(labels: np.ndarray) -> float:
+        out = 1.0
+        for hit, can in zip(linked, eligible, strict=True):
+            a, n_a = int((hit & labels).sum()), int((can & labels).sum())
+            b, n_b = int((hit & ~labels).sum()), int((can & ~labels).sum())
+            if a * n_b > b * n_a:  # an excess; otherwise not evidence (1)
+                out = min(out, fisher_greater_p(a, n_a, b, n_b))
+        return out
+
+    observed = smallest(first)
+    values = []
+    for chosen in itertools.combinations(range(12), 6):
+        labels = np.zeros(12, dtype=bool)
+        labels[list(chosen)] = True
+        values.append(smallest(labels))
+    exact = float(np.mean(np.array(values) <= observed * (1 + 1e-9)))
+    assert 0.01 < exact < 0.5
+    got = _resampled(linked, eligible, first, n_resamples=19_999)
+    assert _within_resampling_error(got, exact, 19_999)
+
+
+def test_min_p_resampling_keeps_its_level_under_the_null() -> None:
+    # correlated attacks (the same linkable people, each attack finding most of them),
+    # their own ineligible people, labels drawn apart from the flags: exchangeable
+    n_runs, n, n_first, m = 400, 300, 200, 5
+    rejected = {0.01: 0, 0.1: 0}
+    for seed in range(n_runs):
+        rng = np.random.default_rng(seed)
+        linkable = rng.random(n) < 0.08
+        eligible = (rng.random(n) < 0.95) & (rng.random((m, n)) < 0.95)
+        linked = (linkable & (rng.random((m, n)) < 0.8)) | (rng.random((m, n)) < 0.02)
+        first = rng.permutation(n) < n_first
+        p = _resampled(linked, eligible, first, n_resamples=199, seed=seed)
+        for level in rejected:
+            rejected[level] += p <= level
+    # at most the level, beyond binomial noise (one-sided, 0.1 %) ...
+    assert rejected[0.01] <= stats.binom.ppf(0.999, n_runs, 0.01)
+    assert rejected[0.1] <= stats.binom.ppf(0.999, n_runs, 0.1)
+    # ... and not far below it: the test is not merely conservative
+    assert rejected[0.1] >= stats.binom.ppf(0.001, n_runs, 0.07)
+
+
+def test_min_p_resampling_finds_a_planted_excess_and_is_seeded() -> None:
+    rng = np.random.default_rng(7)
+    n, n_first, m = 300, 200, 5
+    first = np.arange(n) < n_first
+    linked = rng.random((m, n)) < 0.02
+    linked[:, :12] |= rng.random((m, 12)) < 0.9  # 12 training people, most attacks
+    eligible = np.ones((m, n), dtype=bool)
+    p = _resampled(linked, eligible, first, seed=3)
+    assert p < 0.01
+    assert p == _resampled(linked, eligible, first, seed=3)
+    assert p != _resampled(linked, eligible, first, seed=4)
+    # no excess anywhere: 1 without drawing
+    assert _resampled(linked & ~first, eligible, first) == 1.0
+    # the p-value is never below one step
+    assert _resampled(
+        np.tile(first, (m, 1)), eligible, first, n_resamples=99
+    ) == pytest.approx(1 / 100)
+
+
+def test_min_p_resampling_checks_its_shapes() -> None:
+    flags = np.ones((2, 5), dtype=bool)
+    with pytest.raises(ParameterError, match=r"\(n_tests, n_people\)"):
+        _resampled(flags, flags[:1], np.ones(5, dtype=bool))
+    with pytest.raises(ParameterError, match="is_first"):
+        _resampled(flags, flags, np.ones(4, dtype=bool))
+    with pytest.raises(ParameterError, match="n_resamples"):
+        _resampled(flags, flags, np.ones(5, dtype=bool), n_resamples=0)

@@ -261,11 +261,11 @@ def evaluate_tables(
     Examples
     --------
     >>> from synthrisk.datasets.relational import load_bank
-    >>> bank = load_bank(n_customers=1000, seed=3)  # 5 % of the synthetic people copied
+    >>> bank = load_bank(n_customers=600, seed=3)  # 5 % of the synthetic people copied
     >>> report = evaluate_tables(bank.real, bank.synthetic["whole_copies"], bank.holdout,
     ...                          metadata=bank.metadata, table_metrics=[])
-    >>> report.verdict, report.linkage.attacks[0].linked_training
-    ('fail', 40)
+    >>> report.verdict, report.linkage.level, report.linkage.attacks[0].linked_training
+    ('fail', 'fail', 24)
     """
     seed = check_int(seed, name="seed", minimum=0)
     if table_people is not None:
@@ -362,6 +362,7 @@ def evaluate_tables(
                 n_candidates=linkage_candidates,
                 match_ratio=match_ratio,
                 alpha=linkage_alpha,
+                seed=seed,
                 row_sets=(
                     plan.row_sets(present["real"], people["real"]),
                     plan.row_sets(present["synthetic"], people["synthetic"]),

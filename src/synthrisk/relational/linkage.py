@@ -22,7 +22,13 @@ reaches for only 1 real person in 1,000 (:func:`chance_ratio`, the rule of the
 people without children, cannot be linked and are left out.
 A generator that memorised no one links training people no more often than holdout
 people; each attack's excess is tested with an exact one-sided test (Boschloo's, or
-Fisher's on large tables) and the attacks are combined by Bonferroni.
+Fisher's on large tables). The attacks link largely the same people (a whole copy is
+found by most of them), so they are combined by the smallest p-value with its null
+distribution found by relabelling (:func:`~synthrisk.stats.exact.min_p_resampling`,
+Westfall & Young's min-p adjustment): the pool's training and holdout labels are
+shuffled, the same shuffle for every attack, and each attack's counts recomputed.
+Five attacks that link the same people then cost about one test, where Bonferroni
+charged five.
 
 Distances are the DCR distance (:func:`synthrisk.neighbors.distance_spec`): per column
 ``min(|x - y| / range, 1)``, categorical mismatch 1, one side missing 1, both missing 0,
@@ -43,13 +49,26 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from synthrisk._rng import metric_generator
 from synthrisk._typing import FloatArray, IntArray, JSONValue
+from synthrisk._validation import check_int
 from synthrisk.exceptions import ParameterError
 from synthrisk.neighbors import column_ranges, nearest_neighbors
 from synthrisk.schema import EncodedTable, Encoder, schema_from_metadata
-from synthrisk.stats.exact import excess_greater_p, newcombe_interval
+from synthrisk.stats.exact import (
+    excess_greater_p,
+    fisher_greater_p,
+    min_p_resampling,
+    newcombe_interval,
+)
 
 __all__ = ["LinkageAttack", "LinkageResult", "chance_ratio", "linkage_attack"]
+
+#: the combined test's name in :class:`LinkageResult` (``method``)
+METHOD = "westfall_young_min_p"
+#: share of the level given to the resampling p-value; the rest goes to Bonferroni over
+#: the attacks' own p-values, which reaches below the resampling's ``1 / (1 + B)``
+RESAMPLING_SHARE = 0.999
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,9 +129,11 @@ class LinkageAttack:
 class LinkageResult:
     """The cross-table linkage attacks and their holdout-controlled level.
 
-    ``level`` is ``fail`` when the Bonferroni-combined p-value is at most ``alpha``,
-    ``pass`` otherwise, and ``info`` when there was nothing to link (no holdout, no
-    table below the root).
+    ``level`` is ``fail`` when the combined p-value is at most ``alpha``, ``pass``
+    otherwise, and ``info`` when there was nothing to link (no holdout, no table below
+    the root). ``method`` names the combination (``westfall_young_min_p``: see
+    :func:`linkage_attack`; ``bonferroni`` in results written before it, ``none`` when
+    nothing ran) and ``n_resamples`` the relabellings it drew.
     """
 
     attacks: tuple[LinkageAttack, ...]
@@ -122,6 +143,8 @@ class LinkageResult:
     match_ratio: float
     n_candidates: int
     reason: str
+    method: str = "none"
+    n_resamples: int = 0
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form."""
@@ -132,6 +155,8 @@ class LinkageResult:
             "alpha": float(self.alpha),
             "match_ratio": float(self.match_ratio),
             "n_candidates": int(self.n_candidates),
+            "method": self.method,
+            "n_resamples": int(self.n_resamples),
             "attacks": [a.to_dict() for a in self.attacks],
         }
 
@@ -160,6 +185,9 @@ class LinkageResult:
             match_ratio=float(data["match_ratio"]),  # type: ignore[arg-type]
             n_candidates=int(data["n_candidates"]),  # type: ignore[call-overload]
             reason=str(data["reason"]),
+            # results written before the method was recorded combined by Bonferroni
+            method=str(data.get("method", "bonferroni" if attacks else "none")),
+            n_resamples=int(data.get("n_resamples", 0)),  # type: ignore[call-overload]
         )
 
 
@@ -205,6 +233,8 @@ def linkage_attack(
         str, tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray] | None]
     ]
     | None = None,
+    seed: int = 0,
+    n_resamples: int = 9_999,
 ) -> LinkageResult:
     """Run the cross-table linkage attack on person feature tables.
 
@@ -240,11 +270,37 @@ def linkage_attack(
         ``match_ratio`` is None) and, with codes, the ``row_set`` attack: a copied
         history of one child table under a new root row, beside other tables that are
         new, is linked there while the whole person's history stays far.
+    seed : int, default=0
+        Seed of the relabellings of the combined test.
+    n_resamples : int, default=9999
+        Relabellings of the combined test (its p-value is at least ``1 / (1 +
+        n_resamples)``, below which Bonferroni's share takes over).
 
     Returns
     -------
     LinkageResult
+
+    Notes
+    -----
+    The combined p-value is ``min(1, p_resampling / 0.999, m * min_j p_j / 0.001)``: a
+    weighted Bonferroni of two valid p-values, so it keeps the level exactly.
+    ``p_resampling`` is Westfall & Young's single-step min-p adjustment
+    (:func:`~synthrisk.stats.exact.min_p_resampling`): under the null, given the pool
+    of real people (training and holdout together) and the synthetic people, every
+    choice of which pool people were the training people is equally likely, and each
+    person's flags (linked, eligible) do not depend on it — the encoding, the ranges,
+    the nearest strangers, the chance ratio and the row-set uniqueness are all computed
+    on the pool as a whole. Relabelling the pool, the same relabelling for all attacks,
+    recomputes each attack's linked and eligible counts in both arms, and the
+    relabelled smallest Fisher p-values give the exact null distribution of the
+    observed one (up to the resampling). The second term, Bonferroni over the ``m``
+    attacks' Fisher p-values ``p_j`` (valid given the same flags) on a thousandth of
+    the level, only matters for leaks far beyond the resampling's resolution and
+    reports their strength. Each attack's own ``p_value`` stays Boschloo's where the
+    arms are small: alone, it is the more powerful test of that attack.
     """
+    seed = check_int(seed, name="seed", minimum=0)
+    n_resamples = check_int(n_resamples, name="n_resamples", minimum=1)
     n_train, n_hold = len(real), len(holdout)
     given_ratio = match_ratio
     pool = pd.concat([real, holdout], ignore_index=True)
@@ -352,6 +408,7 @@ def linkage_attack(
                 )
             )
     attacks = []
+    linked_all, eligible_all, fisher = [], [], []
     for name, description, hit, can, subtree in found:
         linked = hit & can
         a = int((linked & is_train).sum())
@@ -362,20 +419,47 @@ def linkage_attack(
         attacks.append(
             LinkageAttack(name, description, n_a, n_b, a, b, float(p), subtree=subtree)
         )
-    combined = float(min(1.0, len(attacks) * min(a.p_value for a in attacks)))
+        linked_all.append(linked)
+        eligible_all.append(can)
+        fisher.append(fisher_greater_p(a, n_a, b, n_b))
+    bonferroni = min(1.0, len(attacks) * min(fisher))
+    by_bonferroni = bonferroni / (1 - RESAMPLING_SHARE)
+    floor = 1 / (1 + n_resamples) / RESAMPLING_SHARE
+    if by_bonferroni <= floor:  # the resampling cannot go lower: no need to draw
+        combined = by_bonferroni
+    else:
+        resampled = min_p_resampling(
+            np.stack(linked_all),
+            np.stack(eligible_all),
+            is_train,
+            n_resamples=n_resamples,
+            rng=metric_generator(seed, "linkage"),
+        )
+        combined = min(1.0, resampled / RESAMPLING_SHARE, by_bonferroni)
     level = "fail" if combined <= alpha else "pass"
     worst = min(attacks, key=lambda a: a.p_value)
     reason = (
         f"{worst.linked_training} of {worst.n_training} training people linked by the "
         f"{worst.label} attack against {worst.linked_holdout} of {worst.n_holdout} holdout "
-        f"people (combined p = {combined:.3g}, level {alpha:g})"
+        f"people (combined p = {combined:.3g} over {len(attacks)} attacks, level "
+        f"{alpha:g})"
     )
     reason += (
         ": the synthetic tables reproduce real people's children."
         if level == "fail"
         else ": no more training people are linked than holdout people."
     )
-    return LinkageResult(tuple(attacks), combined, alpha, level, match_ratio, k, reason)
+    return LinkageResult(
+        tuple(attacks),
+        float(combined),
+        alpha,
+        level,
+        match_ratio,
+        k,
+        reason,
+        method=METHOD,
+        n_resamples=n_resamples,
+    )
 
 
 def _tables_of(columns: list[str]) -> list[str]:
