@@ -238,3 +238,37 @@ def test_roc_curve_large_is_bounded_deterministic_and_never_overstates() -> None
     assert np.trapezoid(tpr, fpr) == pytest.approx(
         roc_auc(labels.astype(int), scores), abs=0.02
     )
+
+
+def test_a_stricter_count_level_counts_the_same_test_lower() -> None:
+    # randomized response at ε = 2: the chosen test guesses every observation ("member"
+    # when the record was released), so its count is the right guesses among all, and
+    # counting it at 97.5 % instead of 95 % is the one-sided Clopper–Pearson bound at
+    # the stricter level (the audit's headline over real targets and canaries)
+    from synthrisk.audit.bounds import selected_bound
+    from synthrisk.audit.guessing import guess_epsilon
+
+    g = np.random.default_rng(3)
+    member = g.random((200, 10)) < 0.5
+    p = math.exp(2.0) / (1 + math.exp(2.0))
+    released = np.where(member, g.random(member.shape) < p, g.random(member.shape) >= p)
+    sel = np.arange(200) % 2 == 0
+    pool = (
+        released[sel].ravel().astype(float),
+        member[sel].ravel(),
+        released[~sel].ravel().astype(float),
+        member[~sel].ravel(),
+    )
+    full = selected_bound({"rr": pool}, delta=0.0, confidence_level=0.95)
+    same = selected_bound(
+        {"rr": pool}, delta=0.0, confidence_level=0.95, count_level=0.95
+    )
+    strict = selected_bound(
+        {"rr": pool}, delta=0.0, confidence_level=0.95, count_level=0.975
+    )
+    assert same == full
+    assert (strict.attack, strict.method) == (full.attack, full.method)
+    correct = int((pool[2].astype(bool) == pool[3]).sum())
+    expected = guess_epsilon(correct, pool[3].size, delta=0.0, confidence_level=0.975)
+    assert strict.epsilon_lower == pytest.approx(float(expected[0]), rel=1e-12)
+    assert 0 < strict.epsilon_lower < full.epsilon_lower < 2.0

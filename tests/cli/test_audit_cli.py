@@ -445,3 +445,42 @@ def test_failed_runs_are_named_in_the_review_and_on_the_console(
     assert f"{len(failed)} failed: runs {listed}" in reason
     assert "flaky: seed" in captured.out  # the generator's own standard error
     assert ".." not in (captured.out + captured.err).replace("...", "")
+
+
+def test_canaries_from_the_command_line_and_a_run_file(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "audit",
+            "--real", str(files["real"]),
+            "--holdout", str(files["holdout"]),
+            "--generator", "my_generators:copier",
+            "--targets", "2",
+            "--canaries", "3",
+            "--runs", "20",
+            "--train-size", "30",
+            "--attacks", "dcr",
+            "--json", str(tmp_path / "audit.json"),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "3 canaries" in out  # their own table of attacks
+    assert "ε lower bounds side by side: real people" in out
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["settings"]["n_canaries"] == 3
+    assert data["canaries"]["n_canaries"] == 3
+    assert [t["source"] for t in data["targets"]] == ["vulnerable"] * 2 + ["canary"] * 3
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        "version: 1\n"
+        "data: {real: real.csv, holdout: holdout.csv}\n"
+        "audit: {generator: 'my_generators:copier', targets: 2, canaries: 3, runs: 20,\n"
+        "        train_size: 30, attacks: [dcr]}\n"
+        "report: {json: out/audit.json}\n"
+    )
+    assert main(["run", str(config), "--quiet"]) == 0
+    from_file = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert from_file["settings"]["n_canaries"] == 3
+    assert from_file["canaries"]["epsilon_lower"] == data["canaries"]["epsilon_lower"]

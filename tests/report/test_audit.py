@@ -117,3 +117,37 @@ def test_counts_and_rows_stay_on_one_line(result_dict: dict) -> None:
     counts = next(iter(result_dict["overall"].values()))
     text = f"{counts['n_members']} / {counts['n_non_members']}"
     assert f'<td class="mono nowrap">{text}</td>' in page
+
+
+def test_the_page_shows_the_canaries_beside_the_real_people() -> None:
+    g = np.random.default_rng(2)
+    real = pd.DataFrame({"x": g.normal(size=40), "c": g.choice(list("abc"), 40)})
+    holdout = pd.DataFrame({"x": g.normal(size=100), "c": g.choice(list("abc"), 100)})
+
+    def copier(train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+        return train.sample(n, replace=True, random_state=seed)
+
+    result = audit(
+        copier,
+        real,
+        holdout,
+        n_targets=2,
+        n_canaries=2,
+        n_runs=30,
+        attacks=["dcr"],
+        train_size=20,
+    )
+    page = render_audit_html(result.to_dict(), verdict=result.verdict(1.0).to_dict())
+    assert '<section id="canaries">' in page
+    assert '<a href="#canaries">Canaries</a>' in page
+    assert "Side by side:</strong> real people ε ≥" in page
+    assert "worst-case canaries (2 crafted records)" in page
+    # the canaries are numbered in the targets' table, never shown by value
+    assert '<td class="mono nowrap">canary 0</td><td>canary</td>' in page
+    assert '<td class="mono nowrap">canary 1</td><td>canary</td>' in page
+    assert "Attacks, all real targets pooled" in page
+    # without canaries the page has no canary section
+    plain = audit(
+        copier, real, holdout, n_targets=2, n_runs=30, attacks=["dcr"], train_size=20
+    )
+    assert 'id="canaries"' not in render_audit_html(plain.to_dict())

@@ -8,6 +8,7 @@ people it targets (``docs/audit.md``):
 * :mod:`~synthrisk.audit.generators`: adapters (a callable, a command, another Python
   interpreter, SDV, synthpop / dpmm / smartnoise-synth by name);
 * :mod:`~synthrisk.audit.game`: the shadow runs (seeded, parallel, budgeted, retried);
+* :mod:`~synthrisk.audit.canaries`: worst-case canaries crafted from the tables' domain;
 * :mod:`~synthrisk.audit.attacks`: the membership attacks on each run's output;
 * :mod:`~synthrisk.audit.bounds`: Clopper–Pearson bounds and the effective ε;
 * :mod:`~synthrisk.audit.result`: the frozen, JSON-safe result and its verdict.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from synthrisk.audit._audit import THREAT_MODEL, audit
 from synthrisk.audit.attacks import ATTACKS, CLASSIFIERS
 from synthrisk.audit.bounds import Bound, epsilon_lower_bound
+from synthrisk.audit.canaries import craft_canaries
 from synthrisk.audit.game import RunCache
 from synthrisk.audit.generators import (
     NAMED_GENERATORS,
@@ -31,7 +33,13 @@ from synthrisk.audit.generators import (
     SDVGenerator,
     as_fit_sample,
 )
-from synthrisk.audit.result import AuditResult, AuditVerdict, RunFailure, TargetAudit
+from synthrisk.audit.result import (
+    AuditResult,
+    AuditVerdict,
+    CanaryAudit,
+    RunFailure,
+    TargetAudit,
+)
 
 __all__ = [
     "ATTACKS",
@@ -42,6 +50,7 @@ __all__ = [
     "AuditResult",
     "AuditVerdict",
     "Bound",
+    "CanaryAudit",
     "CommandGenerator",
     "FitSample",
     "GeneratorError",
@@ -54,5 +63,6 @@ __all__ = [
     "TargetAudit",
     "as_fit_sample",
     "audit",
+    "craft_canaries",
     "epsilon_lower_bound",
 ]

@@ -28,7 +28,14 @@ from synthrisk.audit.attacks import (
     kernel_density,
     no_box_scores,
 )
-from synthrisk.audit.bounds import Bound, attack_bound, mid_ranks, selected_bound
+from synthrisk.audit.bounds import (
+    Bound,
+    SelectedBound,
+    attack_bound,
+    mid_ranks,
+    selected_bound,
+)
+from synthrisk.audit.canaries import crafted
 from synthrisk.audit.game import RunCache, RunOutcome, play
 from synthrisk.audit.generators import (
     GeneratorError,
@@ -40,7 +47,13 @@ from synthrisk.audit.generators import (
     preflight,
     with_timeout,
 )
-from synthrisk.audit.result import AuditResult, RunFailure, TargetAudit, method_bounds
+from synthrisk.audit.result import (
+    AuditResult,
+    CanaryAudit,
+    RunFailure,
+    TargetAudit,
+    method_bounds,
+)
 from synthrisk.exceptions import InputError, ParameterError, SynthriskError
 from synthrisk.metrics import make_context
 from synthrisk.metrics.membership.isolation import isolated_training_people
@@ -61,7 +74,9 @@ THREAT_MODEL: dict[str, str] = {
     ),
     "targets": (
         "the real people most isolated from every other real person (the isolation rule "
-        "of the per-person tests), plus the rows the user names"
+        "of the per-person tests), plus the rows the user names, plus any crafted "
+        "canaries (records of extreme values and rare categories inside the tables' "
+        "domain, unlike every real row: the generator's worst case)"
     ),
     "game": (
         "in every shadow run the training set is drawn from the auxiliary sample and each "
@@ -200,6 +215,40 @@ def _best(bounds: Mapping[str, Bound]) -> tuple[float, str | None]:
     return best, name
 
 
+#: one attack's pooled observations: selection scores and labels, evaluation scores and labels
+Pool = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _pooled(
+    scores: FloatArray,
+    member: np.ndarray,
+    selection: np.ndarray,
+    targets: np.ndarray,
+    attack: str,
+) -> Pool:
+    """One attack's observations pooled over ``targets``: selection scores and labels,
+    evaluation scores and labels. Each target's scores are ranked among its own
+    selection scores, so that targets can be pooled, except for an attack whose own
+    scale calibrates the targets (``RAW_POOLED``)."""
+    sel_pool, sel_lab, ev_pool, ev_lab = [], [], [], []
+    for t in targets:
+        sel_s, ev_s = scores[selection, t], scores[~selection, t]
+        if attack in RAW_POOLED:
+            sel_pool.append(sel_s)
+            ev_pool.append(ev_s)
+        else:
+            sel_pool.append(mid_ranks(sel_s, sel_s))
+            ev_pool.append(mid_ranks(sel_s, ev_s))
+        sel_lab.append(member[selection, t])
+        ev_lab.append(member[~selection, t])
+    return (
+        np.concatenate(sel_pool),
+        np.concatenate(sel_lab),
+        np.concatenate(ev_pool),
+        np.concatenate(ev_lab),
+    )
+
+
 def audit(
     generator: GeneratorLike,
     real: TableLike,
@@ -207,6 +256,7 @@ def audit(
     *,
     n_targets: int = 10,
     target_rows: Sequence[int] = (),
+    n_canaries: int = 0,
     n_runs: int = 200,
     train_size: int | None = None,
     n_synthetic: int | None = None,
@@ -253,6 +303,16 @@ def audit(
         Most isolated real people audited (0: only ``target_rows``).
     target_rows : sequence of int, default=()
         Rows of ``real`` (0-based positions) audited as well.
+    n_canaries : int, default=0
+        Worst-case canaries inserted as targets as well: records crafted from the
+        tables' domain to be as unlike every real row as possible
+        (:func:`synthrisk.audit.canaries.craft_canaries`; Annamalai, Ganev & De
+        Cristofaro 2024, arXiv 2405.10994). Each joins each shadow training set with
+        probability 1/2 like the other targets. Their bound
+        (``result.canaries.epsilon_lower``) measures the generator's worst case, the
+        natural targets' (``result.epsilon_lower_natural``) the real people's, each at
+        ``confidence_level``; the headline is the larger of the two, each counted at
+        half the error (Bonferroni over the two groups).
     n_runs : int, default=200
         Shadow runs (the generator is trained this many times).
     train_size : int, default=None
@@ -346,6 +406,7 @@ def audit(
     preflight(fit_sample)
     run_cache = None if cache is None else RunCache(cache, cache_identity(fit_sample))
     n_targets = check_int(n_targets, name="n_targets", minimum=0)
+    n_canaries = check_int(n_canaries, name="n_canaries", minimum=0)
     n_runs = check_int(n_runs, name="n_runs", minimum=4)
     n_jobs = check_int(n_jobs, name="n_jobs", minimum=1)
     seed = check_int(seed, name="seed", minimum=0)
@@ -426,9 +487,10 @@ def audit(
         if row not in rows:
             rows.append(row)
             sources.append("named")
-    if not rows:
+    if not rows and not n_canaries:
         msg = (
-            "no target to audit: set `n_targets` above 0 or name rows in `target_rows`."
+            "no target to audit: set `n_targets` or `n_canaries` above 0 or name rows "
+            "in `target_rows`."
         )
         raise ParameterError(msg)
     target_index = np.asarray(rows, dtype=np.int64)
@@ -438,6 +500,18 @@ def audit(
     example = tables.real[schema.names].iloc[:1]
     real_enc, pool_enc = tables.encoded("real"), tables.encoded("holdout")
     targets_enc = real_enc.take(target_index)
+    target_frame = real_frame.iloc[target_index].reset_index(drop=True)
+    n_natural = len(rows)
+    if n_canaries:
+        canaries = crafted(tables, real_frame, pool_frame, n_canaries, seed=seed)
+        targets_enc = EncodedTable(
+            numeric=np.vstack([targets_enc.numeric, canaries.encoded.numeric]),
+            codes=np.vstack([targets_enc.codes, canaries.encoded.codes]),
+            numeric_names=targets_enc.numeric_names,
+            categorical_names=targets_enc.categorical_names,
+        )
+        radius = np.concatenate([radius, canaries.isolation])
+        target_frame = pd.concat([target_frame, canaries.frame], ignore_index=True)
     scale = column_ranges(np.vstack([real_enc.numeric, pool_enc.numeric]))
     reference = Reference(
         table=pool_enc,
@@ -456,7 +530,7 @@ def audit(
     setup_seconds = time.perf_counter() - started
 
     # the game
-    n_t = len(rows)
+    n_t = n_natural + n_canaries
     completed: list[int] = []
     included: list[np.ndarray] = []
     scores: dict[str, list[FloatArray]] = {
@@ -480,7 +554,7 @@ def audit(
     outcomes = play(
         fit_sample,
         pool_frame,
-        real_frame.iloc[target_index].reset_index(drop=True),
+        target_frame,
         n_runs=n_runs,
         train_size=train_size,
         n_synthetic=n_synthetic,
@@ -565,54 +639,95 @@ def audit(
             seed=seed,
         )
     attack_level = 1 - (1 - confidence_level) / len(chosen_attacks)
-    per_target: list[dict[str, Bound]] = [{} for _ in rows]
-    overall: dict[str, Bound] = {}
-    pools: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    per_target: list[dict[str, Bound]] = [{} for _ in range(n_t)]
     for attack in chosen_attacks:
         s = score_of[attack]
-        sel_pool, sel_lab, ev_pool, ev_lab = [], [], [], []
         for t in range(n_t):
-            sel_s, ev_s = s[selection, t], s[~selection, t]
-            sel_l, ev_l = member[selection, t], member[~selection, t]
             per_target[t][attack] = attack_bound(
-                sel_s, sel_l, ev_s, ev_l, delta=delta, confidence_level=attack_level
+                s[selection, t],
+                member[selection, t],
+                s[~selection, t],
+                member[~selection, t],
+                delta=delta,
+                confidence_level=attack_level,
             )
-            if attack in RAW_POOLED:  # its own scale calibrates the targets
-                sel_pool.append(sel_s)
-                ev_pool.append(ev_s)
-            else:
-                sel_pool.append(mid_ranks(sel_s, sel_s))
-                ev_pool.append(mid_ranks(sel_s, ev_s))
-            sel_lab.append(sel_l)
-            ev_lab.append(ev_l)
-        pools[attack] = (
-            np.concatenate(sel_pool),
-            np.concatenate(sel_lab),
-            np.concatenate(ev_pool),
-            np.concatenate(ev_lab),
+    groups = {
+        "natural": np.arange(n_natural),
+        "canaries": np.arange(n_natural, n_t),
+    }
+    overall_of: dict[str, dict[str, Bound]] = {}
+    selected_of: dict[str, SelectedBound] = {}
+    pools_of: dict[str, dict[str, Pool]] = {}
+    for group, members in groups.items():
+        if not members.size:
+            continue
+        pools = pools_of[group] = {
+            attack: _pooled(score_of[attack], member, selection, members, attack)
+            for attack in chosen_attacks
+        }
+        overall_of[group] = {
+            attack: attack_bound(*pool, delta=delta, confidence_level=attack_level)
+            for attack, pool in pools.items()
+        }
+        selected_of[group] = selected_bound(
+            pools, delta=delta, confidence_level=confidence_level
         )
-        overall[attack] = attack_bound(
-            *pools[attack], delta=delta, confidence_level=attack_level
-        )
-    selected = selected_bound(pools, delta=delta, confidence_level=confidence_level)
-    epsilon, best_attack = selected.epsilon_lower, selected.attack
-    one_run = (
-        max(float(b.epsilon_lower_one_run or 0.0) for b in overall.values())
-        if delta == 0
-        else None
+    # the headline: with one group of targets, its chosen test; with both, the larger
+    # of the two groups' chosen tests (the tests reported side by side), each counted
+    # again at half the error (Bonferroni over the two groups), so that the maximum
+    # holds at `confidence_level` and never exceeds the larger side-by-side bound
+    headline_of = selected_of
+    if len(selected_of) == 2:
+        half = 1 - (1 - confidence_level) / 2
+        headline_of = {
+            group: selected_bound(
+                pools,
+                delta=delta,
+                confidence_level=confidence_level,
+                count_level=half,
+            )
+            for group, pools in pools_of.items()
+        }
+    headline_group = max(
+        headline_of,
+        key=lambda g: (headline_of[g].epsilon_lower, g == "natural"),
     )
+    selected = headline_of[headline_group]
+    epsilon, best_attack = selected.epsilon_lower, selected.attack
+    overall = overall_of.get("natural", {})
+
+    def one_run_of(group: Mapping[str, Bound]) -> float | None:
+        if delta != 0:
+            return None
+        return max(
+            (float(b.epsilon_lower_one_run or 0.0) for b in group.values()),
+            default=0.0,
+        )
+
+    canary_audit = None
+    if "canaries" in overall_of:
+        canary_audit = CanaryAudit(
+            n_canaries=n_canaries,
+            epsilon_lower=selected_of["canaries"].epsilon_lower,
+            best_attack=selected_of["canaries"].attack,
+            overall=overall_of["canaries"],
+            bounds=method_bounds(overall_of["canaries"], selected_of["canaries"]),
+            epsilon_lower_one_run=one_run_of(overall_of["canaries"]),
+        )
     targets = []
-    for t, (row, source) in enumerate(zip(rows, sources, strict=True)):
+    for t in range(n_t):
         eps_t, best_t = _best(per_target[t])
+        natural = t < n_natural
         targets.append(
             TargetAudit(
-                row=row,
-                source=source,  # type: ignore[arg-type]
+                row=rows[t] if natural else None,
+                source=sources[t] if natural else "canary",  # type: ignore[arg-type]
                 isolation=float(radius[t]),
                 n_included=int(member[:, t].sum()),
                 attacks=per_target[t],
                 epsilon_lower=eps_t,
                 best_attack=best_t,
+                canary=None if natural else t - n_natural,
             )
         )
     bounds_seconds = time.perf_counter() - tick
@@ -627,6 +742,7 @@ def audit(
         "n_runs_requested": n_runs,
         "n_targets": n_targets,
         "target_rows": [int(r) for r in target_rows],
+        "n_canaries": n_canaries,
         "train_size": train_size,
         "n_synthetic": n_synthetic,
         "selection_share": selection_share,
@@ -634,8 +750,14 @@ def audit(
         "confidence_level": confidence_level,
         "attack_confidence_level": attack_level,
         "multiplicity": (
-            "headline: one test chosen on the selection runs, no correction; "
-            f"per-attack bounds: Bonferroni over {len(chosen_attacks)} attack(s)"
+            "headline: one test chosen on the selection runs, no correction"
+            + (
+                "; with both natural targets and canaries, the larger of the two "
+                "groups' chosen tests, each at half the error (Bonferroni over 2)"
+                if len(selected_of) == 2
+                else ""
+            )
+            + f"; per-attack bounds: Bonferroni over {len(chosen_attacks)} attack(s)"
         ),
         "attacks": list(chosen_attacks),
         "classifier": model,
@@ -670,7 +792,16 @@ def audit(
         overall=overall,
         targets=tuple(targets),
         failures=tuple(failures),
-        epsilon_lower_one_run=one_run,
+        epsilon_lower_one_run=one_run_of(overall) if overall else None,
         retries=tuple(retries),
-        bounds=method_bounds(overall, selected),
+        bounds=(
+            method_bounds(overall, selected_of["natural"])
+            if "natural" in selected_of
+            else {}
+        ),
+        epsilon_lower_natural=(
+            selected_of["natural"].epsilon_lower if "natural" in selected_of else None
+        ),
+        selected_targets=headline_group,  # type: ignore[arg-type]
+        canaries=canary_audit,
     )

@@ -427,6 +427,7 @@ def selected_bound(
     *,
     delta: float,
     confidence_level: float,
+    count_level: float | None = None,
 ) -> SelectedBound:
     """Choose the attack and the test on the selection observations; count it once.
 
@@ -435,6 +436,9 @@ def selected_bound(
     observations; the one with the largest bound there (the first when tied) is counted
     on the evaluation observations at ``confidence_level``. One test is counted, so the
     choice among attacks and methods costs no confidence: no Bonferroni.
+    ``count_level`` (default ``confidence_level``) counts the same test at another level:
+    the test chosen at ``confidence_level``, counted stricter when it is one of several
+    tests whose maximum is reported (the audit's natural targets and canaries).
     """
     best: tuple[float, str | None, str | None, object] = (-1.0, None, None, None)
     for attack, (sel_s, sel_l, _ev_s, ev_l) in pools.items():
@@ -460,13 +464,12 @@ def selected_bound(
         return SelectedBound(0.0, None, None)
     ev_s = np.asarray(pools[chosen][2], dtype=np.float64)
     ev_l = np.asarray(pools[chosen][3], dtype=bool)
+    level = confidence_level if count_level is None else count_level
     if method == "guesses":
         assert isinstance(test, GuessRule)
         correct, n_guesses = count_guesses(ev_s, ev_l, test)
         eps = float(
-            guess_epsilon(
-                correct, n_guesses, delta=delta, confidence_level=confidence_level
-            )[0]
+            guess_epsilon(correct, n_guesses, delta=delta, confidence_level=level)[0]
         )
     else:
         threshold, higher = test  # type: ignore[misc]
@@ -478,7 +481,7 @@ def selected_bound(
                 fp,
                 int((~ev_l).sum()),
                 delta=delta,
-                confidence_level=confidence_level,
+                confidence_level=level,
             )[0][0]
         )
     if eps <= 0:

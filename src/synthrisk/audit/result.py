@@ -23,6 +23,8 @@ choosing targets, the auxiliary densities), ``scoring_seconds`` per run (buildin
 tables, encoding and scoring outputs) and ``bounds_seconds`` once (the classifier and the
 bounds).
      "epsilon_lower": float, "best_attack": str | null,
+     "selected_targets": "natural" | "canaries" | null,
+     "epsilon_lower_natural": float | null,
      "epsilon_lower_one_run": float | null,
      "bounds": {"selected": float, "selected_attack": str | null,
                 "selected_method": "guesses" | "clopper_pearson" | null,
@@ -35,7 +37,11 @@ bounds).
                           "guesses": {"direction", "low", "high", "correct",
                                       "n_guesses"}, "epsilon_lower_trade_off",
                           "mu_lower"}},
-     "targets": [{"row": int, "source": "vulnerable" | "named", "isolation": float,
+     "canaries": {"n_canaries": int, "epsilon_lower": float,
+                  "best_attack": str | null, "epsilon_lower_one_run": float | null,
+                  "bounds": {...as above...}, "overall": {attack: {...}}} | null,
+     "targets": [{"row": int | null, "source": "vulnerable" | "named" | "canary",
+                  "canary": int | null, "isolation": float,
                   "n_included": int, "epsilon_lower": float, "best_attack": str | null,
                   "attacks": {attack: {...}}}],
      "failures": [{"run": int, "error": str}],
@@ -45,6 +51,10 @@ bounds).
 pooled ``overall`` entry, of the scores pooled as for the bound). ``failures`` are runs
 left out (failed twice); ``retries`` the first failures of runs whose retry succeeded
 (``runs.retried`` is its length; a run that failed twice counts in ``runs.failed`` only).
+``overall``, ``bounds`` and ``epsilon_lower_one_run`` pool the natural targets (real
+people); ``canaries`` pools the crafted canaries the same way (None without canaries). A
+canary is a target with ``row`` None and ``canary`` its number: its values are never
+written.
 """
 
 from __future__ import annotations
@@ -65,6 +75,7 @@ __all__ = [
     "AUDIT_SCHEMA_VERSION",
     "AuditResult",
     "AuditVerdict",
+    "CanaryAudit",
     "RunFailure",
     "TargetAudit",
     "method_bounds",
@@ -123,13 +134,14 @@ class TargetAudit:
 
     Attributes
     ----------
-    row : int
-        The target's 0-based row in the ``real`` table.
-    source : {"vulnerable", "named"}
-        Chosen by the isolation rule, or named by the user.
+    row : int or None
+        The target's 0-based row in the ``real`` table (None for a canary).
+    source : {"vulnerable", "named", "canary"}
+        Chosen by the isolation rule, named by the user, or a crafted canary
+        (:mod:`synthrisk.audit.canaries`).
     isolation : float
         Distance to the nearest other real person (0: another real person shares the
-        record).
+        record); for a canary, to the nearest real or holdout row.
     n_included : int
         Completed runs whose training set held the target.
     attacks : dict of str to Bound
@@ -138,27 +150,89 @@ class TargetAudit:
         The largest bound over the attacks.
     best_attack : str or None
         The attack that reached it (None when no attack refuted any ε).
+    canary : int or None
+        A canary's number (0-based, in the order crafted); None for a real person.
     """
 
-    row: int
-    source: Literal["vulnerable", "named"]
+    row: int | None
+    source: Literal["vulnerable", "named", "canary"]
     isolation: float
     n_included: int
     attacks: dict[str, Bound]
     epsilon_lower: float
     best_attack: str | None
+    canary: int | None = None
+
+    @property
+    def label(self) -> str:
+        """``"row 17"`` for a real person, ``"canary 2"`` for a canary."""
+        return f"canary {self.canary}" if self.row is None else f"row {self.row}"
 
     def to_dict(self) -> dict[str, JSONValue]:
         """JSON-safe form."""
         return {
             "row": self.row,
             "source": self.source,
+            "canary": self.canary,
             "isolation": to_jsonable(self.isolation),
             "n_included": self.n_included,
             "epsilon_lower": self.epsilon_lower,
             "best_attack": self.best_attack,
             "attacks": {name: _bound_dict(b) for name, b in self.attacks.items()},
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class CanaryAudit:
+    """The canaries' bounds, pooled over the canaries as ``overall`` pools the real people.
+
+    Attributes
+    ----------
+    n_canaries : int
+        Canaries inserted (each joins each shadow training set with probability 1/2).
+    epsilon_lower : float
+        The one test chosen on the selection runs among the attacks' tests on the
+        canaries, counted on the evaluation runs at the full confidence level: the
+        generator's worst case as these canaries show it.
+    best_attack : str or None
+        The attack of that test.
+    overall : dict of str to Bound
+        Each attack's result pooled over the canaries.
+    bounds : dict
+        Each method's bound side by side (:func:`method_bounds`).
+    epsilon_lower_one_run : float or None
+        The largest one-run bound over the attacks (None when δ > 0).
+    """
+
+    n_canaries: int
+    epsilon_lower: float
+    best_attack: str | None
+    overall: dict[str, Bound]
+    bounds: dict[str, JSONValue]
+    epsilon_lower_one_run: float | None = None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """JSON-safe form."""
+        return {
+            "n_canaries": self.n_canaries,
+            "epsilon_lower": self.epsilon_lower,
+            "best_attack": self.best_attack,
+            "epsilon_lower_one_run": self.epsilon_lower_one_run,
+            "bounds": to_jsonable(self.bounds),
+            "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CanaryAudit:
+        """Rebuild from :meth:`to_dict`."""
+        return cls(
+            n_canaries=int(data["n_canaries"]),
+            epsilon_lower=float(data["epsilon_lower"]),
+            best_attack=data["best_attack"],
+            overall={k: _bound_from(v) for k, v in data["overall"].items()},
+            bounds=dict(data.get("bounds") or {}),
+            epsilon_lower_one_run=data.get("epsilon_lower_one_run"),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,15 +302,22 @@ class AuditResult:
         Completed, selection, evaluation, failed and retried runs, why the audit
         stopped early (None when it ran every run) and the seconds spent.
     epsilon_lower : float
-        The headline: the pooled bound of the one test (attack, and guess rule or
-        threshold) chosen on the selection runs and counted on the evaluation runs, at
-        ``settings["confidence_level"]`` (:func:`synthrisk.audit.bounds.selected_bound`).
+        The headline: the pooled bound of the one test (group of targets, attack, and
+        guess rule or threshold) chosen on the selection runs and counted on the
+        evaluation runs, at ``settings["confidence_level"]``
+        (:func:`synthrisk.audit.bounds.selected_bound`). With both natural targets and
+        canaries, the larger of the two groups' chosen tests, each counted at half the
+        error (Bonferroni over the two groups), so that the maximum holds at the
+        confidence level: at most the larger of ``epsilon_lower_natural`` and
+        ``canaries.epsilon_lower`` (each at the full level on its own).
     best_attack : str or None
         The attack that reached it.
     overall : dict of str to Bound
-        Each attack's pooled result over all targets.
+        Each attack's result pooled over the natural targets (real people); empty when
+        the audit has only canaries.
     targets : tuple of TargetAudit
-        Each target, in the order chosen (most vulnerable first, then the named rows).
+        Each target, in the order chosen (most vulnerable first, then the named rows,
+        then the canaries).
     failures : tuple of RunFailure
         Runs left out because the generator failed twice.
     epsilon_lower_one_run : float or None
@@ -250,6 +331,14 @@ class AuditResult:
     retries : tuple of RunFailure
         The first failure (a crash, or a run past ``run_timeout``) of each run whose
         retry with a new seed succeeded.
+    epsilon_lower_natural : float or None
+        The natural targets' own headline: the one test chosen on the selection runs
+        among their tests (what the audit shows about real people); None without
+        natural targets.
+    selected_targets : {"natural", "canaries"} or None
+        The group whose test is the headline (the natural targets when tied).
+    canaries : CanaryAudit or None
+        The canaries' bounds; None when the audit inserted none.
     """
 
     generator: str
@@ -264,6 +353,9 @@ class AuditResult:
     epsilon_lower_one_run: float | None = None
     retries: tuple[RunFailure, ...] = ()
     bounds: dict[str, JSONValue] = dataclasses.field(default_factory=dict)
+    epsilon_lower_natural: float | None = None
+    selected_targets: Literal["natural", "canaries"] | None = None
+    canaries: CanaryAudit | None = None
 
     @property
     def n_runs(self) -> int:
@@ -283,9 +375,12 @@ class AuditResult:
             "runs": to_jsonable(self.runs),
             "epsilon_lower": self.epsilon_lower,
             "best_attack": self.best_attack,
+            "selected_targets": self.selected_targets,
+            "epsilon_lower_natural": self.epsilon_lower_natural,
             "epsilon_lower_one_run": self.epsilon_lower_one_run,
             "bounds": to_jsonable(self.bounds),
             "overall": {name: _bound_dict(b) for name, b in self.overall.items()},
+            "canaries": None if self.canaries is None else self.canaries.to_dict(),
             "targets": [t.to_dict() for t in self.targets],
             "failures": [to_jsonable(dataclasses.asdict(f)) for f in self.failures],
             "retries": [to_jsonable(dataclasses.asdict(f)) for f in self.retries],
@@ -312,13 +407,14 @@ class AuditResult:
             raise ParameterError(msg)
         targets = tuple(
             TargetAudit(
-                row=int(t["row"]),
+                row=None if t["row"] is None else int(t["row"]),
                 source=t["source"],
                 isolation=float(t["isolation"]),
                 n_included=int(t["n_included"]),
                 attacks={k: _bound_from(v) for k, v in t["attacks"].items()},
                 epsilon_lower=float(t["epsilon_lower"]),
                 best_attack=t["best_attack"],
+                canary=None if t.get("canary") is None else int(t["canary"]),
             )
             for t in data["targets"]
         )
@@ -340,6 +436,13 @@ class AuditResult:
                 for f in data.get("retries") or ()
             ),
             bounds=dict(data.get("bounds") or {}),
+            epsilon_lower_natural=data.get("epsilon_lower_natural"),
+            selected_targets=data.get("selected_targets"),
+            canaries=(
+                None
+                if data.get("canaries") is None
+                else CanaryAudit.from_dict(data["canaries"])
+            ),
         )
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -405,8 +508,13 @@ class AuditResult:
                     "before relying on it."
                 )
         else:
+            on = (
+                " on the crafted canaries"
+                if self.selected_targets == "canaries"
+                else ""
+            )
             reason = (
-                f"the {self.best_attack} attack shows the generator is not "
+                f"the {self.best_attack} attack{on} shows the generator is not "
                 f"{max_epsilon:g}-differentially private: ε ≥ {eps:.3g} with confidence "
                 f"{level}, after {self.n_runs} shadow runs."
             )
@@ -449,11 +557,24 @@ class AuditResult:
         Clopper–Pearson bounds of a perfect attack (``m`` of ``m`` members flagged, 0 of
         ``k`` non-members) at each attack's confidence, or ``m + k`` right guesses out of
         ``m + k`` at the full confidence (the headline's guesses), whichever is larger,
-        give the most any attack could show; None before any evaluation run.
+        give the most any attack could show; with canaries, the larger of the natural
+        targets' reach and the canaries'. None before any evaluation run.
         """
-        if not self.overall:
+        reaches = [
+            r
+            for overall in (
+                self.overall,
+                self.canaries.overall if self.canaries is not None else {},
+            )
+            if (r := self._reach(overall)) is not None
+        ]
+        return max(reaches) if reaches else None
+
+    def _reach(self, overall: Mapping[str, Bound]) -> float | None:
+        """:meth:`reachable_epsilon` of one group of targets."""
+        if not overall:
             return None
-        bound = next(iter(self.overall.values()))
+        bound = next(iter(overall.values()))
         if not bound.n_members or not bound.n_non_members:
             return None
         attack_level = float(

@@ -382,6 +382,7 @@ def audit(args: argparse.Namespace) -> int:
     options = {
         "n_targets": args.targets,
         "target_rows": arguments.rows(args.target_rows),
+        "n_canaries": args.canaries,
         "n_runs": args.runs if max_runs is None else min(args.runs, max_runs),
         "train_size": args.train_size,
         "n_synthetic": args.rows,

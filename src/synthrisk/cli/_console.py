@@ -377,22 +377,44 @@ def print_audit(outcome: FileAudit, *, quiet: bool, stderr: bool = False) -> Non
     with ``quiet``; on standard error with ``stderr``)."""
     print_written(outcome.written, quiet=quiet)
     result = outcome.result
-    table = Table(
-        title=f"generator audit: {result.runs_summary()}, {len(result.targets)} targets"
-    )
-    table.add_column("attack")
-    table.add_column("ε lower bound", justify="right")
-    table.add_column("AUC", justify="right")
-    table.add_column("TPR at FPR 1 %", justify="right")
-    for name, bound in result.overall.items():
-        table.add_row(
-            esc(name),
-            _fmt(bound.epsilon_lower),
-            _fmt(bound.auc),
-            _fmt(bound.tpr_at_fpr.get("0.01")),
+    n_canaries = result.canaries.n_canaries if result.canaries is not None else 0
+    groups = [("", result.overall)]
+    if result.canaries is not None:
+        groups = [
+            (", real people", result.overall),
+            (f", {n_canaries} canaries", result.canaries.overall),
+        ]
+    for label, overall in groups:
+        if not overall:
+            continue
+        table = Table(
+            title=f"generator audit: {result.runs_summary()}, "
+            f"{len(result.targets) - n_canaries} targets{label}"
         )
-    if result.n_runs:
-        console(quiet=quiet).print(table)
+        table.add_column("attack")
+        table.add_column("ε lower bound", justify="right")
+        table.add_column("AUC", justify="right")
+        table.add_column("TPR at FPR 1 %", justify="right")
+        for name, bound in overall.items():
+            table.add_row(
+                esc(name),
+                _fmt(bound.epsilon_lower),
+                _fmt(bound.auc),
+                _fmt(bound.tpr_at_fpr.get("0.01")),
+            )
+        if result.n_runs:
+            console(quiet=quiet).print(table)
+    if result.canaries is not None and result.n_runs:
+        natural = result.epsilon_lower_natural
+        canaries = _fmt(result.canaries.epsilon_lower)
+        console(quiet=quiet).print(
+            f"ε lower bounds side by side: worst-case canaries {canaries}"
+            if natural is None
+            else f"ε lower bounds side by side: real people {_fmt(natural)}, worst-case "
+            f"canaries {canaries} (each at the confidence level); the headline is the "
+            f"larger, each counted at half the error: {_fmt(result.epsilon_lower)} "
+            f"({esc(str(result.selected_targets))})."
+        )
     out = verdict_console(stderr=stderr)
     _print_run_failures(result, stderr=stderr)
     if not result.runs.get("evaluation"):

@@ -367,6 +367,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="rows of the real table audited as well (0-based, comma-separated)",
     )
     aud.add_argument(
+        "--canaries",
+        type=int,
+        default=0,
+        metavar="N",
+        help=(
+            "worst-case canaries audited as well: N records crafted from the tables' "
+            "domain (extreme values, rare categories), reported beside the real people "
+            "(default: 0)"
+        ),
+    )
+    aud.add_argument(
         "--runs",
         type=int,
         default=200,

@@ -32,8 +32,8 @@ told apart by its ``audit`` block:
     version: 1
     data: {real: real.csv, holdout: holdout.csv, metadata: metadata.json}
     seed: 0
-    audit: {generator: "sdv:gaussian_copula", targets: 10, target_rows: [3, 17], runs: 200,
-            budget: 30m, jobs: 2, max_epsilon: 1.0}   # or generator_cmd: "gen --train {train} ..."
+    audit: {generator: "sdv:gaussian_copula", targets: 10, target_rows: [3, 17], canaries: 10,
+            runs: 200, budget: 30m, jobs: 2, max_epsilon: 1.0}   # or generator_cmd: "gen ..."
     report: {json: out/audit.json, html: out/audit.html}
 
 The ``audit`` block also takes ``generator_python`` (another interpreter that runs
@@ -123,6 +123,7 @@ _AUDIT_DATA = ("real", "holdout", "metadata", "encoding")
 AUDIT_OPTIONS = {
     "targets": "n_targets",
     "target_rows": "target_rows",
+    "canaries": "n_canaries",
     "runs": "n_runs",
     "train_size": "train_size",
     "rows": "n_synthetic",

@@ -4,9 +4,10 @@
 It renders the audit's JSON form (``AuditResult.to_dict()``), so that a saved audit renders
 again without the audit package: the verdict line, the threat model, each attack pooled
 over the targets with their ROC curves (linear, and log-log for the low false-positive
-rates), one row per target (row numbers, never values) with each target's ROC curve of
-its best attack, the runs and settings, and a plot of each target's ε lower bound.
-Every text is escaped.
+rates), the worst-case canaries' attacks beside the real people's when the audit
+inserted canaries, one row per target (row numbers or canary numbers, never values) with
+each target's ROC curve of its best attack, the runs and settings, and a plot of each
+target's ε lower bound. Every text is escaped.
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def _attack_rows(overall: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def _label(target: Mapping[str, Any]) -> str:
+    """``"17"`` for a real person's row, ``"canary 2"`` for a canary."""
+    row = target.get("row")
+    return f"canary {target.get('canary')}" if row is None else str(row)
+
+
 def _target_rows(
     targets: list[Mapping[str, Any]], attack_names: list[str]
 ) -> list[dict[str, Any]]:
@@ -57,7 +64,7 @@ def _target_rows(
         attacks = t.get("attacks") or {}
         rows.append(
             {
-                "row": t.get("row"),
+                "row": _label(t),
                 "source": t.get("source"),
                 "isolation": format_number(t.get("isolation"), 3),
                 "n_included": t.get("n_included"),
@@ -80,14 +87,14 @@ def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
     values = [float(t.get("epsilon_lower") or 0.0) for t in targets]
     if not any(v > 0 for v in values):
         return None
-    labels = [str(t.get("row")) for t in targets]
+    labels = [_label(t) for t in targets]
 
     def draw(ax: Any) -> None:
         ax.bar(range(len(values)), values, color=PALETTE[0])
         ax.set_xticks(
             range(len(values)), labels, rotation=90 if len(values) > 12 else 0
         )
-        ax.set_xlabel("target (row of the real table)")
+        ax.set_xlabel("target (row of the real table, or canary)")
         ax.set_ylabel("ε lower bound")
         ax.set_title("Each target's ε lower bound")
 
@@ -95,7 +102,7 @@ def _targets_plot(targets: list[Mapping[str, Any]]) -> dict[str, str] | None:
         "uri": _draw(draw),
         "alt": "bar chart: "
         + ", ".join(
-            f"row {r}: {format_number(v, 3)}"
+            f"{r if r.startswith('canary') else f'row {r}'}: {format_number(v, 3)}"
             for r, v in zip(labels, values, strict=True)
         ),
         "caption": "The bound each target reaches with its best attack (0: no attack refuted any ε).",
@@ -206,7 +213,10 @@ def _roc_plots(
         best = t.get("best_attack") or next(iter(t.get("attacks") or {}), None)
         curve = _curve((t.get("attacks") or {}).get(best)) if best else None
         if curve is not None:
-            per_target.append((str(t.get("row")), str(best), curve))
+            label = _label(t)
+            if not label.startswith("canary"):
+                label = f"row {label}"
+            per_target.append((label, str(best), curve))
     if per_target:
         # its own name: the ROC plot's ``draw`` above reads ``looks`` when it is drawn
         target_looks = styles([f"target-{i}" for i in range(len(per_target))])
@@ -222,7 +232,7 @@ def _roc_plots(
                     color=colour,
                     linestyle=style,
                     linewidth=1.0,
-                    label=f"row {row} ({attack})",
+                    label=f"{row} ({attack})",
                 )
             ax.plot([0, 1], [0, 1], color=GREY, linestyle=":")
             ax.set_xlabel("false-positive rate")
@@ -235,7 +245,7 @@ def _roc_plots(
             {
                 "uri": _draw(draw_targets, height=4.0),
                 "alt": "ROC curves of each target's best attack: "
-                + ", ".join(f"row {row} ({attack})" for row, attack, _ in per_target),
+                + ", ".join(f"{row} ({attack})" for row, attack, _ in per_target),
                 "caption": (
                     "Each target's ROC curve for the attack that gave it its largest bound (the "
                     "first attack when none refuted any ε), on its own evaluation runs only, so "
@@ -281,7 +291,9 @@ def render_audit_html(
         )
         raise ParameterError(msg)
     overall = audit.get("overall") or {}
-    attack_names = [str(name) for name in overall]
+    canaries = audit.get("canaries") or None
+    canary_overall = (canaries or {}).get("overall") or {}
+    attack_names = [str(name) for name in overall or canary_overall]
     targets = list(audit.get("targets") or [])
     level = "info"
     if verdict is not None:
@@ -301,6 +313,10 @@ def render_audit_html(
             "best_attack": audit.get("best_attack"),
             "threat_model": sorted((audit.get("threat_model") or {}).items()),
             "attacks": _attack_rows(overall),
+            "canaries": canaries,
+            "canary_attacks": _attack_rows(canary_overall),
+            "canary_epsilon": format_number((canaries or {}).get("epsilon_lower"), 3),
+            "natural_epsilon": format_number(audit.get("epsilon_lower_natural"), 3),
             "attack_names": attack_names,
             "targets": _target_rows(targets, attack_names),
             "plot": _targets_plot(targets),
