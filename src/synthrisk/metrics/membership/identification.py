@@ -18,6 +18,13 @@ saw, who are identified only by chance):
   people are rare), so the wider holdout stratum bounds the chance rate of the narrow
   one, and copies of a handful of isolated people stand out where a comparison of
   everyone would drown them in chance matches (frequent on coarse tables).
+  **People with several rows** are compared with the *same* stratum of holdout people,
+  cut at a value of isolation (every person tied at the cut is in, on both sides): a
+  person's isolation is their most isolated row's and their chance of an exact copy
+  grows with each row, so the longest histories are both the most isolated and the
+  most often matched by chance, and a wider stratum would have a lower chance rate (a
+  null hospital's procedures table: 180 of the 371 most isolated 5 % of training
+  patients against 569 of the 1,487 most isolated 20 % of holdout patients).
 
 * **whole histories** (panel data, when the synthetic table has the person key too):
   real people whose history — the multiset of their records — one synthetic person
