@@ -17,7 +17,8 @@ by admission date, Zipf-distributed counts of 1 to 60 per patient; length of sta
 charges, type, discharge, a diagnosis of 500 levels) → ``procedures`` (Poisson 1.5 per
 admission; a code of 800 levels, duration, priority), and ``patients`` →
 ``prescriptions`` (negative binomial, mean ``--rows / 2``; a drug of 300 levels, dose,
-days of supply, route): 68 person features. 20 % of the
+days of supply, route): 68 person features
+(:func:`synthrisk.datasets.relational.hospital_people`). 20 % of the
 people are held out; the synthetic tables are as many new people from the same model
 (a null generator). The whole default assessment runs — person features, the
 person-level metrics (``PERSON_METRICS``), the three linkage attacks and the per-table
@@ -48,6 +49,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from synthrisk.datasets.relational import HOSPITAL_METADATA as HOSPITAL
+from synthrisk.datasets.relational import hospital_people
 
 REGIONS = ["north", "south", "east", "west", "centre", "coast"]
 CHANNELS = ["card", "online", "atm", "transfer"]
@@ -90,174 +94,11 @@ METADATA: dict[str, Any] = {
 }
 
 
-ETHNICITIES = ["a", "b", "c", "d", "e", "f"]
-INSURANCES = ["public", "private", "self", "other"]
-MARITAL = ["single", "married", "divorced", "widowed", "unknown"]
-ADMISSION_TYPES = ["emergency", "elective", "urgent", "transfer"]
-DISCHARGES = ["home", "home care", "rehab", "nursing", "died"]
-ROUTES = ["oral", "iv", "topical"]
-PRIORITIES = ["routine", "urgent", "emergency"]
-
-HOSPITAL: dict[str, Any] = {
-    "METADATA_SPEC_VERSION": "MULTI_TABLE_V1",
-    "tables": {
-        "patients": {
-            "primary_key": "patient_id",
-            "columns": {
-                "patient_id": {"sdtype": "id"},
-                "date_of_birth": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},
-                "sex": {"sdtype": "categorical"},
-                "ethnicity": {"sdtype": "categorical"},
-                "insurance": {"sdtype": "categorical"},
-                "marital": {"sdtype": "categorical"},
-            },
-        },
-        "admissions": {
-            "primary_key": "admission_id",
-            "sequence_index": "admit_date",
-            "columns": {
-                "admission_id": {"sdtype": "id"},
-                "patient_id": {"sdtype": "id"},
-                "admit_date": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},
-                "los_days": {"sdtype": "numerical"},
-                "charges": {"sdtype": "numerical"},
-                "admission_type": {"sdtype": "categorical"},
-                "discharge": {"sdtype": "categorical"},
-                "diagnosis": {"sdtype": "categorical"},
-            },
-        },
-        "prescriptions": {
-            "primary_key": "prescription_id",
-            "columns": {
-                "prescription_id": {"sdtype": "id"},
-                "patient_id": {"sdtype": "id"},
-                "drug": {"sdtype": "categorical"},
-                "dose": {"sdtype": "numerical"},
-                "days_supply": {"sdtype": "numerical"},
-                "route": {"sdtype": "categorical"},
-            },
-        },
-        "procedures": {
-            "primary_key": "procedure_id",
-            "columns": {
-                "procedure_id": {"sdtype": "id"},
-                "admission_id": {"sdtype": "id"},
-                "procedure_code": {"sdtype": "categorical"},
-                "duration_min": {"sdtype": "numerical"},
-                "priority": {"sdtype": "categorical"},
-            },
-        },
-    },
-    "relationships": [
-        {
-            "parent_table_name": "patients",
-            "parent_primary_key": "patient_id",
-            "child_table_name": "admissions",
-            "child_foreign_key": "patient_id",
-        },
-        {
-            "parent_table_name": "patients",
-            "parent_primary_key": "patient_id",
-            "child_table_name": "prescriptions",
-            "child_foreign_key": "patient_id",
-        },
-        {
-            "parent_table_name": "admissions",
-            "parent_primary_key": "admission_id",
-            "child_table_name": "procedures",
-            "child_foreign_key": "admission_id",
-        },
-    ],
-}
-
-
-def _codes(
-    prefix: str, n_levels: int, size: int, rng: np.random.Generator
-) -> np.ndarray:
-    """``size`` codes of ``n_levels`` levels with Zipf-like frequencies (rare codes)."""
-    weights = 1.0 / np.arange(1, n_levels + 1) ** 1.1
-    picked = rng.choice(n_levels, size, p=weights / weights.sum())
-    return np.char.add(prefix, picked.astype(str)).astype(object)
-
-
 def patients(
     n: int, rows: int, rng: np.random.Generator, prefix: str
 ) -> dict[str, pd.DataFrame]:
-    """``n`` patients: heavy-tailed admissions (with procedures) and prescriptions.
-
-    Admissions per patient are Zipf-distributed (1 to 60, mean about 2.8), each with a
-    Poisson number of procedures (mean 1.5); prescriptions per patient are negative
-    binomial (mean about ``rows / 2``). Diagnoses (500 levels), drugs (300) and
-    procedure codes (800) have Zipf-like frequencies.
-    """
-    ids = np.char.add(prefix + "p", np.arange(n).astype(str)).astype(object)
-    birth = rng.integers(0, 90 * 365, n)
-    root = pd.DataFrame(
-        {
-            "patient_id": ids,
-            "date_of_birth": np.datetime64("1930-01-01")
-            + birth.astype("timedelta64[D]"),
-            "sex": rng.choice(["f", "m"], n),
-            "ethnicity": rng.choice(ETHNICITIES, n, p=[0.5, 0.2, 0.1, 0.1, 0.05, 0.05]),
-            "insurance": rng.choice(INSURANCES, n, p=[0.5, 0.35, 0.1, 0.05]),
-            "marital": rng.choice(MARITAL, n),
-        }
-    )
-    n_adm = np.minimum(rng.zipf(2.0, n), 60)
-    m = int(n_adm.sum())
-    owner = np.repeat(np.arange(n), n_adm)
-    start = rng.integers(0, 3000, n)[owner]
-    gaps = rng.integers(1, 400, m)
-    first = np.r_[0, np.cumsum(n_adm)[:-1]]
-    within = np.cumsum(gaps) - np.repeat(np.cumsum(gaps)[first] - gaps[first], n_adm)
-    adm_ids = np.char.add(prefix + "a", np.arange(m).astype(str)).astype(object)
-    los = np.round(rng.lognormal(1.2, 0.8, m), 1)
-    admissions = pd.DataFrame(
-        {
-            "admission_id": adm_ids,
-            "patient_id": ids[owner],
-            "admit_date": np.datetime64("2010-01-01")
-            + (start + within).astype("timedelta64[D]"),
-            "los_days": los,
-            "charges": np.round(los * rng.lognormal(7.5, 0.5, m), 2),
-            "admission_type": rng.choice(ADMISSION_TYPES, m, p=[0.5, 0.3, 0.15, 0.05]),
-            "discharge": rng.choice(DISCHARGES, m, p=[0.6, 0.15, 0.1, 0.1, 0.05]),
-            "diagnosis": _codes("D", 500, m, rng),
-        }
-    )
-    n_proc = rng.poisson(1.5, m)
-    q = int(n_proc.sum())
-    procedures = pd.DataFrame(
-        {
-            "procedure_id": np.char.add(prefix + "x", np.arange(q).astype(str)).astype(
-                object
-            ),
-            "admission_id": adm_ids[np.repeat(np.arange(m), n_proc)],
-            "procedure_code": _codes("P", 800, q, rng),
-            "duration_min": np.round(rng.lognormal(3.5, 0.7, q)),
-            "priority": rng.choice(PRIORITIES, q, p=[0.7, 0.2, 0.1]),
-        }
-    )
-    n_rx = rng.negative_binomial(1.0, 1.0 / (1.0 + rows / 2), n)
-    r = int(n_rx.sum())
-    prescriptions = pd.DataFrame(
-        {
-            "prescription_id": np.char.add(
-                prefix + "r", np.arange(r).astype(str)
-            ).astype(object),
-            "patient_id": ids[np.repeat(np.arange(n), n_rx)],
-            "drug": _codes("R", 300, r, rng),
-            "dose": np.round(rng.lognormal(3.0, 1.0, r), 1),
-            "days_supply": rng.choice([7, 14, 30, 60, 90], r),
-            "route": rng.choice(ROUTES, r, p=[0.7, 0.2, 0.1]),
-        }
-    )
-    return {
-        "patients": root,
-        "admissions": admissions,
-        "prescriptions": prescriptions,
-        "procedures": procedures,
-    }
+    """``n`` hospital patients (:func:`synthrisk.datasets.relational.hospital_people`)."""
+    return hospital_people(n, rng, prefix, rows=rows)
 
 
 LAYOUTS = {"bank": (METADATA, "customer_id"), "hospital": (HOSPITAL, "patient_id")}

@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from synthrisk.datasets.relational import (
+    CLAIMS_METADATA,
     CLINIC_SEQUENTIAL_METADATA,
+    RelationalData,
     load_bank,
+    load_claims,
     load_clinic,
+    load_hospital,
 )
 from synthrisk.relational.metadata import check_tables, load_metadata
 
@@ -96,3 +101,148 @@ def test_loaders_refuse_bad_sizes() -> None:
         load_bank(n_customers=3)
     with pytest.raises(TypeError, match="sequential"):
         load_clinic(sequential="yes")  # type: ignore[arg-type]
+
+
+def _values(frame: pd.DataFrame) -> list[tuple[object, ...]]:
+    """The rows of ``frame`` without its key columns, as a sorted list."""
+    kept = frame[[c for c in frame.columns if not c.endswith("_id")]]
+    return sorted(map(tuple, kept.astype(str).to_numpy()))
+
+
+def _patient(tables: dict[str, pd.DataFrame], pid: str) -> dict[str, pd.DataFrame]:
+    admissions = tables["admissions"][tables["admissions"]["patient_id"] == pid]
+    return {
+        "patients": tables["patients"][tables["patients"]["patient_id"] == pid],
+        "admissions": admissions,
+        "procedures": tables["procedures"][
+            tables["procedures"]["admission_id"].isin(admissions["admission_id"])
+        ],
+        "prescriptions": tables["prescriptions"][
+            tables["prescriptions"]["patient_id"] == pid
+        ],
+    }
+
+
+@pytest.fixture(scope="module")
+def hospital() -> RelationalData:
+    return load_hospital(n_patients=2000, seed=5)
+
+
+def test_load_hospital_is_seeded_and_keys_hold(hospital: RelationalData) -> None:
+    again = load_hospital(n_patients=2000, seed=5)
+    pd.testing.assert_frame_equal(hospital.real["procedures"], again.real["procedures"])
+    assert (len(hospital.real["patients"]), len(hospital.holdout["patients"])) == (
+        1600,
+        400,
+    )
+    assert hospital.real["patients"]["date_of_birth"].dtype.kind == "M"
+    meta = load_metadata(hospital.metadata)
+    assert set(hospital.synthetic) == {
+        "null",
+        "whole_copies",
+        "child_copies",
+        "one_table_copies",
+        "long_rare_copies",
+    }
+    for synthetic in hospital.synthetic.values():
+        check_tables(
+            {
+                "real": hospital.real,
+                "synthetic": synthetic,
+                "holdout": hospital.holdout,
+            },
+            meta,
+        )
+        assert len(synthetic["patients"]) == 1600
+    # 1 % of 1,600 training people copied; 0.5 % in long_rare_copies
+    assert [len(hospital.copied[k]) for k in sorted(hospital.copied)] == [16, 8, 16, 16]
+    # heavy-tailed histories: most patients have one admission, a few dozens
+    counts = hospital.real["admissions"]["patient_id"].value_counts()
+    assert counts.median() <= 2
+    assert counts.max() >= 30
+
+
+def test_hospital_copies_copy_the_named_rows(hospital: RelationalData) -> None:
+    real, null = hospital.real, hospital.synthetic["null"]
+    for scenario in ("whole_copies", "child_copies", "one_table_copies"):
+        synthetic = hospital.synthetic[scenario]
+        for i, person in enumerate(hospital.copied[scenario][:3]):
+            donor = _patient(real, person)
+            host = synthetic["patients"]["patient_id"].iloc[i]
+            copy = _patient(synthetic, host)
+            new = _patient(null, null["patients"]["patient_id"].iloc[i])
+            copied = {
+                "whole_copies": (
+                    "patients",
+                    "admissions",
+                    "procedures",
+                    "prescriptions",
+                ),
+                "child_copies": ("admissions", "procedures", "prescriptions"),
+                "one_table_copies": ("prescriptions",),
+            }[scenario]
+            for name in ("patients", "admissions", "procedures", "prescriptions"):
+                source = donor if name in copied else new
+                assert _values(copy[name]) == _values(source[name]), (scenario, name)
+    # one child table: the donors all have prescriptions
+    prescribed = set(real["prescriptions"]["patient_id"])
+    assert set(hospital.copied["one_table_copies"]) <= prescribed
+
+
+def test_hospital_long_rare_copies_are_the_longest_rarest_histories(
+    hospital: RelationalData,
+) -> None:
+    real = hospital.real
+    rows = (
+        real["admissions"]["patient_id"]
+        .value_counts()
+        .reindex(real["patients"]["patient_id"], fill_value=0)
+    )
+    chosen = hospital.copied["long_rare_copies"]
+    # the 8 chosen people hold far more admissions than the median person (1)
+    assert rows[chosen].min() >= 10
+    assert rows[chosen].median() > rows.quantile(0.99)
+    synthetic = hospital.synthetic["long_rare_copies"]
+    first = _patient(synthetic, synthetic["patients"]["patient_id"].iloc[0])
+    assert _values(first["procedures"]) == _values(
+        _patient(real, chosen[0])["procedures"]
+    )
+
+
+def test_load_claims_is_one_sequence_table_with_same_day_claims() -> None:
+    claims = load_claims(n_members=1000, seed=2)
+    columns = list(CLAIMS_METADATA["columns"])
+    for side in (claims.real, claims.holdout, *claims.synthetic.values()):
+        assert list(side) == ["claims"]
+        assert list(side["claims"].columns) == columns
+    real = claims.real["claims"]
+    assert real["member_id"].nunique() == 800
+    # the member's columns never change within their sequence
+    constant = real.groupby("member_id")[["date_of_birth", "sex", "plan", "region"]]
+    assert (constant.nunique() == 1).all().all()
+    # several claim lines on one day
+    assert real.duplicated(["member_id", "claim_date"]).mean() > 0.2
+    meta = load_metadata(claims.metadata)
+    assert meta.sequence is not None
+    assert meta.sequence.key == "member_id"
+    whole, child = claims.synthetic["whole_copies"], claims.synthetic["child_copies"]
+    null = claims.synthetic["null"]["claims"]
+    events = ["claim_date", "procedure_code", "diagnosis_code", "provider", "amount"]
+    for i, member in enumerate(claims.copied["whole_copies"][:3]):
+        donor = real[real["member_id"] == member]
+        host_id = whole["claims"]["member_id"].unique()[i]
+        copy = whole["claims"][whole["claims"]["member_id"] == host_id]
+        assert _values(copy.drop(columns="member_id")) == _values(
+            donor.drop(columns="member_id")
+        )
+        # child copies: the donor's claim lines under a new member's columns
+        host = child["claims"][child["claims"]["member_id"] == f"sm{i}"]
+        assert _values(host[events]) == _values(donor[events])
+        new = null[null["member_id"] == f"sm{i}"]
+        assert host["plan"].iloc[0] == new["plan"].iloc[0]
+        assert host["date_of_birth"].iloc[0] == new["date_of_birth"].iloc[0]
+    lengths = real["member_id"].value_counts()
+    longest = claims.copied["long_rare_copies"]
+    assert len(longest) == 4
+    assert lengths[longest].min() > lengths.quantile(0.95)
+    assert np.isin(longest, real["member_id"]).all()

@@ -13,11 +13,17 @@ from synthrisk.metrics import get_metric
 from synthrisk.metrics.membership import Identification
 from synthrisk.metrics.membership._people import (
     Geometry,
+    People,
     _other_people,
     find_person_column,
+    isolation_rank,
     near_threshold,
+    stratum,
+    tied_stratum,
 )
+from synthrisk.metrics.membership.identification import IdentificationParts
 from synthrisk.schema.tables import prepare_tables
+from synthrisk.stats.exact import excess_greater_p
 
 
 def _thirds(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, ...]:
@@ -278,3 +284,79 @@ def test_registered_and_in_the_default_run() -> None:
     assert cls is Identification
     assert cls.runs_by_default
     assert cls.requires_holdout
+
+
+def _mirrored_panel(*, tied: bool) -> tuple[IdentificationParts, np.ndarray]:
+    """400 training and 100 holdout people, each holdout person the twin of four training ones.
+
+    Profile ``j`` (0 to 99) has ``1 + j // 10`` rows, all with isolation ``(j + 1) / 1000``
+    (the longer the history, the more isolated), exactly copied when ``j >= 90``: the
+    longest histories are copied by chance, as coarse records with many rows are.
+    ``tied``: every profile of the top 2 % of people shares one isolation. Returns the
+    counts and the pooled isolation of each person.
+    """
+    profiles = np.r_[np.repeat(np.arange(100), 4), np.arange(100)]
+    if tied:
+        iso_of = np.where(np.arange(100) >= 98, 0.5, (np.arange(100) + 1) / 1000)
+    else:
+        iso_of = (np.arange(100) + 1) / 1000
+    rows = 1 + profiles // 10
+    person = np.repeat(np.arange(profiles.size), rows)
+    row_profile = profiles[person]
+    people = People(
+        person=person,
+        n_train=400,
+        n_holdout=100,
+        n_real_rows=int(rows[:400].sum()),
+        column="person",
+        max_rows=int(rows.max()),
+    )
+    geo = Geometry(
+        isolation=iso_of[row_profile],
+        second=np.full(person.size, 1.0),
+        to_synthetic=np.where(row_profile >= 90, 0.0, 1.0),
+        synthetic_row=np.zeros(person.size, dtype=np.int64),
+    )
+    parts = IdentificationParts(people, geo, 0.1, (0.01, 0.05), 0.2)
+    return parts, iso_of[profiles]
+
+
+def test_several_rows_a_person_compare_with_the_same_holdout_stratum() -> None:
+    """A history's length raises both its isolation and its chance of an exact copy.
+
+    The holdout people are the training people's twins, so a fair comparison finds no
+    excess. The most isolated 20 % of holdout people (the control of one-row people)
+    are copied less often than the most isolated 5 %: against it, chance copies of
+    long histories looked like memorised people.
+    """
+    parts, isolation = _mirrored_panel(tied=False)
+    assert parts.several_rows
+    components = {c["part"]: c for c in parts.parts()}
+    five = components["most isolated 5%, exact copies"]
+    # 5 % of 500 people: profiles 95 to 99, 4 training people and 1 holdout person each
+    assert five["training"] == [20, 20]
+    assert five["holdout"] == [5, 5]
+    assert five["p_value"] == 1.0
+    one = components["most isolated 1%, exact copies"]
+    assert (one["training"], one["holdout"]) == ([4, 4], [1, 1])
+    # the old control: the most isolated 20 % of holdout people, profiles 80 to 99,
+    # half of them copied
+    eligible = isolation > 0
+    rank = isolation_rank(isolation)
+    wide = stratum(rank, 0.2, eligible) & ~parts.training
+    assert (int((parts.exact & wide).sum()), int(wide.sum())) == (10, 20)
+    assert excess_greater_p(20, 20, 10, 20) < 1e-3
+
+
+def test_a_tie_at_the_cut_takes_both_sides_alike() -> None:
+    """Ties broken by position put training people (first) before any holdout person."""
+    parts, isolation = _mirrored_panel(tied=True)
+    eligible = isolation > 0
+    # 1 % of 500 people is 5; the 10 people of profiles 98 and 99 share the largest
+    # isolation: all of them are in, training and holdout alike
+    top = tied_stratum(isolation, 0.01, eligible)
+    assert (int(top[:400].sum()), int(top[400:].sum())) == (8, 2)
+    by_position = stratum(isolation_rank(isolation), 0.01, eligible)
+    assert (int(by_position[:400].sum()), int(by_position[400:].sum())) == (5, 0)
+    one = {c["part"]: c for c in parts.parts()}["most isolated 1%, exact copies"]
+    assert (one["training"], one["holdout"]) == ([8, 8], [2, 2])

@@ -71,6 +71,7 @@ __all__ = [
     "near_threshold",
     "people_of",
     "person_param",
+    "tied_stratum",
 ]
 
 
@@ -293,6 +294,28 @@ def isolation_rank(isolation: FloatArray) -> IntArray:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return rank
+
+
+def tied_stratum(
+    isolation: FloatArray, share: float, eligible: Sequence[bool] | np.ndarray
+) -> np.ndarray:
+    """The most isolated ``share`` of the eligible people, with everyone tied at the cut.
+
+    Unlike :func:`stratum` (ties broken by position, so training people, who come
+    first, fill a tie at the cut before any holdout person), a person's membership
+    depends on their isolation only: a training and a holdout person with the same
+    isolation are both in or both out, so the stratum holds the two sides alike. On a
+    coarse table, where many people share the largest isolation, the stratum can hold
+    more than ``share`` of the people.
+    """
+    eligible = np.asarray(eligible, dtype=bool)
+    n = int(eligible.sum())
+    if n == 0:
+        return eligible.copy()
+    size = max(1, round(share * n))
+    values = np.sort(isolation[eligible])[::-1]
+    cut = values[min(size, n) - 1]
+    return eligible & (isolation >= cut)
 
 
 def stratum(
