@@ -33,8 +33,9 @@ the repository root::
     python scripts/calibrate_relational.py --datasets hospital --scenarios null --seeds 10
 
 Detection needs enough copies: with a 20 % holdout and no holdout person linked, the
-linkage's exact test reaches its level from about 26 copied people, so 1 % copies need a
-few thousand people.
+linkage's exact test reaches its level 0.01 from about 21 copied people (0.8^21 = 0.009;
+a few more where the attacks, combined by Westfall–Young min-p, disagree), so 1 % copies
+need a few thousand people.
 """
 
 from __future__ import annotations
