@@ -135,14 +135,27 @@ def wrong_column(train: Path, out: Path) -> None:
     _write(out, [f"{header[0]}_years", *header[1:]], rows)
 
 
-def samples(data: Path, out: Path, *, n_real: int, n_holdout: int, seed: int) -> None:
-    """Disjoint seeded Adult samples: real.csv, holdout.csv and universe.csv in ``out``."""
+def samples(
+    data: Path,
+    out: Path,
+    *,
+    n_real: int,
+    n_holdout: int,
+    seed: int,
+    columns: list[str] | None = None,
+) -> None:
+    """Disjoint seeded Adult samples: real.csv, holdout.csv and universe.csv in ``out``.
+
+    ``columns`` keeps only those columns of the same rows.
+    """
     import pandas as pd
 
     real = pd.read_csv(data / "adults_train_reconstructed.csv").drop(columns="fnlwgt")
     holdout = pd.read_csv(data / "adults_control.csv")[real.columns]
     real = real.sample(n_real, random_state=seed).reset_index(drop=True)
     holdout = holdout.sample(n_holdout, random_state=seed + 1).reset_index(drop=True)
+    if columns:
+        real, holdout = real[columns], holdout[columns]
     out.mkdir(parents=True, exist_ok=True)
     real.to_csv(out / "real.csv", index=False)
     holdout.to_csv(out / "holdout.csv", index=False)
@@ -163,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--real-rows", type=int, default=1000)
     s.add_argument("--holdout-rows", type=int, default=1000)
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--columns", default=None, help="comma-separated columns to keep")
     for name in ("rr", "copier", "crash", "silent", "wrong-column"):
         g = sub.add_parser(name)
         g.add_argument("--train", type=Path, required=True)
@@ -180,6 +194,7 @@ def main(argv: list[str] | None = None) -> None:
             n_real=args.real_rows,
             n_holdout=args.holdout_rows,
             seed=args.seed,
+            columns=args.columns.split(",") if args.columns else None,
         )
     elif args.command == "rr":
         randomized_response(
