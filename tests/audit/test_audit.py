@@ -7,6 +7,7 @@ import json
 import math
 import types
 
+import numpy as np
 import pandas as pd
 import pytest
 from tests.audit._generators import Copier, Flaky, KnownEpsilon, population
@@ -52,7 +53,14 @@ def test_known_epsilon_bound_never_exceeds_epsilon(tables, seed: int) -> None:
 
 
 def test_known_epsilon_bound_approaches_epsilon_as_runs_grow(tables) -> None:
-    few = _known(tables, 1.0, n_runs=30, seed=3).epsilon_lower
+    # one audit of 30 runs (150 evaluation guesses) lands anywhere in a wide interval
+    # (0.49 to 1.01 over seeds 0-4, a 95 % bound exceeding ε by chance once): compare
+    # their median
+    few = float(
+        np.median(
+            [_known(tables, 1.0, n_runs=30, seed=s).epsilon_lower for s in range(5)]
+        )
+    )
     many_runs = _known(tables, 1.0, n_runs=300, seed=3)
     many = many_runs.epsilon_lower
     assert few < many <= 1.0

@@ -16,6 +16,7 @@ from synthrisk.audit.guessing import (
     count_guesses,
     guess_ceiling,
     guess_epsilon,
+    ranking_level,
     trade_off_bound,
 )
 
@@ -166,3 +167,24 @@ def test_selected_bound_picks_the_informative_attack() -> None:
     assert chosen.epsilon_lower > 1.5
     none = selected_bound({"noise": noise}, delta=0.0, confidence_level=0.95)
     assert (none.attack, none.method) == (None, None)
+
+
+def test_selection_is_not_fooled_by_a_lucky_few_guesses() -> None:
+    # "lucky": pure noise, except that on the selection observations its 25 highest
+    # scores all belong to members (the rule guessing the top ~21 is right on all: at
+    # 95 % that refutes more than randomized response's 1,000 guesses at ε = 1 do)
+    rr = _randomized_response(1.0, 0)
+    g = np.random.default_rng(6)
+    sel_lucky = g.random(1000)
+    members = np.flatnonzero(rr[1])[:25]
+    sel_lucky[members] = 2.0 + np.arange(25)
+    lucky = (sel_lucky, rr[1], g.random(1000), rr[3])
+    _, at_95 = choose_guess_rule(lucky[0], lucky[1], confidence_level=0.95)
+    _, rr_at_95 = choose_guess_rule(rr[0], rr[1], confidence_level=0.95)
+    assert at_95 > 1.5 > 1.0 > rr_at_95  # ranked at 95 %, the lucky few would win
+    chosen = selected_bound(
+        {"lucky": lucky, "rr": rr}, delta=0.0, confidence_level=0.95
+    )
+    assert chosen.attack == "rr"
+    assert chosen.epsilon_lower > 0.75
+    assert 1 - ranking_level(0.95, 2) == pytest.approx(0.05 / (2 * 5000))

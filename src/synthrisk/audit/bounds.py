@@ -37,6 +37,7 @@ from synthrisk.audit.guessing import (
     choose_guess_rule,
     count_guesses,
     guess_epsilon,
+    ranking_level,
     trade_off_bound,
 )
 from synthrisk.stats.mia import clopper_pearson, tpr_at_fpr
@@ -373,7 +374,10 @@ def attack_bound(
         else None
     )
     rule, _ = choose_guess_rule(
-        sel_scores, sel_labels, delta=delta, confidence_level=confidence_level
+        sel_scores,
+        sel_labels,
+        delta=delta,
+        confidence_level=ranking_level(confidence_level),
     )
     assert rule is not None  # both classes are present
     correct, n_guesses = count_guesses(ev_scores, ev_labels, rule)
@@ -433,31 +437,41 @@ def selected_bound(
 
     ``pools`` maps each attack to ``(sel_scores, sel_labels, ev_scores, ev_labels)``.
     Every attack's best guess rule and best single threshold are scored on the selection
-    observations; the one with the largest bound there (the first when tied) is counted
-    on the evaluation observations at ``confidence_level``. One test is counted, so the
-    choice among attacks and methods costs no confidence: no Bonferroni.
+    observations at the strict :func:`~synthrisk.audit.guessing.ranking_level` (the
+    error shared among every candidate of every attack, so that a test that looks good
+    by luck does not win); the one with the largest score there (the first when tied) is
+    counted on the evaluation observations at ``confidence_level``. One test is counted,
+    so the choice among attacks and methods costs no confidence: no Bonferroni.
     ``count_level`` (default ``confidence_level``) counts the same test at another level:
     the test chosen at ``confidence_level``, counted stricter when it is one of several
     tests whose maximum is reported (the audit's natural targets and canaries).
     """
-    best: tuple[float, str | None, str | None, object] = (-1.0, None, None, None)
+    level = ranking_level(confidence_level, len(pools))
+    best: tuple[float, str | None, str | None, object] = (
+        -math.inf,
+        None,
+        None,
+        None,
+    )
     for attack, (sel_s, sel_l, _ev_s, ev_l) in pools.items():
         sel_l = np.asarray(sel_l, dtype=bool)
         ev_l = np.asarray(ev_l, dtype=bool)
         if not (sel_l.any() and (~sel_l).any() and ev_l.any() and (~ev_l).any()):
             continue
         rule, eps_rule = choose_guess_rule(
-            sel_s, sel_l, delta=delta, confidence_level=confidence_level
+            sel_s, sel_l, delta=delta, confidence_level=level
         )
-        if eps_rule > best[0]:
+        if best[1] is None or eps_rule > best[0]:
             best = (eps_rule, attack, "guesses", rule)
         eps_cp, threshold, higher = _choose_threshold(
             np.asarray(sel_s, dtype=np.float64),
             sel_l,
             delta=delta,
-            confidence_level=confidence_level,
+            confidence_level=level,
         )
-        if eps_cp > best[0]:
+        # a threshold test competes only when it refutes some ε at the ranking level:
+        # below that its score is 0 for every test, the trivial ones included
+        if eps_cp > 0 and eps_cp > best[0]:
             best = (eps_cp, attack, "clopper_pearson", (threshold, higher))
     _, chosen, method, test = best
     if chosen is None:

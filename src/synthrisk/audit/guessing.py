@@ -22,6 +22,17 @@ thresholds and the score's direction) is the one whose bound is largest on the
 selection observations; it is then counted once on the evaluation observations, so
 the search costs no confidence.
 
+**Ranking the candidates.** A rule's bound on the selection observations, at the
+confidence of the final count, is a poor guide to its bound on the evaluation ones: the
+best of thousands of candidate rules is the luckiest, often one that guesses a few dozen
+observations and happens to be right on nearly all of them, and it then fails on the
+evaluation observations (the winner's curse). The candidates are therefore ranked by
+their bound at the stricter :func:`ranking_level`, as if every candidate were bounded
+at once (Bonferroni over the candidates): a rule that guesses few observations must be
+right on far more of them to win, and the rule chosen is one that holds up. The
+ranking uses the selection observations only, so the evaluation count stays valid at
+the stated confidence, whatever the ranking.
+
 For an (ε, δ) claim the guesses cannot abstain (a δ of probability can make a few
 guesses certain) and ε is at least ``ln((q - δ) / (1 - q))``: the most accurate test of
 an (ε, δ)-DP mechanism is right with probability ``(e^ε + δ) / (1 + e^ε)`` (Kairouz, Oh &
@@ -62,6 +73,7 @@ __all__ = [
     "count_guesses",
     "guess_ceiling",
     "guess_epsilon",
+    "ranking_level",
     "trade_off_bound",
 ]
 
@@ -69,6 +81,46 @@ __all__ = [
 MAX_THRESHOLDS = 48
 #: quantiles of the selection scores at which the trade-off curve is read (each direction)
 TRADE_OFF_QUANTILES = (0.5, 0.75, 0.9, 0.97)
+#: candidate tests per attack that :func:`ranking_level` shares the error among: the
+#: guess rules' threshold pairs in both directions, rounded up
+CANDIDATES_PER_ATTACK = 2 * (MAX_THRESHOLDS + 2) ** 2
+
+
+def ranking_level(confidence_level: float, n_attacks: int = 1) -> float:
+    """The confidence at which candidate tests are ranked on the selection observations.
+
+    ``1 - (1 - confidence_level) / (n_attacks * CANDIDATES_PER_ATTACK)``: Bonferroni
+    over every candidate of the choice, so that the ranking discounts the candidates
+    that look good by luck (see the module's notes). It only ranks; the chosen test is
+    counted on the evaluation observations at ``confidence_level``.
+
+    Examples
+    --------
+    >>> f"{1 - ranking_level(0.95, 6):.2e}"
+    '1.67e-06'
+    """
+    return 1.0 - (1.0 - confidence_level) / (max(n_attacks, 1) * CANDIDATES_PER_ATTACK)
+
+
+def _log_odds(
+    correct: np.ndarray, guesses: np.ndarray, *, delta: float, level: float
+) -> np.ndarray:
+    """Unclipped ``ln((q - δ) / (1 - q))`` of the Clopper–Pearson lower bound ``q``.
+
+    The ranking score of :func:`choose_guess_rule`: below 0 when nothing is refuted,
+    so that candidates are still ordered when none refutes any ε (``-inf`` when no
+    guess or no right guess).
+    """
+    k = np.asarray(correct, dtype=np.float64)
+    n = np.asarray(guesses, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.where((k > 0) & (n > 0), stats.beta.ppf(1.0 - level, k, n - k + 1), 0.0)
+        q = np.nan_to_num(q, nan=0.0)
+        return np.where(
+            q - delta > 0,
+            np.log(np.maximum(q - delta, 1e-300)) - np.log(np.maximum(1 - q, 1e-300)),
+            -np.inf,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,18 +194,22 @@ def choose_guess_rule(
     delta: float = 0.0,
     confidence_level: float,
 ) -> tuple[GuessRule | None, float]:
-    """The guess rule with the largest :func:`guess_epsilon` on these observations.
+    """The guess rule with the largest bound on these observations at ``confidence_level``.
 
     Every pair of thresholds from the observations' scores (at most
     ``MAX_THRESHOLDS`` quantiles), in both directions; without abstention
-    (``low == high``) when ``delta > 0``. Returns the rule and its bound here (None and
-    0.0 when a class is absent). Ties go to the rule found first.
+    (``low == high``) when ``delta > 0``. The rules are ranked by the unclipped
+    ``ln((q - δ) / (1 - q))`` of the Clopper–Pearson lower bound ``q`` of their share
+    of right guesses, so that they are ordered even when none refutes any ε. Pass a
+    :func:`ranking_level` to rank as the audit does. Returns the rule and that score
+    (below 0 when nothing is refuted here; None and 0.0 when a class is absent). Ties
+    go to the rule found first.
     """
     scores = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(labels, dtype=bool)
     if not (labels.any() and (~labels).any()):
         return None, 0.0
-    best: tuple[GuessRule | None, float] = (None, -1.0)
+    best: tuple[GuessRule | None, float] = (None, -math.inf)
     for direction, sign in (("higher", 1.0), ("lower", -1.0)):
         s = sign * scores
         t = _candidates(s)
@@ -167,18 +223,13 @@ def choose_guess_rule(
             valid = np.eye(t.size, dtype=bool)
         eps = np.where(
             valid,
-            guess_epsilon(
-                correct.ravel(),
-                guesses.ravel(),
-                delta=delta,
-                confidence_level=confidence_level,
-            ).reshape(correct.shape),
-            -1.0,
+            _log_odds(correct, guesses, delta=delta, level=confidence_level),
+            -np.inf,
         )
         i, j = np.unravel_index(int(np.argmax(eps)), eps.shape)
-        if eps[i, j] > best[1]:
+        if best[0] is None or eps[i, j] > best[1]:
             best = (GuessRule(direction, float(t[i]), float(t[j])), float(eps[i, j]))
-    return best[0], max(best[1], 0.0)
+    return best
 
 
 def count_guesses(
