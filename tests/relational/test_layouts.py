@@ -312,7 +312,9 @@ def test_a_copied_admissions_subtree_under_new_patients_fails(
     procedures = attacks["history · procedures"]
     assert (procedures.linked_training, procedures.linked_holdout) == (35, 0)
     smallest = min(a.p_value for a in report.linkage.attacks)
-    assert report.linkage.p_value == pytest.approx(9 * smallest)
+    # combined by relabelling (min-p): correlated attacks cost less than Bonferroni's 9x
+    assert report.linkage.method == "westfall_young_min_p"
+    assert smallest <= report.linkage.p_value <= 9 * smallest
     assert report.linkage.p_value < 1e-3
     assert report.linkage.level == "fail"
     # the prescriptions are new; the admissions' own verdict fails and is carried
