@@ -834,8 +834,12 @@ def load_hospital(
     population = hospital_people(n_patients, pop_rng, rows=rows)
     ids = population["patients"]["patient_id"].to_numpy()
     n_holdout = max(1, round(holdout_share * n_patients))
-    real = _take_hospital(population, ids[: n_patients - n_holdout])
-    holdout = _take_hospital(population, ids[n_patients - n_holdout :])
+    # the holdout is a random subset of the people (not the last ones drawn), so the two
+    # sides are exchangeable whatever the order the people were drawn in
+    in_holdout = np.zeros(n_patients, dtype=bool)
+    in_holdout[rng.spawn(1)[0].choice(n_patients, n_holdout, replace=False)] = True
+    real = _take_hospital(population, ids[~in_holdout])
+    holdout = _take_hospital(population, ids[in_holdout])
     n_real = len(real["patients"])
     null = _rekey_hospital(hospital_people(n_real, syn_rng, "n", rows=rows), "s")
     null_ids = null["patients"]["patient_id"].to_numpy()
@@ -1079,8 +1083,12 @@ def load_claims(
     population = _claims_people(n_members, pop_rng, "")
     ids = population["members"]["member_id"].to_numpy()
     n_holdout = max(1, round(holdout_share * n_members))
-    real = _take_members(population, ids[: n_members - n_holdout])
-    holdout = _take_members(population, ids[n_members - n_holdout :])
+    # the holdout is a random subset of the people (not the last ones drawn), so the two
+    # sides are exchangeable whatever the order the people were drawn in
+    in_holdout = np.zeros(n_members, dtype=bool)
+    in_holdout[rng.spawn(1)[0].choice(n_members, n_holdout, replace=False)] = True
+    real = _take_members(population, ids[~in_holdout])
+    holdout = _take_members(population, ids[in_holdout])
     n_real = len(real["members"])
     null = _rekey_members(_claims_people(n_real, syn_rng, "n"), "s")
     null_ids = null["members"]["member_id"].to_numpy()
