@@ -224,7 +224,10 @@ def test_demo_writes_reports_and_table(demo_run: DemoRun) -> None:
     out = demo_run.printed
     assert "leaky" in out
     assert "independent" in out
-    assert "isolated_copies" in out
+    # whole, or folded at its underscore where the terminal is narrow
+    assert "isolated_copies" in out or (
+        "isolated_\n" in out.replace(" ", "") and "copies" in out
+    )
     data = json.loads((demo_run.out / "report.json").read_text())
     assert data["inputs"]["real"]["rows"] == 300
     for name in ("leaky", "partial", "isolated_copies", "fresh", "independent"):

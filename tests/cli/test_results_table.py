@@ -88,7 +88,7 @@ def test_demo_table_keeps_metric_ids_and_their_arrows_whole(width: int) -> None:
     names = ("leaky", "partial", "isolated_copies", "fresh", "independent")
     report = _report()
     out = Console(width=width, file=io.StringIO(), highlight=False)
-    out.print(demo_table(dict.fromkeys(names, report)))
+    out.print(demo_table(dict.fromkeys(names, report), width=width))
     text = out.file.getvalue()  # type: ignore[attr-defined]
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= width
@@ -98,8 +98,10 @@ def test_demo_table_keeps_metric_ids_and_their_arrows_whole(width: int) -> None:
         row = next(line for line in lines if f" {result.metric} " in line)
         assert f"{result.metric} {arrow}" in row
         assert row.count(f"{result.score:.3f}") == len(names)
-    # a long version name folds at its underscore, never inside a word
-    assert any(line.rstrip().endswith("isolated_") for line in lines)
+    # a long version name folds at its underscore, never inside a word, and only
+    # where the whole names do not fit
+    assert any(line.rstrip().endswith("isolated_") for line in lines) == (width < 100)
+    assert ("isolated_copies" in text) == (width >= 100)
     assert "independent" in text
 
 

@@ -281,14 +281,27 @@ def print_metric_help(cls: type[Metric]) -> None:
 
 def print_demo_table(reports: Mapping[str, EvaluationReport], *, quiet: bool) -> None:
     """Scores and overall verdicts of every demo version side by side."""
-    console(quiet=quiet).print(demo_table(reports))
+    out = console(quiet=quiet)
+    out.print(demo_table(reports, width=out.width))
 
 
-def demo_table(reports: Mapping[str, EvaluationReport]) -> Table:
-    """The table of :func:`print_demo_table`: a row per metric, a column per version."""
+def demo_table(
+    reports: Mapping[str, EvaluationReport], *, width: int | None = None
+) -> Table:
+    """The table of :func:`print_demo_table`: a row per metric, a column per version.
+
+    Metric ids stay whole, with their arrow. Where the table is wider than ``width``,
+    long version names fold onto a second header line at their underscores (so 80
+    columns hold the five demo versions without cutting a metric's name).
+    """
+    table = _demo_table(reports, fold=False)
+    if width is not None and Console(width=10_000).measure(table).maximum > width:
+        table = _demo_table(reports, fold=True)
+    return table
+
+
+def _demo_table(reports: Mapping[str, EvaluationReport], *, fold: bool) -> Table:
     first = next(iter(reports.values()))
-    # Metric ids stay whole and version names fold onto a second header line, so the
-    # table fits 80 columns without cutting a metric's name or its arrow away from it.
     table = Table(
         title="synthrisk demo: scores and verdicts by synthetic version",
         caption="↑ higher is safer   ↓ higher means more risk",
@@ -298,7 +311,7 @@ def demo_table(reports: Mapping[str, EvaluationReport]) -> Table:
     )
     table.add_column("metric", no_wrap=True)
     for name in reports:
-        header = name.replace("_", "_\n") if len(name) > 9 else name
+        header = name.replace("_", "_\n") if fold and len(name) > 9 else name
         widest = max(len(line) for line in header.split("\n"))
         table.add_column(header, justify="right", overflow="fold", min_width=widest)
     for result in first.results:
