@@ -22,6 +22,7 @@ Bands are computed a few at a time, so memory holds a handful of 64-bit keys per
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numba
@@ -33,12 +34,14 @@ from synthrisk.neighbors import rows_per_block
 from synthrisk.settings import get_config
 
 __all__ = [
+    "NearPairs",
     "band_keys",
     "candidate_pairs",
     "cell_hashes",
     "jaccard_pairs",
     "lsh_candidates",
     "lsh_recall",
+    "near_pairs",
     "ngram_hashes",
     "normalised_buffer",
     "permutations",
@@ -411,6 +414,100 @@ def jaccard_pairs(
             indptr, values, used, where[: idx.size], where[idx.size :]
         )
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class NearPairs:
+    """Distinct cells of real then synthetic cells, and the near-copied pairs among them.
+
+    ``inverse`` gives each pooled cell (real first) its distinct cell, ``first`` each
+    distinct cell's first pooled position; ``real_texts`` and ``syn_texts`` are the
+    non-empty distinct cells found on each side; ``left``, ``right``, ``jaccard`` the
+    pairs of distinct cells (real, synthetic) at or above the threshold, out of
+    ``candidates`` checked (the LSH candidates and every cell found verbatim on both
+    sides).
+    """
+
+    n_distinct: int
+    first: np.ndarray
+    inverse: np.ndarray
+    real_texts: np.ndarray
+    syn_texts: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    jaccard: np.ndarray
+    candidates: int
+
+
+def near_pairs(
+    data: np.ndarray,
+    offsets: np.ndarray,
+    n_real: int,
+    *,
+    shingle: int,
+    threshold: float,
+    num_perm: int,
+    bands: int,
+    seed: int,
+    cap: int,
+    chars: bool = False,
+    working_memory: float | None = None,
+) -> NearPairs:
+    """Near copies between the first ``n_real`` normalised cells and the rest.
+
+    Cells are made distinct by their hash (:func:`cell_hashes`); real and synthetic
+    distinct cells are paired by MinHash LSH (``num_perm`` permutations in ``bands``
+    bands, seeded; a band key shared by more than ``cap`` real cells is skipped) and
+    every pair, with the cells found verbatim on both sides, is
+    confirmed by the exact Jaccard of its ``shingle`` shingles (words, or bytes with
+    ``chars``).
+    """
+    hashes = cell_hashes(data, offsets)
+    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    del hashes
+    inverse = inverse.reshape(-1)
+    in_real = np.zeros(distinct.size, dtype=bool)
+    in_real[inverse[:n_real]] = True
+    in_syn = np.zeros(distinct.size, dtype=bool)
+    in_syn[inverse[n_real:]] = True
+    nonempty = distinct != 0
+    real_texts = np.flatnonzero(in_real & nonempty)
+    syn_texts = np.flatnonzero(in_syn & nonempty)
+    rows = max(num_perm // bands, 1)
+    a, b = permutations(rows * bands, seed)
+    left, right = lsh_candidates(
+        data,
+        offsets,
+        first[real_texts],
+        first[syn_texts],
+        width=shingle,
+        a=a,
+        b=b,
+        rows=rows,
+        cap=cap,
+        chars=chars,
+        working_memory=working_memory,
+    )
+    both = np.flatnonzero(in_real & in_syn & nonempty)  # the same cell on both sides
+    left_t = np.concatenate([real_texts[left], both])
+    right_t = np.concatenate([syn_texts[right], both])
+    code = np.unique(left_t * distinct.size + right_t)
+    left_t, right_t = code // distinct.size, code % distinct.size
+    jac = jaccard_pairs(
+        data, offsets, first[left_t], first[right_t], width=shingle, chars=chars
+    )
+    keep = jac >= threshold
+    return NearPairs(
+        int(distinct.size),
+        first,
+        inverse,
+        real_texts,
+        syn_texts,
+        left_t[keep],
+        right_t[keep],
+        jac[keep],
+        int(left_t.size),
+    )
 
 
 @numba.njit(nogil=True, cache=True)

@@ -52,11 +52,8 @@ from synthrisk.metrics.replay._common import (
 )
 from synthrisk.metrics.replay._minhash import (
     _arrow_buffers,
-    cell_hashes,
-    jaccard_pairs,
-    lsh_candidates,
     lsh_recall,
-    permutations,
+    near_pairs,
 )
 from synthrisk.results import RecordScores
 from synthrisk.schema.tables import Tables
@@ -136,51 +133,29 @@ def string_matches(
     """Near-copied real row strings: ``inverse`` (distinct string of each pooled row,
     real then synthetic) and the pairs of distinct strings ``left``, ``right``, ``jaccard``
     at or above ``threshold``, with the candidate count."""
-    n_real = len(real)
     data, offsets = _normalised(np.concatenate([real, synthetic]))
-    hashes = cell_hashes(data, offsets)
-    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    in_real = np.zeros(distinct.size, dtype=bool)
-    in_real[inverse[:n_real]] = True
-    in_syn = np.zeros(distinct.size, dtype=bool)
-    in_syn[inverse[n_real:]] = True
-    nonempty = distinct != 0
-    real_texts = np.flatnonzero(in_real & nonempty)
-    syn_texts = np.flatnonzero(in_syn & nonempty)
-    rows = max(num_perm // bands, 1)
-    a, b = permutations(rows * bands, seed)
-    left, right = lsh_candidates(
+    found = near_pairs(
         data,
         offsets,
-        first[real_texts],
-        first[syn_texts],
-        width=shingle,
-        a=a,
-        b=b,
-        rows=rows,
+        len(real),
+        shingle=shingle,
+        threshold=threshold,
+        num_perm=num_perm,
+        bands=bands,
+        seed=seed,
         cap=BUCKET_CAP,
         chars=True,
         working_memory=working_memory,
     )
-    both = np.flatnonzero(in_real & in_syn & nonempty)
-    left_t = np.concatenate([real_texts[left], both])
-    right_t = np.concatenate([syn_texts[right], both])
-    code = np.unique(left_t * distinct.size + right_t)
-    left_t, right_t = code // distinct.size, code % distinct.size
-    jac = jaccard_pairs(
-        data, offsets, first[left_t], first[right_t], width=shingle, chars=True
-    )
-    keep = jac >= threshold
     return {
-        "inverse": inverse,
-        "n_distinct": int(distinct.size),
-        "left": left_t[keep],
-        "right": right_t[keep],
-        "jaccard": jac[keep],
-        "candidates": int(left_t.size),
-        "distinct_real": int(real_texts.size),
-        "distinct_synthetic": int(syn_texts.size),
+        "inverse": found.inverse,
+        "n_distinct": found.n_distinct,
+        "left": found.left,
+        "right": found.right,
+        "jaccard": found.jaccard,
+        "candidates": found.candidates,
+        "distinct_real": int(found.real_texts.size),
+        "distinct_synthetic": int(found.syn_texts.size),
     }
 
 

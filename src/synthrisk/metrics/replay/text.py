@@ -51,11 +51,8 @@ from synthrisk.metrics.replay._common import (
     singleton_chance,
 )
 from synthrisk.metrics.replay._minhash import (
-    cell_hashes,
-    jaccard_pairs,
-    lsh_candidates,
     lsh_recall,
-    permutations,
+    near_pairs,
     prepare_texts,
     span_pairs,
     word_counts,
@@ -105,47 +102,27 @@ def text_matches(
         [real.to_numpy(dtype=object), synthetic.to_numpy(dtype=object)]
     )
     data, offsets, may_hold_entity = prepare_texts(values)
-    hashes = cell_hashes(data, offsets)
-    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    del hashes
-    inverse = inverse.reshape(-1)
-    in_real = np.zeros(distinct.size, dtype=bool)
-    in_real[inverse[:n_real]] = True
-    in_syn = np.zeros(distinct.size, dtype=bool)
-    in_syn[inverse[n_real:]] = True
-    nonempty = distinct != 0
-    real_texts = np.flatnonzero(in_real & nonempty)
-    syn_texts = np.flatnonzero(in_syn & nonempty)
     # near copies: LSH over the distinct texts, confirmed by the exact Jaccard
-    rows = max(num_perm // bands, 1)
-    a, b = permutations(rows * bands, seed)
-    left, right = lsh_candidates(
+    found = near_pairs(
         data,
         offsets,
-        first[real_texts],
-        first[syn_texts],
-        width=shingle,
-        a=a,
-        b=b,
-        rows=rows,
+        n_real,
+        shingle=shingle,
+        threshold=threshold,
+        num_perm=num_perm,
+        bands=bands,
+        seed=seed,
         cap=BUCKET_CAP,
         working_memory=working_memory,
     )
-    both = np.flatnonzero(
-        in_real & in_syn & nonempty
-    )  # verbatim: the same text on both sides
-    left_t = np.concatenate([real_texts[left], both])
-    right_t = np.concatenate([syn_texts[right], both])
-    code = np.unique(left_t * distinct.size + right_t)
-    left_t, right_t = code // distinct.size, code % distinct.size
-    candidates = int(left_t.size)
-    jac = jaccard_pairs(data, offsets, first[left_t], first[right_t], width=shingle)
-    keep = jac >= threshold
-    near_pairs = (left_t[keep], right_t[keep], jac[keep])
+    first, inverse = found.first, found.inverse
+    real_texts, syn_texts = found.real_texts, found.syn_texts
+    n_distinct, candidates = found.n_distinct, found.candidates
+    near = (found.left, found.right, found.jaccard)
     # verbatim spans of `span` words found in one real person's cells only
     pair_code = np.unique(inverse[:n_real] * max(len(real_person), 1) + real_person)
     people_per_text = np.bincount(
-        pair_code // max(len(real_person), 1), minlength=distinct.size
+        pair_code // max(len(real_person), 1), minlength=n_distinct
     )
     counts = word_counts(data, offsets)
     span_left, span_right = span_pairs(
@@ -159,8 +136,8 @@ def text_matches(
         working_memory=working_memory,
     )
     del counts
-    code = np.unique(real_texts[span_left] * distinct.size + syn_texts[span_right])
-    span_pairs_ = (code // distinct.size, code % distinct.size)
+    code = np.unique(real_texts[span_left] * n_distinct + syn_texts[span_right])
+    span_pairs_ = (code // n_distinct, code % n_distinct)
     # entities inside the text
     entity_pairs: tuple[np.ndarray, np.ndarray] = (
         np.zeros(0, np.int64),
@@ -184,14 +161,14 @@ def text_matches(
                     er.append(s)
         if el:
             code = np.unique(
-                np.asarray(el, np.int64) * distinct.size + np.asarray(er, np.int64)
+                np.asarray(el, np.int64) * n_distinct + np.asarray(er, np.int64)
             )
-            entity_pairs = (code // distinct.size, code % distinct.size)
+            entity_pairs = (code // n_distinct, code % n_distinct)
     return {
         "inverse": inverse,
         "n_real": n_real,
         "n_syn": n_syn,
-        "near": near_pairs,
+        "near": near,
         "span": span_pairs_,
         "entity": entity_pairs,
         "candidates": candidates,
