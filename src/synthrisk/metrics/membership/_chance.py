@@ -236,7 +236,10 @@ def chance_model(
     below = (
         int((isolation_rows[ok] / second_rows[ok] <= threshold).sum()) if n_ok else 0
     )
-    share_below = below / n_ok if n_ok else 0.0
+    # at least one real person below the threshold, as Good–Turing keeps one doubleton:
+    # a sample with none says the rate is small, not zero, and a zero expectation would
+    # make any chance near copy look impossible
+    share_below = max(below, 1) / n_ok if n_ok else 0.0
     share_below_upper = min(1.0, _poisson_upper(below) / n_ok) if n_ok else 0.0
     others = max(n_people - 1, 1)
     train_rows_ok = int((ok & (person < n_train)).sum())
