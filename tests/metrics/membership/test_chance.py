@@ -16,6 +16,8 @@ import synthrisk
 from synthrisk.datasets.calibration import continuous_data
 from synthrisk.metrics.membership._chance import (
     FINDING_ALPHA,
+    _tail,
+    _tail_sum,
     chance_model,
     detectable_copies,
 )
@@ -224,3 +226,69 @@ def test_the_model_is_well_formed_on_any_counts(
     if model.exact == 0:
         assert model.p_exact == 1.0
     json.dumps(model.to_dict())
+
+
+def test_a_rate_estimated_from_a_count_reads_a_negative_binomial_tail() -> None:
+    # 11 near copies where the rate rests on 5 real people: Gamma(5)–Poisson of mean 3.2
+    p = _tail(11, 3.2, 5.0)
+    assert p == pytest.approx(stats.nbinom.sf(10, 5, 5 / 8.2))
+    # the same mean read as exact is far more surprising: the old, anti-conservative tail
+    assert _tail(11, 3.2) == pytest.approx(stats.poisson.sf(10, 3.2))
+    assert _tail(11, 3.2) < p / 10
+    # a sum of two chance counts, against the convolution written out
+    a, b = (1.5, 2.0), (0.7, None)
+    by_hand = sum(
+        stats.nbinom.pmf(i, 2, 2 / 3.5) * stats.poisson.pmf(j, 0.7)
+        for i in range(40)
+        for j in range(40)
+        if i + j >= 4
+    )
+    assert _tail_sum(4, a, b) == pytest.approx(by_hand, rel=1e-9)
+    assert _tail_sum(4, (0.0, None), b) == pytest.approx(stats.poisson.sf(3, 0.7))
+    assert _tail_sum(0, a, b) == 1.0
+
+
+def test_a_threshold_read_off_a_few_people_keeps_the_level() -> None:
+    """The near threshold is the m-th smallest of N real ratios, so the share below it is
+    Beta(m, N - m + 1): with m = 5 the Poisson tail at the point estimate flags chance
+    four times too often; the negative binomial tail stays within its level."""
+    rng = np.random.default_rng(0)
+    m, n, reach = 5, 5000, 3200.0
+    share = rng.beta(m, n - m + 1, 100_000)
+    observed, times = np.unique(rng.poisson(reach * share), return_counts=True)
+    mean = reach * m / n
+    alpha = FINDING_ALPHA / 3
+
+    def rate(shape: float | None) -> float:
+        p = np.array([_tail(int(k), mean, shape) for k in observed])
+        return float((times * (p < alpha)).sum() / times.sum())
+
+    assert rate(float(m)) <= alpha
+    assert rate(None) > 3 * alpha
+
+
+def test_the_chance_p_value_carries_the_estimates_uncertainty() -> None:
+    # 1,000 people, the 2 with the smallest ratios below c; 6 training people near-copied
+    n = 1000
+    isolation = np.ones(n)
+    isolation[[10, 900]] = 0.05
+    identified = np.zeros(n, bool)
+    identified[:6] = True
+    model = _model(
+        np.arange(n),
+        np.arange(5000, 5800),
+        n_train=800,
+        identified=identified,
+        isolation=isolation,
+        second=np.full(n, 1.0),
+        threshold=0.1,
+    )
+    reach = 800 * 800 / 999
+    mean = reach * 2 / n
+    assert model.components["ratio_expected_near"] == pytest.approx(mean)
+    assert model.components["ratio_people_below"] == 2
+    assert model.p_identified == pytest.approx(_tail(6, mean, 2.0))
+    # detectable: the fewest total copies whose tail is below alpha, less the expected
+    total = next(n for n in range(1, 200) if _tail(n, mean, 2.0) < FINDING_ALPHA / 3)
+    assert model.detectable(near=True) == total - math.floor(mean)
+    assert detectable_copies(mean, shape=2.0) == total - math.floor(mean)

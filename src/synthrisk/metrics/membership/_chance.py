@@ -31,17 +31,25 @@ Two kinds of copies, two estimates each; the larger of each pair is the model:
   is within ``c`` of their second nearest (measured on the real people themselves).
   *The holdout's own rate*, scaled as above.
 
-The p-value is Poisson's, of at least the observed number of training people under the
-expected number (point estimates), for exact copies, for all identified people, and for
-near copies far inside the threshold (a scan of ``c, c/2, c/4``, each with its own
-chance count: the model's shrunk as ``(r / c)^d`` — ``F(r) = r^d`` in the lower tail under
-the same local model, ``d`` read off the real people's own ratios but at most 1, the
-heaviest tail one continuous coordinate gives — the real people's
-own share below ``r``, and the holdout's own near copies below ``r``, whichever is
-largest), Bonferroni-combined. Upper bounds (95 %, from the counts the estimates rest on) are
-reported beside them: at small sizes a rate estimated from no event at all cannot be
-bounded tightly, which is why the point estimate decides and the finding only asks for
-review.
+The p-value is the chance of at least the observed number of training people, for exact
+copies, for all identified people, and for near copies far inside the threshold (a scan
+of ``c, c/2, c/4``, each with its own chance counts: the model's shrunk as ``(r / c)^d`` —
+``F(r) = r^d`` in the lower tail under the same local model, ``d`` read off the real
+people's own ratios but at most 1, the heaviest tail one continuous coordinate gives —
+the real people's own share below ``r``, and the holdout's own near copies below ``r``),
+the largest p-value of the estimates, Bonferroni-combined over the three questions.
+
+**The estimates carry their own uncertainty.** Good–Turing's rate rests on ``N2``
+doubletons and the ratio model's on the ``m`` real people below the threshold — a
+handful at the 1-in-1,000 threshold (``c`` is their ``m``-th smallest ratio, so the true
+share below it is a Beta(``m``, ``N - m + 1``) draw, nearly Gamma(``m``) / ``N``). A count
+that is Poisson given such a rate is *negative binomial* (Gamma–Poisson) with shape
+``m`` (or ``N2``) and the same mean: its tail is what the p-value reads. Read as exact,
+the estimate from five people made new people's near copies look significant about
+once in thirty tables. The holdout's own rates are point estimates (a guard against a
+model that misfits, not a test: their own noise would make the model as powerless as
+the holdout test it stands in for). Upper bounds (95 %, from the counts the estimates
+rest on) are reported beside them; the finding only asks for review.
 """
 
 from __future__ import annotations
@@ -86,13 +94,58 @@ def _poisson_upper(count: float, level: float = 0.95) -> float:
     return float(stats.chi2.ppf(level, 2 * (count + 1)) / 2)
 
 
-def _tail(observed: int, expected: float) -> float:
-    """P(X >= observed) for X ~ Poisson(expected); 1 for no observation, 0 for none expected."""
+#: a chance count: its mean and, for a rate estimated from a count, that count (the
+#: shape of the Gamma–Poisson mixture; None for a point estimate taken as exact)
+Count = tuple[float, float | None]
+
+
+def _law(count: Count) -> Any:
+    """The frozen scipy distribution of a chance count (Poisson, or negative binomial)."""
+    mean, shape = count
+    if shape is None or not math.isfinite(shape):
+        return stats.poisson(mean)
+    return stats.nbinom(shape, shape / (shape + mean))
+
+
+def _tail(observed: int, expected: float, shape: float | None = None) -> float:
+    """P(X >= observed) for a chance count X of mean ``expected``.
+
+    Poisson when ``shape`` is None; otherwise the mean is a rate estimated from a count
+    of ``shape`` events and X is negative binomial (Gamma–Poisson) with that shape.
+    1 for no observation, 0 for none expected.
+    """
     if observed <= 0:
         return 1.0
-    if expected <= 0:
+    if expected <= 0 or (shape is not None and shape <= 0):
         return 0.0
-    return float(stats.poisson.sf(observed - 1, expected))
+    return float(_law((expected, shape)).sf(observed - 1))
+
+
+def _tail_sum(observed: int, first: Count, second: Count) -> float:
+    """P(X + Y >= observed) for independent chance counts X and Y."""
+    if observed <= 0:
+        return 1.0
+    if first[0] <= 0 or (first[1] is not None and first[1] <= 0):
+        return _tail(observed, *second)
+    if second[0] <= 0 or (second[1] is not None and second[1] <= 0):
+        return _tail(observed, *first)
+    j = np.arange(observed)
+    # P(X = j) P(Y >= observed - j) for j < observed, plus P(X >= observed)
+    total = float(
+        np.sum(_law(first).pmf(j) * _law(second).sf(observed - j - 1))
+        + _law(first).sf(observed - 1)
+    )
+    return min(1.0, max(0.0, total))
+
+
+def _worst(observed: int, counts: list[Count]) -> float:
+    """The largest tail over the candidate chance counts (the most chance explains)."""
+    return max(_tail(observed, *c) for c in counts)
+
+
+def _worst_sum(observed: int, firsts: list[Count], seconds: list[Count]) -> float:
+    """The largest tail of a sum over every pair of candidate chance counts."""
+    return max(_tail_sum(observed, a, b) for a in firsts for b in seconds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +167,25 @@ class ChanceModel:
     p_identified: float
     p_value: float
     components: dict[str, Any]
+    #: the candidate chance counts of exact and of near copies (mean, shape)
+    exact_counts: tuple[Count, ...] = ()
+    near_counts: tuple[Count, ...] = ()
+
+    def detectable(self, *, near: bool = False) -> int:
+        """Fewest copied people beyond chance that the model flags (see :func:`detectable_copies`).
+
+        Exact copies, or with ``near`` every identified person (exact or near).
+        """
+        if near:
+            return _detectable(
+                lambda n: _worst_sum(
+                    n, list(self.exact_counts), list(self.near_counts)
+                ),
+                self.expected_identified,
+            )
+        return _detectable(
+            lambda n: _worst(n, list(self.exact_counts)), self.expected_exact
+        )
 
     @property
     def significant(self) -> bool:
@@ -246,6 +318,8 @@ def chance_model(
     ratio_model = train_rows_ok * min(1.0, n_syn * share_below / others)
     ratio_upper = train_rows_ok * min(1.0, n_syn * share_below_upper / others)
     held_near = k_h_near * scale
+    # the ratio model's rate rests on the people below the threshold (at least one)
+    ratio_shape = float(max(below, 1))
     held_near_upper = _poisson_upper(k_h_near) * scale if unique_h else 0.0
 
     # the strict policy's near copies: within the threshold at which chance brings
@@ -283,14 +357,20 @@ def chance_model(
                 break
             shrink = (r / threshold) ** tail
             own = float((ratios <= r).mean()) if n_ok else 0.0
-            lam = max(
-                ratio_model * shrink,
-                train_rows_ok * min(1.0, n_syn * own / others),
-                int((near_h & (ratio <= r)).sum()) * scale,
-            )
+            own_count = int((ratios <= r).sum()) if n_ok else 0
+            counts_r: list[Count] = [
+                (ratio_model * shrink, ratio_shape),
+                (train_rows_ok * min(1.0, n_syn * own / others), float(own_count)),
+                (int((near_h & (ratio <= r)).sum()) * scale, None),
+            ]
             k = int((near_t & (ratio <= r)).sum())
             scan.append(
-                {"threshold": r, "observed": k, "expected": lam, "p": _tail(k, lam)}
+                {
+                    "threshold": r,
+                    "observed": k,
+                    "expected": max(c[0] for c in counts_r),
+                    "p": _worst(k, counts_r),
+                }
             )
     p_near = min(1.0, len(scan) * min(s["p"] for s in scan)) if scan else 1.0
     expected_exact = max(gt, held_exact)
@@ -301,8 +381,10 @@ def chance_model(
     k_all = int((identified & training).sum())
     expected_all = expected_exact + expected_near
     upper_all = upper_exact + upper_near
-    p_exact = _tail(k_exact, expected_exact)
-    p_all = _tail(k_all, expected_all)
+    exact_counts: list[Count] = [(gt, float(n2)), (held_exact, None)]
+    near_counts: list[Count] = [(ratio_model, ratio_shape), (held_near, None)]
+    p_exact = _worst(k_exact, exact_counts)
+    p_all = _worst_sum(k_all, exact_counts, near_counts)
     p_value = min(1.0, 3.0 * min(p_exact, p_all, p_near))
     components = {
         "good_turing_expected": gt,
@@ -328,6 +410,7 @@ def chance_model(
         "strict_near": strict_near,
         "near_scan": scan,
         "p_near_scan": p_near,
+        "ratio_people_below": below,
     }
     return ChanceModel(
         exact=k_exact,
@@ -340,16 +423,35 @@ def chance_model(
         p_identified=p_all,
         p_value=float(p_value),
         components=components,
+        exact_counts=tuple(exact_counts),
+        near_counts=tuple(near_counts),
     )
 
 
-def detectable_copies(expected: float, *, alpha: float = FINDING_ALPHA / 3) -> int:
+def detectable_copies(
+    expected: float, *, shape: float | None = None, alpha: float = FINDING_ALPHA / 3
+) -> int:
     """Fewest copied people beyond the chance count that the model flags at ``alpha``.
 
-    The smallest total ``n`` with ``P(Poisson(expected) >= n) < alpha``, less the
-    whole people chance is expected to bring (1 when chance explains none).
+    The smallest total ``n`` with ``P(X >= n) < alpha`` for the chance count ``X`` of
+    mean ``expected`` (Poisson, or negative binomial of ``shape``: see :func:`_tail`),
+    less the whole people chance is expected to bring (1 when chance explains none).
     """
+    return _detectable(lambda n: _tail(n, expected, shape), expected, alpha=alpha)
+
+
+def _detectable(tail: Any, expected: float, *, alpha: float = FINDING_ALPHA / 3) -> int:
+    """The smallest total ``n`` with ``tail(n) < alpha``, less the expected whole people."""
     n = 1
-    while _tail(n, expected) >= alpha:
-        n += 1
+    while tail(n) >= alpha:
+        n = n + 1 if n < 64 else int(n * 1.05) + 1
+    if n > 64:  # refine the geometric steps: the smallest n with the tail below alpha
+        low, high = 64, n
+        while high - low > 1:
+            mid = (low + high) // 2
+            if tail(mid) >= alpha:
+                low = mid
+            else:
+                high = mid
+        n = high
     return max(1, n - math.floor(expected))

@@ -56,7 +56,6 @@ from synthrisk.metrics._threat import SYNTHETIC_ONLY, TRAINING, ThreatModel
 from synthrisk.metrics.membership._chance import (
     ChanceModel,
     chance_model,
-    detectable_copies,
 )
 from synthrisk.metrics.membership._people import (
     PERSON,
@@ -547,8 +546,8 @@ class Identification(Metric):
         }
         if chance is not None:
             model = chance.to_dict()
-            model["detectable"] = detectable_copies(chance.expected_exact)
-            model["detectable_near"] = detectable_copies(chance.expected_identified)
+            model["detectable"] = chance.detectable()
+            model["detectable_near"] = chance.detectable(near=True)
             breakdown["chance_model"] = model
         records = {
             "identified": RecordScores(
