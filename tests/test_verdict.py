@@ -528,3 +528,13 @@ def test_next_step_round_trips_through_json() -> None:
     assert v.to_dict()["next_step"] == v.next_step != ""
     assert MetricVerdict.from_dict(v.to_dict()).next_step == v.next_step
     assert MetricVerdict.from_dict({"metric": "x", "level": "pass"}).next_step == ""
+
+
+def test_with_alpha_is_a_copy_at_another_family_wise_error() -> None:
+    base = Thresholds(tolerances={"dcr_share": 0.03}, policy="strict")
+    split = base.with_alpha(0.0125)
+    assert (split.alpha, base.alpha) == (0.0125, 0.05)
+    assert split.policy == "strict"
+    assert split.tolerance("dcr_share").value == 0.03
+    with pytest.raises(ParameterError, match="alpha"):
+        base.with_alpha(0.0)

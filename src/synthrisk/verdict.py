@@ -652,6 +652,17 @@ class Thresholds(Mapping[str, Threshold]):
         out.policy = check_policy(policy)
         return out
 
+    def with_alpha(self, alpha: float) -> Thresholds:
+        """A copy whose gating tests are Holm-corrected at family-wise error ``alpha``."""
+        if not 0.0 < alpha < 0.5:
+            msg = f"`alpha` must be a number strictly between 0 and 0.5; got {alpha!r}."
+            raise ParameterError(msg)
+        import copy
+
+        out = copy.copy(self)
+        out.alpha = float(alpha)
+        return out
+
     def __getitem__(self, metric: str) -> Threshold:
         if metric in self._table:
             return self._table[metric]
@@ -972,14 +983,14 @@ def _test_verdict(
         detectable = None if test.get("mde") is None else float(test["mde"])
         underpowered = False
         rule = (
-            f"fail if the excess is significant (Holm-adjusted p < {alpha:g}); pass otherwise (a "
+            f"fail if the excess is significant (Holm-adjusted p < {alpha:.3g}); pass otherwise (a "
             f"tolerance of 0 {tolerance.unit.rsplit('(', 1)[-1].rstrip(')') or 'units'})"
         )
     else:
         detectable = t + reach if math.isfinite(reach) else None
         underpowered = math.isfinite(reach) and reach > t
         rule = (
-            f"fail if significant (Holm-adjusted p < {alpha:g}) and the lower bound > {t:.3g}; pass if the "
+            f"fail if significant (Holm-adjusted p < {alpha:.3g}) and the lower bound > {t:.3g}; pass if the "
             f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted "
             "test), or if not significant with the excess within the tolerance where the test cannot tell "
             "an excess at the tolerance from none at this size (80 % power), or if not significant with "
@@ -1499,7 +1510,7 @@ def judge(
         counts = {level: gating.count(level) for level in LEVELS}
         reason = (
             f"{overall}: {counts['pass']} of {len(gating)} gating tests pass, {counts['review']} need review, "
-            f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:g} across the run)."
+            f"{counts['fail']} fail (Holm-corrected at {thresholds.alpha:.3g} across the run)."
         )
         flagged = [f for f in findings if f.level in ("review", "fail")]
         if len(flagged) == 1:
@@ -1557,7 +1568,7 @@ def _too_few_rows(inputs: Mapping[str, Any], alpha: float, n_tests: int) -> str:
     return (
         f"too few rows to judge: {sizes}; at least {need} of each are needed for any test "
         f"to detect a leak (the exact test of people reaches significance at "
-        f"{alpha:g} / {max(n_tests, 1)} gating tests only from {need} people on each side)."
+        f"{alpha:.3g} / {max(n_tests, 1)} gating tests only from {need} people on each side)."
     )
 
 

@@ -97,6 +97,25 @@ def test_child_copies_with_new_parents_are_found_by_the_linkage_attack(
     assert report.table_verdicts["transactions"] == "fail"
 
 
+def test_the_tables_share_the_family_wise_error(
+    bank_reports: dict[str, MultiTableReport],
+) -> None:
+    """Three tables judged on their own: each at 0.05 / 3, the person level at 0.05."""
+    report = bank_reports["child_copies"]
+    assert report.people.verdict is not None
+    assert "Holm-corrected at 0.05 across the run" in report.people.verdict.reason
+    for name in ("customers", "accounts", "transactions"):
+        verdict = report.tables[name].verdict
+        assert verdict is not None
+        assert "Holm-corrected at 0.0167 across the run" in verdict.reason
+        for v in verdict.metrics:
+            if v.gating and v.p_adjusted is not None and v.level == "fail":
+                assert v.p_adjusted < 0.05 / 3
+    assert "Holm-corrected at 0.0167: the run's family-wise error shared by 3" in (
+        report.reason
+    )
+
+
 def test_child_tables_are_judged_per_person(
     bank_reports: dict[str, MultiTableReport],
 ) -> None:

@@ -408,6 +408,7 @@ def evaluate_tables(
             present, people, meta, table_people, seed, warnings
         )
     detached = set(meta.detached())
+    own: list[tuple[str, bool, dict[str, pd.DataFrame]]] = []
     for name in meta.tables:
         if not chosen_tables:
             break
@@ -429,6 +430,11 @@ def evaluate_tables(
             warnings.append(
                 f"{name}: outside the tree of {meta.root!r}; evaluated with rows as the unit."
             )
+        own.append((name, below_root, frames))
+    # the tables' own tests are one family: each table's at alpha / T, so that a
+    # failing table lifts the release with the family-wise error of one table
+    table_thresholds = _split_alpha(thresholds, len(own))
+    for name, below_root, frames in own:
         columns = {
             c: dict(meta.tables[name].columns.get(c, {}))
             for c in frames["real"].columns
@@ -447,7 +453,7 @@ def evaluate_tables(
                     has_holdout=has_holdout,
                     person=PERSON_COLUMN if below_root else None,
                 ),
-                **common,  # type: ignore[arg-type]
+                **{**common, "thresholds": table_thresholds},  # type: ignore[arg-type]
             )
 
     person_level = people_report.verdict.overall if people_report.verdict else "review"
@@ -463,7 +469,11 @@ def evaluate_tables(
         f"Person level ({len(feats['real'])} training people): {person_level}{detail}. "
         f"Linkage: {linkage.level} — {linkage.reason}"
     )
-    verdict, carried = _carry_tables(verdict, table_reports)
+    verdict, carried = _carry_tables(
+        verdict,
+        table_reports,
+        None if table_thresholds is None else table_thresholds.alpha,
+    )
     reason += carried
     return MultiTableReport(
         verdict=verdict,
@@ -484,8 +494,23 @@ def evaluate_tables(
     )
 
 
+def _split_alpha(thresholds: Thresholds | None, n_tables: int) -> Thresholds | None:
+    """The thresholds of each table's own verdict: the family-wise error split over the tables.
+
+    Each table's gating tests are Holm-corrected at ``alpha / n_tables`` (Bonferroni over
+    the tables), so that the tables together, whose failures make the release at least
+    review, keep the run's family-wise error ``alpha``.
+    """
+    if n_tables <= 1:
+        return thresholds
+    base = thresholds if thresholds is not None else Thresholds()
+    return base.with_alpha(base.alpha / n_tables)
+
+
 def _carry_tables(
-    verdict: str, table_reports: Mapping[str, EvaluationReport]
+    verdict: str,
+    table_reports: Mapping[str, EvaluationReport],
+    alpha: float | None = None,
 ) -> tuple[str, str]:
     """The release verdict with every table's own finding: a failing table means review.
 
@@ -502,9 +527,15 @@ def _carry_tables(
     verdict = max(verdict, "review", key=lambda level: _RANK[level])
     one = len(failed) == 1
     named = ", ".join(repr(t) for t in failed)
+    level = (
+        ""
+        if alpha is None or len(table_reports) <= 1
+        else f" (each table's tests Holm-corrected at {alpha:.3g}: the run's family-wise "
+        f"error shared by {len(table_reports)} tables)"
+    )
     return verdict, (
         f" Tables: {named} {'fails' if one else 'fail'} on {'its' if one else 'their'} "
-        "own, so the release reads at least review (see "
+        f"own{level}, so the release reads at least review (see "
         f"{'that table' if one else 'those tables'}' reports)."
     )
 

@@ -598,7 +598,7 @@ def _context(
         "verdict": {
             "overall": verdict.overall,
             "reason": verdict.reason,
-            "alpha": f"{verdict.alpha:g}",
+            "alpha": f"{verdict.alpha:.3g}",
             "counts": verdict.counts(),
             "skipped": sum(v.skipped for v in verdict.metrics),
             "conservative": verdict.conservative,

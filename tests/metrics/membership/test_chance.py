@@ -82,15 +82,28 @@ def test_the_holdout_rate_is_used_when_larger() -> None:
     # 1 copied of 2 holdout people with a record of their own, scaled to 4 training people
     assert model.expected_exact == pytest.approx(2.0)
     assert model.exact == 1
+    # the holdout's rate explains more than Good–Turing's conditional test (below)
     assert model.p_exact == pytest.approx(stats.poisson.sf(0, 2.0))
 
 
-def test_no_chance_at_all_makes_any_copy_significant() -> None:
+def test_no_repeated_record_is_tested_against_its_doubletons() -> None:
+    """With N2 = 0 the Good–Turing rate is estimated as 0, yet chance copies happen on
+    discrete tables: the conditional test of K copies given K + N2 reads (a / (1 + a))^k."""
     exact = np.array([True] + [False] * 9)
     model = _model(np.arange(10), [0, 20, 21], n_train=6, exact=exact)
     assert model.expected_exact == 0.0
-    assert model.p_exact == 0.0
-    assert model.significant
+    # a = 3 draws × 2 (N2 + 1) / 10 person-records × 6 of 10 singletons are training's
+    a = 3 * 2 / 10 * 6 / 10
+    assert model.p_exact == pytest.approx(a / (1 + a))
+    assert not model.significant
+    # eight copies among 1,000 unique records read beyond chance
+    n = 1000
+    exact = np.zeros(n, bool)
+    exact[:8] = True
+    many = _model(np.arange(n), np.r_[np.arange(8), np.arange(5000, 5292)], 800, exact)
+    a = 300 * 2 / n * 0.8
+    assert many.p_exact == pytest.approx((a / (1 + a)) ** 8)
+    assert many.significant
     # nothing copied: nothing to explain
     none = _model(np.arange(10), [20, 21], n_train=6)
     assert none.p_value == 1.0
@@ -287,8 +300,16 @@ def test_the_chance_p_value_carries_the_estimates_uncertainty() -> None:
     mean = reach * 2 / n
     assert model.components["ratio_expected_near"] == pytest.approx(mean)
     assert model.components["ratio_people_below"] == 2
-    assert model.p_identified == pytest.approx(_tail(6, mean, 2.0))
+    # all identified people: the near copies' law plus chance exact copies (no record
+    # repeats: Good–Turing's conditional law of shape 1, 800 draws × 2 / 1,000 × 0.8)
+    exact_law = (800 * 2 / n * 0.8, 1.0)
+    assert model.p_identified == pytest.approx(_tail_sum(6, exact_law, (mean, 2.0)))
+    assert model.p_identified > _tail(6, mean, 2.0)
     # detectable: the fewest total copies whose tail is below alpha, less the expected
-    total = next(n for n in range(1, 200) if _tail(n, mean, 2.0) < FINDING_ALPHA / 3)
-    assert model.detectable(near=True) == total - math.floor(mean)
+    alpha = FINDING_ALPHA / 3
+    total = next(n for n in range(1, 200) if _tail(n, mean, 2.0) < alpha)
     assert detectable_copies(mean, shape=2.0) == total - math.floor(mean)
+    both = next(
+        n for n in range(1, 200) if _tail_sum(n, exact_law, (mean, 2.0)) < alpha
+    )
+    assert model.detectable(near=True) == both - math.floor(model.expected_identified)

@@ -39,14 +39,17 @@ people's own ratios but at most 1, the heaviest tail one continuous coordinate g
 the real people's own share below ``r``, and the holdout's own near copies below ``r``),
 the largest p-value of the estimates, Bonferroni-combined over the three questions.
 
-**The estimates carry their own uncertainty.** Good–Turing's rate rests on ``N2``
-doubletons and the ratio model's on the ``m`` real people below the threshold — a
-handful at the 1-in-1,000 threshold (``c`` is their ``m``-th smallest ratio, so the true
-share below it is a Beta(``m``, ``N - m + 1``) draw, nearly Gamma(``m``) / ``N``). A count
-that is Poisson given such a rate is *negative binomial* (Gamma–Poisson) with shape
-``m`` (or ``N2``) and the same mean: its tail is what the p-value reads. Read as exact,
-the estimate from five people made new people's near copies look significant about
-once in thirty tables. The holdout's own rates are point estimates (a guard against a
+**The estimates carry their own uncertainty.** The ratio model's rate rests on the ``m``
+real people below the threshold — a handful at the 1-in-1,000 threshold (``c`` is their
+``m``-th smallest ratio, so the true share below it is a Beta(``m``, ``N - m + 1``) draw,
+nearly Gamma(``m``) / ``N``). A count that is Poisson given such a rate is *negative
+binomial* (Gamma–Poisson) with shape ``m`` and the same mean: its tail is what the
+p-value reads. Read as exact, the estimate from five people made new people's near
+copies look significant about once in thirty tables. Good–Turing's rate rests on ``N2``
+doubletons: chance copies ``K`` and ``N2`` are Poisson with means ``a·μ`` and ``μ``, so
+the exact conditional test (``K`` given ``K + N2`` is binomial) reads the negative
+binomial tail of shape ``N2 + 1`` and mean ``a·(N2 + 1)`` — where no real record repeats
+(``N2 = 0``), ``k`` exact copies read ``(a / (1 + a))^k``, not an impossibility. The holdout's own rates are point estimates (a guard against a
 model that misfits, not a test: their own noise would make the model as powerless as
 the holdout test it stands in for). Upper bounds (95 %, from the counts the estimates
 rest on) are reported beside them; the finding only asks for review.
@@ -381,7 +384,16 @@ def chance_model(
     k_all = int((identified & training).sum())
     expected_all = expected_exact + expected_near
     upper_all = upper_exact + upper_near
-    exact_counts: list[Count] = [(gt, float(n2)), (held_exact, None)]
+    # Good–Turing's rate tested against its own doubletons: K chance copies and N2
+    # doubletons are Poisson with means a·μ and μ, so given K + N2 the copies are
+    # Binomial(K + N2, a / (1 + a)) — the negative binomial of shape N2 + 1 and mean
+    # a·(N2 + 1), valid whatever μ (with N2 = 0, k copies read (a / (1 + a))^k, not 0)
+    reach = (
+        n_syn * min(1.0, 2.0 * (n2 + 1) / n_pairs) * share_train * inflation
+        if n_pairs
+        else 0.0
+    )
+    exact_counts: list[Count] = [(reach, float(n2 + 1)), (held_exact, None)]
     near_counts: list[Count] = [(ratio_model, ratio_shape), (held_near, None)]
     p_exact = _worst(k_exact, exact_counts)
     p_all = _worst_sum(k_all, exact_counts, near_counts)
