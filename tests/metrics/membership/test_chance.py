@@ -86,28 +86,36 @@ def test_the_holdout_rate_is_used_when_larger() -> None:
     assert model.p_exact == pytest.approx(stats.poisson.sf(0, 2.0))
 
 
-def test_no_repeated_record_is_tested_against_its_doubletons() -> None:
-    """With N2 = 0 the Good–Turing rate is estimated as 0, yet chance copies happen on
-    discrete tables: the conditional test of K copies given K + N2 reads (a / (1 + a))^k."""
+def test_no_chance_at_all_makes_any_copy_significant() -> None:
+    """No real record repeats (N2 = 0): exact reproduction by chance is not expected."""
     exact = np.array([True] + [False] * 9)
     model = _model(np.arange(10), [0, 20, 21], n_train=6, exact=exact)
     assert model.expected_exact == 0.0
-    # a = 3 draws × 2 (N2 + 1) / 10 person-records × 6 of 10 singletons are training's
-    a = 3 * 2 / 10 * 6 / 10
-    assert model.p_exact == pytest.approx(a / (1 + a))
-    assert not model.significant
-    # eight copies among 1,000 unique records read beyond chance
-    n = 1000
-    exact = np.zeros(n, bool)
-    exact[:8] = True
-    many = _model(np.arange(n), np.r_[np.arange(8), np.arange(5000, 5292)], 800, exact)
-    a = 300 * 2 / n * 0.8
-    assert many.p_exact == pytest.approx((a / (1 + a)) ** 8)
-    assert many.significant
+    assert model.p_exact == 0.0
+    assert model.significant
     # nothing copied: nothing to explain
     none = _model(np.arange(10), [20, 21], n_train=6)
     assert none.p_value == 1.0
     assert not none.significant
+
+
+def test_exact_copies_are_tested_against_the_doubletons() -> None:
+    """K chance copies given K + N2 are binomial: the negative binomial of shape N2 + 1."""
+    # 1,000 people, records 0 and 1 held by two people each (N2 = 2)
+    n = 1000
+    pool = np.r_[0, 0, 1, 1, np.arange(2, n - 2)]
+    exact = np.zeros(n, bool)
+    exact[4:10] = True
+    model = _model(pool, np.r_[np.arange(2, 8), np.arange(5000, 5294)], 800, exact)
+    # a = 300 draws × 2 (N2 + 1) / 1,000 person-records × the training share of singletons
+    share = 796 / 996
+    a = 300 * 2 * 3 / n * share
+    assert model.p_exact == pytest.approx(stats.nbinom.sf(5, 3, 3 / (3 + a)))
+    # the binomial form of the same tail: P(Bin(6 + 2, pi) >= 6)
+    pi = (a / 3) / (1 + a / 3)
+    assert model.p_exact == pytest.approx(stats.binom.sf(5, 8, pi))
+    # the point estimate Good–Turing reports is a·N2 / (N2 + 1)
+    assert model.expected_exact == pytest.approx(300 * 2 * 2 / n * share)
 
 
 def test_near_copies_follow_the_nearest_neighbour_ratios() -> None:
@@ -300,16 +308,11 @@ def test_the_chance_p_value_carries_the_estimates_uncertainty() -> None:
     mean = reach * 2 / n
     assert model.components["ratio_expected_near"] == pytest.approx(mean)
     assert model.components["ratio_people_below"] == 2
-    # all identified people: the near copies' law plus chance exact copies (no record
-    # repeats: Good–Turing's conditional law of shape 1, 800 draws × 2 / 1,000 × 0.8)
-    exact_law = (800 * 2 / n * 0.8, 1.0)
-    assert model.p_identified == pytest.approx(_tail_sum(6, exact_law, (mean, 2.0)))
-    assert model.p_identified > _tail(6, mean, 2.0)
+    # all identified people: the near copies' law (no record repeats: no chance exact
+    # copies)
+    assert model.p_identified == pytest.approx(_tail(6, mean, 2.0))
     # detectable: the fewest total copies whose tail is below alpha, less the expected
     alpha = FINDING_ALPHA / 3
     total = next(n for n in range(1, 200) if _tail(n, mean, 2.0) < alpha)
     assert detectable_copies(mean, shape=2.0) == total - math.floor(mean)
-    both = next(
-        n for n in range(1, 200) if _tail_sum(n, exact_law, (mean, 2.0)) < alpha
-    )
-    assert model.detectable(near=True) == both - math.floor(model.expected_identified)
+    assert model.detectable(near=True) == total - math.floor(mean)

@@ -48,8 +48,10 @@ p-value reads. Read as exact, the estimate from five people made new people's ne
 copies look significant about once in thirty tables. Good–Turing's rate rests on ``N2``
 doubletons: chance copies ``K`` and ``N2`` are Poisson with means ``a·μ`` and ``μ``, so
 the exact conditional test (``K`` given ``K + N2`` is binomial) reads the negative
-binomial tail of shape ``N2 + 1`` and mean ``a·(N2 + 1)`` — where no real record repeats
-(``N2 = 0``), ``k`` exact copies read ``(a / (1 + a))^k``, not an impossibility. The holdout's own rates are point estimates (a guard against a
+binomial tail of shape ``N2 + 1`` and mean ``a·(N2 + 1)``. Where no real record repeats
+at all (``N2 = 0``) the model assumes exact reproduction by chance does not happen — true
+of a record with a continuous coordinate, but on a small table of dates and categories
+one chance match can then read beyond chance (a finding at review, never a fail). The holdout's own rates are point estimates (a guard against a
 model that misfits, not a test: their own noise would make the model as powerless as
 the holdout test it stands in for). Upper bounds (95 %, from the counts the estimates
 rest on) are reported beside them; the finding only asks for review.
@@ -387,10 +389,12 @@ def chance_model(
     # Good–Turing's rate tested against its own doubletons: K chance copies and N2
     # doubletons are Poisson with means a·μ and μ, so given K + N2 the copies are
     # Binomial(K + N2, a / (1 + a)) — the negative binomial of shape N2 + 1 and mean
-    # a·(N2 + 1), valid whatever μ (with N2 = 0, k copies read (a / (1 + a))^k, not 0)
+    # a·(N2 + 1), valid whatever μ. Where no real record repeats at all (N2 = 0) the
+    # model keeps its assumption that exact reproduction by chance does not happen (a
+    # continuous coordinate): an exact copy of a unique record then reads beyond chance
     reach = (
         n_syn * min(1.0, 2.0 * (n2 + 1) / n_pairs) * share_train * inflation
-        if n_pairs
+        if n_pairs and n2 > 0
         else 0.0
     )
     exact_counts: list[Count] = [(reach, float(n2 + 1)), (held_exact, None)]
