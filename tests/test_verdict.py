@@ -223,7 +223,7 @@ def test_the_interval_shown_excludes_0_exactly_when_the_test_is_significant(
             assert test["effect"] <= v.tolerance
             assert v.detectable is not None
             # imprecise at this size, too few units to judge, or no evidence of a leak:
-            # every part's excess within half the tolerance
+            # every part's excess within the tolerance
             largest = max(
                 [test["effect"]]
                 + [p["effect"] for p in (test.get("parts") or {}).values()]
@@ -231,7 +231,7 @@ def test_the_interval_shown_excludes_0_exactly_when_the_test_is_significant(
             assert (
                 v.detectable > 2 * v.tolerance
                 or test["n"] < 30
-                or largest <= v.tolerance / 2
+                or largest <= v.tolerance
             )
         if test["n"] >= 30 and "parts" not in test:
             if by_significance:
@@ -464,10 +464,11 @@ def test_a_significant_singling_out_excess_is_never_passed_by_the_bound() -> Non
 
 
 def test_the_bound_needs_few_successes_relative_to_the_queries_asked_for() -> None:
-    # 400 queries offered, 300 successes: the bound (about 0.16) is beyond the tolerance 0.15
+    # 400 queries offered, 300 successes: the bound (about 0.16) is beyond the tolerance
+    # 0.15, and so is the excess (not significant): review, not a pass by the bound
     test = {
-        "effect": 0.1, "ci": [0.0, 0.2], "p_value": 0.2, "n": 400, "estimate": 0.75,
-        "control": 0.65, "n_requested": 2000, "successes": 300.0, "control_successes": 260.0,
+        "effect": 0.2, "ci": [0.1, 0.3], "p_value": 0.06, "n": 400, "estimate": 0.75,
+        "control": 0.55, "n_requested": 2000, "successes": 300.0, "control_successes": 220.0,
     }  # fmt: skip
     v = judge_result(_singling(test))
     assert v.level == "review"

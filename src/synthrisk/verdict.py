@@ -994,7 +994,7 @@ def _test_verdict(
             f"upper bound ≤ {t:.3g} (bounds of the {pct} interval, the level that matches the Holm-adjusted "
             "test), or if not significant with the excess within the tolerance where the test cannot tell "
             "an excess at the tolerance from none at this size (80 % power), or if not significant with "
-            "every part's excess within half the tolerance"
+            "every part's excess within the tolerance"
         )
     level_name: Level
     compare = ""
@@ -1063,10 +1063,11 @@ def _test_verdict(
             "(80 % power): too imprecise to show the excess within its tolerance, it does not hold the "
             "verdict back (the per-person identification test judges copies of people)."
         )
-    elif not significant and upper > t and _largest_effect(test, effect) <= t / 2:
-        # no evidence of a leak: not significant, and every part's excess is within half
-        # the tolerance; only the interval's width (the size, and the multiplicity of a
-        # test of many parts) reaches past the tolerance
+    elif not significant and upper > t and _largest_effect(test, effect) <= t:
+        # no evidence of a leak: not significant, and every part's excess is within the
+        # tolerance; only the interval's width (the size, and the multiplicity of a test
+        # of many parts) reaches past the tolerance. A review needs evidence: a
+        # significant excess, or an excess beyond the tolerance
         level_name = "pass"
         underpowered = True
         reason = (
@@ -1076,7 +1077,7 @@ def _test_verdict(
                 if isinstance(test.get("parts"), Mapping)
                 else ""
             )
-            + f", within half the tolerance {tol}, {interval}: only the interval's width reaches past "
+            + f", within the tolerance {tol}, {interval}: only the interval's width reaches past "
             f"the tolerance. At this size the test detects an excess above {_fmt(t + reach)} (80 % "
             "power); it does not hold the verdict back."
         )

@@ -338,7 +338,8 @@ def holdout_result(
         (0.05, (0.02, 0.08), 0.001, "review"),  # straddles the tolerance
         (0.10, (0.06, 0.14), 1e-6, "fail"),  # significant and entirely above it
         (0.10, (0.06, 0.14), 0.2, "review"),  # above it but not significant
-        (0.03, (-0.005, 0.065), 0.5, "review"),  # precise enough, but straddles it
+        (0.03, (-0.005, 0.065), 0.5, "pass"),  # straddles it, but no evidence of a leak
+        (0.055, (-0.02, 0.13), 0.2, "review"),  # straddles it, the excess beyond it
         (0.06, (-0.2, 0.32), 0.5, "review"),  # imprecise, and the excess is above it
         (0.0, (-0.2, 0.2), 0.5, "pass"),  # imprecise: quiet tests pass (power stated)
     ],
@@ -361,12 +362,15 @@ def test_holdout_rule_each_level(
     # what the test detects at this size: the tolerance plus (z_0.95 + z_0.8) standard errors
     se = (ci[1] - ci[0]) / (2 * 1.9599640)
     assert v.detectable == pytest.approx(0.05 + (1.6448536 + 0.8416212) * se)
-    assert v.underpowered == (
-        level == "pass" and v.detectable > 0.1 and p >= 0.05 and v.ci[1] > 0.05
-    )
+    # a pass whose interval reaches past the tolerance: too imprecise at this size, or
+    # no evidence of a leak (not significant, within the tolerance)
+    assert v.underpowered == (level == "pass" and p >= 0.05 and v.ci[1] > 0.05)
     if v.underpowered:
-        assert "too imprecise" in v.reason
         assert "dcr_share (they pass" in verdict.reason
+        if v.detectable > 0.1:
+            assert "too imprecise" in v.reason
+        else:
+            assert "only the interval's width reaches past the tolerance" in v.reason
 
 
 def test_an_attack_no_better_than_its_control_reads_as_no_evidence() -> None:
@@ -443,17 +447,22 @@ def _parts_result(effects: dict[str, tuple[float, float, float]]) -> MetricResul
 
 
 def test_no_evidence_of_a_leak_passes_a_test_of_many_parts() -> None:
-    """Every column's excess within half the tolerance, none significant: pass, not review."""
+    """Every column's excess within the tolerance, none significant: pass, not review."""
     quiet = _parts_result(
         {"a": (0.04, -0.01, 0.09), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
     )
     v = judge(report(quiet))["inference"]
     assert v.level == "pass"
     assert v.underpowered
-    assert "within half the tolerance" in v.reason
-    # one column beyond half the tolerance: still review, with a next step
+    assert "within the tolerance" in v.reason
+    # beyond half the tolerance (0.09) but within it, not significant: still no evidence
+    near = _parts_result(
+        {"a": (0.08, 0.03, 0.13), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
+    )
+    assert judge(report(near))["inference"].level == "pass"
+    # one column beyond the tolerance: review, with a next step
     loud = _parts_result(
-        {"a": (0.05, 0.0, 0.10), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
+        {"a": (0.10, 0.05, 0.15), "b": (0.01, -0.04, 0.06), "c": (0.0, -0.05, 0.05)}
     )
     w = judge(report(loud))["inference"]
     assert w.level == "review"
