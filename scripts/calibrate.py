@@ -563,10 +563,22 @@ def main(argv: list[str] | None = None) -> int:
                     (f.level for f in verdict.findings if f.kind == "copied_people"),
                     "-",
                 )
+                # the other findings (replayed identifiers, rare values, …) and the
+                # caveats that cap the verdict, where they decide it
+                others = [
+                    f"{f.kind}={f.level}"
+                    for f in verdict.findings
+                    if f.kind != "copied_people" and f.level != "pass"
+                ]
+                capped = [
+                    c.split(":")[0]
+                    for c in verdict.caveats
+                    if verdict.overall != "pass" and not bad and c.startswith("inputs")
+                ]
                 print(
                     f"{name:10s} {layout:8s} split {i} {scenario:17s} {verdict.overall:6s} "
                     f"strict {strict.overall:6s} {seconds:6.1f}s copied={finding} "
-                    + " ".join(bad),
+                    + " ".join(bad + others + capped),
                     flush=True,
                 )
     print()
