@@ -43,12 +43,13 @@ from synthrisk.neighbors._kernels import (
     NO_ROW,
     GroupedReference,
     find_group,
-    new_top,
+    new_tops,
     query_order,
     run_blocks,
     same_codes,
     scan_group,
     stable_key_order,
+    top_row,
     write_row,
 )
 from synthrisk.neighbors._protocol import Search
@@ -119,9 +120,53 @@ def _first_pass_kernel(
     final,
     limit,
 ):  # pragma: no cover - compiled
-    """Top k of every query over the groups at most two mismatches away; ``final[i]``: exact.
+    """:func:`_first_pass_rows` over chunks of the query rows, on every core."""
+    n_query = q_num.shape[0]
+    n_chunks = min(n_query, 64)
+    tops = new_tops(n_chunks, out_d.shape[1])
+    for chunk in numba.prange(n_chunks):
+        _first_pass_rows(
+            np.int64(chunk * n_query // n_chunks),
+            np.int64((chunk + 1) * n_query // n_chunks),
+            top_row(tops, chunk),
+            q_num,
+            q_cat,
+            ref,
+            group_codes,
+            wild,
+            terms,
+            beyond,
+            divisor,
+            radius,
+            out_d,
+            out_i,
+            final,
+            limit,
+        )
 
-    ``limit[i]``: the query's k-th best summed distance found (its radius while
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _first_pass_rows(
+    lo_q,
+    hi_q,
+    top,
+    q_num,
+    q_cat,
+    ref,
+    group_codes,
+    wild,
+    terms,
+    beyond,
+    divisor,
+    radius,
+    out_d,
+    out_i,
+    final,
+    limit,
+):  # pragma: no cover - compiled
+    """Top k of queries ``lo_q`` to ``hi_q`` over the groups at most two mismatches away.
+
+    ``final[i]``: the query's result is exact. ``limit[i]``: the query's k-th best summed distance found (its radius while
     fewer than k rows are found), an upper bound of its final k-th best.
 
     ``wild = (wild_cols, wild_bound, level_start, keys, groups, low, sizes)``: the
@@ -133,59 +178,52 @@ def _first_pass_kernel(
     """
     wild_cols, wild_bound, level_start, keys, wild_groups, low, sizes = wild
     power = terms[5]
-    k = out_d.shape[1]
-    n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
     every_column = np.arange(n_cat)
     n_sets = wild_cols.shape[0]
     n_levels = level_start.shape[0] - 1
-    n_chunks = min(n_query, 64)
-    for chunk in numba.prange(n_chunks):
-        lo_q = chunk * n_query // n_chunks
-        hi_q = (chunk + 1) * n_query // n_chunks
-        top = new_top(k)
-        starts = np.zeros(n_sets, dtype=np.int64)
-        stops = np.zeros(n_sets, dtype=np.int64)
-        ready = np.zeros(n_levels, dtype=np.bool_)
-        own = -1
-        for i in range(lo_q, hi_q):
-            if not same_codes(q_cat, i, lo_q, every_column):
-                # queries arrive sorted by codes: shared by all rows with these codes
-                own = find_group(q_cat, i, every_column, group_codes)
-                ready[:] = False
-            state = (0, radius[i], NO_ROW)
-            if own >= 0:
-                state = scan_group(i, own, 0.0, q_num, ref, terms, top, state)
-            final[i] = False
-            for level in range(n_levels):
-                if state[1] < beyond[level]:
-                    final[i] = True
-                    break
-                if not ready[level]:
-                    for w in range(level_start[level], level_start[level + 1]):
-                        starts[w], stops[w] = _wild_range(
-                            q_cat, i, w, wild_cols, keys, low, sizes
-                        )
-                    ready[level] = True
+    starts = np.zeros(n_sets, dtype=np.int64)
+    stops = np.zeros(n_sets, dtype=np.int64)
+    ready = np.zeros(n_levels, dtype=np.bool_)
+    own = -1
+    for i in range(lo_q, hi_q):
+        if not same_codes(q_cat, i, lo_q, every_column):
+            # queries arrive sorted by codes: shared by all rows with these codes
+            own = find_group(q_cat, i, every_column, group_codes)
+            ready[:] = False
+        state = (0, radius[i], NO_ROW)
+        if own >= 0:
+            state = scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+        final[i] = False
+        for level in range(n_levels):
+            if state[1] < beyond[level]:
+                final[i] = True
+                break
+            if not ready[level]:
                 for w in range(level_start[level], level_start[level + 1]):
-                    # exactly the set's columns mismatch: its sum of categorical terms
-                    if wild_bound[w] > state[1]:
-                        break
-                    for t in range(starts[w], stops[w]):
-                        g = wild_groups[w, t]
-                        exact = True
-                        for j in range(2):
-                            c = wild_cols[w, j]
-                            if c >= 0 and group_codes[g, c] == q_cat[i, c]:
-                                exact = False  # fewer mismatches: seen already
-                        if exact:
-                            state = scan_group(
-                                i, g, wild_bound[w], q_num, ref, terms, top, state
-                            )
-            if not final[i]:
-                final[i] = state[1] < beyond[n_levels]
-            limit[i] = state[1]
-            write_row(i, state[0], top, power, divisor, out_d, out_i)
+                    starts[w], stops[w] = _wild_range(
+                        q_cat, i, w, wild_cols, keys, low, sizes
+                    )
+                ready[level] = True
+            for w in range(level_start[level], level_start[level + 1]):
+                # exactly the set's columns mismatch: its sum of categorical terms
+                if wild_bound[w] > state[1]:
+                    break
+                for t in range(starts[w], stops[w]):
+                    g = wild_groups[w, t]
+                    exact = True
+                    for j in range(2):
+                        c = wild_cols[w, j]
+                        if c >= 0 and group_codes[g, c] == q_cat[i, c]:
+                            exact = False  # fewer mismatches: seen already
+                    if exact:
+                        state = scan_group(
+                            i, g, wild_bound[w], q_num, ref, terms, top, state
+                        )
+        if not final[i]:
+            final[i] = state[1] < beyond[n_levels]
+        limit[i] = state[1]
+        write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
 def _least_sum(weights: FloatArray, count: int) -> float:

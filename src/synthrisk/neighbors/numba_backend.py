@@ -12,7 +12,7 @@ visited sorted by their codes, so the bounds and buckets of one code combination
 computed once for all its rows. Without weights the bound is the number of
 mismatching columns: the groups are counted over narrow codes and listed lazily,
 level by level, only as far as the query's k-th best distance so far
-(:func:`_knn_levels_kernel`). Inside a group, the rows are the leaves of a small
+(:func:`_knn_levels_rows`). Inside a group, the rows are the leaves of a small
 k-d tree whose nodes keep their numeric box (:mod:`synthrisk.neighbors._trees`): a
 node, or a whole group, is skipped when its mismatches plus the terms of its box's
 point nearest the query already exceed the k-th best. All of this is exact: the
@@ -77,96 +77,140 @@ def group_reference(r_cat: IntArray) -> tuple[IntArray, IntArray, IntArray]:
 def _knn_kernel(
     q_num, q_cat, ref, groups, terms, bounds, radius, out_d, out_i
 ):  # pragma: no cover - compiled
-    """Top k of every query row (sorted by codes) into ``out_d``, ``out_i``.
+    """:func:`_knn_rows` over chunks of the query rows, on every core."""
+    n_query = q_num.shape[0]
+    n_chunks = min(n_query, 64)
+    tops = _kernels.new_tops(n_chunks, out_d.shape[1])
+    for chunk in numba.prange(n_chunks):
+        _knn_rows(
+            np.int64(chunk * n_query // n_chunks),
+            np.int64((chunk + 1) * n_query // n_chunks),
+            _kernels.top_row(tops, chunk),
+            q_num,
+            q_cat,
+            ref,
+            groups,
+            terms,
+            bounds,
+            radius,
+            out_d,
+            out_i,
+        )
 
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _knn_rows(
+    lo, hi, top, q_num, q_cat, ref, groups, terms, bounds, radius, out_d, out_i
+):  # pragma: no cover - compiled
+    """Top k of query rows ``lo`` to ``hi`` (sorted by codes) into ``out_d``, ``out_i``.
+
+    ``top``: the chunk's running top k (:func:`~synthrisk.neighbors._kernels.top_row`).
     ``groups = (group_codes, group_codes_t)`` and ``bounds = (cat_w, min_cat_w,
     inv_width, n_buckets, divisor)``: the categorical lower bound and its buckets.
     """
     group_codes, group_codes_t = groups
     cat_w, min_cat_w, inv_width, n_buckets, divisor = bounds
     power = terms[5]
-    k = out_d.shape[1]
-    n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
     every_column = np.arange(n_cat)
     n_groups = ref[2].shape[0] - 1
-    n_chunks = min(n_query, 64)
-    for chunk in numba.prange(n_chunks):
-        lo = chunk * n_query // n_chunks
-        hi = (chunk + 1) * n_query // n_chunks
-        bound = np.empty(n_groups)
-        bucket_of = np.empty(n_groups, dtype=np.int64)
-        bucket_start = np.empty(n_buckets + 1, dtype=np.int64)
-        suffix_min = np.empty(n_buckets + 1)
-        by_bucket = np.empty(n_groups, dtype=np.int64)
-        top = _kernels.new_top(k)
-        own = -1
-        ready = False
-        for i in range(lo, hi):
-            if not _kernels.same_codes(q_cat, i, lo, every_column):
-                # queries arrive sorted by codes: the group of equal codes and the
-                # buckets below are shared by all query rows with these codes
-                own = _kernels.find_group(q_cat, i, every_column, group_codes)
-                ready = False
-            state = (0, radius[i], _kernels.NO_ROW)
-            if own >= 0:
-                # the group with the query's own codes first: every other group is
-                # at least min_cat_w away, which often ends the search right here
-                state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
-            if not (state[1] < min_cat_w) and n_groups > (1 if own >= 0 else 0):
-                if not ready:
-                    # lower bound of every group: its weighted categorical
-                    # mismatches, column by column over contiguous codes (a loop
-                    # LLVM vectorises), then a counting sort into buckets of it
-                    bound[:] = 0.0
-                    for c in range(n_cat):
-                        code = q_cat[i, c]
-                        column = group_codes_t[c]
-                        weight = cat_w[c]
-                        for g in range(n_groups):
-                            if column[g] != code:
-                                bound[g] += weight
-                    bucket_start[:] = 0
-                    suffix_min[:] = np.inf
+    bound = np.empty(n_groups)
+    bucket_of = np.empty(n_groups, dtype=np.int64)
+    bucket_start = np.empty(n_buckets + 1, dtype=np.int64)
+    suffix_min = np.empty(n_buckets + 1)
+    by_bucket = np.empty(n_groups, dtype=np.int64)
+    own = -1
+    ready = False
+    for i in range(lo, hi):
+        if not _kernels.same_codes(q_cat, i, lo, every_column):
+            # queries arrive sorted by codes: the group of equal codes and the
+            # buckets below are shared by all query rows with these codes
+            own = _kernels.find_group(q_cat, i, every_column, group_codes)
+            ready = False
+        state = (0, radius[i], _kernels.NO_ROW)
+        if own >= 0:
+            # the group with the query's own codes first: every other group is
+            # at least min_cat_w away, which often ends the search right here
+            state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+        if not (state[1] < min_cat_w) and n_groups > (1 if own >= 0 else 0):
+            if not ready:
+                # lower bound of every group: its weighted categorical
+                # mismatches, column by column over contiguous codes (a loop
+                # LLVM vectorises), then a counting sort into buckets of it
+                bound[:] = 0.0
+                for c in range(n_cat):
+                    code = q_cat[i, c]
+                    column = group_codes_t[c]
+                    weight = cat_w[c]
                     for g in range(n_groups):
-                        b = min(int(bound[g] * inv_width), n_buckets - 1)
-                        bucket_of[g] = b
-                        bucket_start[b + 1] += 1
-                        if bound[g] < suffix_min[b]:
-                            suffix_min[b] = bound[g]
-                    for b in range(n_buckets):
-                        bucket_start[b + 1] += bucket_start[b]
-                    for b in range(n_buckets - 2, -1, -1):
-                        if suffix_min[b + 1] < suffix_min[b]:
-                            suffix_min[b] = suffix_min[b + 1]
-                    for g in range(n_groups):
-                        b = bucket_of[g]
-                        by_bucket[bucket_start[b]] = g
-                        bucket_start[b] += 1
-                    # bucket_start[b] is now the end of bucket b
-                    ready = True
-                begin = 0
+                        if column[g] != code:
+                            bound[g] += weight
+                bucket_start[:] = 0
+                suffix_min[:] = np.inf
+                for g in range(n_groups):
+                    b = min(int(bound[g] * inv_width), n_buckets - 1)
+                    bucket_of[g] = b
+                    bucket_start[b + 1] += 1
+                    if bound[g] < suffix_min[b]:
+                        suffix_min[b] = bound[g]
                 for b in range(n_buckets):
-                    end = bucket_start[b]
-                    # every group from bucket b on is at least suffix_min[b] away
-                    if suffix_min[b] > state[1]:
-                        break
-                    for gi in range(begin, end):
-                        g = by_bucket[gi]
-                        if g == own or bound[g] > state[1]:
-                            continue
-                        state = _kernels.scan_group(
-                            i, g, bound[g], q_num, ref, terms, top, state
-                        )
-                    begin = end
-            _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
+                    bucket_start[b + 1] += bucket_start[b]
+                for b in range(n_buckets - 2, -1, -1):
+                    if suffix_min[b + 1] < suffix_min[b]:
+                        suffix_min[b] = suffix_min[b + 1]
+                for g in range(n_groups):
+                    b = bucket_of[g]
+                    by_bucket[bucket_start[b]] = g
+                    bucket_start[b] += 1
+                # bucket_start[b] is now the end of bucket b
+                ready = True
+            begin = 0
+            for b in range(n_buckets):
+                end = bucket_start[b]
+                # every group from bucket b on is at least suffix_min[b] away
+                if suffix_min[b] > state[1]:
+                    break
+                for gi in range(begin, end):
+                    g = by_bucket[gi]
+                    if g == own or bound[g] > state[1]:
+                        continue
+                    state = _kernels.scan_group(
+                        i, g, bound[g], q_num, ref, terms, top, state
+                    )
+                begin = end
+        _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _knn_levels_kernel(
     q_num, q_cat, ref, groups, terms, divisor, radius, out_d, out_i
 ):  # pragma: no cover - compiled
-    """:func:`_knn_kernel` without categorical weights: groups listed by mismatch count.
+    """:func:`_knn_levels_rows` over chunks of the query rows, on every core."""
+    n_query = q_num.shape[0]
+    n_chunks = min(n_query, 64)
+    tops = _kernels.new_tops(n_chunks, out_d.shape[1])
+    for chunk in numba.prange(n_chunks):
+        _knn_levels_rows(
+            np.int64(chunk * n_query // n_chunks),
+            np.int64((chunk + 1) * n_query // n_chunks),
+            _kernels.top_row(tops, chunk),
+            q_num,
+            q_cat,
+            ref,
+            groups,
+            terms,
+            divisor,
+            radius,
+            out_d,
+            out_i,
+        )
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _knn_levels_rows(
+    lo, hi, top, q_num, q_cat, ref, groups, terms, divisor, radius, out_d, out_i
+):  # pragma: no cover - compiled
+    """:func:`_knn_rows` without categorical weights: groups listed by mismatch count.
 
     Every categorical mismatch costs exactly 1, so a group's lower bound is its
     number of mismatching columns (its *level*). The levels are counted in bytes
@@ -184,92 +228,86 @@ def _knn_levels_kernel(
     group_codes, group_codes_t = groups
     power = terms[5]
     k = out_d.shape[1]
-    n_query = q_num.shape[0]
     n_cat = q_cat.shape[1]
     every_column = np.arange(n_cat)
     n_groups = ref[2].shape[0] - 1
-    n_chunks = min(n_query, 64)
-    for chunk in numba.prange(n_chunks):
-        lo = chunk * n_query // n_chunks
-        hi = (chunk + 1) * n_query // n_chunks
-        level = np.zeros(n_groups, dtype=np.uint8)
-        listed = np.empty(n_groups, dtype=np.int64)
-        fresh = np.empty(n_groups, dtype=np.int64)
-        # level_end[l]: end of level l's groups in ``listed`` (levels 1..covered)
-        level_end = np.zeros(n_cat + 1, dtype=np.int64)
-        top = _kernels.new_top(k)
-        own = -1
-        ready = False
-        covered = 0
-        guess = 0
-        for i in range(lo, hi):
-            if not _kernels.same_codes(q_cat, i, lo, every_column):
-                # queries arrive sorted by codes: the group of equal codes and the
-                # levels below are shared by all query rows with these codes
-                own = _kernels.find_group(q_cat, i, every_column, group_codes)
-                ready = False
-            state = (0, radius[i], _kernels.NO_ROW)
-            if own >= 0:
-                # the own group first: every other group is at least 1 away
-                state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
-            if not (state[1] < 1.0) and n_groups > (1 if own >= 0 else 0):
-                if not ready:
-                    level[:] = 0
-                    for c in range(n_cat):
-                        code = q_cat[i, c]
-                        column = group_codes_t[c]
-                        for g in range(n_groups):
-                            level[g] += np.uint8(column[g] != code)
-                    covered = 0
-                    ready = True
-                for lv in range(1, n_cat + 1):
-                    bound = float(lv)
-                    if bound > state[1]:
-                        break
-                    if lv > covered:
-                        # list the levels up to the k-th best sum so far (two
-                        # levels while fewer than k rows are found)
-                        top_level = n_cat
-                        if state[1] < n_cat:
-                            top_level = max(lv, int(state[1]))
-                        elif state[0] < k:
-                            # fewer than k rows found yet: as far as the previous
-                            # query of the chunk needed (at least two levels), so
-                            # that far rows usually list their groups in one pass
-                            top_level = min(n_cat, max(lv + 1, guess))
-                        n_fresh = 0
-                        for g in range(n_groups):
-                            fresh[n_fresh] = g
-                            n_fresh += (level[g] > covered) & (level[g] <= top_level)
-                        start = level_end[covered] if covered > 0 else 0
-                        for lvl in range(covered + 1, top_level + 1):
-                            level_end[lvl] = 0
-                        for t in range(n_fresh):
-                            level_end[level[fresh[t]]] += 1
-                        for lvl in range(covered + 1, top_level + 1):
-                            size = level_end[lvl]
-                            level_end[lvl] = start
-                            start += size
-                        for t in range(n_fresh):
-                            g = fresh[t]
-                            lvl = level[g]
-                            listed[level_end[lvl]] = g
-                            level_end[lvl] += 1
-                        covered = top_level
-                    begin = level_end[lv - 1] if lv > 1 else 0
-                    state = _kernels.scan_groups(
-                        i,
-                        listed[begin : level_end[lv]],
-                        bound,
-                        q_num,
-                        ref,
-                        terms,
-                        top,
-                        state,
-                    )
-            if state[0] == k and state[1] < n_cat:
-                guess = int(state[1])
-            _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
+    level = np.zeros(n_groups, dtype=np.uint8)
+    listed = np.empty(n_groups, dtype=np.int64)
+    fresh = np.empty(n_groups, dtype=np.int64)
+    # level_end[l]: end of level l's groups in ``listed`` (levels 1..covered)
+    level_end = np.zeros(n_cat + 1, dtype=np.int64)
+    own = -1
+    ready = False
+    covered = 0
+    guess = 0
+    for i in range(lo, hi):
+        if not _kernels.same_codes(q_cat, i, lo, every_column):
+            # queries arrive sorted by codes: the group of equal codes and the
+            # levels below are shared by all query rows with these codes
+            own = _kernels.find_group(q_cat, i, every_column, group_codes)
+            ready = False
+        state = (0, radius[i], _kernels.NO_ROW)
+        if own >= 0:
+            # the own group first: every other group is at least 1 away
+            state = _kernels.scan_group(i, own, 0.0, q_num, ref, terms, top, state)
+        if not (state[1] < 1.0) and n_groups > (1 if own >= 0 else 0):
+            if not ready:
+                level[:] = 0
+                for c in range(n_cat):
+                    code = q_cat[i, c]
+                    column = group_codes_t[c]
+                    for g in range(n_groups):
+                        level[g] += np.uint8(column[g] != code)
+                covered = 0
+                ready = True
+            for lv in range(1, n_cat + 1):
+                bound = float(lv)
+                if bound > state[1]:
+                    break
+                if lv > covered:
+                    # list the levels up to the k-th best sum so far (two
+                    # levels while fewer than k rows are found)
+                    top_level = n_cat
+                    if state[1] < n_cat:
+                        top_level = max(lv, int(state[1]))
+                    elif state[0] < k:
+                        # fewer than k rows found yet: as far as the previous
+                        # query of the chunk needed (at least two levels), so
+                        # that far rows usually list their groups in one pass
+                        top_level = min(n_cat, max(lv + 1, guess))
+                    n_fresh = 0
+                    for g in range(n_groups):
+                        fresh[n_fresh] = g
+                        n_fresh += (level[g] > covered) & (level[g] <= top_level)
+                    start = level_end[covered] if covered > 0 else 0
+                    for lvl in range(covered + 1, top_level + 1):
+                        level_end[lvl] = 0
+                    for t in range(n_fresh):
+                        level_end[level[fresh[t]]] += 1
+                    for lvl in range(covered + 1, top_level + 1):
+                        size = level_end[lvl]
+                        level_end[lvl] = start
+                        start += size
+                    for t in range(n_fresh):
+                        g = fresh[t]
+                        lvl = level[g]
+                        listed[level_end[lvl]] = g
+                        level_end[lvl] += 1
+                    covered = top_level
+                begin = level_end[lv - 1] if lv > 1 else 0
+                state = _kernels.scan_groups(
+                    i,
+                    listed[begin : level_end[lv]],
+                    bound,
+                    q_num,
+                    ref,
+                    terms,
+                    top,
+                    state,
+                )
+        if state[0] == k and state[1] < n_cat:
+            guess = int(state[1])
+        _kernels.write_row(i, state[0], top, power, divisor, out_d, out_i)
 
 
 def _narrow_codes(

@@ -408,7 +408,9 @@ def _count_kernel(
     table, queries, ne_null, cap, out_count, out_first
 ):  # pragma: no cover - compiled
     """``out_count``: matching rows of each query, up to ``cap``; ``out_first``: the first."""
-    for qi in numba.prange(out_count.shape[0]):
+    for q in numba.prange(out_count.shape[0]):
+        # prange's index, as numba parallelises it (one signature of _match_rows)
+        qi = np.uint64(q)
         out_count[qi] = _match_rows(table, queries, qi, ne_null, cap, out_first, qi, 1)
 
 
@@ -417,7 +419,8 @@ def _fill_kernel(
     table, queries, ne_null, offsets, out_rows
 ):  # pragma: no cover - compiled
     """The rows matching query ``i`` into ``out_rows[offsets[i]:offsets[i + 1]]``."""
-    for qi in numba.prange(offsets.shape[0] - 1):
+    for q in numba.prange(offsets.shape[0] - 1):
+        qi = np.uint64(q)  # as in _count_kernel
         n_matches = offsets[qi + 1] - offsets[qi]
         if n_matches:
             _match_rows(

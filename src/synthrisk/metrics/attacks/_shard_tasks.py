@@ -90,7 +90,9 @@ def _masked_count_kernel(
     n_rows = table[0].shape[0]
     n_masks = masks.shape[1]
     order = table[1]
-    for qi in numba.prange(out.shape[0]):
+    for q in numba.prange(out.shape[0]):
+        # prange's index, as numba parallelises it: one signature of each helper
+        qi = np.uint64(q)
         best_t, a1, b1, a2, b2 = _most_selective(table, queries, qi, ne_null)
         full = 0
         if best_t < 0:  # an empty conjunction matches every row
