@@ -290,7 +290,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     client = None
     if args.workers:
+        import logging
+
         from distributed import Client, LocalCluster
+
+        # the cluster's start-up and shutdown chatter (INFO, with the tracebacks of
+        # connections closed on purpose) would bury the timings
+        logging.getLogger("distributed").setLevel(logging.WARNING)
 
         cluster = LocalCluster(
             n_workers=args.workers, threads_per_worker=1, processes=True
@@ -370,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     if profiler is not None:
         profiler.dump_stats(args.profile)
         pstats.Stats(args.profile).sort_stats("cumulative").print_stats(25)
+    if client is not None:
+        # close the cluster before the interpreter exits, which would otherwise tear its
+        # workers' connections down mid-message (a CommClosedError traceback after the result)
+        client.close()
+        cluster.close()
     return 0
 
 
