@@ -13,6 +13,33 @@ import pandas as pd
 X_EDGES = np.array([-4.0, -1.5, -0.75, -0.25, 0.25, 0.75, 1.5, 4.0])
 Y_EDGES = np.array([0.0, 0.75, 1.5, 2.5, 4.0, 6.0, 12.0])
 CATEGORIES = ("a", "b", "c", "d")
+#: the fixed cells: bins of ``x`` times bins of ``y`` times the categories of ``c``
+N_CELLS = (len(X_EDGES) - 1) * (len(Y_EDGES) - 1) * len(CATEGORIES)
+
+
+def _cells(train: pd.DataFrame) -> np.ndarray:
+    """Each training row's fixed cell (-1 where ``c`` is not a known category)."""
+    ny, nc = len(Y_EDGES) - 1, len(CATEGORIES)
+    x = np.clip(train["x"].to_numpy(float), X_EDGES[0], X_EDGES[-1] - 1e-9)
+    y = np.clip(train["y"].to_numpy(float), Y_EDGES[0], Y_EDGES[-1] - 1e-9)
+    ix = np.searchsorted(X_EDGES, x, side="right") - 1
+    iy = np.searchsorted(Y_EDGES, y, side="right") - 1
+    ic = pd.Categorical(train["c"], categories=CATEGORIES).codes
+    return np.where(ic >= 0, (ix * ny + iy) * nc + ic, -1)
+
+
+def _place(g: np.random.Generator, drawn: np.ndarray) -> pd.DataFrame:
+    """One output row per drawn cell, placed uniformly inside it (post-processing)."""
+    ny, nc = len(Y_EDGES) - 1, len(CATEGORIES)
+    ic_out, rest = drawn % nc, drawn // nc
+    iy_out, ix_out = rest % ny, rest // ny
+    return pd.DataFrame(
+        {
+            "x": g.uniform(X_EDGES[ix_out], X_EDGES[ix_out + 1]),
+            "y": g.uniform(Y_EDGES[iy_out], Y_EDGES[iy_out + 1]),
+            "c": np.asarray(CATEGORIES)[ic_out],
+        }
+    )
 
 
 class DPHistogram:
@@ -32,29 +59,15 @@ class DPHistogram:
 
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         g = np.random.default_rng(seed)
-        nx, ny, nc = len(X_EDGES) - 1, len(Y_EDGES) - 1, len(CATEGORIES)
-        x = np.clip(train["x"].to_numpy(float), X_EDGES[0], X_EDGES[-1] - 1e-9)
-        y = np.clip(train["y"].to_numpy(float), Y_EDGES[0], Y_EDGES[-1] - 1e-9)
-        ix = np.searchsorted(X_EDGES, x, side="right") - 1
-        iy = np.searchsorted(Y_EDGES, y, side="right") - 1
-        ic = pd.Categorical(train["c"], categories=CATEGORIES).codes
-        cell = (ix * ny + iy) * nc + ic
-        counts = np.bincount(cell[ic >= 0], minlength=nx * ny * nc).astype(float)
+        cell = _cells(train)
+        counts = np.bincount(cell[cell >= 0], minlength=N_CELLS).astype(float)
         noisy = np.clip(
             counts + g.laplace(scale=1.0 / self.epsilon, size=counts.size), 0, None
         )
         total = noisy.sum()
         p = noisy / total if total > 0 else np.full(counts.size, 1.0 / counts.size)
         drawn = g.choice(counts.size, size=n, p=p)
-        ic_out, rest = drawn % nc, drawn // nc
-        iy_out, ix_out = rest % ny, rest // ny
-        return pd.DataFrame(
-            {
-                "x": g.uniform(X_EDGES[ix_out], X_EDGES[ix_out + 1]),
-                "y": g.uniform(Y_EDGES[iy_out], Y_EDGES[iy_out + 1]),
-                "c": np.asarray(CATEGORIES)[ic_out],
-            }
-        )
+        return _place(g, drawn)
 
 
 class DPPresence:
@@ -76,24 +89,10 @@ class DPPresence:
 
     def __call__(self, train: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
         g = np.random.default_rng(seed)
-        nx, ny, nc = len(X_EDGES) - 1, len(Y_EDGES) - 1, len(CATEGORIES)
-        x = np.clip(train["x"].to_numpy(float), X_EDGES[0], X_EDGES[-1] - 1e-9)
-        y = np.clip(train["y"].to_numpy(float), Y_EDGES[0], Y_EDGES[-1] - 1e-9)
-        ix = np.searchsorted(X_EDGES, x, side="right") - 1
-        iy = np.searchsorted(Y_EDGES, y, side="right") - 1
-        ic = pd.Categorical(train["c"], categories=CATEGORIES).codes
-        cell = (ix * ny + iy) * nc + ic
-        present = np.bincount(cell[ic >= 0], minlength=nx * ny * nc) > 0
+        cell = _cells(train)
+        present = np.bincount(cell[cell >= 0], minlength=N_CELLS) > 0
         keep = g.random(present.size) < np.exp(self.epsilon) / (
             1 + np.exp(self.epsilon)
         )
         drawn = np.flatnonzero(np.where(keep, present, ~present))
-        ic_out, rest = drawn % nc, drawn // nc
-        iy_out, ix_out = rest % ny, rest // ny
-        return pd.DataFrame(
-            {
-                "x": g.uniform(X_EDGES[ix_out], X_EDGES[ix_out + 1]),
-                "y": g.uniform(Y_EDGES[iy_out], Y_EDGES[iy_out + 1]),
-                "c": np.asarray(CATEGORIES)[ic_out],
-            }
-        )
+        return _place(g, drawn)
